@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Chain } from '../ts/chain/chain.js';
+import { PRESET_ACTIVATION } from '../ts/chain/params.js';
+import { crypto } from '../ts/crypto/index.js';
+import { randomKeyPair } from '../ts/ledger/keys.js';
+import { BASE_PER_COIN } from '../ts/ledger/units.js';
+import { StateStore, keyStr } from '../ts/state/state-store.js';
+import { openRocksStore } from '../ts/storage/index.js';
+import { toHex } from '../ts/util/hex.js';
+import { senderKeys, signedTransfers } from './fixtures.js';
+
+export interface Row {
+  name: string;
+  value: string;
+  note?: string;
+}
+
+/** State root update: touch 10k accounts among 1M and re-root (median of 5 rounds). */
+export function benchStateRoot(total = 1_000_000, touched = 10_000): Row[] {
+  const store = new StateStore();
+  const keys: Buffer[] = [];
+  const t0 = performance.now();
+  for (let i = 0; i < total; i++) {
+    const k = Buffer.concat([Buffer.from([1]), randomBytes(20)]);
+    keys.push(k);
+    store.load(k, randomBytes(40));
+  }
+  store.root();
+  const buildMs = performance.now() - t0;
+  const times: number[] = [];
+  for (let round = 0; round < 5; round++) {
+    const changes = new Map<string, Buffer>();
+    for (let i = 0; i < touched; i++) changes.set(keyStr(keys[(i * 97 + round * 7919) % total]), randomBytes(40));
+    const s = performance.now();
+    store.applyChanges(changes);
+    store.root();
+    times.push(performance.now() - s);
+  }
+  times.sort((a, b) => a - b);
+  return [
+    { name: `state root: build ${total.toLocaleString()} accounts from scratch`, value: `${(buildMs / 1000).toFixed(1)} s` },
+    {
+      name: `state root: update ${touched.toLocaleString()} touched among ${total.toLocaleString()}`,
+      value: `${times[2].toFixed(1)} ms (median of 5; min ${times[0].toFixed(1)})`,
+      note: `crypto backend ${crypto().name}`,
+    },
+  ];
+}
+
+/** Block execution of native transfers: execute + state root, and commit to RocksDB. */
+export async function benchBlockExecution(senders = 2000, perSender = 5): Promise<Row[]> {
+  const keys = senderKeys(senders);
+  const txs = signedTransfers(keys, perSender, 7120);
+  const dir = mkdtempSync(join(tmpdir(), 'native-bench-'));
+  const validator = randomKeyPair();
+  const db = await openRocksStore(dir);
+  const chain = new Chain(
+    {
+      network: 'dev',
+      chainId: 7120,
+      genesisTimestamp: 1_700_000_000,
+      activation: PRESET_ACTIVATION.dev,
+      validators: [{ address: validator.address, public_key: toHex(validator.publicKey), name: 'bench' }],
+      alloc: new Map(keys.map((k) => [k.address, 1000n * BASE_PER_COIN])),
+      evmHardfork: 'prague',
+    },
+    db,
+    1000,
+  );
+  await chain.open();
+  const t0 = performance.now();
+  const p = chain.propose(txs, validator, 1_700_000_001);
+  const t1 = performance.now();
+  await chain.commit(p);
+  const t2 = performance.now();
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+  const n = p.block.tx_count;
+  return [
+    {
+      name: `block execution: ${n.toLocaleString()} native transfers (execute + state root)`,
+      value: `${Math.round(n / ((t1 - t0) / 1000)).toLocaleString()} tx/s`,
+      note: `execute ${p.timings.executeMs.toFixed(0)} ms, state root ${p.timings.stateRootMs.toFixed(0)} ms, header/sign ${(t1 - t0 - p.timings.executeMs - p.timings.stateRootMs).toFixed(0)} ms`,
+    },
+    {
+      name: 'block execution incl. atomic RocksDB commit',
+      value: `${Math.round(n / ((t2 - t0) / 1000)).toLocaleString()} tx/s`,
+      note: `commit ${(t2 - t1).toFixed(0)} ms`,
+    },
+  ];
+}

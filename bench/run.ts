@@ -1,0 +1,55 @@
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { benchCrypto } from './crypto.js';
+import { benchHttpSubmission } from './http-e2e.js';
+import { type Row, benchBlockExecution, benchStateRoot } from './ledger.js';
+
+/** Runs every benchmark and writes bench/RESULTS.md (machine, date, command, numbers). */
+async function main(): Promise<void> {
+  const sections: { title: string; rows: Row[] }[] = [];
+  const log = (s: string) => process.stdout.write(`${s}\n`);
+
+  log('crypto ...');
+  const c = await benchCrypto();
+  sections.push({
+    title: 'Crypto (JS twin vs native addon)',
+    rows: c.map((r) => ({ name: `${r.name} [${r.backend}]`, value: `${Math.round(r.opsPerSec).toLocaleString()} ops/s`, note: r.note })),
+  });
+  log('state root ...');
+  sections.push({ title: 'Authenticated state', rows: benchStateRoot() });
+  log('block execution ...');
+  sections.push({ title: 'Block execution', rows: await benchBlockExecution() });
+  log('HTTP end-to-end ...');
+  const http: Row[] = [];
+  for (const backend of ['uws', 'node'] as const) http.push(...(await benchHttpSubmission(backend)));
+  sections.push({ title: 'End-to-end HTTP submission', rows: http });
+
+  const cpu = cpus();
+  const md = [
+    '# Benchmark results',
+    '',
+    `- Date: ${new Date().toISOString()}`,
+    `- Machine: ${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${process.platform}`,
+    `- Node.js ${process.version}`,
+    '- Command: `npm run bench` (compiles, then `node dist/bench/run.js`)',
+    '- Shared, noisy machine: treat differences under ~15% as noise.',
+    '',
+    ...sections.flatMap((s) => [
+      `## ${s.title}`,
+      '',
+      '| Measurement | Result | Notes |',
+      '|---|---|---|',
+      ...s.rows.map((r) => `| ${r.name} | ${r.value} | ${r.note ?? ''} |`),
+      '',
+    ]),
+  ].join('\n');
+  const out = fileURLToPath(new URL('../../bench/RESULTS.md', import.meta.url));
+  writeFileSync(out, md);
+  log(md);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack}\n`);
+  process.exit(1);
+});

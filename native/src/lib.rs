@@ -1,0 +1,194 @@
+//! N-API entry points. The JS-facing shapes are documented in ts/crypto/native.ts (NativeAddon);
+//! the loader there adapts them to the CryptoBackend interface.
+//! Inputs are read in place (no copies); results are fresh Uint8Arrays.
+
+#[macro_use]
+mod napi;
+mod hash;
+mod secp;
+
+use napi::{napi_env, napi_value, Env};
+use rayon::prelude::*;
+
+const BLOOM: usize = 256;
+
+js_fn!(js_sha256, 1, |env, a| {
+    match env.bytes(a[0]) {
+        Some(d) => env.u8_from(&hash::sha256(d)),
+        None => env.throw_type_error(c"sha256: expected a Uint8Array"),
+    }
+});
+
+js_fn!(js_keccak256, 1, |env, a| {
+    match env.bytes(a[0]) {
+        Some(d) => env.u8_from(&hash::keccak256(d)),
+        None => env.throw_type_error(c"keccak256: expected a Uint8Array"),
+    }
+});
+
+// sha256Into(data, out) / keccak256Into(data, out): digest written to out[0..32] (out >= 32 bytes).
+// Skips allocating a result buffer in native code: the loader copies out of a reused scratch view.
+js_fn!(js_sha256_into, 2, |env, a| { digest_into(env, a, hash::sha256) });
+js_fn!(js_keccak256_into, 2, |env, a| { digest_into(env, a, hash::keccak256) });
+
+unsafe fn digest_into(env: Env, a: [napi_value; 2], f: fn(&[u8]) -> [u8; 32]) -> napi_value {
+    match (env.bytes(a[0]), env.bytes_ptr(a[1])) {
+        (Some(d), Some((out, len))) if len >= 32 => {
+            let h = f(d); // hash before writing: data may alias out
+            std::ptr::copy_nonoverlapping(h.as_ptr(), out, 32);
+            env.undefined()
+        }
+        _ => env.throw_type_error(c"digest: expected (Uint8Array data, Uint8Array out of >= 32 bytes)"),
+    }
+}
+
+// sha256Many(items: Uint8Array[]) -> Uint8Array of items.length * 32 bytes (the loader slices it).
+js_fn!(js_sha256_many, 1, |env, a| {
+    let Some(items) = env.byte_list(a[0]) else {
+        return env.throw_type_error(c"sha256Many: expected an array of Uint8Array");
+    };
+    let Some((out_v, out)) = env.new_u8(items.len() * 32) else {
+        return env.throw_error(c"sha256Many: allocation failed");
+    };
+    hash::sha256_many(&items, out);
+    out_v
+});
+
+// verify(sig64, digest32, pubkey65) -> boolean; anything malformed is false.
+js_fn!(js_verify, 3, |env, a| {
+    let ok = match (env.bytes(a[0]), env.bytes(a[1]), env.bytes(a[2])) {
+        (Some(s), Some(d), Some(p)) => secp::verify(s, d, p),
+        _ => false,
+    };
+    env.boolean(ok)
+});
+
+// verifyBatch(sigs[], digests[], pubkeys[]) -> Uint8Array of 0/1, one per sig, on all cores.
+js_fn!(js_verify_batch, 3, |env, a| {
+    let (Some(n), Some(_), Some(_)) = (env.array_len(a[0]), env.array_len(a[1]), env.array_len(a[2])) else {
+        return env.throw_type_error(c"verifyBatch: expected three arrays");
+    };
+    let sigs = env.byte_list_lenient(a[0], n);
+    let digests = env.byte_list_lenient(a[1], n);
+    let pubkeys = env.byte_list_lenient(a[2], n);
+    let Some((out_v, out)) = env.new_u8(n as usize) else {
+        return env.throw_error(c"verifyBatch: allocation failed");
+    };
+    let one = |i: usize| match (sigs[i], digests[i], pubkeys[i]) {
+        (Some(s), Some(d), Some(p)) => secp::verify(s, d, p) as u8,
+        _ => 0,
+    };
+    if out.len() >= 16 {
+        out.par_iter_mut().enumerate().with_min_len(8).for_each(|(i, o)| *o = one(i));
+    } else {
+        out.iter_mut().enumerate().for_each(|(i, o)| *o = one(i));
+    }
+    out_v
+});
+
+// recover(sig64, recid, digest32) -> 65-byte Uint8Array | null.
+js_fn!(js_recover, 3, |env, a| {
+    let got = match (env.bytes(a[0]), env.u32(a[1]), env.bytes(a[2])) {
+        (Some(s), Some(r), Some(d)) => secp::recover(s, r, d),
+        _ => None,
+    };
+    match got {
+        Some(pk) => env.u8_from(&pk),
+        None => env.null(),
+    }
+});
+
+// merkleRoot(leaves: Uint8Array[]) -> 32 bytes (empty -> zeros, one leaf -> a copy of it).
+js_fn!(js_merkle_root, 1, |env, a| {
+    let Some(leaves) = env.byte_list(a[0]) else {
+        return env.throw_type_error(c"merkleRoot: expected an array of Uint8Array");
+    };
+    match leaves.len() {
+        0 => env.u8_from(&[0u8; 32]),
+        1 => env.u8_from(leaves[0]),
+        _ => {
+            let mut level = Vec::with_capacity(leaves.len());
+            for leaf in &leaves {
+                let Ok(l) = <[u8; 32]>::try_from(*leaf) else {
+                    return env.throw_type_error(c"merkleRoot: leaves must be 32 bytes");
+                };
+                level.push(l);
+            }
+            env.u8_from(&hash::merkle_root(level))
+        }
+    }
+});
+
+// bloomAdd(bloom256, item): sets the 3 bits in place.
+js_fn!(js_bloom_add, 2, |env, a| {
+    let Some(item) = env.bytes(a[1]) else {
+        return env.throw_type_error(c"bloomAdd: expected a Uint8Array item");
+    };
+    let bits = hash::bloom_bits(item); // hash before touching the bloom: item may alias it
+    match env.bytes_ptr(a[0]) {
+        Some((p, BLOOM)) => {
+            for (i, m) in bits {
+                *p.add(i) |= m;
+            }
+            env.undefined()
+        }
+        _ => env.throw_type_error(c"bloomAdd: bloom must be a 256-byte Uint8Array"),
+    }
+});
+
+js_fn!(js_bloom_test, 2, |env, a| {
+    match (env.bytes(a[0]), env.bytes(a[1])) {
+        (Some(bloom), Some(item)) if bloom.len() == BLOOM => env.boolean(hash::bloom_has(bloom, &hash::bloom_bits(item))),
+        _ => env.throw_type_error(c"bloomTest: expected a 256-byte bloom and a Uint8Array item"),
+    }
+});
+
+// bloomScan(blooms: Uint8Array (n*256 bytes, concatenated) | Uint8Array[], groups: Uint8Array[][])
+//   -> Uint32Array of matching bloom indexes.
+js_fn!(js_bloom_scan, 2, |env, a| {
+    let blooms: Vec<&[u8]> = match env.bytes(a[0]) {
+        Some(all) if all.len() % BLOOM == 0 => all.chunks_exact(BLOOM).collect(),
+        Some(_) => return env.throw_type_error(c"bloomScan: concatenated blooms must be n*256 bytes"),
+        None => match env.byte_list(a[0]) {
+            Some(list) if list.iter().all(|b| b.len() == BLOOM) => list,
+            _ => return env.throw_type_error(c"bloomScan: blooms must be 256-byte Uint8Arrays"),
+        },
+    };
+    let Some(n_groups) = env.array_len(a[1]) else {
+        return env.throw_type_error(c"bloomScan: groups must be an array of arrays");
+    };
+    let mut groups = Vec::with_capacity(n_groups as usize);
+    for g in 0..n_groups {
+        let Some(items) = env.element(a[1], g).and_then(|v| env.byte_list(v)) else {
+            return env.throw_type_error(c"bloomScan: each group must be an array of Uint8Array");
+        };
+        groups.push(items.iter().map(|item| hash::bloom_bits(item)).collect::<Vec<_>>());
+    }
+    env.u32_array_from(&hash::bloom_scan(&blooms, &groups))
+});
+
+js_fn!(js_threads, 0, |env, _a| { env.uint32(rayon::current_num_threads() as u32) });
+
+/// Called by node when the .node file is loaded (once per JS environment: main thread and workers).
+///
+/// # Safety
+/// Only node calls this, with a live `env` and its `exports` object.
+#[no_mangle]
+pub unsafe extern "C" fn napi_register_module_v1(raw: napi_env, exports: napi_value) -> napi_value {
+    let env = Env(raw);
+    env.export_fn(exports, c"sha256", js_sha256);
+    env.export_fn(exports, c"keccak256", js_keccak256);
+    env.export_fn(exports, c"sha256Into", js_sha256_into);
+    env.export_fn(exports, c"keccak256Into", js_keccak256_into);
+    env.export_fn(exports, c"sha256Many", js_sha256_many);
+    env.export_fn(exports, c"verify", js_verify);
+    env.export_fn(exports, c"verifyBatch", js_verify_batch);
+    env.export_fn(exports, c"recover", js_recover);
+    env.export_fn(exports, c"merkleRoot", js_merkle_root);
+    env.export_fn(exports, c"bloomAdd", js_bloom_add);
+    env.export_fn(exports, c"bloomTest", js_bloom_test);
+    env.export_fn(exports, c"bloomScan", js_bloom_scan);
+    env.export_fn(exports, c"threads", js_threads);
+    env.set(exports, c"version", env.string(env!("CARGO_PKG_VERSION")));
+    exports
+}

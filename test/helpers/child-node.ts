@@ -1,0 +1,43 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { waitFor } from './util.js';
+
+const MAIN = fileURLToPath(new URL('../../ts/node/main.js', import.meta.url));
+
+export interface ChildNode {
+  proc: ChildProcess;
+  url: string;
+  logs: string[];
+  exited: Promise<number | null>;
+}
+
+/** Start the real node binary as a child process (dev chain) and wait until its API listens. */
+export async function spawnNode(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ChildNode> {
+  const proc = spawn(process.execPath, [MAIN, '--dev', '--port', '0', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  let port = 0;
+  let buf = '';
+  proc.stdout?.on('data', (d: Buffer) => {
+    buf += d.toString();
+    let i: number;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      logs.push(line);
+      try {
+        const o = JSON.parse(line) as { msg?: string; port?: number };
+        if (o.msg === 'API listening' && o.port) port = o.port;
+      } catch {
+        /* not JSON */
+      }
+    }
+  });
+  proc.stderr?.on('data', (d: Buffer) => logs.push(d.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  await waitFor(() => port || proc.exitCode !== null, 30_000, 'node to listen');
+  if (!port) throw new Error(`node exited early:\n${logs.join('\n')}`);
+  return { proc, url: `http://127.0.0.1:${port}`, logs, exited };
+}

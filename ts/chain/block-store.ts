@@ -1,0 +1,162 @@
+import type { SignedTransaction } from '../ledger/transaction.js';
+import type { StateChanges } from '../state/state-store.js';
+import { keyBytes } from '../state/state-store.js';
+import {
+  type KvOp,
+  type KvStore,
+  P,
+  addrCountKey,
+  addrTxKey,
+  addrTxPrefix,
+  blockHashKey,
+  blockKey,
+  metaKey,
+  prefixEnd,
+  stateKey,
+  txKey,
+} from '../storage/index.js';
+import { normHash, u32be, u64be } from '../util/hex.js';
+import { type Block, decodeBlock, encodeBlock } from './block.js';
+
+export interface TxLocation {
+  height: number;
+  index: number;
+}
+
+const HEAD = metaKey('head');
+
+/**
+ * Blocks and their indexes on disk, plus a window of recent blocks in memory.
+ * Every block is written with its state changes and indexes in ONE RocksDB batch,
+ * and the head pointer moves in that same batch, so a crash leaves either all of it or none.
+ */
+export class BlockStore {
+  private readonly window = new Map<number, Block>();
+  private readonly recentTx = new Map<string, TxLocation>();
+  private readonly txCounts = new Map<string, number>();
+  private headHeight = -1;
+
+  constructor(
+    readonly db: KvStore,
+    readonly windowSize: number,
+  ) {}
+
+  get height(): number {
+    return this.headHeight;
+  }
+
+  /** Height of the oldest block held in memory. */
+  get windowStart(): number {
+    return Math.max(0, this.headHeight - this.windowSize + 1);
+  }
+
+  async open(): Promise<number> {
+    const raw = await this.db.get(HEAD);
+    this.headHeight = raw ? Number(raw.readBigUInt64BE(0)) : -1;
+    const start = this.windowStart;
+    if (this.headHeight >= 0) {
+      const rows = await this.db.range({ gte: blockKey(start), lt: blockKey(this.headHeight + 1) });
+      for (const [, v] of rows) this.remember(decodeBlock(v));
+    }
+    return this.headHeight;
+  }
+
+  /** All persisted state entries (for StateStore rebuild). */
+  scanState(onEntry: (key: Buffer, value: Buffer) => void): Promise<void> {
+    const prefix = Buffer.from([P.state]);
+    return this.db.scan({ gte: prefix, lt: prefixEnd(prefix) }, (k, v) => onEntry(k.subarray(1), v));
+  }
+
+  async commit(block: Block, changes: StateChanges): Promise<void> {
+    const ops: KvOp[] = [
+      { type: 'put', key: blockKey(block.index), value: Buffer.from(encodeBlock(block)) },
+      { type: 'put', key: blockHashKey(block.hash), value: u64be(block.index) },
+      { type: 'put', key: HEAD, value: u64be(block.index) },
+    ];
+    const counts = new Map<string, number>();
+    block.transactions.forEach((tx, i) => {
+      ops.push({ type: 'put', key: txKey(tx.txid), value: Buffer.concat([u64be(block.index), u32be(i)]) });
+      for (const addr of txAddresses(tx)) {
+        ops.push({ type: 'put', key: addrTxKey(addr, block.index, i), value: Buffer.alloc(0) });
+        counts.set(addr, (counts.get(addr) ?? this.txCount(addr)) + 1);
+      }
+    });
+    for (const [addr, n] of counts) ops.push({ type: 'put', key: addrCountKey(addr), value: u32be(n) });
+    for (const [k, v] of changes) {
+      const key = stateKey(keyBytes(k));
+      ops.push(v === null ? { type: 'del', key } : { type: 'put', key, value: v });
+    }
+    await this.db.write(ops);
+    for (const [addr, n] of counts) this.txCounts.set(addr, n);
+    this.headHeight = block.index;
+    this.remember(block);
+  }
+
+  private remember(block: Block): void {
+    this.window.set(block.index, block);
+    block.transactions.forEach((tx, index) => this.recentTx.set(tx.txid, { height: block.index, index }));
+    const evict = block.index - this.windowSize;
+    const old = this.window.get(evict);
+    if (old) {
+      this.window.delete(evict);
+      for (const tx of old.transactions) this.recentTx.delete(tx.txid);
+    }
+  }
+
+  /** Block from the window, or null when outside it (callers that may go to disk use getBlock). */
+  recentBlock(height: number): Block | null {
+    return this.window.get(height) ?? null;
+  }
+
+  async getBlock(height: number): Promise<Block | null> {
+    if (!Number.isSafeInteger(height) || height < 0 || height > this.headHeight) return null;
+    const hit = this.window.get(height);
+    if (hit) return hit;
+    const raw = await this.db.get(blockKey(height));
+    return raw ? decodeBlock(raw) : null;
+  }
+
+  async heightOfHash(hash: string): Promise<number | null> {
+    const h = normHash(hash);
+    for (const b of this.window.values()) if (b.hash === h) return b.index;
+    const raw = await this.db.get(blockHashKey(h));
+    return raw ? Number(raw.readBigUInt64BE(0)) : null;
+  }
+
+  async txLocation(txid: string): Promise<TxLocation | null> {
+    const id = normHash(txid);
+    const hit = this.recentTx.get(id);
+    if (hit) return hit;
+    const raw = await this.db.get(txKey(id));
+    return raw ? { height: Number(raw.readBigUInt64BE(0)), index: raw.readUInt32BE(8) } : null;
+  }
+
+  txCount(address: string): number {
+    const cached = this.txCounts.get(address);
+    if (cached !== undefined) return cached;
+    const [raw] = this.db.getManySync([addrCountKey(address)]);
+    const n = raw ? raw.readUInt32BE(0) : 0;
+    this.txCounts.set(address, n);
+    return n;
+  }
+
+  /** Newest-first locations of the transactions touching address. */
+  async addressHistory(address: string, offset: number, limit: number): Promise<TxLocation[]> {
+    const prefix = addrTxPrefix(address);
+    const rows = await this.db.range({ gte: prefix, lt: prefixEnd(prefix), reverse: true, limit: offset + limit });
+    return rows.slice(offset).map(([k]) => ({ height: Number(k.readBigUInt64BE(21)), index: k.readUInt32BE(29) }));
+  }
+
+  /** Recent blocks held in memory, newest first. */
+  *recentBlocks(): IterableIterator<Block> {
+    for (let h = this.headHeight; h >= this.windowStart; h--) {
+      const b = this.window.get(h);
+      if (b) yield b;
+    }
+  }
+}
+
+/** Addresses whose history lists the transaction (sender and recipient, once each). */
+export function txAddresses(tx: SignedTransaction): string[] {
+  return tx.from_address === tx.to_address ? [tx.from_address] : [tx.from_address, tx.to_address];
+}

@@ -1,0 +1,194 @@
+import { EventEmitter } from 'node:events';
+import { crypto } from '../crypto/index.js';
+import { type BlockContext, type ExecutionResult, executeBlock } from '../ledger/executor.js';
+import { type KeyPair, signDigest } from '../ledger/keys.js';
+import { getSupply, putSupply } from '../ledger/supply.js';
+import type { SignedTransaction } from '../ledger/transaction.js';
+import { baseToWei } from '../ledger/units.js';
+import { getAccount, putAccount } from '../state/accounts.js';
+import { StateOverlay, StateStore, type StateUndo } from '../state/state-store.js';
+import type { KvStore } from '../storage/index.js';
+import { fromHex, toHex } from '../util/hex.js';
+import { type Block, type BlockHeader, type ConsensusPhase, blockHash, txMerkleRoot } from './block.js';
+import { BlockStore } from './block-store.js';
+import type { ChainParams } from './params.js';
+
+/** A block built on the current head, its state applied to the trie but not yet persisted. */
+export interface Proposal {
+  block: Block;
+  changes: StateOverlay['changes'];
+  undo: StateUndo;
+  result: ExecutionResult;
+  timings: { executeMs: number; stateRootMs: number };
+}
+
+export interface ChainEvents {
+  block: [Block, ExecutionResult | null];
+}
+
+/**
+ * The canonical chain: head, state, and the rules to extend it. Block production and
+ * consensus drive it through propose()/commit(); queries read it.
+ */
+export class Chain extends EventEmitter<ChainEvents> {
+  readonly state = new StateStore();
+  readonly blocks: BlockStore;
+  private headBlock!: Block;
+  /** Set while a proposal's state is in the trie but not yet the head (between propose and commit/abandon). */
+  private pending: { done: Promise<void>; resolve: () => void } | null = null;
+
+  constructor(
+    readonly params: ChainParams,
+    db: KvStore,
+    windowSize: number,
+  ) {
+    super();
+    this.blocks = new BlockStore(db, windowSize);
+  }
+
+  get head(): Block {
+    return this.headBlock;
+  }
+
+  get height(): number {
+    return this.headBlock.index;
+  }
+
+  consensusAt(height: number): ConsensusPhase {
+    return height >= this.params.activation.dposBft && height > 0 ? 'DPoS+BFT' : 'PoA';
+  }
+
+  /** Open the chain: resume from disk (state rebuilt and checked against the head's state root) or write genesis. */
+  async open(): Promise<void> {
+    const height = await this.blocks.open();
+    if (height < 0) {
+      await this.writeGenesis();
+      return;
+    }
+    await this.blocks.scanState((k, v) => this.state.load(Buffer.from(k), Buffer.from(v)));
+    this.headBlock = (await this.blocks.getBlock(height)) as Block;
+    const root = toHex(this.state.root());
+    if (root !== this.headBlock.state_root) {
+      throw new Error(`state root mismatch at height ${height}: disk state ${root}, block ${this.headBlock.state_root}`);
+    }
+  }
+
+  private async writeGenesis(): Promise<void> {
+    const overlay = new StateOverlay(this.state);
+    applyGenesisAlloc(this.params, overlay);
+    this.state.applyChanges(overlay.changes);
+    const header: BlockHeader = {
+      index: 0,
+      previous_hash: '0'.repeat(64),
+      timestamp: this.params.genesisTimestamp,
+      tx_count: 0,
+      validator: `0x${'0'.repeat(40)}`,
+      merkle_root: txMerkleRoot([]),
+      state_root: toHex(this.state.root()),
+      round: 0,
+      gas_used: 0n,
+      consensus: 'PoA',
+    };
+    const block: Block = {
+      ...header,
+      hash: blockHash(header),
+      signature: '',
+      justification: new Uint8Array(0),
+      transactions: [],
+    };
+    await this.blocks.commit(block, overlay.changes);
+    this.headBlock = block;
+  }
+
+  /** Execution context of the block at height proposed by proposer (shared with replay). */
+  blockContext(height: number, proposer: string): BlockContext {
+    return { height, proposer, tokenomicsV2Height: this.params.activation.tokenomicsV2 };
+  }
+
+  /** Execute txs on top of the head and build a signed block. The state trie holds the result until commit/abandon. */
+  propose(txs: readonly SignedTransaction[], proposer: KeyPair, timestamp: number, round = 0): Proposal {
+    const t0 = performance.now();
+    const height = this.height + 1;
+    const overlay = new StateOverlay(this.state);
+    const result = executeBlock(this.blockContext(height, proposer.address), overlay, txs);
+    const t1 = performance.now();
+    let resolve!: () => void;
+    const done = new Promise<void>((r) => {
+      resolve = r;
+    });
+    this.pending = { done, resolve };
+    const undo = this.state.applyChanges(overlay.changes);
+    const stateRoot = toHex(this.state.root());
+    const t2 = performance.now();
+    const header: BlockHeader = {
+      index: height,
+      previous_hash: this.headBlock.hash,
+      timestamp: Math.max(timestamp, this.headBlock.timestamp),
+      tx_count: result.included.length,
+      validator: proposer.address,
+      merkle_root: txMerkleRoot(result.included),
+      state_root: stateRoot,
+      round,
+      gas_used: 0n,
+      consensus: this.consensusAt(height),
+    };
+    const hash = blockHash(header);
+    const block: Block = {
+      ...header,
+      hash,
+      signature: toHex(signDigest(fromHex(hash), proposer.privateKey)),
+      justification: new Uint8Array(0),
+      transactions: result.included,
+    };
+    return { block, changes: overlay.changes, undo, result, timings: { executeMs: t1 - t0, stateRootMs: t2 - t1 } };
+  }
+
+  /** Persist a proposal atomically and make it the head. On a write failure the trie is rolled back. */
+  async commit(p: Proposal): Promise<void> {
+    try {
+      await this.blocks.commit(p.block, p.changes);
+    } catch (err) {
+      this.state.revert(p.undo);
+      this.settle();
+      throw err;
+    }
+    this.headBlock = p.block;
+    this.settle();
+    this.emit('block', p.block, p.result);
+  }
+
+  /** Drop a proposal that will not be committed. */
+  abandon(p: Proposal): void {
+    this.state.revert(p.undo);
+    this.settle();
+  }
+
+  private settle(): void {
+    const p = this.pending;
+    this.pending = null;
+    p?.resolve();
+  }
+
+  /** Resolves when the state trie equals the head's state (no proposal in flight). */
+  async settled(): Promise<void> {
+    while (this.pending) await this.pending.done;
+  }
+
+  /** Verify a block's proposer signature against the validator's public key. */
+  static verifyBlockSignature(block: Block, publicKeyHex: string): boolean {
+    if (block.signature.length !== 128) return false;
+    return crypto().verify(fromHex(block.signature), fromHex(block.hash), fromHex(publicKeyHex));
+  }
+}
+
+/** Genesis allocations into a fresh state; minted supply starts at their sum. */
+export function applyGenesisAlloc(params: ChainParams, overlay: StateOverlay): void {
+  let minted = 0n;
+  for (const [addr, base] of params.alloc) {
+    const acc = getAccount(overlay, addr);
+    acc.balance += baseToWei(base);
+    putAccount(overlay, addr, acc);
+    minted += baseToWei(base);
+  }
+  putSupply(overlay, { minted, burned: getSupply(overlay).burned });
+}

@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import { isAddress } from '../util/hex.js';
+import { asUint, parseJsonExact } from '../util/json.js';
+import { type ActivationHeights, type ChainParams, type GenesisValidator, PRESET_ACTIVATION } from './params.js';
+
+/**
+ * Genesis file (JSON):
+ * { "chain_id": 7120, "network": "testnet", "timestamp": 1700000000,
+ *   "activation": { "dpos_bft": 10, "evm": 752, "reward_v2": 10, "tokenomics_v2": 10, "nft": 752 },
+ *   "validators": [{ "address": "0x..", "public_key": "04..", "name": "v1" }],
+ *   "alloc": { "0x..": 1000000000000 } }   // base units, exact integers
+ */
+export function readGenesisFile(path: string): ChainParams {
+  const raw = parseJsonExact(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  const network = (raw.network ?? 'testnet') as ChainParams['network'];
+  if (!['mainnet', 'testnet', 'dev'].includes(network)) throw new Error(`genesis: unknown network ${String(network)}`);
+  const chainId = Number(asUint(raw.chain_id, 0xffffffffn) ?? Number.NaN);
+  if (!Number.isFinite(chainId)) throw new Error('genesis: chain_id must be an integer');
+  const act = (raw.activation ?? {}) as Record<string, unknown>;
+  const preset = PRESET_ACTIVATION[network];
+  const h = (name: string, def: number): number => {
+    const v = act[name];
+    return v === undefined ? def : Number(asUint(v, 0xffffffffffffn) ?? def);
+  };
+  const activation: ActivationHeights = {
+    dposBft: h('dpos_bft', preset.dposBft),
+    evm: h('evm', preset.evm),
+    rewardV2: h('reward_v2', preset.rewardV2),
+    tokenomicsV2: h('tokenomics_v2', preset.tokenomicsV2),
+    nft: h('nft', preset.nft),
+  };
+  const validators = ((raw.validators ?? []) as GenesisValidator[]).map((v) => {
+    if (!isAddress(v.address) || !/^04[0-9a-f]{128}$/i.test(v.public_key)) throw new Error('genesis: bad validator entry');
+    return { address: v.address.toLowerCase(), public_key: v.public_key.toLowerCase(), name: String(v.name ?? v.address) };
+  });
+  const alloc = new Map<string, bigint>();
+  for (const [addr, amount] of Object.entries((raw.alloc ?? {}) as Record<string, unknown>)) {
+    const v = asUint(amount);
+    if (!isAddress(addr) || v === undefined) throw new Error(`genesis: bad alloc entry ${addr}`);
+    alloc.set(addr.toLowerCase(), v);
+  }
+  return {
+    network,
+    chainId,
+    genesisTimestamp: Number(asUint(raw.timestamp) ?? 0n),
+    activation,
+    validators,
+    alloc,
+    evmHardfork: typeof raw.evm_hardfork === 'string' ? raw.evm_hardfork : 'prague',
+  };
+}

@@ -1,0 +1,43 @@
+import { BASE_PER_COIN } from '../ledger/units.js';
+
+/** Heights at which behaviour changes; a genesis setting. */
+export interface ActivationHeights {
+  dposBft: number;
+  evm: number;
+  rewardV2: number;
+  tokenomicsV2: number;
+  nft: number;
+}
+
+export interface GenesisValidator {
+  address: string;
+  /** 130 hex, uncompressed; lets peers verify block signatures. */
+  public_key: string;
+  name: string;
+}
+
+export interface ChainParams {
+  network: 'mainnet' | 'testnet' | 'dev';
+  chainId: number;
+  genesisTimestamp: number;
+  activation: ActivationHeights;
+  validators: GenesisValidator[];
+  /** address -> balance in base units */
+  alloc: Map<string, bigint>;
+  /** EVM hardfork name for @ethereumjs/common (issue: EVM). */
+  evmHardfork: string;
+}
+
+export const MAINNET_CHAIN_ID = 7119;
+export const TESTNET_CHAIN_ID = 7120;
+
+export const PRESET_ACTIVATION: Record<'mainnet' | 'testnet' | 'dev', ActivationHeights> = {
+  mainnet: { dposBft: 579047, evm: 579047, rewardV2: 590100, tokenomicsV2: 640800, nft: 579047 + 6 * 7 * 86400 },
+  // The spec gives testnet DPoS+BFT (10) and EVM (752); the later forks follow DPoS on testnet (docs/networks.md).
+  testnet: { dposBft: 10, evm: 752, rewardV2: 10, tokenomicsV2: 10, nft: 752 },
+  dev: { dposBft: 0, evm: 0, rewardV2: 0, tokenomicsV2: 0, nft: 0 },
+};
+
+export const DEFAULT_API_PORT: Record<'mainnet' | 'testnet' | 'dev', number> = { mainnet: 8545, testnet: 9545, dev: 8545 };
+
+export const DEV_ACCOUNT_BALANCE_BASE = 10_000n * BASE_PER_COIN;

@@ -1,0 +1,184 @@
+/** node:http backend. */
+import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  BAD_REQUEST,
+  BUSY,
+  BodyCollector,
+  DRAIN_MAX_BYTES,
+  EMPTY,
+  forMethod,
+  KEEP_ALIVE_TIMEOUT_MS,
+  logAbort,
+  normalizeIp,
+  type Prepared,
+  parseContentLength,
+  runHandler,
+  safeLog,
+  type ServerConfig,
+  Slots,
+  addHeader,
+  tooLarge,
+} from './common.js';
+import type { HttpHandler, HttpRequest, HttpServer } from './types.js';
+
+/** Request phases: reading the body, in the handler, answered. */
+const BODY = 0;
+const HANDLER = 1;
+const DONE = 2;
+
+function write(res: ServerResponse, p: Prepared, close = false): void {
+  const headers: OutgoingHttpHeaders = {};
+  for (const [k, v] of p.headers) headers[k] = v;
+  if (!p.noBody) headers['content-length'] = p.length;
+  if (close) headers.connection = 'close';
+  res.writeHead(p.status, headers);
+  if (p.body === undefined) res.end();
+  else res.end(p.body);
+}
+
+export async function startNodeServer(cfg: ServerConfig, handler: HttpHandler): Promise<HttpServer> {
+  const { logger, maxBodyBytes } = cfg;
+  const slots = new Slots(cfg.maxConcurrent);
+  const rejectTooLarge = tooLarge(maxBodyBytes);
+  let closed = false;
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    if (closed) {
+      res.destroy();
+      return;
+    }
+    const method = (req.method ?? 'GET').toUpperCase();
+    const isHead = method === 'HEAD';
+    if (!slots.tryAcquire()) {
+      // node:http discards the unread body itself once the response is finished
+      write(res, forMethod(BUSY, isHead));
+      return;
+    }
+    let released = false;
+    const release = () => {
+      if (!released) {
+        released = true;
+        slots.release();
+      }
+    };
+    let phase: number = BODY;
+    let aborted = false;
+    let handlerRunning = false;
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const respond = (p: Prepared, close = false) => {
+      phase = DONE;
+      if (!aborted && !closed && !res.destroyed && !res.writableEnded) {
+        try {
+          write(res, p, close);
+        } catch (err) {
+          safeLog(logger, 'error', { err, backend: 'node', method, path }, 'http response write failed');
+          res.destroy();
+        }
+      }
+      release();
+    };
+
+    res.on('close', () => {
+      if (res.writableEnded) return;
+      aborted = true;
+      logAbort(logger, 'node', method, path);
+      if (!handlerRunning) release();
+    });
+    try {
+      const headers: Record<string, string> = {};
+      const raw = req.rawHeaders;
+      for (let i = 0; i + 1 < raw.length; i += 2) addHeader(headers, raw[i].toLowerCase(), raw[i + 1]);
+      const request: HttpRequest = {
+        method,
+        path,
+        query: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)),
+        headers,
+        body: EMPTY,
+        ip: normalizeIp(req.socket.remoteAddress ?? ''),
+      };
+      const contentLength = parseContentLength(headers['content-length']);
+      if (contentLength === -1) {
+        respond(forMethod(BAD_REQUEST, isHead), true);
+        return;
+      }
+      if (contentLength !== undefined && contentLength > maxBodyBytes) {
+        respond(forMethod(rejectTooLarge, isHead), contentLength - maxBodyBytes > DRAIN_MAX_BYTES);
+        return;
+      }
+
+      const run = (body: Buffer) => {
+        phase = HANDLER;
+        request.body = body;
+        handlerRunning = true;
+        const out = runHandler(handler, request, logger);
+        if (out instanceof Promise) {
+          out.then((p) => {
+            handlerRunning = false;
+            respond(p);
+          });
+        } else {
+          handlerRunning = false;
+          respond(out);
+        }
+      };
+
+      if (contentLength === 0 || (contentLength === undefined && headers['transfer-encoding'] === undefined)) {
+        run(request.body);
+        return;
+      }
+      const collector = new BodyCollector(maxBodyBytes);
+      req.on('error', () => {
+        // client went away mid-body; 'close' on the response does the bookkeeping
+      });
+      req.on('data', (chunk: Buffer) => {
+        if (phase !== BODY) return; // after a 413 the rest is read and dropped (drained)
+        if (!collector.push(chunk, false)) respond(forMethod(rejectTooLarge, isHead));
+      });
+      req.on('end', () => {
+        if (phase === BODY && !aborted) run(collector.finish());
+      });
+    } catch (err) {
+      safeLog(logger, 'error', { err, backend: 'node', method, path }, 'http request setup failed');
+      respond(forMethod(BAD_REQUEST, isHead), true);
+    }
+  };
+
+  const server = createServer({ noDelay: true }, onRequest);
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: Error) => {
+      server.off('listening', onListening);
+      reject(err);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen({ host: cfg.host, port: cfg.port, exclusive: true });
+  });
+  server.on('error', (err) => safeLog(logger, 'error', { err, backend: 'node' }, 'http server error'));
+  const port = (server.address() as AddressInfo).port;
+
+  let closing: Promise<void> | undefined;
+  return {
+    backend: 'node',
+    port,
+    close(): Promise<void> {
+      if (!closing) {
+        closed = true;
+        closing = new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      }
+      return closing;
+    },
+  };
+}

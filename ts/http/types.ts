@@ -1,0 +1,53 @@
+/** Public types of the HTTP adapter (shared by the uWS and node:http backends). */
+
+export interface HttpRequest {
+  /** Upper-case method, e.g. "GET". */
+  method: string;
+  /** Request path without the query string (raw, not percent-decoded). */
+  path: string;
+  query: URLSearchParams;
+  /** Lower-case header names; repeated headers joined with ", " ("; " for cookie). */
+  headers: Record<string, string>;
+  body: Buffer;
+  /** Remote address, no port; IPv4-mapped IPv6 addresses are given as plain IPv4. */
+  ip: string;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+}
+
+export type HttpHandler = (req: HttpRequest) => HttpResponse | Promise<HttpResponse>;
+
+export interface HttpLogger {
+  info(o: object, msg?: string): void;
+  warn(o: object, msg?: string): void;
+  error(o: object, msg?: string): void;
+  /** Optional: client aborts and other chatter are reported here when present. */
+  debug?(o: object, msg?: string): void;
+}
+
+export type HttpBackend = 'uws' | 'node';
+
+export interface HttpServerOptions {
+  host: string;
+  /** 0 = ephemeral; the chosen port is HttpServer.port. */
+  port: number;
+  /** 'auto' (default): uWS when its binary loads here, else node:http. Env NATIVE_HTTP_BACKEND=node|uws overrides 'auto'. */
+  backend?: HttpBackend | 'auto';
+  /** Largest accepted request body, default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Requests in flight at once (request start until the response is written), default 500; beyond that 503. */
+  maxConcurrent?: number;
+  logger?: HttpLogger;
+}
+
+export interface HttpServer {
+  readonly backend: HttpBackend;
+  /** The actual port (also when 0 was asked for). */
+  readonly port: number;
+  /** Stops listening, drops open connections (in-flight requests are abandoned) and resolves once closed. Idempotent. */
+  close(): Promise<void>;
+}

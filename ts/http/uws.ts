@@ -1,0 +1,227 @@
+/** uWebSockets.js backend (ganache's build, CJS native addon). */
+import { createRequire } from 'node:module';
+import type {
+  HttpRequest as UwsRequest,
+  HttpResponse as UwsResponse,
+  TemplatedApp,
+  us_listen_socket,
+} from '@trufflesuite/uws-js-unofficial';
+import {
+  BAD_REQUEST,
+  BUSY,
+  BodyCollector,
+  DRAIN_MAX_BYTES,
+  EMPTY,
+  formatIp,
+  forMethod,
+  logAbort,
+  type Prepared,
+  parseContentLength,
+  runHandler,
+  safeLog,
+  type ServerConfig,
+  Slots,
+  addHeader,
+  tooLarge,
+} from './common.js';
+import type { HttpHandler, HttpRequest, HttpServer } from './types.js';
+
+/** The parts of the addon used here. */
+export interface UwsModule {
+  App(): TemplatedApp;
+  us_listen_socket_close(socket: us_listen_socket): void;
+  us_socket_local_port(socket: us_listen_socket): number;
+}
+
+let loaded: { mod: UwsModule | null; error?: unknown } | undefined;
+
+/**
+ * Loads the platform's uWS binary directly. The package's own entry point would silently fall back to a slow
+ * pure-JS imitation when no binary matches; here a missing binary means "no uWS".
+ */
+export function loadUws(): { mod: UwsModule | null; error?: unknown } {
+  if (!loaded) {
+    const file = `@trufflesuite/uws-js-unofficial/binaries/uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+    try {
+      const mod = createRequire(import.meta.url)(file) as UwsModule;
+      if (typeof mod?.App !== 'function') throw new Error(`${file} does not export App`);
+      loaded = { mod };
+    } catch (error) {
+      loaded = { mod: null, error };
+    }
+  }
+  return loaded;
+}
+
+/** Request phases: reading the body, in the handler, answered. */
+const BODY = 0;
+const HANDLER = 1;
+const DONE = 2;
+
+/** Writes a whole response in one corked batch. The caller guarantees `res` is still valid (not aborted/ended). */
+function write(res: UwsResponse, p: Prepared, isHead: boolean, close = false): void {
+  res.cork(() => {
+    res.writeStatus(p.statusLine);
+    const h = p.headers;
+    for (let i = 0; i < h.length; i++) res.writeHeader(h[i][0], h[i][1]);
+    if (p.noBody) {
+      res.endWithoutBody();
+    } else if (isHead) {
+      // uWS's endWithoutBody(n) would wait for n body bytes; announce the length by hand instead
+      res.writeHeader('content-length', String(p.length));
+      res.endWithoutBody();
+    } else if (p.body === undefined) {
+      res.end('', close);
+    } else {
+      res.end(p.body, close);
+    }
+  });
+}
+
+export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler: HttpHandler): Promise<HttpServer> {
+  const { logger, maxBodyBytes } = cfg;
+  const slots = new Slots(cfg.maxConcurrent);
+  const rejectTooLarge = tooLarge(maxBodyBytes);
+  let closed = false;
+  const app = uws.App();
+
+  const onRequest = (res: UwsResponse, req: UwsRequest): void => {
+    // uWS's req is only valid during this synchronous call: everything is copied out before any await.
+    const method = req.getMethod().toUpperCase();
+    const isHead = method === 'HEAD';
+    if (closed) {
+      write(res, forMethod(BUSY, isHead), isHead, true);
+      return;
+    }
+    if (!slots.tryAcquire()) {
+      // answered inside the route callback: uWS skips the unread body
+      write(res, forMethod(BUSY, isHead), isHead);
+      return;
+    }
+    let released = false;
+    const release = () => {
+      if (!released) {
+        released = true;
+        slots.release();
+      }
+    };
+    let phase: number = BODY;
+    let aborted = false;
+    let handlerRunning = false;
+    const path = req.getUrl();
+    // After onAborted (or after end) the response object must not be touched again.
+    res.onAborted(() => {
+      aborted = true;
+      phase = DONE;
+      logAbort(logger, 'uws', method, path);
+      if (!handlerRunning) release();
+    });
+    const respond = (p: Prepared, close = false) => {
+      phase = DONE;
+      if (!aborted && !closed) {
+        try {
+          write(res, p, isHead, close);
+        } catch (err) {
+          safeLog(logger, 'error', { err, backend: 'uws', method, path }, 'http response write failed');
+        }
+      }
+      release();
+    };
+
+    try {
+      const headers: Record<string, string> = {};
+      req.forEach((k, v) => addHeader(headers, k, v));
+      const request: HttpRequest = {
+        method,
+        path,
+        query: new URLSearchParams(req.getQuery() ?? ''),
+        headers,
+        body: EMPTY,
+        ip: formatIp(new Uint8Array(res.getRemoteAddress())),
+      };
+      const contentLength = parseContentLength(headers['content-length']);
+      if (contentLength === -1) {
+        respond(forMethod(BAD_REQUEST, isHead), true);
+        return;
+      }
+      if (contentLength !== undefined && contentLength > maxBodyBytes) {
+        // without close, uWS reads and drops the announced body before the next request
+        respond(forMethod(rejectTooLarge, isHead), contentLength - maxBodyBytes > DRAIN_MAX_BYTES);
+        return;
+      }
+
+      const run = (body: Buffer) => {
+        phase = HANDLER;
+        request.body = body;
+        handlerRunning = true;
+        const out = runHandler(handler, request, logger);
+        if (out instanceof Promise) {
+          out.then((p) => {
+            handlerRunning = false;
+            respond(p);
+          });
+        } else {
+          handlerRunning = false;
+          respond(out);
+        }
+      };
+
+      if (contentLength === 0 || (contentLength === undefined && headers['transfer-encoding'] === undefined)) {
+        run(request.body);
+        return;
+      }
+      const collector = new BodyCollector(maxBodyBytes, contentLength);
+      res.onData((chunk, isLast) => {
+        // uWS keeps feeding the rest of a rejected body here after the 413 (drain); it is ignored
+        if (phase !== BODY) return;
+        try {
+          // the ArrayBuffer is neutered after this callback: push() copies
+          if (!collector.push(new Uint8Array(chunk), true)) respond(forMethod(rejectTooLarge, isHead));
+          else if (isLast) run(collector.finish());
+        } catch (err) {
+          safeLog(logger, 'error', { err, backend: 'uws', method, path }, 'http request body failed');
+          respond(forMethod(BAD_REQUEST, isHead), true);
+        }
+      });
+    } catch (err) {
+      safeLog(logger, 'error', { err, backend: 'uws', method, path }, 'http request setup failed');
+      if (phase !== DONE) respond(forMethod(BAD_REQUEST, isHead), true);
+    }
+  };
+
+  app.any('/*', onRequest);
+
+  const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
+    app.listen(cfg.host, cfg.port, (socket) => {
+      if (socket) resolve(socket);
+      else {
+        reject(new Error(`uWS could not listen on ${cfg.host}:${cfg.port} (address in use or unavailable)`));
+      }
+    });
+  }).catch((err) => {
+    closeApp(app);
+    throw err;
+  });
+  const port = uws.us_socket_local_port(listenSocket);
+
+  let closing: Promise<void> | undefined;
+  return {
+    backend: 'uws',
+    port,
+    close(): Promise<void> {
+      if (!closing) {
+        closed = true;
+        uws.us_listen_socket_close(listenSocket);
+        // drops every open connection; pending responses get onAborted
+        closeApp(app);
+        closing = new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      return closing;
+    },
+  };
+}
+
+function closeApp(app: TemplatedApp): void {
+  const close = (app as unknown as { close?: () => void }).close;
+  if (typeof close === 'function') close.call(app);
+}

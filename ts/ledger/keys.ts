@@ -1,0 +1,48 @@
+import { HDKey } from '@scure/bip32';
+import { mnemonicToSeedSync, validateMnemonic } from '@scure/bip39';
+import { wordlist } from '@scure/bip39/wordlists/english.js';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { keccak256 } from '../crypto/index.js';
+import { fromHex, to0x, toHex } from '../util/hex.js';
+
+export const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
+
+export interface KeyPair {
+  privateKey: Uint8Array;
+  /** 65-byte uncompressed, leading 0x04. */
+  publicKey: Uint8Array;
+  address: string;
+}
+
+/** Address = 0x + last 20 bytes of keccak256 of the 64-byte public key (without the 0x04 prefix). */
+export function addressFromPublicKey(pub65: Uint8Array): string {
+  return to0x(keccak256(pub65.subarray(1)).subarray(12));
+}
+
+export function keyPairFromPrivate(priv: Uint8Array | string): KeyPair {
+  const privateKey = typeof priv === 'string' ? fromHex(priv) : priv;
+  if (privateKey.length !== 32 || !secp256k1.utils.isValidSecretKey(privateKey)) throw new Error('invalid private key');
+  const publicKey = secp256k1.getPublicKey(privateKey, false);
+  return { privateKey, publicKey, address: addressFromPublicKey(publicKey) };
+}
+
+export function randomKeyPair(): KeyPair {
+  return keyPairFromPrivate(secp256k1.utils.randomSecretKey());
+}
+
+/** BIP-39 mnemonic -> BIP-32 key at m/44'/60'/0'/0/{index} (the Hardhat/Anvil convention). */
+export function keyPairFromMnemonic(mnemonic: string, index = 0): KeyPair {
+  const phrase = mnemonic.trim().split(/\s+/).join(' ');
+  if (!validateMnemonic(phrase, wordlist)) throw new Error('invalid mnemonic');
+  const root = HDKey.fromMasterSeed(mnemonicToSeedSync(phrase));
+  const child = root.derive(`m/44'/60'/0'/0/${index}`);
+  if (!child.privateKey) throw new Error('derivation failed');
+  return keyPairFromPrivate(child.privateKey);
+}
+
+/** Compact 64-byte signature over a 32-byte digest (no prehash: the digest is already SHA-256). */
+export function signDigest(digest32: Uint8Array, privateKey: Uint8Array): Uint8Array {
+  return secp256k1.sign(digest32, privateKey, { prehash: false, format: 'compact' });
+}
+
+export const privateKeyHex = (k: KeyPair): string => toHex(k.privateKey);

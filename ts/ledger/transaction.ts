@@ -1,0 +1,196 @@
+import { RLP } from '@ethereumjs/rlp';
+import { sha256 } from '../crypto/index.js';
+import { InvalidTransactionError } from '../util/errors.js';
+import { bigToBytes, bytesToBig, fromHex, isAddress, isHash, normHash, to0x, toHex } from '../util/hex.js';
+import { asUint } from '../util/json.js';
+import { type KeyPair, addressFromPublicKey, signDigest } from './keys.js';
+import { MAX_U64 } from './units.js';
+
+/** The spec's SignedTransaction, with exact integer fields. txid is kept as 64 lowercase hex. */
+export interface SignedTransaction {
+  txid: string;
+  from_address: string;
+  to_address: string;
+  amount: bigint;
+  fee: bigint;
+  nonce: bigint;
+  data: string;
+  timestamp: number;
+  chain_id: number;
+  signature: string;
+  public_key: string;
+}
+
+export interface UnsignedTransfer {
+  from: string;
+  to: string;
+  amount: bigint;
+  fee: bigint;
+  nonce: bigint;
+  data?: string;
+  timestamp?: number;
+  chain_id: number;
+}
+
+/**
+ * Signing payload: the 8 keys sorted, compact JSON, integers written exactly.
+ * Built by hand (not JSON.stringify of an object) so bigint amounts stay exact and key order is fixed.
+ */
+export function signingPayload(tx: {
+  amount: bigint;
+  chain_id: number;
+  data: string;
+  fee: bigint;
+  from_address: string;
+  nonce: bigint;
+  timestamp: number;
+  to_address: string;
+}): string {
+  return (
+    `{"amount":${tx.amount},"chain_id":${tx.chain_id},"data":${JSON.stringify(tx.data)},"fee":${tx.fee},` +
+    `"from":${JSON.stringify(tx.from_address)},"nonce":${tx.nonce},"timestamp":${tx.timestamp},` +
+    `"to":${JSON.stringify(tx.to_address)}}`
+  );
+}
+
+export function signingDigest(tx: Parameters<typeof signingPayload>[0]): Uint8Array {
+  return sha256(Buffer.from(signingPayload(tx), 'utf8'));
+}
+
+/** Build and sign a transaction (wallet, tests, benches). */
+export function signTransaction(u: UnsignedTransfer, key: KeyPair): SignedTransaction {
+  const body = {
+    from_address: u.from.toLowerCase(),
+    to_address: u.to.toLowerCase(),
+    amount: u.amount,
+    fee: u.fee,
+    nonce: u.nonce,
+    data: u.data ?? '',
+    timestamp: u.timestamp ?? Math.floor(Date.now() / 1000),
+    chain_id: u.chain_id,
+  };
+  const digest = signingDigest(body);
+  return {
+    ...body,
+    txid: toHex(digest),
+    signature: toHex(signDigest(digest, key.privateKey)),
+    public_key: toHex(key.publicKey),
+  };
+}
+
+const FIELDS = [
+  'txid',
+  'from_address',
+  'to_address',
+  'amount',
+  'fee',
+  'nonce',
+  'data',
+  'timestamp',
+  'chain_id',
+  'signature',
+  'public_key',
+] as const;
+
+const bad = (msg: string): InvalidTransactionError => new InvalidTransactionError(`Invalid transaction: ${msg}`);
+
+/** Shape check of an untrusted JSON transaction (from parseJsonExact). Throws InvalidTransactionError. */
+export function parseSignedTransaction(raw: unknown): SignedTransaction {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('transaction must be an object');
+  const o = raw as Record<string, unknown>;
+  for (const f of FIELDS) if (!(f in o)) throw bad(`missing field ${f}`);
+  const uint = (f: string, max = MAX_U64): bigint => {
+    const v = asUint(o[f], max);
+    if (v === undefined) throw bad(`${f} must be a non-negative integer not above ${max}`);
+    return v;
+  };
+  const str = (f: string): string => {
+    if (typeof o[f] !== 'string') throw bad(`${f} must be a string`);
+    return o[f] as string;
+  };
+  const from = str('from_address');
+  const to = str('to_address');
+  if (!isAddress(from)) throw bad('from_address must be 0x + 40 hex');
+  if (!isAddress(to)) throw bad('to_address must be 0x + 40 hex');
+  const txid = str('txid');
+  if (!isHash(txid)) throw bad('txid must be 64 hex');
+  const signature = str('signature');
+  const publicKey = str('public_key');
+  if (!/^[0-9a-fA-F]{128}$/.test(signature)) throw bad('signature must be 128 hex (compact ECDSA)');
+  if (!/^04[0-9a-fA-F]{128}$/.test(publicKey)) throw bad('public_key must be 130 hex (uncompressed, leading 04)');
+  const data = str('data');
+  if (data.length > 64 * 1024) throw bad('data too large');
+  return {
+    txid: normHash(txid),
+    from_address: from,
+    to_address: to,
+    amount: uint('amount'),
+    fee: uint('fee'),
+    nonce: uint('nonce'),
+    data,
+    timestamp: Number(uint('timestamp', 0xffffffffffn)),
+    chain_id: Number(uint('chain_id', 0xffffffffn)),
+    signature: signature.toLowerCase(),
+    public_key: publicKey.toLowerCase(),
+  };
+}
+
+/**
+ * Stateless checks except the signature itself (which is verified in batches by the mempool):
+ * chain id, txid = digest, public key derives to from_address. Returns the digest.
+ */
+export function checkTransactionIntegrity(tx: SignedTransaction, chainId: number): Uint8Array {
+  if (tx.chain_id !== chainId) throw bad(`wrong chain_id: expected ${chainId}, got ${tx.chain_id}`);
+  // The signing payload uses the addresses as submitted; accept only the canonical lowercase form.
+  if (tx.from_address !== tx.from_address.toLowerCase() || tx.to_address !== tx.to_address.toLowerCase()) {
+    throw bad('addresses must be lowercase hex');
+  }
+  const digest = signingDigest(tx);
+  if (toHex(digest) !== tx.txid) throw bad('txid does not match the signing digest');
+  if (addressFromPublicKey(fromHex(tx.public_key)) !== tx.from_address) {
+    throw bad('public_key does not derive to from_address');
+  }
+  return digest;
+}
+
+// Storage encoding: one RLP list, fixed field order. Addresses and hashes as raw bytes.
+export function encodeTransaction(tx: SignedTransaction): Uint8Array {
+  return RLP.encode([
+    fromHex(tx.txid),
+    fromHex(tx.from_address),
+    fromHex(tx.to_address),
+    bigToBytes(tx.amount),
+    bigToBytes(tx.fee),
+    bigToBytes(tx.nonce),
+    Buffer.from(tx.data, 'utf8'),
+    bigToBytes(BigInt(tx.timestamp)),
+    bigToBytes(BigInt(tx.chain_id)),
+    fromHex(tx.signature),
+    fromHex(tx.public_key),
+  ]);
+}
+
+export function decodeTransaction(bytes: Uint8Array): SignedTransaction {
+  return decodeTransactionFields(RLP.decode(bytes) as Uint8Array[]);
+}
+
+export function decodeTransactionFields(f: Uint8Array[]): SignedTransaction {
+  return {
+    txid: toHex(f[0]),
+    from_address: to0x(f[1]),
+    to_address: to0x(f[2]),
+    amount: bytesToBig(f[3]),
+    fee: bytesToBig(f[4]),
+    nonce: bytesToBig(f[5]),
+    data: Buffer.from(f[6]).toString('utf8'),
+    timestamp: Number(bytesToBig(f[7])),
+    chain_id: Number(bytesToBig(f[8])),
+    signature: toHex(f[9]),
+    public_key: toHex(f[10]),
+  };
+}
+
+/** JSON view of a transaction (REST/RPC): integers stay bigint for exact serialization. */
+export function transactionJson(tx: SignedTransaction): Record<string, unknown> {
+  return { ...tx };
+}

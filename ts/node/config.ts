@@ -1,0 +1,95 @@
+import { parseArgs } from 'node:util';
+import { DEFAULT_API_PORT, MAINNET_CHAIN_ID, TESTNET_CHAIN_ID } from '../chain/params.js';
+import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/mempool.js';
+
+export type Network = 'mainnet' | 'testnet' | 'dev';
+
+export interface NodeConfig {
+  network: Network;
+  chainId: number;
+  apiHost: string;
+  apiPort: number;
+  dataDir: string;
+  apiKey?: string;
+  corsOrigin?: string;
+  genesisFile?: string;
+  blockTimeMs: number;
+  windowSize: number;
+  maxBlockTxs: number;
+  httpBackend: 'auto' | 'uws' | 'node';
+  logLevel: string;
+  nodeName: string;
+  maxPerSender: number;
+  maxMempool: number;
+  maxBodyBytes: number;
+  maxConcurrent: number;
+}
+
+export class ConfigError extends Error {}
+
+/**
+ * Flags win over environment variables, which win over the network preset.
+ * `--dev` selects the dev chain (chain id 7120 unless NATIVE_CHAIN_ID is set).
+ */
+export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig {
+  const { values } = parseArgs({
+    args: argv,
+    allowPositionals: false,
+    strict: true,
+    options: {
+      dev: { type: 'boolean' },
+      network: { type: 'string' },
+      'chain-id': { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'api-key': { type: 'string' },
+      'cors-origin': { type: 'string' },
+      genesis: { type: 'string' },
+      'block-time-ms': { type: 'string' },
+      'window-size': { type: 'string' },
+      'max-block-txs': { type: 'string' },
+      'http-backend': { type: 'string' },
+      'log-level': { type: 'string' },
+      name: { type: 'string' },
+      'max-pending-per-sender': { type: 'string' },
+      'max-mempool': { type: 'string' },
+    },
+  });
+  const str = (flag: string, envName: string): string | undefined =>
+    (values as Record<string, string | undefined>)[flag] ?? env[envName];
+  const int = (flag: string, envName: string, def: number, min = 0): number => {
+    const raw = str(flag, envName);
+    if (raw === undefined || raw === '') return def;
+    if (!/^\d+$/.test(raw) || Number(raw) < min)
+      throw new ConfigError(`--${flag} / ${envName} must be an integer >= ${min}, got ${raw}`);
+    return Number(raw);
+  };
+  const network = (values.dev ? 'dev' : (str('network', 'NATIVE_NETWORK') ?? 'mainnet')) as Network;
+  if (!['mainnet', 'testnet', 'dev'].includes(network)) throw new ConfigError(`unknown network ${network}`);
+  const defaultChainId = network === 'mainnet' ? MAINNET_CHAIN_ID : TESTNET_CHAIN_ID;
+  const apiKey = str('api-key', 'NATIVE_API_KEY') || undefined;
+  if (apiKey !== undefined && apiKey.length < 16) throw new ConfigError('NATIVE_API_KEY must be at least 16 characters');
+  const backend = (str('http-backend', 'NATIVE_HTTP_BACKEND') ?? 'auto') as NodeConfig['httpBackend'];
+  if (!['auto', 'uws', 'node'].includes(backend)) throw new ConfigError(`unknown http backend ${backend}`);
+  return {
+    network,
+    chainId: int('chain-id', 'NATIVE_CHAIN_ID', defaultChainId, 1),
+    apiHost: str('host', 'NATIVE_API_HOST') ?? '127.0.0.1',
+    apiPort: int('port', 'NATIVE_API_PORT', DEFAULT_API_PORT[network]),
+    dataDir: str('data-dir', 'NATIVE_DATA_DIR') ?? `data/${network}`,
+    apiKey,
+    corsOrigin: str('cors-origin', 'NATIVE_CORS_ORIGIN') || undefined,
+    genesisFile: str('genesis', 'NATIVE_GENESIS'),
+    blockTimeMs: int('block-time-ms', 'NATIVE_BLOCK_TIME_MS', 1000, 50),
+    windowSize: int('window-size', 'CHAIN_WINDOW_SIZE', 1000, 1),
+    maxBlockTxs: int('max-block-txs', 'NATIVE_MAX_BLOCK_TXS', 20_000, 1),
+    httpBackend: backend,
+    logLevel: str('log-level', 'NATIVE_LOG_LEVEL') ?? 'info',
+    nodeName: str('name', 'NATIVE_NODE_NAME') ?? `native-node-${network}`,
+    maxPerSender: int('max-pending-per-sender', 'NATIVE_MAX_PENDING_PER_SENDER', DEFAULT_MEMPOOL_LIMITS.maxPerSender, 1),
+    maxMempool: int('max-mempool', 'NATIVE_MAX_MEMPOOL', DEFAULT_MEMPOOL_LIMITS.maxTotal, 1),
+    maxBodyBytes: 1024 * 1024,
+    maxConcurrent: 500,
+  };
+}

@@ -1,0 +1,52 @@
+import type { Block } from '../chain/block.js';
+import { blockSummary } from '../chain/block.js';
+import { NotFoundError } from '../util/errors.js';
+import { NATIVE_TOKEN, type NodeContext } from './context.js';
+
+export const MAX_BLOCKS_PAGE = 100;
+export const DEFAULT_BLOCKS_PAGE = 20;
+
+export function health(ctx: NodeContext): { status: 'ok'; node: string } {
+  return { status: 'ok', node: ctx.nodeName };
+}
+
+export function nativeStatus(ctx: NodeContext): Record<string, unknown> {
+  const head = ctx.chain.head;
+  return {
+    version: { version: ctx.version, build: ctx.build },
+    chain_id: ctx.chain.params.chainId,
+    consensus: head.consensus,
+    native_token: NATIVE_TOKEN,
+    sync_info: {
+      latest_block_height: head.index,
+      latest_block_hash: head.hash,
+      latest_block_time: head.timestamp,
+      earliest_block_height: 0,
+      syncing: false,
+    },
+    validators: { active_count: ctx.chain.params.validators.length },
+    uptime_seconds: Math.floor((Date.now() - ctx.startedAt) / 1000),
+    crypto_backend: ctx.cryptoBackend,
+  };
+}
+
+/** Newest-first page of blocks; page is 0-based. */
+export async function listBlocks(ctx: NodeContext, page: number, limit: number): Promise<Record<string, unknown>> {
+  const top = ctx.chain.height - page * limit;
+  const blocks: Record<string, unknown>[] = [];
+  for (let h = top; h > top - limit && h >= 0; h--) {
+    const b = await ctx.chain.blocks.getBlock(h);
+    if (b) blocks.push(blockSummary(b));
+  }
+  return { blocks, page, limit, total: ctx.chain.height + 1 };
+}
+
+export async function getBlock(ctx: NodeContext, height: number): Promise<Block> {
+  const b = await ctx.chain.blocks.getBlock(height);
+  if (!b) throw new NotFoundError('block not found');
+  return b;
+}
+
+export function blockDetail(b: Block): Record<string, unknown> {
+  return { ...blockSummary(b), transactions: b.transactions };
+}

@@ -1,0 +1,55 @@
+import { fromHex } from '../util/hex.js';
+import { type KeyStr, type StateOverlay, type StateReader, keyStr } from './state-store.js';
+
+/** State key namespaces (first byte of every state key). */
+export const NS = {
+  meta: 0x00,
+  account: 0x01,
+  code: 0x02,
+  storage: 0x03,
+} as const;
+
+export interface Account {
+  nonce: bigint;
+  /** wei; REST shows balance / 1e10 (base units). */
+  balance: bigint;
+}
+
+const EMPTY: Account = { nonce: 0n, balance: 0n };
+
+export function accountKey(address: string): KeyStr {
+  const b = Buffer.allocUnsafe(21);
+  b[0] = NS.account;
+  b.write(address.slice(2), 1, 'hex');
+  return keyStr(b);
+}
+
+/** Fixed layout: nonce u64 BE (8 bytes) || balance u256 BE (32 bytes). */
+export function encodeAccount(a: Account): Buffer {
+  const b = Buffer.alloc(40);
+  b.writeBigUInt64BE(a.nonce, 0);
+  const hex = a.balance.toString(16).padStart(64, '0');
+  b.write(hex, 8, 'hex');
+  return b;
+}
+
+export function decodeAccount(b: Buffer): Account {
+  return { nonce: b.readBigUInt64BE(0), balance: BigInt(`0x${b.toString('hex', 8, 40)}`) };
+}
+
+export function getAccount(state: StateReader, address: string): Account {
+  const raw = state.get(accountKey(address));
+  return raw ? decodeAccount(raw) : { ...EMPTY };
+}
+
+export function putAccount(state: StateOverlay, address: string, a: Account): void {
+  state.set(accountKey(address), encodeAccount(a));
+}
+
+/** Addresses of all accounts (rich list, totals). Cost: a scan of the state map. */
+export function addressFromAccountKey(k: KeyStr): string | null {
+  if (k.length !== 21 || k.charCodeAt(0) !== NS.account) return null;
+  return `0x${Buffer.from(k.slice(1), 'latin1').toString('hex')}`;
+}
+
+export const accountKeyBytes = (address: string): Buffer => Buffer.concat([Buffer.from([NS.account]), fromHex(address)]);

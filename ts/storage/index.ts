@@ -1,0 +1,2 @@
+export { type KvOp, type KvStore, openRocksStore } from './kv.js';
+export * from './keys.js';

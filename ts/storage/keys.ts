@@ -1,0 +1,35 @@
+import { fromHex, u32be, u64be } from '../util/hex.js';
+
+/** RocksDB key layout: one prefix byte per table. */
+export const P = {
+  block: 0x42, // 'B' + height u64 -> encoded block
+  blockHash: 0x48, // 'H' + hash32 -> height u64
+  tx: 0x54, // 'T' + txid32 -> height u64 || index u32
+  addrTx: 0x41, // 'A' + addr20 + height u64 + index u32 -> '' (history, newest last)
+  addrCount: 0x43, // 'C' + addr20 -> u32 tx count
+  state: 0x53, // 'S' + state key -> value
+  meta: 0x4d, // 'M' + name -> value
+  audit: 0x4c, // 'L' + seq u64 -> JSON entry
+} as const;
+
+export const blockKey = (h: number): Buffer => Buffer.concat([Buffer.from([P.block]), u64be(h)]);
+export const blockHashKey = (hash: string): Buffer => Buffer.concat([Buffer.from([P.blockHash]), fromHex(hash)]);
+export const txKey = (txid: string): Buffer => Buffer.concat([Buffer.from([P.tx]), fromHex(txid)]);
+export const addrTxKey = (addr: string, h: number, i: number): Buffer =>
+  Buffer.concat([Buffer.from([P.addrTx]), fromHex(addr), u64be(h), u32be(i)]);
+export const addrTxPrefix = (addr: string): Buffer => Buffer.concat([Buffer.from([P.addrTx]), fromHex(addr)]);
+export const addrCountKey = (addr: string): Buffer => Buffer.concat([Buffer.from([P.addrCount]), fromHex(addr)]);
+export const stateKey = (k: Buffer): Buffer => Buffer.concat([Buffer.from([P.state]), k]);
+export const metaKey = (name: string): Buffer => Buffer.concat([Buffer.from([P.meta]), Buffer.from(name)]);
+
+/** Exclusive upper bound of all keys starting with prefix. */
+export function prefixEnd(prefix: Buffer): Buffer {
+  const end = Buffer.from(prefix);
+  for (let i = end.length - 1; i >= 0; i--) {
+    if (end[i] < 0xff) {
+      end[i]++;
+      return end.subarray(0, i + 1);
+    }
+  }
+  return Buffer.alloc(prefix.length + 1, 0xff);
+}

@@ -1,0 +1,80 @@
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+export interface KvOp {
+  type: 'put' | 'del';
+  key: Buffer;
+  value?: Buffer;
+}
+
+/** The narrow storage interface the rest of the node uses; RocksDB is the one implementation. */
+export interface KvStore {
+  get(key: Buffer): Promise<Buffer | undefined>;
+  /** Synchronous multi-get (RocksDB reads from its block cache / OS pages on the calling thread). */
+  getManySync(keys: Buffer[]): (Buffer | undefined)[];
+  /** One atomic write batch. */
+  write(ops: KvOp[]): Promise<void>;
+  /** Keys/values with gte <= key < lt, in order (or reverse), at most limit. */
+  range(opts: { gte: Buffer; lt: Buffer; reverse?: boolean; limit?: number }): Promise<[Buffer, Buffer][]>;
+  /** Stream a whole key range in chunks (state loading at start). */
+  scan(opts: { gte: Buffer; lt: Buffer }, onEntry: (k: Buffer, v: Buffer) => void): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface RocksIterator {
+  nextv(n: number): Promise<[Buffer, Buffer][]>;
+  all(): Promise<[Buffer, Buffer][]>;
+  close(): Promise<void>;
+}
+
+interface RocksDb {
+  open(): Promise<void>;
+  close(): Promise<void>;
+  get(key: Buffer): Promise<Buffer | undefined>;
+  _getManySync(keys: Buffer[], opts: object): (Buffer | undefined)[];
+  batch(ops: { type: 'put' | 'del'; key: Buffer; value?: Buffer }[], opts?: object): Promise<void>;
+  iterator(opts: object): RocksIterator;
+}
+
+/** Open (creating if needed) the RocksDB database in dir. */
+export async function openRocksStore(dir: string, opts: { sync?: boolean } = {}): Promise<KvStore> {
+  const { RocksLevel } = require('@nxtedition/rocksdb') as { RocksLevel: new (dir: string, o: object) => RocksDb };
+  const db = new RocksLevel(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+  await db.open();
+  const writeOpts = { sync: opts.sync ?? false };
+  return {
+    async get(key) {
+      try {
+        const v = await db.get(key);
+        return v ?? undefined;
+      } catch (err) {
+        if ((err as { code?: string }).code === 'LEVEL_NOT_FOUND') return undefined;
+        throw err;
+      }
+    },
+    getManySync: (keys) => db._getManySync(keys, {}).map((v) => v ?? undefined),
+    write: (ops) => db.batch(ops, writeOpts),
+    async range({ gte, lt, reverse, limit }) {
+      const it = db.iterator({ gte, lt, reverse: reverse ?? false, limit: limit ?? -1 });
+      try {
+        return await it.all();
+      } finally {
+        await it.close().catch(() => undefined);
+      }
+    },
+    async scan({ gte, lt }, onEntry) {
+      const it = db.iterator({ gte, lt });
+      try {
+        for (;;) {
+          const chunk = await it.nextv(10_000);
+          if (chunk.length === 0) break;
+          for (const [k, v] of chunk) onEntry(k, v);
+        }
+      } finally {
+        await it.close().catch(() => undefined);
+      }
+    },
+    close: () => db.close(),
+  };
+}
