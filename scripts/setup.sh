@@ -24,8 +24,11 @@ if command -v apt-get >/dev/null 2>&1 && ! have_pkgs; then
   fi
 fi
 
-echo "[setup] npm ci"
-npm ci --no-audit --no-fund --loglevel=error
+# npm install (not npm ci): it installs exactly the committed package-lock.json versions, but the
+# registry this project uses serves no foreign-platform optional packages (e.g. @biomejs/cli-win32-x64),
+# so the lock cannot list them and npm ci refuses the lock as "out of sync".
+echo "[setup] npm install (from package-lock.json)"
+npm install --no-audit --no-fund --loglevel=error
 
 echo "[setup] building the native addon"
 npm run --silent build:native

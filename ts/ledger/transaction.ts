@@ -92,34 +92,38 @@ const FIELDS = [
   'public_key',
 ] as const;
 
+/** The submitted JSON is not a well-formed SignedTransaction (JSON-RPC maps it to -32602). */
+export class TransactionShapeError extends InvalidTransactionError {}
+
 const bad = (msg: string): InvalidTransactionError => new InvalidTransactionError(`Invalid transaction: ${msg}`);
+const badShape = (msg: string): TransactionShapeError => new TransactionShapeError(`Invalid transaction: ${msg}`);
 
 /** Shape check of an untrusted JSON transaction (from parseJsonExact). Throws InvalidTransactionError. */
 export function parseSignedTransaction(raw: unknown): SignedTransaction {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('transaction must be an object');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badShape('transaction must be an object');
   const o = raw as Record<string, unknown>;
-  for (const f of FIELDS) if (!(f in o)) throw bad(`missing field ${f}`);
+  for (const f of FIELDS) if (!(f in o)) throw badShape(`missing field ${f}`);
   const uint = (f: string, max = MAX_U64): bigint => {
     const v = asUint(o[f], max);
-    if (v === undefined) throw bad(`${f} must be a non-negative integer not above ${max}`);
+    if (v === undefined) throw badShape(`${f} must be a non-negative integer not above ${max}`);
     return v;
   };
   const str = (f: string): string => {
-    if (typeof o[f] !== 'string') throw bad(`${f} must be a string`);
+    if (typeof o[f] !== 'string') throw badShape(`${f} must be a string`);
     return o[f] as string;
   };
   const from = str('from_address');
   const to = str('to_address');
-  if (!isAddress(from)) throw bad('from_address must be 0x + 40 hex');
-  if (!isAddress(to)) throw bad('to_address must be 0x + 40 hex');
+  if (!isAddress(from)) throw badShape('from_address must be 0x + 40 hex');
+  if (!isAddress(to)) throw badShape('to_address must be 0x + 40 hex');
   const txid = str('txid');
-  if (!isHash(txid)) throw bad('txid must be 64 hex');
+  if (!isHash(txid)) throw badShape('txid must be 64 hex');
   const signature = str('signature');
   const publicKey = str('public_key');
-  if (!/^[0-9a-fA-F]{128}$/.test(signature)) throw bad('signature must be 128 hex (compact ECDSA)');
-  if (!/^04[0-9a-fA-F]{128}$/.test(publicKey)) throw bad('public_key must be 130 hex (uncompressed, leading 04)');
+  if (!/^[0-9a-fA-F]{128}$/.test(signature)) throw badShape('signature must be 128 hex (compact ECDSA)');
+  if (!/^04[0-9a-fA-F]{128}$/.test(publicKey)) throw badShape('public_key must be 130 hex (uncompressed, leading 04)');
   const data = str('data');
-  if (data.length > 64 * 1024) throw bad('data too large');
+  if (data.length > 64 * 1024) throw badShape('data too large');
   return {
     txid: normHash(txid),
     from_address: from,

@@ -1,0 +1,121 @@
+import {
+  BLOCK_GAS_LIMIT,
+  GAS_PRICE_WEI,
+  INITIAL_BASE_FEE_WEI,
+  type NodeContext,
+  ethBlock,
+  ethTransaction,
+  getBalanceWei,
+  getNonce,
+  getPendingNonce,
+} from '../services/index.js';
+import { normHash, qty } from '../util/hex.js';
+import { type BlockTag, parseBlockTag, parseQuantity } from './params.js';
+import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
+
+/** Height a tag names: every finality tag is the head (PoA finality is immediate). */
+export function resolveHeight(ctx: NodeContext, tag: BlockTag | undefined): number {
+  if (tag === undefined || typeof tag === 'string') return tag === 'earliest' ? 0 : ctx.chain.height;
+  return tag;
+}
+
+/**
+ * State-reading methods answer for the head only: the node keeps the latest state, like a
+ * pruned geth. A tag or number naming the head (or pending) works; an older block is refused.
+ */
+function requireHeadState(ctx: NodeContext, raw: unknown): void {
+  if (raw === undefined || raw === null) return;
+  const tag = parseBlockTag(raw, 1);
+  if (tag === 'pending' || tag === 'latest' || tag === 'safe' || tag === 'finalized') return;
+  const h = resolveHeight(ctx, tag);
+  if (h > ctx.chain.height) throw new RpcError(RPC.server, 'header not found');
+  if (h !== ctx.chain.height) {
+    throw new RpcError(
+      RPC.server,
+      `historical state is not available (this node keeps the state of the latest block ${ctx.chain.height})`,
+    );
+  }
+}
+
+async function blockByTag(ctx: NodeContext, raw: unknown, full: unknown): Promise<unknown> {
+  const h = resolveHeight(ctx, parseBlockTag(raw, 0));
+  const b = await ctx.chain.blocks.getBlock(h);
+  return b ? ethBlock(b, full === true, ctx.chain.params.chainId) : null;
+}
+
+export const ethMethods: RpcTable = {
+  eth_chainId: { params: [], handler: (ctx) => qty(ctx.chain.params.chainId) },
+  eth_blockNumber: { params: [], handler: (ctx) => qty(ctx.chain.height) },
+  eth_gasPrice: { params: [], handler: () => qty(GAS_PRICE_WEI) },
+  eth_maxPriorityFeePerGas: { params: [], handler: () => qty(INITIAL_BASE_FEE_WEI) },
+  eth_syncing: { params: [], handler: () => false },
+  eth_accounts: { params: [], handler: () => [] },
+  eth_getBalance: {
+    params: ['address', 'blockTag?'],
+    handler: (ctx, [address, tag]) => {
+      requireHeadState(ctx, tag);
+      return qty(getBalanceWei(ctx, address as string));
+    },
+  },
+  eth_getTransactionCount: {
+    params: ['address', 'blockTag?'],
+    handler: (ctx, [address, tag]) => {
+      if (tag === 'pending') return qty(getPendingNonce(ctx, address as string));
+      requireHeadState(ctx, tag);
+      return qty(getNonce(ctx, address as string));
+    },
+  },
+  eth_getBlockByNumber: { params: ['blockTag', 'bool?'], handler: (ctx, [tag, full]) => blockByTag(ctx, tag, full) },
+  eth_getBlockByHash: {
+    params: ['hash', 'bool?'],
+    handler: async (ctx, [hash, full]) => {
+      const h = await ctx.chain.blocks.heightOfHash(hash as string);
+      const b = h === null ? null : await ctx.chain.blocks.getBlock(h);
+      return b ? ethBlock(b, full === true, ctx.chain.params.chainId) : null;
+    },
+  },
+  eth_getTransactionByHash: {
+    params: ['hash'],
+    handler: async (ctx, [hash]) => {
+      const id = normHash(hash as string);
+      const chainId = ctx.chain.params.chainId;
+      const loc = await ctx.chain.blocks.txLocation(id);
+      if (loc) {
+        const b = await ctx.chain.blocks.getBlock(loc.height);
+        const tx = b?.transactions[loc.index];
+        if (b && tx) return ethTransaction(tx, { blockHash: b.hash, blockNumber: b.index, index: loc.index }, chainId);
+      }
+      const pending = ctx.mempool.get(id);
+      return pending ? ethTransaction(pending, { blockHash: null, blockNumber: null, index: null }, chainId) : null;
+    },
+  },
+  eth_feeHistory: {
+    params: ['quantity', 'blockTag', 'array?'],
+    handler: async (ctx, [count, newest, percentiles]) => {
+      const n = Number(parseQuantity(count, 0));
+      if (n < 1 || n > 1024) throw invalidParams('invalid argument 0: blockCount must be between 1 and 1024');
+      const pct = (percentiles ?? []) as unknown[];
+      if (
+        pct.length > 100 ||
+        !pct.every((p, i) => typeof p === 'number' && p >= 0 && p <= 100 && (i === 0 || p >= (pct[i - 1] as number)))
+      ) {
+        throw invalidParams('invalid argument 2: reward percentiles must be ascending numbers in [0, 100]');
+      }
+      const last = Math.min(resolveHeight(ctx, parseBlockTag(newest, 1)), ctx.chain.height);
+      const first = Math.max(0, last - n + 1);
+      const gasUsedRatio: number[] = [];
+      for (let h = first; h <= last; h++) {
+        const b = await ctx.chain.blocks.getBlock(h);
+        gasUsedRatio.push(b ? Number(b.gas_used) / Number(BLOCK_GAS_LIMIT) : 0);
+      }
+      const fee = qty(INITIAL_BASE_FEE_WEI);
+      const out: Record<string, unknown> = {
+        oldestBlock: qty(first),
+        baseFeePerGas: Array.from({ length: gasUsedRatio.length + 1 }, () => fee),
+        gasUsedRatio,
+      };
+      if (pct.length > 0) out.reward = gasUsedRatio.map(() => pct.map(() => fee));
+      return out;
+    },
+  },
+};

@@ -1,0 +1,94 @@
+import type { Block } from '../chain/block.js';
+import { crypto } from '../crypto/index.js';
+import type { SignedTransaction } from '../ledger/transaction.js';
+import { NATIVE_TX_GAS, baseToWei } from '../ledger/units.js';
+import { fromHex, qty } from '../util/hex.js';
+
+/** Ethereum-facing constants (docs/economics.md). */
+export const GAS_PRICE_WEI = 1_000_000_000n;
+/** Flat base fee per gas reported to Ethereum tooling (dynamic base fee is not live). */
+export const INITIAL_BASE_FEE_WEI = 1_000_000_000n;
+export const BLOCK_GAS_LIMIT = 30_000_000n;
+export const BLOCK_GAS_TARGET = 15_000_000n;
+
+const ZERO32 = `0x${'00'.repeat(32)}`;
+const EMPTY_BLOOM = `0x${'00'.repeat(256)}`;
+/** keccak256(rlp([])): the uncles hash and empty-trie root Ethereum tools expect. */
+const EMPTY_UNCLES = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347';
+const EMPTY_TRIE = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
+
+/**
+ * Recovery id of a native transaction's compact signature (its public key is known), so Ethereum
+ * clients get a well-formed v. Native signatures carry no recovery bit; we find it by trial.
+ */
+function recoveryId(tx: SignedTransaction): number {
+  if (tx.public_key.length !== 130) return 0;
+  const sig = fromHex(tx.signature);
+  const digest = fromHex(tx.txid);
+  const pub = fromHex(tx.public_key);
+  for (const recid of [0, 1]) {
+    const got = crypto().recover(sig, recid, digest);
+    if (got && Buffer.from(got).equals(pub)) return recid;
+  }
+  return 0;
+}
+
+export interface TxPosition {
+  blockHash: string | null;
+  blockNumber: number | null;
+  index: number | null;
+}
+
+/** A native transaction in the Ethereum JSON-RPC transaction shape (legacy type, EIP-155 v). */
+export function ethTransaction(tx: SignedTransaction, pos: TxPosition, chainId: number): Record<string, unknown> {
+  const sigHex = tx.signature.length === 128 ? tx.signature : '00'.repeat(64);
+  return {
+    hash: `0x${tx.txid}`,
+    nonce: qty(tx.nonce),
+    blockHash: pos.blockHash ? `0x${pos.blockHash}` : null,
+    blockNumber: pos.blockNumber === null ? null : qty(pos.blockNumber),
+    transactionIndex: pos.index === null ? null : qty(pos.index),
+    from: tx.from_address,
+    to: tx.to_address,
+    value: qty(baseToWei(tx.amount)),
+    gas: qty(NATIVE_TX_GAS),
+    gasPrice: qty(GAS_PRICE_WEI),
+    input: '0x',
+    type: '0x0',
+    chainId: qty(chainId),
+    v: qty(BigInt(chainId) * 2n + 35n + BigInt(recoveryId(tx))),
+    r: `0x${sigHex.slice(0, 64)}`,
+    s: `0x${sigHex.slice(64)}`,
+  };
+}
+
+/** A block in the Ethereum JSON-RPC shape with every field ethers and viem read. */
+export function ethBlock(b: Block, fullTx: boolean, chainId: number): Record<string, unknown> {
+  return {
+    number: qty(b.index),
+    hash: `0x${b.hash}`,
+    parentHash: `0x${b.previous_hash}`,
+    nonce: '0x0000000000000000',
+    mixHash: ZERO32,
+    sha3Uncles: EMPTY_UNCLES,
+    logsBloom: EMPTY_BLOOM,
+    transactionsRoot: b.tx_count === 0 ? EMPTY_TRIE : `0x${b.merkle_root}`,
+    stateRoot: `0x${b.state_root}`,
+    receiptsRoot: EMPTY_TRIE,
+    miner: b.validator,
+    difficulty: '0x0',
+    totalDifficulty: '0x0',
+    extraData: '0x',
+    size: qty(500 + 300 * b.tx_count),
+    gasLimit: qty(BLOCK_GAS_LIMIT),
+    gasUsed: qty(b.gas_used),
+    timestamp: qty(b.timestamp),
+    baseFeePerGas: qty(INITIAL_BASE_FEE_WEI),
+    withdrawals: [],
+    withdrawalsRoot: EMPTY_TRIE,
+    uncles: [],
+    transactions: fullTx
+      ? b.transactions.map((tx, i) => ethTransaction(tx, { blockHash: b.hash, blockNumber: b.index, index: i }, chainId))
+      : b.transactions.map((tx) => `0x${tx.txid}`),
+  };
+}
