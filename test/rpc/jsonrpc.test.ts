@@ -8,6 +8,8 @@ import { waitFor } from '../helpers/util.js';
 
 const alice = keyPairFromMnemonic(DEV_MNEMONIC, 0);
 const bob = keyPairFromMnemonic(DEV_MNEMONIC, 4);
+/** Receives the transfer of the send test, so other tests' reads of bob stay exact while tests run concurrently. */
+const dave = keyPairFromMnemonic(DEV_MNEMONIC, 5);
 
 let n: TestNode;
 test.before(async () => {
@@ -140,14 +142,14 @@ test('invalid params get -32602 with a clear message', async (t) => {
 
 test('native_sendTransaction: accepted, visible through eth_getTransactionByHash, rejections are -32603', async (t) => {
   const tx = signTransaction(
-    { from: alice.address, to: bob.address, amount: 5n, fee: 10_000n, nonce: 0n, chain_id: 7120 },
+    { from: alice.address, to: dave.address, amount: 5n, fee: 10_000n, nonce: 0n, chain_id: 7120 },
     alice,
   );
   const r = await rpc('native_sendTransaction', [tx]);
   t.deepEqual(r.result, { txid: tx.txid, status: 'pending_in_mempool' });
   t.is((await rpc('eth_getTransactionCount', [alice.address, 'pending'])).result, '0x1');
   const again = await rpc('native_sendTransaction', [
-    signTransaction({ from: alice.address, to: bob.address, amount: 0n, fee: 10_000n, nonce: 1n, chain_id: 7120 }, alice),
+    signTransaction({ from: alice.address, to: dave.address, amount: 0n, fee: 10_000n, nonce: 1n, chain_id: 7120 }, alice),
   ]);
   t.is(again.error.code, -32603);
   t.is(again.error.message, 'Invalid transaction: amount must be > 0 (unless token/EVM operation)');
