@@ -12,7 +12,12 @@ export function signedTransfers(keys: KeyPair[], perSender: number, chainId: num
   const to = `0x${'ab'.repeat(20)}`;
   for (let nonce = 0; nonce < perSender; nonce++) {
     for (const k of keys) {
-      out.push(signTransaction({ from: k.address, to, amount: 1000n, fee: 10_000n, nonce: BigInt(nonce), chain_id: chainId, timestamp: 1_700_000_000 }, k));
+      out.push(
+        signTransaction(
+          { from: k.address, to, amount: 1000n, fee: 10_000n, nonce: BigInt(nonce), chain_id: chainId, timestamp: 1_700_000_000 },
+          k,
+        ),
+      );
     }
   }
   return out;

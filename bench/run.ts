@@ -14,7 +14,11 @@ async function main(): Promise<void> {
   const c = await benchCrypto();
   sections.push({
     title: 'Crypto (JS twin vs native addon)',
-    rows: c.map((r) => ({ name: `${r.name} [${r.backend}]`, value: `${Math.round(r.opsPerSec).toLocaleString()} ops/s`, note: r.note })),
+    rows: c.map((r) => ({
+      name: `${r.name} [${r.backend}]`,
+      value: `${Math.round(r.opsPerSec).toLocaleString()} ops/s`,
+      note: r.note,
+    })),
   });
   log('state root ...');
   sections.push({ title: 'Authenticated state', rows: benchStateRoot() });

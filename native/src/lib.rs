@@ -54,6 +54,33 @@ js_fn!(js_sha256_many, 1, |env, a| {
     out_v
 });
 
+// sha256Segments(data, ends) -> Uint8Array of n * 32: sha256 of data[ends[i-1]..ends[i]] for each i.
+// `ends` is a Uint8Array over little-endian u32 end offsets (a Uint32Array's bytes). One buffer in, one
+// out: a whole trie level is hashed without building an array of views.
+js_fn!(js_sha256_segments, 2, |env, a| {
+    let (Some(data), Some(ends_raw)) = (env.bytes(a[0]), env.bytes(a[1])) else {
+        return env.throw_type_error(c"sha256Segments: expected (Uint8Array data, Uint8Array of u32 ends)");
+    };
+    if ends_raw.len() % 4 != 0 {
+        return env.throw_type_error(c"sha256Segments: ends must be whole u32 values");
+    }
+    let mut items: Vec<&[u8]> = Vec::with_capacity(ends_raw.len() / 4);
+    let mut start = 0usize;
+    for c in ends_raw.chunks_exact(4) {
+        let end = u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize;
+        if end < start || end > data.len() {
+            return env.throw_type_error(c"sha256Segments: ends must be ascending and within data");
+        }
+        items.push(&data[start..end]);
+        start = end;
+    }
+    let Some((out_v, out)) = env.new_u8(items.len() * 32) else {
+        return env.throw_error(c"sha256Segments: allocation failed");
+    };
+    hash::sha256_many(&items, out);
+    out_v
+});
+
 // verify(sig64, digest32, pubkey65) -> boolean; anything malformed is false.
 js_fn!(js_verify, 3, |env, a| {
     let ok = match (env.bytes(a[0]), env.bytes(a[1]), env.bytes(a[2])) {
@@ -181,6 +208,7 @@ pub unsafe extern "C" fn napi_register_module_v1(raw: napi_env, exports: napi_va
     env.export_fn(exports, c"sha256Into", js_sha256_into);
     env.export_fn(exports, c"keccak256Into", js_keccak256_into);
     env.export_fn(exports, c"sha256Many", js_sha256_many);
+    env.export_fn(exports, c"sha256Segments", js_sha256_segments);
     env.export_fn(exports, c"verify", js_verify);
     env.export_fn(exports, c"verifyBatch", js_verify_batch);
     env.export_fn(exports, c"recover", js_recover);

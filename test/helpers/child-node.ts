@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { TEST_NODE_ENV } from './node.js';
 import { waitFor } from './util.js';
 
 const MAIN = fileURLToPath(new URL('../../ts/node/main.js', import.meta.url));
@@ -11,10 +12,13 @@ export interface ChildNode {
   exited: Promise<number | null>;
 }
 
-/** Start the real node binary as a child process (dev chain) and wait until its API listens. */
+/**
+ * Start the real node binary as a child process (dev chain) and wait until its API listens. Rate limits are
+ * raised (TEST_NODE_ENV) unless `env` or `args` set them.
+ */
 export async function spawnNode(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ChildNode> {
   const proc = spawn(process.execPath, [MAIN, '--dev', '--port', '0', ...args], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...TEST_NODE_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: string[] = [];

@@ -1,12 +1,40 @@
+import { openApiRoute } from './openapi.js';
 import { accountRoutes } from './routes/accounts.js';
+import { addressRoutes } from './routes/addresses.js';
+import { adminRoutes } from './routes/admin.js';
+import { chainInfoRoutes } from './routes/chain-info.js';
 import { chainRoutes } from './routes/chain.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { opsRoutes } from './routes/ops.js';
+import { recentTransactionRoutes } from './routes/recent-transactions.js';
+import { rootRoutes } from './routes/root.js';
 import { rpcRoutes } from './routes/rpc.js';
+import { stakingRoutes } from './routes/staking.js';
+import { statsRoutes } from './routes/stats.js';
+import { tokenRoutes } from './routes/tokens.js';
 import { transactionRoutes } from './routes/transactions.js';
+import { validatorRoutes } from './routes/validators.js';
 import type { RouteDef } from './types.js';
 
 export { createApiHandler, apiKeyMatches, errorResult, type ApiOptions } from './handler.js';
 export type { ApiResult, RouteDef, RouteHandler } from './types.js';
 
 /** Every REST route of the node. */
-export const restRoutes: RouteDef[] = [...opsRoutes, ...chainRoutes, ...accountRoutes, ...transactionRoutes, ...rpcRoutes];
+export const restRoutes: RouteDef[] = [
+  ...rootRoutes,
+  ...opsRoutes,
+  ...chainRoutes,
+  ...chainInfoRoutes,
+  ...accountRoutes,
+  ...addressRoutes,
+  ...transactionRoutes,
+  ...recentTransactionRoutes,
+  ...tokenRoutes,
+  ...validatorRoutes,
+  ...stakingRoutes,
+  ...statsRoutes,
+  ...rpcRoutes,
+  ...metricsRoutes,
+  ...adminRoutes,
+];
+restRoutes.push(openApiRoute(restRoutes));

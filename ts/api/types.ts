@@ -1,5 +1,6 @@
 import type { HttpRequest } from '../http/index.js';
 import type { NodeContext } from '../services/index.js';
+import type { JsonSchema } from './schema.js';
 
 /** What a REST handler returns; the server serializes body with exact integers. */
 export interface ApiResult {
@@ -20,4 +21,23 @@ export interface RouteDef {
   auth?: boolean;
   /** Counts against the write rate limit. */
   write?: boolean;
+  // Documentation, declared once per route; ts/api/openapi.ts builds GET /openapi.json from it.
+  /** One-line summary. */
+  summary?: string;
+  /** Longer notes (limits, what a later issue completes). */
+  description?: string;
+  /** OpenAPI tag (resource group). */
+  tag?: string;
+  /** Schemas of the path parameters by name (default: string). */
+  params?: Record<string, JsonSchema>;
+  /** Schemas of the accepted query parameters by name (all optional). */
+  query?: Record<string, JsonSchema>;
+  /** Schema of the JSON request body. */
+  body?: JsonSchema;
+  /** Schema of the 200 JSON body. */
+  response?: JsonSchema;
+  /** Content type of a non-JSON 200 body (e.g. Prometheus text). */
+  produces?: string;
+  /** Other statuses the route answers with and when (400/401/429 are added from the route's shape). */
+  statuses?: Record<number, string>;
 }

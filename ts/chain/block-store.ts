@@ -144,7 +144,35 @@ export class BlockStore {
   async addressHistory(address: string, offset: number, limit: number): Promise<TxLocation[]> {
     const prefix = addrTxPrefix(address);
     const rows = await this.db.range({ gte: prefix, lt: prefixEnd(prefix), reverse: true, limit: offset + limit });
-    return rows.slice(offset).map(([k]) => ({ height: Number(k.readBigUInt64BE(21)), index: k.readUInt32BE(29) }));
+    return rows.slice(offset).map(([k]) => addrTxLocation(k));
+  }
+
+  /**
+   * Blocks from..to (inclusive, clamped to the chain), ascending: window blocks from memory, the
+   * rest with one range read. Consumers: the query layer's block index and transaction listings.
+   */
+  async readRange(from: number, to: number): Promise<Block[]> {
+    const lo = Math.max(0, from);
+    const hi = Math.min(to, this.headHeight);
+    if (hi < lo) return [];
+    const out: Block[] = [];
+    const diskHi = Math.min(hi, this.windowStart - 1);
+    if (diskHi >= lo) {
+      const rows = await this.db.range({ gte: blockKey(lo), lt: blockKey(diskHi + 1) });
+      for (const [, v] of rows) out.push(decodeBlock(v));
+    }
+    for (let h = Math.max(lo, diskHi + 1); h <= hi; h++) {
+      const b = this.window.get(h) ?? (await this.getBlock(h));
+      if (b) out.push(b);
+    }
+    return out;
+  }
+
+  /** Location of the first transaction that touched address (its first history entry), or null. */
+  async firstAddressTx(address: string): Promise<TxLocation | null> {
+    const prefix = addrTxPrefix(address);
+    const [row] = await this.db.range({ gte: prefix, lt: prefixEnd(prefix), limit: 1 });
+    return row ? addrTxLocation(row[0]) : null;
   }
 
   /** Recent blocks held in memory, newest first. */
@@ -155,6 +183,9 @@ export class BlockStore {
     }
   }
 }
+
+/** Location encoded in an address-history key ('A' + addr20 + height u64 + index u32). */
+const addrTxLocation = (k: Buffer): TxLocation => ({ height: Number(k.readBigUInt64BE(21)), index: k.readUInt32BE(29) });
 
 /** Addresses whose history lists the transaction (sender and recipient, once each). */
 export function txAddresses(tx: SignedTransaction): string[] {

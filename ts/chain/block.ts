@@ -1,6 +1,6 @@
 import { RLP } from '@ethereumjs/rlp';
 import { crypto, sha256 } from '../crypto/index.js';
-import { type SignedTransaction, decodeTransactionFields, encodeTransaction } from '../ledger/transaction.js';
+import { type SignedTransaction, decodeTransactionFields, transactionFields } from '../ledger/transaction.js';
 import { bigToBytes, bytesToBig, fromHex, to0x, toHex } from '../util/hex.js';
 
 export type ConsensusPhase = 'PoA' | 'DPoS+BFT';
@@ -72,7 +72,7 @@ export function encodeBlock(b: Block): Uint8Array {
     encodeHeader(headerOf(b)),
     b.signature ? fromHex(b.signature) : new Uint8Array(0),
     b.justification,
-    b.transactions.map((t) => RLP.decode(encodeTransaction(t)) as Uint8Array[]),
+    b.transactions.map(transactionFields),
   ]);
 }
 

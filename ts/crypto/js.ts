@@ -36,6 +36,15 @@ export const jsBackend: CryptoBackend = {
   sha256,
   keccak256: (data) => keccak_256(data),
   sha256Many: (items) => items.map(sha256),
+  sha256Segments: (data, ends) => {
+    const out = new Uint8Array(ends.length * 32);
+    let start = 0;
+    ends.forEach((end, i) => {
+      out.set(sha256(data.subarray(start, end)), i * 32);
+      start = end;
+    });
+    return out;
+  },
   verify,
   verifyBatch: (sigs, digests, pubkeys) => sigs.map((s, i) => verify(s, digests[i], pubkeys[i])),
   recover: (sig64, recid, digest32) => {

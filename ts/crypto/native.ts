@@ -19,6 +19,7 @@ export interface NativeAddon {
   keccak256Into(data: Uint8Array, out: Uint8Array): void;
   /** All digests in one Uint8Array of items.length * 32 bytes. */
   sha256Many(items: readonly Uint8Array[]): Uint8Array;
+  sha256Segments(data: Uint8Array, ends: Uint8Array): Uint8Array;
   verify(sig64: Uint8Array, digest32: Uint8Array, pubkey65: Uint8Array): boolean;
   /** One byte per signature: 1 valid, 0 not. */
   verifyBatch(sigs: readonly Uint8Array[], digests: readonly Uint8Array[], pubkeys: readonly Uint8Array[]): Uint8Array;
@@ -80,7 +81,11 @@ function load(): NonNullable<typeof loaded> {
       loaded = { addon: null, backend: null, error: 'addon not built (run npm run build:native)' };
     } else {
       const addon = createRequire(import.meta.url)(path) as NativeAddon;
-      if (typeof addon?.verifyBatch !== 'function' || typeof addon.bloomScan !== 'function') {
+      if (
+        typeof addon?.verifyBatch !== 'function' ||
+        typeof addon.bloomScan !== 'function' ||
+        typeof addon.sha256Segments !== 'function'
+      ) {
         throw new Error(`${path} does not export the expected functions`);
       }
       loaded = { addon, backend: adapt(addon), error: null };
@@ -184,6 +189,7 @@ function adapt(addon: NativeAddon): CryptoBackend {
       for (let i = 0; i < items.length; i++) out[i] = all.subarray(i * 32, i * 32 + 32);
       return out;
     },
+    sha256Segments: (data, ends) => addon.sha256Segments(data, new Uint8Array(ends.buffer, ends.byteOffset, ends.byteLength)),
     verify: addon.verify,
     verifyBatch: (sigs, digests, pubkeys) => {
       const flags = addon.verifyBatch(sigs, digests, pubkeys);

@@ -11,6 +11,11 @@ export interface CryptoBackend {
   /** sha256 of each item; lets the native side hash a whole trie level in one call. */
   sha256Many(items: readonly Uint8Array[]): Uint8Array[];
   /**
+   * sha256 of consecutive segments of one buffer: segment i is data[ends[i-1] .. ends[i]] (ends[-1] = 0).
+   * Returns all digests back to back (n * 32 bytes). The trie hashes a whole level in one call.
+   */
+  sha256Segments(data: Uint8Array, ends: Uint32Array): Uint8Array;
+  /**
    * secp256k1 ECDSA verification of a 64-byte compact signature (r||s) over a 32-byte digest
    * with a 65-byte uncompressed public key (0x04 prefix). High-S signatures are accepted
    * (normalised first): the txid does not depend on the signature, so malleability is harmless.

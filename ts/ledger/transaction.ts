@@ -159,19 +159,26 @@ export function checkTransactionIntegrity(tx: SignedTransaction, chainId: number
 
 // Storage encoding: one RLP list, fixed field order. Addresses and hashes as raw bytes.
 export function encodeTransaction(tx: SignedTransaction): Uint8Array {
-  return RLP.encode([
-    fromHex(tx.txid),
-    fromHex(tx.from_address),
-    fromHex(tx.to_address),
+  return RLP.encode(transactionFields(tx));
+}
+
+const hexBytes = (hex: string): Buffer => Buffer.from(hex.startsWith('0x') ? hex.slice(2) : hex, 'hex');
+
+/** The RLP field list of a transaction (fields are already validated hex, so no re-checking here). */
+export function transactionFields(tx: SignedTransaction): Uint8Array[] {
+  return [
+    hexBytes(tx.txid),
+    hexBytes(tx.from_address),
+    hexBytes(tx.to_address),
     bigToBytes(tx.amount),
     bigToBytes(tx.fee),
     bigToBytes(tx.nonce),
     Buffer.from(tx.data, 'utf8'),
     bigToBytes(BigInt(tx.timestamp)),
     bigToBytes(BigInt(tx.chain_id)),
-    fromHex(tx.signature),
-    fromHex(tx.public_key),
-  ]);
+    hexBytes(tx.signature),
+    hexBytes(tx.public_key),
+  ];
 }
 
 export function decodeTransaction(bytes: Uint8Array): SignedTransaction {

@@ -1,5 +1,12 @@
 import { parseArgs } from 'node:util';
+import {
+  ClientIpResolver,
+  DEFAULT_RATE_LIMIT_GLOBAL,
+  DEFAULT_RATE_LIMIT_WINDOW_SECS,
+  DEFAULT_RATE_LIMIT_WRITE,
+} from '../api/limits.js';
 import { DEFAULT_API_PORT, MAINNET_CHAIN_ID, TESTNET_CHAIN_ID } from '../chain/params.js';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/common.js';
 import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/mempool.js';
 
 export type Network = 'mainnet' | 'testnet' | 'dev';
@@ -21,8 +28,17 @@ export interface NodeConfig {
   nodeName: string;
   maxPerSender: number;
   maxMempool: number;
+  /** Largest request body (413 beyond). */
   maxBodyBytes: number;
+  /** Requests in flight at once (503 beyond). */
   maxConcurrent: number;
+  /** Requests per client IP per window, all routes; 0 = unlimited. */
+  rateLimitGlobal: number;
+  /** Requests per client IP per window to write routes; 0 = unlimited. */
+  rateLimitWrite: number;
+  rateLimitWindowSecs: number;
+  /** Proxies (IPs or CIDR ranges) whose X-Forwarded-For names the client; empty = use the socket address. */
+  trustedProxies: string[];
 }
 
 export class ConfigError extends Error {}
@@ -54,6 +70,12 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
       name: { type: 'string' },
       'max-pending-per-sender': { type: 'string' },
       'max-mempool': { type: 'string' },
+      'max-body-bytes': { type: 'string' },
+      'max-concurrent': { type: 'string' },
+      'rate-limit-global': { type: 'string' },
+      'rate-limit-write': { type: 'string' },
+      'rate-limit-window-secs': { type: 'string' },
+      'trusted-proxies': { type: 'string' },
     },
   });
   const str = (flag: string, envName: string): string | undefined =>
@@ -61,7 +83,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
   const int = (flag: string, envName: string, def: number, min = 0): number => {
     const raw = str(flag, envName);
     if (raw === undefined || raw === '') return def;
-    if (!/^\d+$/.test(raw) || Number(raw) < min)
+    if (!/^\d{1,15}$/.test(raw) || Number(raw) < min)
       throw new ConfigError(`--${flag} / ${envName} must be an integer >= ${min}, got ${raw}`);
     return Number(raw);
   };
@@ -72,6 +94,15 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
   if (apiKey !== undefined && apiKey.length < 16) throw new ConfigError('NATIVE_API_KEY must be at least 16 characters');
   const backend = (str('http-backend', 'NATIVE_HTTP_BACKEND') ?? 'auto') as NodeConfig['httpBackend'];
   if (!['auto', 'uws', 'node'].includes(backend)) throw new ConfigError(`unknown http backend ${backend}`);
+  const trustedProxies = (str('trusted-proxies', 'NATIVE_TRUSTED_PROXIES') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  try {
+    new ClientIpResolver(trustedProxies);
+  } catch (err) {
+    throw new ConfigError(`--trusted-proxies / NATIVE_TRUSTED_PROXIES: ${(err as Error).message}`);
+  }
   return {
     network,
     chainId: int('chain-id', 'NATIVE_CHAIN_ID', defaultChainId, 1),
@@ -89,7 +120,11 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     nodeName: str('name', 'NATIVE_NODE_NAME') ?? `native-node-${network}`,
     maxPerSender: int('max-pending-per-sender', 'NATIVE_MAX_PENDING_PER_SENDER', DEFAULT_MEMPOOL_LIMITS.maxPerSender, 1),
     maxMempool: int('max-mempool', 'NATIVE_MAX_MEMPOOL', DEFAULT_MEMPOOL_LIMITS.maxTotal, 1),
-    maxBodyBytes: 1024 * 1024,
-    maxConcurrent: 500,
+    maxBodyBytes: int('max-body-bytes', 'NATIVE_MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1),
+    maxConcurrent: int('max-concurrent', 'NATIVE_MAX_CONCURRENT', DEFAULT_MAX_CONCURRENT, 1),
+    rateLimitGlobal: int('rate-limit-global', 'NATIVE_RATE_LIMIT_GLOBAL', DEFAULT_RATE_LIMIT_GLOBAL),
+    rateLimitWrite: int('rate-limit-write', 'NATIVE_RATE_LIMIT_WRITE', DEFAULT_RATE_LIMIT_WRITE),
+    rateLimitWindowSecs: int('rate-limit-window-secs', 'NATIVE_RATE_LIMIT_WINDOW_SECS', DEFAULT_RATE_LIMIT_WINDOW_SECS, 1),
+    trustedProxies,
   };
 }

@@ -2,6 +2,7 @@ import type { Chain } from '../chain/chain.js';
 import type { ConsensusEngine } from '../consensus/interface.js';
 import type { TxAdmission } from '../mempool/admission.js';
 import type { Mempool } from '../mempool/mempool.js';
+import type { AuditLog } from './audit-log.js';
 
 /** Everything a query or command needs; built once by ts/node and passed to every interface. */
 export interface NodeContext {
@@ -15,6 +16,17 @@ export interface NodeContext {
   startedAt: number;
   /** Name of the crypto backend in use ("native" or "js"). */
   cryptoBackend: string;
+  /** Admin audit log (GET /admin/log); admin handlers call `ctx.audit?.record('admin_action', {...})`. */
+  audit?: AuditLog;
+  /** This node's Prometheus registry (GET /metrics); absent in contexts built without ts/node. */
+  metrics?: MetricsExposition;
+}
+
+/** What GET /metrics needs from ts/metrics. */
+export interface MetricsExposition {
+  readonly contentType: string;
+  /** The Prometheus text exposition of every metric. */
+  scrape(): Promise<string>;
 }
 
 export const NODE_VERSION = '0.1.0';

@@ -1,3 +1,4 @@
+import type { Block } from '../chain/block.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import { parseSignedTransaction } from '../ledger/transaction.js';
 import { isHash, normHash } from '../util/hex.js';
@@ -7,8 +8,23 @@ export interface TxView extends SignedTransaction {
   status: 'confirmed' | 'pending_in_mempool';
   block_index: number | null;
   block_hash: string | null;
+  /** Unix seconds of the including block; null while pending. */
+  block_timestamp: number | null;
   tx_index: number | null;
   confirmations: number;
+}
+
+/** View of the transaction at position index of a committed block (REST detail, history and lists). */
+export function confirmedTxView(ctx: NodeContext, block: Block, index: number): TxView {
+  return {
+    ...block.transactions[index],
+    status: 'confirmed',
+    block_index: block.index,
+    block_hash: block.hash,
+    block_timestamp: block.timestamp,
+    tx_index: index,
+    confirmations: ctx.chain.height - block.index + 1,
+  };
 }
 
 /** A transaction by txid (with or without 0x): from the chain, else the mempool, else null. */
@@ -18,21 +34,20 @@ export async function getTransaction(ctx: NodeContext, txid: string): Promise<Tx
   const loc = await ctx.chain.blocks.txLocation(id);
   if (loc) {
     const block = await ctx.chain.blocks.getBlock(loc.height);
-    const tx = block?.transactions[loc.index];
-    if (block && tx) {
-      return {
-        ...tx,
-        status: 'confirmed',
-        block_index: block.index,
-        block_hash: block.hash,
-        tx_index: loc.index,
-        confirmations: ctx.chain.height - block.index + 1,
-      };
-    }
+    if (block?.transactions[loc.index]) return confirmedTxView(ctx, block, loc.index);
   }
   const pending = ctx.mempool.get(id);
-  if (pending)
-    return { ...pending, status: 'pending_in_mempool', block_index: null, block_hash: null, tx_index: null, confirmations: 0 };
+  if (pending) {
+    return {
+      ...pending,
+      status: 'pending_in_mempool',
+      block_index: null,
+      block_hash: null,
+      block_timestamp: null,
+      tx_index: null,
+      confirmations: 0,
+    };
+  }
   return null;
 }
 

@@ -13,6 +13,8 @@ export interface Account {
   nonce: bigint;
   /** wei; REST shows balance / 1e10 (base units). */
   balance: bigint;
+  /** keccak256 of the contract code; absent for accounts without code. */
+  codeHash?: Uint8Array;
 }
 
 const EMPTY: Account = { nonce: 0n, balance: 0n };
@@ -24,17 +26,42 @@ export function accountKey(address: string): KeyStr {
   return keyStr(b);
 }
 
-/** Fixed layout: nonce u64 BE (8 bytes) || balance u256 BE (32 bytes). */
+/** Fixed layout: nonce u64 BE (8 bytes) || balance u256 BE (32 bytes) [|| code hash (32 bytes) for contracts]. */
 export function encodeAccount(a: Account): Buffer {
-  const b = Buffer.alloc(40);
+  const b = Buffer.alloc(a.codeHash ? 72 : 40);
   b.writeBigUInt64BE(a.nonce, 0);
   const hex = a.balance.toString(16).padStart(64, '0');
   b.write(hex, 8, 'hex');
+  if (a.codeHash) b.set(a.codeHash, 40);
   return b;
 }
 
 export function decodeAccount(b: Buffer): Account {
-  return { nonce: b.readBigUInt64BE(0), balance: BigInt(`0x${b.toString('hex', 8, 40)}`) };
+  const a: Account = { nonce: b.readBigUInt64BE(0), balance: BigInt(`0x${b.toString('hex', 8, 40)}`) };
+  if (b.length >= 72) a.codeHash = b.subarray(40, 72);
+  return a;
+}
+
+/** State key of a contract's code: NS.code || address. */
+export function codeKey(address: string | Uint8Array): KeyStr {
+  const b = Buffer.allocUnsafe(21);
+  b[0] = NS.code;
+  if (typeof address === 'string') b.write(address.slice(2), 1, 'hex');
+  else b.set(address, 1);
+  return keyStr(b);
+}
+
+/** State key of a storage slot: NS.storage || address || slot (32 bytes). */
+export function storageKey(address: Uint8Array, slot: Uint8Array): KeyStr {
+  const b = Buffer.allocUnsafe(53);
+  b[0] = NS.storage;
+  b.set(address, 1);
+  b.set(slot, 21);
+  return keyStr(b);
+}
+
+export function getCode(state: StateReader, address: string): Buffer | undefined {
+  return state.get(codeKey(address));
 }
 
 export function getAccount(state: StateReader, address: string): Account {

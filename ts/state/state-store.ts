@@ -1,6 +1,10 @@
 import { crypto } from '../crypto/index.js';
 import { MerkleTrie, type StateProof } from './trie.js';
 
+/** First byte of contract storage keys (mirrors NS.storage in accounts.ts, which imports this module). */
+const NS_STORAGE = 0x03;
+const EMPTY_SET: ReadonlySet<KeyStr> = new Set();
+
 /** Map keys are the state key bytes as latin1 strings (cheap, exact, hashable). */
 export type KeyStr = string;
 export const keyStr = (k: Uint8Array): KeyStr => Buffer.from(k.buffer, k.byteOffset, k.byteLength).toString('latin1');
@@ -23,41 +27,61 @@ export type StateUndo = Map<KeyStr, Buffer | undefined>;
  * disk at start (see docs/architecture.md for why the state is memory-resident).
  */
 export class StateStore implements StateReader {
-  private readonly values = new Map<KeyStr, Buffer>();
+  /** The trie holds the values too (one map, leaves by key). */
   private readonly trie = new MerkleTrie();
+  /** Storage-slot keys per contract (address bytes as latin1), so clearing a contract's storage is not a full scan. */
+  private readonly storageKeys = new Map<string, Set<KeyStr>>();
+
+  /** Keys of every stored slot of a contract (address as 20 raw bytes in latin1). */
+  storageKeysOf(addressLatin1: string): ReadonlySet<KeyStr> {
+    return this.storageKeys.get(addressLatin1) ?? EMPTY_SET;
+  }
+
+  private indexKey(k: KeyStr, present: boolean): void {
+    if (k.charCodeAt(0) !== NS_STORAGE || k.length !== 53) return;
+    const owner = k.slice(1, 21);
+    let set = this.storageKeys.get(owner);
+    if (present) {
+      if (!set) this.storageKeys.set(owner, (set = new Set()));
+      set.add(k);
+    } else if (set) {
+      set.delete(k);
+      if (set.size === 0) this.storageKeys.delete(owner);
+    }
+  }
 
   get(key: KeyStr): Buffer | undefined {
-    return this.values.get(key);
+    return this.trie.get(key);
   }
 
   get size(): number {
-    return this.values.size;
+    return this.trie.size;
   }
 
   /** Bulk load at start; follow with root() to hash everything once. */
   load(key: Buffer, value: Buffer): void {
-    this.values.set(keyStr(key), value);
     this.trie.set(key, value);
+    if (key[0] === NS_STORAGE) this.indexKey(keyStr(key), true);
   }
 
   /** Apply a block's changes and return the undo record (to drop an uncommitted proposal). */
   applyChanges(changes: StateChanges): StateUndo {
     const undo: StateUndo = new Map();
-    const keys = [...changes.keys()];
-    const hashes = crypto().sha256Many(keys.map(keyBytes));
-    keys.forEach((k, i) => {
-      const v = changes.get(k) as Buffer | null;
-      undo.set(k, this.values.get(k));
-      const kb = keyBytes(k);
-      const kh = Buffer.from(hashes[i].buffer, hashes[i].byteOffset, 32);
-      if (v === null) {
-        this.values.delete(k);
-        this.trie.delete(kb, kh);
-      } else {
-        this.values.set(k, v);
-        this.trie.set(kb, v, kh);
-      }
-    });
+    // Key hashes are needed only for keys new to the trie; compute those in one batch.
+    const fresh: KeyStr[] = [];
+    for (const [k, v] of changes) if (v !== null && this.trie.get(k) === undefined) fresh.push(k);
+    const freshBytes = fresh.map(keyBytes);
+    const hashes = fresh.length ? crypto().sha256Many(freshBytes) : [];
+    const hashOf = new Map<KeyStr, number>();
+    fresh.forEach((k, i) => hashOf.set(k, i));
+    for (const [k, v] of changes) {
+      undo.set(k, this.trie.get(k));
+      this.indexKey(k, v !== null);
+      const i = hashOf.get(k);
+      if (v === null) this.trie.delete(keyBytes(k), k);
+      else if (i !== undefined) this.trie.set(freshBytes[i], v, hashes[i], k);
+      else this.trie.set(keyBytes(k), v, undefined, k);
+    }
     return undo;
   }
 
@@ -75,8 +99,8 @@ export class StateStore implements StateReader {
     return this.trie.prove(key);
   }
 
-  *entries(): IterableIterator<[KeyStr, Buffer]> {
-    yield* this.values.entries();
+  entries(): IterableIterator<[KeyStr, Buffer]> {
+    return this.trie.entries();
   }
 }
 

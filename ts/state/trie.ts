@@ -9,17 +9,22 @@ import { crypto } from '../crypto/index.js';
  *   leaf hash   = sha256(0x00 || sha256(key) || value)
  *   branch hash = sha256(0x01 || bitmap u16 BE || hashes of present children, in nibble order)
  */
+/** Leaves hold no key bytes or key hash (the leaf map's string key has them), to keep GC work per leaf low. */
 interface Leaf {
   kind: 0;
-  keyHash: Buffer;
-  key: Buffer;
+  key: string;
   value: Buffer;
   hash: Buffer | null;
+  parent: Branch;
+  /** Nibble under which the parent holds this node. */
+  slot: number;
 }
 interface Branch {
   kind: 1;
   children: (Node | undefined)[];
   hash: Buffer | null;
+  parent: Branch | null;
+  slot: number;
 }
 type Node = Leaf | Branch;
 
@@ -38,15 +43,26 @@ export interface StateProof {
   steps: ProofStep[];
 }
 
-const nibble = (h: Buffer, depth: number): number => (depth & 1 ? h[depth >> 1] & 15 : h[depth >> 1] >> 4);
-const newBranch = (): Branch => ({ kind: 1, children: new Array(16), hash: null });
+const nibble = (h: Uint8Array, depth: number): number => (depth & 1 ? h[depth >> 1] & 15 : h[depth >> 1] >> 4);
+const newBranch = (parent: Branch | null, slot: number): Branch => ({
+  kind: 1,
+  children: new Array(16),
+  hash: null,
+  parent,
+  slot,
+});
 
 export function leafPreimage(keyHash: Uint8Array, value: Uint8Array): Buffer {
   const b = Buffer.allocUnsafe(33 + value.length);
-  b[0] = 0;
-  b.set(keyHash, 1);
-  b.set(value, 33);
+  writeLeafPreimage(b, 0, keyHash, value);
   return b;
+}
+
+function writeLeafPreimage(b: Buffer, at: number, keyHash: Uint8Array, value: Uint8Array): number {
+  b[at] = 0;
+  b.set(keyHash, at + 1);
+  b.set(value, at + 33);
+  return at + 33 + value.length;
 }
 
 export function branchPreimage(bitmap: number, childHashes: readonly Uint8Array[]): Buffer {
@@ -57,25 +73,91 @@ export function branchPreimage(bitmap: number, childHashes: readonly Uint8Array[
   return b;
 }
 
+/** Write a branch's preimage at `at` (children must be hashed); returns the end offset. */
+function writeBranchPreimage(b: Buffer, at: number, node: Branch): number {
+  let bitmap = 0;
+  let o = at + 3;
+  const ch = node.children;
+  for (let i = 0; i < 16; i++) {
+    const c = ch[i];
+    if (c === undefined) continue;
+    bitmap |= 1 << (15 - i);
+    b.set(c.hash as Buffer, o);
+    o += 32;
+  }
+  b[at] = 1;
+  b[at + 1] = bitmap >> 8;
+  b[at + 2] = bitmap & 0xff;
+  return o;
+}
+
+const keyHashOf = (leaf: Leaf): Uint8Array => crypto().sha256(Buffer.from(leaf.key, 'latin1'));
+
+/** sha256 of every leaf's key, back to back, in one native call. */
+function hashKeys(leaves: Leaf[]): Uint8Array {
+  let size = 0;
+  for (const l of leaves) size += l.key.length;
+  const buf = Buffer.allocUnsafe(size);
+  const ends = new Uint32Array(leaves.length);
+  let o = 0;
+  for (let i = 0; i < leaves.length; i++) ends[i] = o += buf.write(leaves[i].key, o, 'latin1');
+  return crypto().sha256Segments(buf, ends);
+}
+
+/** Mark node's ancestors dirty (stops at the first already-dirty one: its ancestors are dirty too). */
+function dirtyUp(b: Branch | null): void {
+  while (b !== null && b.hash !== null) {
+    b.hash = null;
+    b = b.parent;
+  }
+}
+
+function place(parent: Branch, slot: number, node: Node): void {
+  parent.children[slot] = node;
+  node.parent = parent;
+  node.slot = slot;
+}
+
 export class MerkleTrie {
-  private root: Branch = newBranch();
-  private count = 0;
+  private readonly root: Branch = newBranch(null, 0);
+  /** Leaves by key (latin1 string of the key bytes): O(1) reads and updates without a descent. */
+  private readonly leaves = new Map<string, Leaf>();
 
   get size(): number {
-    return this.count;
+    return this.leaves.size;
+  }
+
+  get(key: string): Buffer | undefined {
+    return this.leaves.get(key)?.value;
+  }
+
+  *entries(): IterableIterator<[string, Buffer]> {
+    for (const [k, l] of this.leaves) yield [k, l.value];
   }
 
   /** Insert or replace. keyHash may be passed when the caller already has sha256(key). */
-  set(key: Buffer, value: Buffer, keyHash: Buffer = Buffer.from(crypto().sha256(key))): void {
+  set(key: Buffer, value: Buffer, keyHash?: Uint8Array, keyString = key.toString('latin1')): void {
+    const existing = this.leaves.get(keyString);
+    if (existing) {
+      existing.value = value;
+      if (existing.hash !== null) {
+        existing.hash = null;
+        dirtyUp(existing.parent);
+      }
+      return;
+    }
+    const kh = Buffer.from(keyHash ?? crypto().sha256(key));
     let node = this.root;
     let depth = 0;
+    dirtyUp(node);
     for (;;) {
       node.hash = null;
-      const nib = nibble(keyHash, depth);
+      const nib = nibble(kh, depth);
       const child = node.children[nib];
       if (child === undefined) {
-        node.children[nib] = { kind: 0, keyHash, key, value, hash: null };
-        this.count++;
+        const leaf: Leaf = { kind: 0, key: keyString, value, hash: null, parent: node, slot: nib };
+        node.children[nib] = leaf;
+        this.leaves.set(keyString, leaf);
         return;
       }
       if (child.kind === 1) {
@@ -83,45 +165,26 @@ export class MerkleTrie {
         depth++;
         continue;
       }
-      if (child.keyHash.equals(keyHash)) {
-        child.value = value;
-        child.hash = null;
-        return;
-      }
       // Two leaves share this prefix: push the existing one one level down and retry there.
-      const split = newBranch();
-      split.children[nibble(child.keyHash, depth + 1)] = child;
+      const split = newBranch(node, nib);
+      place(split, nibble(keyHashOf(child), depth + 1), child);
       node.children[nib] = split;
       node = split;
       depth++;
     }
   }
 
-  delete(key: Buffer, keyHash: Buffer = Buffer.from(crypto().sha256(key))): boolean {
-    const path: { branch: Branch; nib: number }[] = [];
-    let node: Branch = this.root;
-    let depth = 0;
-    for (;;) {
-      const nib = nibble(keyHash, depth);
-      const child = node.children[nib];
-      if (child === undefined) return false;
-      path.push({ branch: node, nib });
-      if (child.kind === 1) {
-        node = child;
-        depth++;
-        continue;
-      }
-      if (!child.keyHash.equals(keyHash)) return false;
-      break;
-    }
-    for (const p of path) p.branch.hash = null;
-    const last = path[path.length - 1];
-    last.branch.children[last.nib] = undefined;
-    this.count--;
+  delete(key: Buffer, keyString = key.toString('latin1')): boolean {
+    const leaf = this.leaves.get(keyString);
+    if (!leaf) return false;
+    this.leaves.delete(keyString);
+    let branch = leaf.parent;
+    branch.children[leaf.slot] = undefined;
+    dirtyUp(branch);
+    branch.hash = null;
     // Collapse upward so the shape stays canonical: a branch left with a single leaf (and no
     // sub-branch) is replaced by that leaf; an empty branch disappears. The root never collapses.
-    for (let i = path.length - 1; i > 0; i--) {
-      const { branch } = path[i];
+    while (branch.parent !== null) {
       let only: Node | undefined;
       let n = 0;
       for (const c of branch.children) {
@@ -130,10 +193,11 @@ export class MerkleTrie {
           only = c;
         }
       }
-      const parent = path[i - 1];
-      if (n === 0) parent.branch.children[parent.nib] = undefined;
-      else if (n === 1 && only?.kind === 0) parent.branch.children[parent.nib] = only;
+      const parent: Branch = branch.parent;
+      if (n === 0) parent.children[branch.slot] = undefined;
+      else if (n === 1 && only?.kind === 0) place(parent, branch.slot, only);
       else break;
+      branch = parent;
     }
     return true;
   }
@@ -145,7 +209,9 @@ export class MerkleTrie {
     const leaves: Leaf[] = [];
     const visit = (b: Branch, depth: number): void => {
       (byDepth[depth] ??= []).push(b);
-      for (const c of b.children) {
+      const ch = b.children;
+      for (let i = 0; i < 16; i++) {
+        const c = ch[i];
         if (c === undefined || c.hash !== null) continue;
         if (c.kind === 0) leaves.push(c);
         else visit(c, depth + 1);
@@ -154,59 +220,53 @@ export class MerkleTrie {
     visit(this.root, 0);
     const c = crypto();
     if (leaves.length > 0) {
-      const hashes = c.sha256Many(leaves.map((l) => leafPreimage(l.keyHash, l.value)));
-      leaves.forEach((l, i) => {
-        l.hash = Buffer.from(hashes[i].buffer, hashes[i].byteOffset, 32);
-      });
+      let size = 0;
+      for (const l of leaves) size += 33 + l.value.length;
+      const buf = Buffer.allocUnsafe(size);
+      const ends = new Uint32Array(leaves.length);
+      let o = 0;
+      const keyHashes = hashKeys(leaves);
+      for (let i = 0; i < leaves.length; i++) {
+        ends[i] = o = writeLeafPreimage(buf, o, keyHashes.subarray(i * 32, i * 32 + 32), leaves[i].value);
+      }
+      this.assign(leaves, c.sha256Segments(buf, ends));
     }
     for (let d = byDepth.length - 1; d >= 0; d--) {
       const level = byDepth[d];
-      const pre = level.map((b) => {
-        let bitmap = 0;
-        const hs: Buffer[] = [];
-        b.children.forEach((ch, i) => {
-          if (ch !== undefined) {
-            bitmap |= 1 << (15 - i);
-            hs.push(ch.hash as Buffer);
-          }
-        });
-        return branchPreimage(bitmap, hs);
-      });
-      const hashes = c.sha256Many(pre);
-      level.forEach((b, i) => {
-        b.hash = Buffer.from(hashes[i].buffer, hashes[i].byteOffset, 32);
-      });
+      const buf = Buffer.allocUnsafe(level.length * (3 + 16 * 32));
+      const ends = new Uint32Array(level.length);
+      let o = 0;
+      for (let i = 0; i < level.length; i++) ends[i] = o = writeBranchPreimage(buf, o, level[i]);
+      this.assign(level, c.sha256Segments(buf, ends));
     }
     return this.root.hash as unknown as Buffer;
+  }
+
+  /** Give each node a 32-byte view of its digest (all digests of a level share one buffer). */
+  private assign(nodes: Node[], digests: Uint8Array): void {
+    for (let i = 0; i < nodes.length; i++) nodes[i].hash = Buffer.from(digests.buffer, digests.byteOffset + i * 32, 32);
   }
 
   /** Membership proof for key against rootHash(); null when the key is absent. */
   prove(key: Buffer): StateProof | null {
     this.rootHash();
-    const keyHash = Buffer.from(crypto().sha256(key));
+    const leaf = this.leaves.get(key.toString('latin1'));
+    if (!leaf) return null;
     const steps: ProofStep[] = [];
-    let node: Branch = this.root;
-    let depth = 0;
-    for (;;) {
-      const nib = nibble(keyHash, depth);
+    let node: Node = leaf;
+    while (node.parent !== null) {
+      const parent: Branch = node.parent;
       let bitmap = 0;
       const siblings: string[] = [];
-      node.children.forEach((ch, i) => {
+      parent.children.forEach((ch, i) => {
         if (ch === undefined) return;
         bitmap |= 1 << (15 - i);
-        if (i !== nib) siblings.push((ch.hash as Buffer).toString('hex'));
+        if (i !== node.slot) siblings.push((ch.hash as Buffer).toString('hex'));
       });
-      const child = node.children[nib];
-      if (child === undefined) return null;
-      steps.push({ bitmap, index: nib, siblings });
-      if (child.kind === 1) {
-        node = child;
-        depth++;
-        continue;
-      }
-      if (!child.keyHash.equals(keyHash)) return null;
-      return { key: key.toString('hex'), value: child.value.toString('hex'), steps };
+      steps.unshift({ bitmap, index: node.slot, siblings });
+      node = parent;
     }
+    return { key: key.toString('hex'), value: leaf.value.toString('hex'), steps };
   }
 }
 

@@ -1,7 +1,8 @@
 import { getTransaction, mempoolView, submitTransaction } from '../../services/index.js';
-import { InvalidParamsError } from '../../util/errors.js';
-import { jsonBody } from '../params.js';
+import { arr, int, obj } from '../schema.js';
+import * as S from '../schemas.js';
 import type { RouteDef } from '../types.js';
+import { transactionEnvelope, txidParam } from './common.js';
 
 export const transactionRoutes: RouteDef[] = [
   {
@@ -9,20 +10,34 @@ export const transactionRoutes: RouteDef[] = [
     path: '/transactions',
     auth: true,
     write: true,
+    tag: 'transactions',
+    summary: 'Submit a signed native transfer',
+    body: S.submitBody,
+    response: S.accepted,
     handler: async (ctx, req) => {
-      const body = jsonBody(req.body);
-      if (!('transaction' in body)) throw new InvalidParamsError('missing field transaction');
-      const r = await submitTransaction(ctx, body.transaction);
+      const r = await submitTransaction(ctx, transactionEnvelope(req.body));
       return { body: { success: true, ...r } };
     },
   },
   {
     method: 'GET',
     path: '/transactions/:txid',
+    tag: 'transactions',
+    summary: 'Transaction by txid (confirmed or pending)',
+    params: { txid: S.txidParam },
+    statuses: { 404: 'unknown txid' },
+    response: S.txView,
     handler: async (ctx, _req, p) => {
-      const tx = await getTransaction(ctx, p.txid);
+      const tx = await getTransaction(ctx, txidParam(p.txid));
       return tx ? { body: tx } : { status: 404 };
     },
   },
-  { method: 'GET', path: '/mempool', handler: (ctx) => ({ body: mempoolView(ctx) }) },
+  {
+    method: 'GET',
+    path: '/mempool',
+    tag: 'transactions',
+    summary: 'Pending transactions in arrival order',
+    response: obj({ size: int(), transactions: arr(S.signedTransaction) }),
+    handler: (ctx) => ({ body: mempoolView(ctx) }),
+  },
 ];

@@ -1,0 +1,223 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { ProducedBlockInfo } from '../consensus/interface.js';
+import type { RejectReason } from '../mempool/admission.js';
+import { processRegistry } from './process.js';
+import { rpcMethodLabel } from './rpc-methods.js';
+
+/** Live values read at scrape time (no bookkeeping on the hot path). */
+export interface MetricsSources {
+  height(): number;
+  finalizedHeight(): number;
+  activeValidators(): number;
+  txPoolSize(): number;
+  /** Unix milliseconds the node started. */
+  startedAt: number;
+  /** "native" or "js". */
+  cryptoBackend: string;
+  /** Read at scrape time: the HTTP backend is known only once the server runs. */
+  info(): { version: string; build: string; chainId: number; network: string; httpBackend: string };
+}
+
+/** Every reason TxAdmission reports, pre-set to 0 so rates work from the first rejection. */
+const REJECT_REASONS: readonly RejectReason[] = [
+  'chain_id',
+  'integrity',
+  'signature',
+  'amount',
+  'fee',
+  'duplicate',
+  'sender_limit',
+  'pool_full',
+  'nonce',
+  'balance',
+  'data',
+];
+const HTTP_METHODS = new Set(['GET', 'POST', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'PATCH']);
+const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const BLOCK_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const TXS_PER_BLOCK_BUCKETS = [0, 1, 10, 50, 100, 500, 1000, 2500, 5000, 10_000, 20_000];
+
+const statusClass = (status: number): string => `${Math.floor(status / 100)}xx`;
+
+/** Typed handles on one node's metrics; created by createMetrics and wired in ts/node. */
+export class NodeMetrics {
+  readonly contentType: string;
+  private readonly httpRequests: Counter<'method' | 'route' | 'status_class'>;
+  private readonly httpDuration: Histogram<'method' | 'route' | 'status_class'>;
+  private readonly httpSeries = new Map<string, { inc: () => void; observe: (v: number) => void }>();
+  private readonly rateLimited: Counter<'bucket'>;
+  private readonly authFailures: Counter<'route'>;
+  private readonly rpcCalls: Counter<'method' | 'outcome'>;
+  private readonly rpcDuration: Histogram<'method'>;
+  private readonly txRejected: Counter<'reason'>;
+  private readonly txIncluded: Counter;
+  private readonly blocksProduced: Counter;
+  private readonly blockTxs: Histogram;
+  private readonly blockTotal: Histogram;
+  private readonly blockExecute: Histogram;
+  private readonly blockStateRoot: Histogram;
+  private readonly blockCommit: Histogram;
+
+  constructor(
+    readonly registry: Registry,
+    sources: MetricsSources,
+  ) {
+    this.contentType = registry.contentType;
+    const registers = [registry];
+    const live = (name: string, help: string, read: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(read());
+        },
+      });
+    live('native_block_height', 'Height of the chain head', sources.height);
+    live('native_finalized_height', 'Highest final block under the current consensus rules', sources.finalizedHeight);
+    live('native_active_validators', 'Validators in the active set (PoA: the authority set)', sources.activeValidators);
+    live('native_tx_pool_size', 'Transactions waiting in the mempool', sources.txPoolSize);
+    live('native_uptime_seconds', 'Seconds since the node started', () => (Date.now() - sources.startedAt) / 1000);
+    new Gauge({
+      name: 'native_crypto_backend_info',
+      help: 'Crypto backend in use: native (Rust addon) or js (@noble twin); always 1',
+      labelNames: ['backend'],
+      registers,
+    }).set({ backend: sources.cryptoBackend }, 1);
+    new Gauge({
+      name: 'native_build_info',
+      help: 'Node version, build, network and HTTP backend; always 1',
+      labelNames: ['version', 'build', 'chain_id', 'network', 'http_backend'],
+      registers,
+      collect() {
+        const i = sources.info();
+        this.reset();
+        this.set(
+          { version: i.version, build: i.build, chain_id: String(i.chainId), network: i.network, http_backend: i.httpBackend },
+          1,
+        );
+      },
+    });
+
+    const httpLabels = ['method', 'route', 'status_class'] as const;
+    this.httpRequests = new Counter({
+      name: 'native_http_requests_total',
+      help: 'HTTP requests answered by the API, by route pattern (unmatched for unknown paths) and status class',
+      labelNames: httpLabels,
+      registers,
+    });
+    this.httpDuration = new Histogram({
+      name: 'native_http_request_duration_seconds',
+      help: 'Time from routing to the response being ready, by route pattern and status class',
+      labelNames: httpLabels,
+      buckets: HTTP_BUCKETS,
+      registers,
+    });
+    this.rateLimited = new Counter({
+      name: 'native_http_rate_limited_total',
+      help: 'Requests refused with 429, by the bucket that tripped (global or write)',
+      labelNames: ['bucket'],
+      registers,
+    });
+    for (const bucket of ['global', 'write']) this.rateLimited.inc({ bucket }, 0);
+    this.authFailures = new Counter({
+      name: 'native_http_auth_failures_total',
+      help: 'Requests refused with 401 (X-API-Key missing or wrong), by route pattern',
+      labelNames: ['route'],
+      registers,
+    });
+    this.rpcCalls = new Counter({
+      name: 'native_rpc_calls_total',
+      help: 'JSON-RPC calls by method (other for unknown names) and outcome (ok or error)',
+      labelNames: ['method', 'outcome'],
+      registers,
+    });
+    this.rpcDuration = new Histogram({
+      name: 'native_rpc_call_duration_seconds',
+      help: 'JSON-RPC call execution time by method',
+      labelNames: ['method'],
+      buckets: HTTP_BUCKETS,
+      registers,
+    });
+    this.txRejected = new Counter({
+      name: 'native_tx_rejected_total',
+      help: 'Transactions refused at mempool admission, by reason',
+      labelNames: ['reason'],
+      registers,
+    });
+    for (const reason of REJECT_REASONS) this.txRejected.inc({ reason }, 0);
+    this.txIncluded = new Counter({
+      name: 'native_tx_included_total',
+      help: 'Transactions included in blocks produced by this node',
+      registers,
+    });
+    this.blocksProduced = new Counter({ name: 'native_blocks_produced_total', help: 'Blocks produced by this node', registers });
+    this.blockTxs = new Histogram({
+      name: 'native_block_transactions',
+      help: 'Transactions per block produced by this node',
+      buckets: TXS_PER_BLOCK_BUCKETS,
+      registers,
+    });
+    const blockHistogram = (name: string, help: string) => new Histogram({ name, help, buckets: BLOCK_BUCKETS, registers });
+    this.blockTotal = blockHistogram(
+      'native_block_production_seconds',
+      'Block production time: take, execute, state root, commit',
+    );
+    this.blockExecute = blockHistogram('native_block_execution_seconds', 'Transaction execution time per produced block');
+    this.blockStateRoot = blockHistogram('native_block_state_root_seconds', 'State root computation time per produced block');
+    this.blockCommit = blockHistogram('native_block_db_commit_seconds', 'RocksDB commit time per produced block');
+  }
+
+  /** One answered API request; `route` is the route pattern, never the raw path. */
+  observeHttp(method: string, route: string, status: number, seconds: number): void {
+    const m = HTTP_METHODS.has(method) ? method : 'other';
+    const cls = statusClass(status);
+    const key = `${m} ${route} ${cls}`;
+    let series = this.httpSeries.get(key);
+    if (series === undefined) {
+      const c = this.httpRequests.labels(m, route, cls);
+      const h = this.httpDuration.labels(m, route, cls);
+      series = { inc: () => c.inc(), observe: (v) => h.observe(v) };
+      this.httpSeries.set(key, series);
+    }
+    series.inc();
+    series.observe(seconds);
+  }
+
+  rateLimit(bucket: 'global' | 'write'): void {
+    this.rateLimited.inc({ bucket });
+  }
+
+  authFailure(route: string): void {
+    this.authFailures.inc({ route });
+  }
+
+  /** One executed JSON-RPC call (method names outside the known set are labelled other). */
+  recordRpcCall(method: string, ok: boolean, seconds: number): void {
+    const label = rpcMethodLabel(method);
+    this.rpcCalls.inc({ method: label, outcome: ok ? 'ok' : 'error' });
+    this.rpcDuration.observe({ method: label }, seconds);
+  }
+
+  txRejectedBy(reason: RejectReason): void {
+    this.txRejected.inc({ reason });
+  }
+
+  blockProduced(info: ProducedBlockInfo): void {
+    this.blocksProduced.inc();
+    this.txIncluded.inc(info.txCount);
+    this.blockTxs.observe(info.txCount);
+    this.blockTotal.observe(info.totalMs / 1000);
+    this.blockExecute.observe(info.executeMs / 1000);
+    this.blockStateRoot.observe(info.stateRootMs / 1000);
+    this.blockCommit.observe(info.commitMs / 1000);
+  }
+
+  /** This node's metrics followed by the process metrics, in the Prometheus text format. */
+  async scrape(): Promise<string> {
+    const own = await this.registry.metrics();
+    const proc = await processRegistry().metrics();
+    // prom-client 15 writes NaN as "Nan" (e.g. event loop lag before its first sample); the format says NaN.
+    return `${own}${own.endsWith('\n') ? '' : '\n'}${proc}`.replace(/ Nan$/gm, ' NaN');
+  }
+}

@@ -1,0 +1,228 @@
+/**
+ * Aggregates over committed blocks that no storage index holds: blocks and rewards per proposer (all time
+ * and per epoch), per-UTC-day and per-minute activity for the recent past. One index per chain, created on
+ * first use; it folds every new block from the chain's 'block' event and backfills older blocks from the
+ * store, at most INDEX_BACKFILL_BLOCKS per request, so no request pays for the whole chain. Answers built
+ * on it carry its coverage (`IndexCoverage`); on a chain shorter than one backfill step they are complete
+ * from the first request.
+ */
+import type { Block } from '../chain/block.js';
+import type { Chain } from '../chain/chain.js';
+import type { ExecutionResult } from '../ledger/executor.js';
+import { scheduledReward } from '../ledger/rewards.js';
+import type { NodeContext } from './context.js';
+import { epochOf } from './epochs.js';
+
+/** Blocks read from the store per request that needs the index (about 25 µs each). */
+export const INDEX_BACKFILL_BLOCKS = 10_000;
+/** Blocks per store range read during backfill. */
+const BACKFILL_CHUNK = 500;
+export const DAY_SECONDS = 86_400;
+/** Days of per-day activity kept (GET /stats/daily shows the last 14, today included). */
+export const STATS_DAYS = 14;
+/** Minutes of per-minute activity kept (tps over the last hour and day). */
+const MINUTES_KEPT = 24 * 60 + 1;
+/** First-activity lookups per request when counting new addresses. */
+export const FIRST_ACTIVITY_LOOKUPS = 20_000;
+
+export interface ProducerTally {
+  blocks: number;
+  /** Block rewards in base units: exact for blocks folded live, the scheduled reward for backfilled ones. */
+  rewardBase: bigint;
+  /** floor(fee/2) of every included transaction, base units. */
+  feesBase: bigint;
+  lastHeight: number;
+}
+
+export interface EpochAgg {
+  blocks: number;
+  txs: number;
+  firstTs: number;
+  lastTs: number;
+  producers: Map<string, ProducerTally>;
+}
+
+export interface DayAgg {
+  blocks: number;
+  txs: number;
+  firstTs: number;
+  lastTs: number;
+  firstHeight: number;
+  lastHeight: number;
+  /** Senders and recipients of the day's transactions. */
+  addresses: Set<string>;
+}
+
+export interface IndexCoverage {
+  /** Lowest height folded in (1 when complete: genesis produces nothing). */
+  from_height: number;
+  to_height: number;
+  complete: boolean;
+}
+
+const emptyTally = (): ProducerTally => ({ blocks: 0, rewardBase: 0n, feesBase: 0n, lastHeight: -1 });
+
+export class ChainIndex {
+  private from: number;
+  private to: number;
+  readonly producers = new Map<string, ProducerTally>();
+  readonly epochs = new Map<number, EpochAgg>();
+  readonly days = new Map<number, DayAgg>();
+  readonly minutes = new Map<number, { blocks: number; txs: number }>();
+  private readonly firstActivity = new Map<string, number>();
+  /** Timestamp of the lowest folded block (timestamps never decrease with height). */
+  private lowestTs = Number.POSITIVE_INFINITY;
+  private running: Promise<void> | null = null;
+
+  constructor(private readonly chain: Chain) {
+    this.to = chain.height;
+    this.from = chain.height + 1;
+    chain.on('block', (b, r) => {
+      if (b.index <= this.to) return;
+      this.fold(b, r);
+      this.to = b.index;
+    });
+  }
+
+  get coverage(): IndexCoverage {
+    return { from_height: Math.max(1, this.from), to_height: this.to, complete: this.from <= 1 };
+  }
+
+  /** Whether every block with a timestamp >= ts is folded in. */
+  coversSince(ts: number): boolean {
+    return this.from <= 1 || this.lowestTs < ts;
+  }
+
+  /** Backfill up to budget older blocks (concurrent callers share one pass), then drop expired buckets. */
+  async ensure(budget = INDEX_BACKFILL_BLOCKS): Promise<void> {
+    if (this.from > 1) {
+      this.running ??= this.backfill(budget).finally(() => {
+        this.running = null;
+      });
+      await this.running;
+    }
+    this.prune();
+  }
+
+  private async backfill(budget: number): Promise<void> {
+    let left = budget;
+    while (left > 0 && this.from > 1) {
+      const n = Math.min(BACKFILL_CHUNK, left, this.from - 1);
+      const lo = this.from - n;
+      for (const b of await this.chain.blocks.readRange(lo, this.from - 1)) this.fold(b, null);
+      this.from = lo;
+      left -= n;
+    }
+  }
+
+  private fold(b: Block, result: ExecutionResult | null): void {
+    if (b.index === 0) return; // genesis: no proposer, no transactions
+    this.lowestTs = Math.min(this.lowestTs, b.timestamp);
+    let fees = 0n;
+    for (const tx of b.transactions) fees += tx.fee / 2n;
+    const reward = result ? result.rewardBase : scheduledReward(b.index);
+    const epochNo = epochOf(b.index);
+    let e = this.epochs.get(epochNo);
+    if (!e)
+      this.epochs.set(epochNo, (e = { blocks: 0, txs: 0, firstTs: b.timestamp, lastTs: b.timestamp, producers: new Map() }));
+    e.blocks++;
+    e.txs += b.tx_count;
+    e.firstTs = Math.min(e.firstTs, b.timestamp);
+    e.lastTs = Math.max(e.lastTs, b.timestamp);
+    for (const tallies of [this.producers, e.producers]) {
+      let t = tallies.get(b.validator);
+      if (!t) tallies.set(b.validator, (t = emptyTally()));
+      t.blocks++;
+      t.rewardBase += reward;
+      t.feesBase += fees;
+      t.lastHeight = Math.max(t.lastHeight, b.index);
+    }
+    const now = Math.floor(Date.now() / 1000);
+    const day = Math.floor(b.timestamp / DAY_SECONDS);
+    if (day > Math.floor(now / DAY_SECONDS) - STATS_DAYS) {
+      let d = this.days.get(day);
+      if (!d) {
+        d = {
+          blocks: 0,
+          txs: 0,
+          firstTs: b.timestamp,
+          lastTs: b.timestamp,
+          firstHeight: b.index,
+          lastHeight: b.index,
+          addresses: new Set(),
+        };
+        this.days.set(day, d);
+      }
+      d.blocks++;
+      d.txs += b.tx_count;
+      d.firstTs = Math.min(d.firstTs, b.timestamp);
+      d.lastTs = Math.max(d.lastTs, b.timestamp);
+      d.firstHeight = Math.min(d.firstHeight, b.index);
+      d.lastHeight = Math.max(d.lastHeight, b.index);
+      for (const tx of b.transactions) d.addresses.add(tx.from_address).add(tx.to_address);
+    }
+    const minute = Math.floor(b.timestamp / 60);
+    if (minute > Math.floor(now / 60) - MINUTES_KEPT) {
+      const m = this.minutes.get(minute);
+      if (m) {
+        m.blocks++;
+        m.txs += b.tx_count;
+      } else this.minutes.set(minute, { blocks: 1, txs: b.tx_count });
+    }
+  }
+
+  private prune(): void {
+    const now = Math.floor(Date.now() / 1000);
+    const oldestDay = Math.floor(now / DAY_SECONDS) - STATS_DAYS + 1;
+    for (const d of this.days.keys()) if (d < oldestDay) this.days.delete(d);
+    const oldestMinute = Math.floor(now / 60) - MINUTES_KEPT + 1;
+    for (const m of this.minutes.keys()) if (m < oldestMinute) this.minutes.delete(m);
+    let live = 0;
+    for (const d of this.days.values()) live += d.addresses.size;
+    if (this.firstActivity.size > 2 * live + 1000) this.firstActivity.clear();
+  }
+
+  /** Transactions and blocks with a timestamp in the last `seconds` (minute resolution). */
+  recentActivity(seconds: number): { blocks: number; txs: number } {
+    const since = Math.floor((Date.now() / 1000 - seconds) / 60);
+    let blocks = 0;
+    let txs = 0;
+    for (const [m, a] of this.minutes) {
+      if (m > since) {
+        blocks += a.blocks;
+        txs += a.txs;
+      }
+    }
+    return { blocks, txs };
+  }
+
+  /**
+   * Addresses of the day whose first transaction ever (address history index) is in that day; null when
+   * the lookup budget ran out before every address was resolved.
+   */
+  async newAddresses(day: DayAgg, budget = { left: FIRST_ACTIVITY_LOOKUPS }): Promise<number | null> {
+    let n = 0;
+    for (const a of day.addresses) {
+      let first = this.firstActivity.get(a);
+      if (first === undefined) {
+        if (budget.left-- <= 0) return null;
+        const loc = await this.chain.blocks.firstAddressTx(a);
+        if (!loc) continue;
+        first = loc.height;
+        this.firstActivity.set(a, first);
+      }
+      if (first >= day.firstHeight && first <= day.lastHeight) n++;
+    }
+    return n;
+  }
+}
+
+const indexes = new WeakMap<Chain, ChainIndex>();
+
+/** The chain's index, backfilled by at most one step for this request. */
+export async function chainIndex(ctx: NodeContext): Promise<ChainIndex> {
+  let idx = indexes.get(ctx.chain);
+  if (!idx) indexes.set(ctx.chain, (idx = new ChainIndex(ctx.chain)));
+  await idx.ensure();
+  return idx;
+}
