@@ -72,7 +72,7 @@ export async function benchBlockExecution(senders = 2000, perSender = 5): Promis
   );
   await chain.open();
   const t0 = performance.now();
-  const p = chain.propose(txs, validator, 1_700_000_001);
+  const p = await chain.propose(txs, validator, 1_700_000_001);
   const t1 = performance.now();
   await chain.commit(p);
   const t2 = performance.now();

@@ -3,11 +3,12 @@ import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { benchCrypto } from './crypto.js';
 import { benchHttpSubmission } from './http-e2e.js';
+import { benchHttpLoad } from './http-load.js';
 import { type Row, benchBlockExecution, benchStateRoot } from './ledger.js';
 
 /** Runs every benchmark and writes bench/RESULTS.md (machine, date, command, numbers). */
 async function main(): Promise<void> {
-  const sections: { title: string; rows: Row[] }[] = [];
+  const sections: { title: string; rows: Row[]; md?: string[] }[] = [];
   const log = (s: string) => process.stdout.write(`${s}\n`);
 
   log('crypto ...');
@@ -28,6 +29,12 @@ async function main(): Promise<void> {
   const http: Row[] = [];
   for (const backend of ['uws', 'node'] as const) http.push(...(await benchHttpSubmission(backend)));
   sections.push({ title: 'End-to-end HTTP submission', rows: http });
+  log('HTTP load vs peers ...');
+  try {
+    sections.push({ title: 'HTTP load vs peers', rows: [], md: (await benchHttpLoad(log)).md });
+  } catch (err) {
+    sections.push({ title: 'HTTP load vs peers', rows: [], md: [`Failed: ${(err as Error).message}`, ''] });
+  }
 
   const cpu = cpus();
   const md = [
@@ -42,8 +49,8 @@ async function main(): Promise<void> {
     ...sections.flatMap((s) => [
       `## ${s.title}`,
       '',
-      '| Measurement | Result | Notes |',
-      '|---|---|---|',
+      ...(s.md ?? []),
+      ...(s.rows.length ? ['| Measurement | Result | Notes |', '|---|---|---|'] : []),
       ...s.rows.map((r) => `| ${r.name} | ${r.value} | ${r.note ?? ''} |`),
       '',
     ]),

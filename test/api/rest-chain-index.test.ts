@@ -34,7 +34,7 @@ test('ChainIndex backfills in bounded steps across the window/disk boundary and 
   const now = Math.floor(Date.now() / 1000);
   for (let h = 1; h <= 25; h++) {
     const txs = h % 5 === 0 ? [transfer(alice, bob.address, BigInt(h / 5 - 1))] : [];
-    await chain.commit(chain.propose(txs, v, now - 30 + h));
+    await chain.commit(await chain.propose(txs, v, now - 30 + h));
   }
   const range = await chain.blocks.readRange(0, 99);
   t.deepEqual(
@@ -72,7 +72,7 @@ test('ChainIndex backfills in bounded steps across the window/disk boundary and 
   t.truthy(today);
   t.true(idx.recentActivity(3600).txs === 5 && idx.recentActivity(3600).blocks === 25);
   // New blocks are folded from the chain's 'block' event, with the executed reward.
-  await chain.commit(chain.propose([transfer(alice, bob.address, 5n)], v, now));
+  await chain.commit(await chain.propose([transfer(alice, bob.address, 5n)], v, now));
   t.deepEqual(idx.coverage, { from_height: 1, to_height: 26, complete: true });
   t.is(idx.producers.get(v.address)?.blocks, 26);
   t.is(idx.recentActivity(3600).txs, 6);

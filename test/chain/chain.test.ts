@@ -41,7 +41,7 @@ test('blocks apply transfers exactly (amount, fee split, burn, reward) and survi
       alice,
     ),
   );
-  const proposal = chain.propose(txs, validator, 1_700_000_001);
+  const proposal = await chain.propose(txs, validator, 1_700_000_001);
   await chain.commit(proposal);
   t.is(chain.height, 1);
   t.is(proposal.block.tx_count, 3);
@@ -57,11 +57,11 @@ test('blocks apply transfers exactly (amount, fee split, burn, reward) and survi
   t.is(supply.burned, 3n * 5001n * WEI_PER_BASE);
   t.is(supply.minted, (1000n * BASE_PER_COIN + reward) * WEI_PER_BASE);
   // A stale nonce in a later block is skipped, not applied.
-  const stale = chain.propose([txs[0]], validator, 1_700_000_002);
+  const stale = await chain.propose([txs[0]], validator, 1_700_000_002);
   t.is(stale.block.tx_count, 0);
   t.is(stale.result.dropped.length, 1);
   await chain.commit(stale);
-  for (let i = 0; i < 6; i++) await chain.commit(chain.propose([], validator, 1_700_000_003 + i));
+  for (let i = 0; i < 6; i++) await chain.commit(await chain.propose([], validator, 1_700_000_003 + i));
   const headHash = chain.head.hash;
   const root = chain.head.state_root;
   t.not(root, genesisRoot);
@@ -99,7 +99,7 @@ test('an abandoned proposal leaves the state root untouched', async (t) => {
     { from: alice.address, to: bob.address, amount: 1n, fee: 10_000n, nonce: 0n, chain_id: 7120 },
     alice,
   );
-  const p = chain.propose([tx], validator, 1_700_000_001);
+  const p = await chain.propose([tx], validator, 1_700_000_001);
   t.not(toHex(chain.state.root()), before);
   chain.abandon(p);
   t.is(toHex(chain.state.root()), before);

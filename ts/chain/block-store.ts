@@ -1,3 +1,4 @@
+import { type ReceiptRecord, decodeReceipts, encodeReceipts } from '../execution/receipts.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import type { StateChanges } from '../state/state-store.js';
 import { keyBytes } from '../state/state-store.js';
@@ -12,6 +13,7 @@ import {
   blockKey,
   metaKey,
   prefixEnd,
+  receiptsKey,
   stateKey,
   txKey,
 } from '../storage/index.js';
@@ -32,6 +34,7 @@ const HEAD = metaKey('head');
  */
 export class BlockStore {
   private readonly window = new Map<number, Block>();
+  private readonly windowReceipts = new Map<number, readonly ReceiptRecord[]>();
   private readonly recentTx = new Map<string, TxLocation>();
   private readonly txCounts = new Map<string, number>();
   private headHeight = -1;
@@ -67,9 +70,10 @@ export class BlockStore {
     return this.db.scan({ gte: prefix, lt: prefixEnd(prefix) }, (k, v) => onEntry(k.subarray(1), v));
   }
 
-  async commit(block: Block, changes: StateChanges): Promise<void> {
+  async commit(block: Block, changes: StateChanges, receipts: readonly ReceiptRecord[]): Promise<void> {
     const ops: KvOp[] = [
       { type: 'put', key: blockKey(block.index), value: Buffer.from(encodeBlock(block)) },
+      { type: 'put', key: receiptsKey(block.index), value: Buffer.from(encodeReceipts(receipts)) },
       { type: 'put', key: blockHashKey(block.hash), value: u64be(block.index) },
       { type: 'put', key: HEAD, value: u64be(block.index) },
     ];
@@ -90,6 +94,17 @@ export class BlockStore {
     for (const [addr, n] of counts) this.txCounts.set(addr, n);
     this.headHeight = block.index;
     this.remember(block);
+    this.windowReceipts.set(block.index, receipts);
+    this.windowReceipts.delete(block.index - this.windowSize);
+  }
+
+  /** Receipts of the block at height (one per transaction), or null when the block does not exist. */
+  async receipts(height: number): Promise<readonly ReceiptRecord[] | null> {
+    if (!Number.isSafeInteger(height) || height < 0 || height > this.headHeight) return null;
+    const hit = this.windowReceipts.get(height);
+    if (hit) return hit;
+    const raw = await this.db.get(receiptsKey(height));
+    return raw ? decodeReceipts(raw) : [];
   }
 
   private remember(block: Block): void {

@@ -5,6 +5,8 @@ import { bigToBytes, bytesToBig, fromHex, to0x, toHex } from '../util/hex.js';
 
 export type ConsensusPhase = 'PoA' | 'DPoS+BFT';
 
+export const EMPTY_BLOOM_HEX = '00'.repeat(256);
+
 /** A block as stored and served. Hashes are 64 lowercase hex without 0x (REST convention). */
 export interface Block {
   index: number;
@@ -18,6 +20,8 @@ export interface Block {
   round: number;
   /** EVM gas used by the block (native transactions count no EVM gas). */
   gas_used: bigint;
+  /** 2048-bit bloom of the block's EVM logs (512 hex). */
+  logs_bloom: string;
   consensus: ConsensusPhase;
   /** Proposer's compact signature over the block hash (128 hex; empty for genesis). */
   signature: string;
@@ -43,6 +47,7 @@ export function encodeHeader(h: BlockHeader): Uint8Array {
     bigToBytes(BigInt(h.tx_count)),
     bigToBytes(h.gas_used),
     Buffer.from(h.consensus, 'utf8'),
+    fromHex(h.logs_bloom),
   ]);
 }
 
@@ -63,6 +68,7 @@ export function headerOf(b: Block): BlockHeader {
     state_root: b.state_root,
     round: b.round,
     gas_used: b.gas_used,
+    logs_bloom: b.logs_bloom,
     consensus: b.consensus,
   };
 }
@@ -90,6 +96,7 @@ export function decodeBlock(bytes: Uint8Array): Block {
     tx_count: Number(bytesToBig(f[7])),
     gas_used: bytesToBig(f[8]),
     consensus: Buffer.from(f[9]).toString('utf8') as ConsensusPhase,
+    logs_bloom: toHex(f[10]),
   };
   return {
     ...header,

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { crypto } from '../crypto/index.js';
-import { type BlockContext, type ExecutionResult, executeBlock } from '../ledger/executor.js';
+import { type BlockEnv, type ExecutionResult, executeBlock } from '../execution/index.js';
 import { type KeyPair, signDigest } from '../ledger/keys.js';
 import { getSupply, putSupply } from '../ledger/supply.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
@@ -9,7 +9,7 @@ import { getAccount, putAccount } from '../state/accounts.js';
 import { StateOverlay, StateStore, type StateUndo } from '../state/state-store.js';
 import type { KvStore } from '../storage/index.js';
 import { fromHex, toHex } from '../util/hex.js';
-import { type Block, type BlockHeader, type ConsensusPhase, blockHash, txMerkleRoot } from './block.js';
+import { type Block, type BlockHeader, type ConsensusPhase, EMPTY_BLOOM_HEX, blockHash, txMerkleRoot } from './block.js';
 import { BlockStore } from './block-store.js';
 import type { ChainParams } from './params.js';
 
@@ -20,6 +20,16 @@ export interface Proposal {
   undo: StateUndo;
   result: ExecutionResult;
   timings: { executeMs: number; stateRootMs: number };
+}
+
+/** Transactions executed on top of the head, not yet applied to the state trie. */
+export interface Execution {
+  height: number;
+  timestamp: number;
+  proposer: string;
+  overlay: StateOverlay;
+  result: ExecutionResult;
+  executeMs: number;
 }
 
 export interface ChainEvents {
@@ -87,6 +97,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       state_root: toHex(this.state.root()),
       round: 0,
       gas_used: 0n,
+      logs_bloom: EMPTY_BLOOM_HEX,
       consensus: 'PoA',
     };
     const block: Block = {
@@ -96,41 +107,65 @@ export class Chain extends EventEmitter<ChainEvents> {
       justification: new Uint8Array(0),
       transactions: [],
     };
-    await this.blocks.commit(block, overlay.changes);
+    await this.blocks.commit(block, overlay.changes, []);
     this.headBlock = block;
   }
 
-  /** Execution context of the block at height proposed by proposer (shared with replay). */
-  blockContext(height: number, proposer: string): BlockContext {
-    return { height, proposer, tokenomicsV2Height: this.params.activation.tokenomicsV2 };
+  /** Execution environment of the block at height (shared by production and replay). */
+  blockEnv(height: number, proposer: string, timestamp: number): BlockEnv {
+    return {
+      height,
+      timestamp,
+      proposer,
+      chainId: this.params.chainId,
+      hardfork: this.params.evmHardfork,
+      tokenomicsV2Height: this.params.activation.tokenomicsV2,
+      evmActivationHeight: this.params.activation.evm,
+      blockHash: async (h) => {
+        const b = await this.blocks.getBlock(h);
+        return b ? fromHex(b.hash) : null;
+      },
+    };
   }
 
-  /** Execute txs on top of the head and build a signed block. The state trie holds the result until commit/abandon. */
-  propose(txs: readonly SignedTransaction[], proposer: KeyPair, timestamp: number, round = 0): Proposal {
+  /**
+   * Execute txs on top of the head into an overlay. The state is untouched, so transaction
+   * admission may run while this awaits; seal() then applies the result in one synchronous step.
+   */
+  async execute(txs: readonly SignedTransaction[], proposer: string, timestamp: number): Promise<Execution> {
     const t0 = performance.now();
     const height = this.height + 1;
+    const ts = Math.max(timestamp, this.headBlock.timestamp);
     const overlay = new StateOverlay(this.state);
-    const result = executeBlock(this.blockContext(height, proposer.address), overlay, txs);
+    const result = await executeBlock(this.blockEnv(height, proposer, ts), overlay, this.state, txs);
+    return { height, timestamp: ts, proposer, overlay, result, executeMs: performance.now() - t0 };
+  }
+
+  /** Apply an execution to the state trie and build the signed block. The trie holds it until commit/abandon. */
+  seal(exec: Execution, proposer: KeyPair, round = 0): Proposal {
+    if (exec.height !== this.height + 1) throw new Error(`stale execution for height ${exec.height}, head is ${this.height}`);
     const t1 = performance.now();
     let resolve!: () => void;
     const done = new Promise<void>((r) => {
       resolve = r;
     });
     this.pending = { done, resolve };
-    const undo = this.state.applyChanges(overlay.changes);
+    const undo = this.state.applyChanges(exec.overlay.changes);
     const stateRoot = toHex(this.state.root());
     const t2 = performance.now();
+    const { result } = exec;
     const header: BlockHeader = {
-      index: height,
+      index: exec.height,
       previous_hash: this.headBlock.hash,
-      timestamp: Math.max(timestamp, this.headBlock.timestamp),
+      timestamp: exec.timestamp,
       tx_count: result.included.length,
       validator: proposer.address,
       merkle_root: txMerkleRoot(result.included),
       state_root: stateRoot,
       round,
-      gas_used: 0n,
-      consensus: this.consensusAt(height),
+      gas_used: result.gasUsed,
+      logs_bloom: toHex(result.logsBloom),
+      consensus: this.consensusAt(exec.height),
     };
     const hash = blockHash(header);
     const block: Block = {
@@ -140,13 +175,18 @@ export class Chain extends EventEmitter<ChainEvents> {
       justification: new Uint8Array(0),
       transactions: result.included,
     };
-    return { block, changes: overlay.changes, undo, result, timings: { executeMs: t1 - t0, stateRootMs: t2 - t1 } };
+    return { block, changes: exec.overlay.changes, undo, result, timings: { executeMs: exec.executeMs, stateRootMs: t2 - t1 } };
+  }
+
+  /** execute + seal in one call (tests, benches, single-validator production). */
+  async propose(txs: readonly SignedTransaction[], proposer: KeyPair, timestamp: number, round = 0): Promise<Proposal> {
+    return this.seal(await this.execute(txs, proposer.address, timestamp), proposer, round);
   }
 
   /** Persist a proposal atomically and make it the head. On a write failure the trie is rolled back. */
   async commit(p: Proposal): Promise<void> {
     try {
-      await this.blocks.commit(p.block, p.changes);
+      await this.blocks.commit(p.block, p.changes, p.result.receipts);
     } catch (err) {
       this.state.revert(p.undo);
       this.settle();

@@ -1,4 +1,4 @@
-import { executeBlock } from '../ledger/executor.js';
+import { executeBlock, isEvmTransaction } from '../execution/index.js';
 import { checkTransactionIntegrity } from '../ledger/transaction.js';
 import { StateOverlay, StateStore } from '../state/state-store.js';
 import { crypto } from '../crypto/index.js';
@@ -46,17 +46,25 @@ export async function validateChain(chain: Chain, upTo = chain.height): Promise<
     if (h > 0) {
       const pub = keys.get(b.validator);
       if (!pub || !Chain.verifyBlockSignature(b, pub)) return fail(h, 'bad proposer signature');
-      const digests = b.transactions.map((tx) => checkTransactionIntegrity(tx, chain.params.chainId));
+      // Native signatures are checked here; an EVM transaction's signature is its sender recovery,
+      // which re-execution performs (a bad one fails to apply).
+      const native = b.transactions.filter((tx) => !isEvmTransaction(tx));
+      const digests = native.map((tx) => checkTransactionIntegrity(tx, chain.params.chainId));
       const ok = crypto().verifyBatch(
-        b.transactions.map((tx) => fromHex(tx.signature)),
+        native.map((tx) => fromHex(tx.signature)),
         digests,
-        b.transactions.map((tx) => fromHex(tx.public_key)),
+        native.map((tx) => fromHex(tx.public_key)),
       );
       const bad = ok.indexOf(false);
-      if (bad >= 0) return fail(h, `bad signature on transaction ${b.transactions[bad].txid}`);
+      if (bad >= 0) return fail(h, `bad signature on transaction ${native[bad].txid}`);
       const overlay = new StateOverlay(state);
-      const r = executeBlock(chain.blockContext(h, b.validator), overlay, b.transactions);
-      if (r.dropped.length > 0) return fail(h, `transaction ${r.dropped[0].tx.txid} does not apply: ${r.dropped[0].reason}`);
+      const r = await executeBlock(chain.blockEnv(h, b.validator, b.timestamp), overlay, state, b.transactions);
+      if (r.dropped.length > 0 || r.deferred.length > 0) {
+        const tx = r.dropped[0]?.tx ?? r.deferred[0];
+        return fail(h, `transaction ${tx.txid} does not apply: ${r.dropped[0]?.reason ?? 'exceeds the block gas limit'}`);
+      }
+      if (r.gasUsed !== b.gas_used || toHex(r.logsBloom) !== b.logs_bloom)
+        return fail(h, 'gas used or logs bloom mismatch after re-execution');
       state.applyChanges(overlay.changes);
     }
     if (toHex(state.root()) !== b.state_root) return fail(h, 'state root mismatch after re-execution');

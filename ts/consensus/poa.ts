@@ -72,9 +72,10 @@ export class PoaEngine implements ConsensusEngine {
   async produce(): Promise<ProducedBlockInfo> {
     const t0 = performance.now();
     const txs = this.mempool.take(this.opts.maxBlockTxs);
-    const proposal = this.chain.propose(txs, this.key, Math.floor(Date.now() / 1000));
-    // Pool and state must change together as seen by admission (which runs between awaits):
-    // the proposal's state is already live in the trie, so its transactions leave the pool now.
+    const exec = await this.chain.execute(txs, this.key.address, Math.floor(Date.now() / 1000));
+    // seal() makes the block's state live in the trie; the pool must change in the same tick, as
+    // admission (which runs between awaits) reads both.
+    const proposal = this.chain.seal(exec, this.key);
     this.mempool.onBlock(
       proposal.result.included,
       proposal.result.dropped.map((d) => d.tx),

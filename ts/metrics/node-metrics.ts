@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { ProducedBlockInfo } from '../consensus/interface.js';
-import type { RejectReason } from '../mempool/admission.js';
+import { REJECT_REASONS, type RejectReason } from '../mempool/admission.js';
 import { processRegistry } from './process.js';
 import { rpcMethodLabel } from './rpc-methods.js';
 
@@ -18,20 +18,6 @@ export interface MetricsSources {
   info(): { version: string; build: string; chainId: number; network: string; httpBackend: string };
 }
 
-/** Every reason TxAdmission reports, pre-set to 0 so rates work from the first rejection. */
-const REJECT_REASONS: readonly RejectReason[] = [
-  'chain_id',
-  'integrity',
-  'signature',
-  'amount',
-  'fee',
-  'duplicate',
-  'sender_limit',
-  'pool_full',
-  'nonce',
-  'balance',
-  'data',
-];
 const HTTP_METHODS = new Set(['GET', 'POST', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'PATCH']);
 const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const BLOCK_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];

@@ -40,7 +40,7 @@ function requireHeadState(ctx: NodeContext, raw: unknown): void {
 async function blockByTag(ctx: NodeContext, raw: unknown, full: unknown): Promise<unknown> {
   const h = resolveHeight(ctx, parseBlockTag(raw, 0));
   const b = await ctx.chain.blocks.getBlock(h);
-  return b ? ethBlock(b, full === true, ctx.chain.params.chainId) : null;
+  return b ? ethBlock(b, full === true, ctx.chain.params.chainId, ctx.chain.params.evmHardfork) : null;
 }
 
 export const ethMethods: RpcTable = {
@@ -71,7 +71,7 @@ export const ethMethods: RpcTable = {
     handler: async (ctx, [hash, full]) => {
       const h = await ctx.chain.blocks.heightOfHash(hash as string);
       const b = h === null ? null : await ctx.chain.blocks.getBlock(h);
-      return b ? ethBlock(b, full === true, ctx.chain.params.chainId) : null;
+      return b ? ethBlock(b, full === true, ctx.chain.params.chainId, ctx.chain.params.evmHardfork) : null;
     },
   },
   eth_getTransactionByHash: {
@@ -83,10 +83,18 @@ export const ethMethods: RpcTable = {
       if (loc) {
         const b = await ctx.chain.blocks.getBlock(loc.height);
         const tx = b?.transactions[loc.index];
-        if (b && tx) return ethTransaction(tx, { blockHash: b.hash, blockNumber: b.index, index: loc.index }, chainId);
+        if (b && tx)
+          return ethTransaction(
+            tx,
+            { blockHash: b.hash, blockNumber: b.index, index: loc.index },
+            chainId,
+            ctx.chain.params.evmHardfork,
+          );
       }
       const pending = ctx.mempool.get(id);
-      return pending ? ethTransaction(pending, { blockHash: null, blockNumber: null, index: null }, chainId) : null;
+      return pending
+        ? ethTransaction(pending, { blockHash: null, blockNumber: null, index: null }, chainId, ctx.chain.params.evmHardfork)
+        : null;
     },
   },
   eth_feeHistory: {

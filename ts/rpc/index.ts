@@ -1,6 +1,7 @@
 import type { NodeContext } from '../services/index.js';
 import { type DispatchOptions, RpcDispatcher } from './dispatcher.js';
 import { ethMethods } from './eth.js';
+import { evmMethods } from './evm.js';
 import { nativeMethods, netWeb3Methods } from './native.js';
 import { RPC, RpcError, type RpcTable } from './types.js';
 
@@ -19,22 +20,19 @@ export const EVM_METHODS = [
   'eth_getLogs',
 ] as const;
 
-/**
- * Until the EVM module lands: before the chain's EVM activation height these answer
- * -32000 "EVM not active yet" (as the spec says for testnet); after it they are absent (-32601).
- */
-function evmGate(name: string): RpcTable[string] {
+/** Before the chain's EVM activation height the EVM methods answer -32000 "EVM not active yet" (spec). */
+function evmGate(method: RpcTable[string]): RpcTable[string] {
   return {
-    params: ['any?', 'any?', 'any?'],
-    handler: (ctx) => {
+    params: method.params,
+    handler: (ctx, params) => {
       if (ctx.chain.height + 1 < ctx.chain.params.activation.evm) throw new RpcError(RPC.server, 'EVM not active yet');
-      throw new RpcError(RPC.methodNotFound, `the method ${name} does not exist/is not available`);
+      return method.handler(ctx, params);
     },
   };
 }
 
 export const rpcMethods: RpcTable = {
-  ...Object.fromEntries(EVM_METHODS.map((m) => [m, evmGate(m)])),
+  ...Object.fromEntries(EVM_METHODS.map((m) => [m, evmGate(evmMethods[m])])),
   ...ethMethods,
   ...netWeb3Methods,
   ...nativeMethods,

@@ -8,7 +8,7 @@
  */
 import type { Block } from '../chain/block.js';
 import type { Chain } from '../chain/chain.js';
-import type { ExecutionResult } from '../ledger/executor.js';
+import type { ExecutionResult } from '../execution/index.js';
 import { scheduledReward } from '../ledger/rewards.js';
 import type { NodeContext } from './context.js';
 import { epochOf } from './epochs.js';

@@ -15,3 +15,4 @@ export * from './token-queries.js';
 export * from './validator-queries.js';
 export * from './staking-queries.js';
 export * from './stats-queries.js';
+export * from './evm-queries.js';

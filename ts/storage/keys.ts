@@ -10,9 +10,11 @@ export const P = {
   state: 0x53, // 'S' + state key -> value
   meta: 0x4d, // 'M' + name -> value
   audit: 0x4c, // 'L' + seq u64 -> JSON entry
+  receipts: 0x52, // 'R' + height u64 -> RLP list of the block's receipts
 } as const;
 
 export const blockKey = (h: number): Buffer => Buffer.concat([Buffer.from([P.block]), u64be(h)]);
+export const receiptsKey = (h: number): Buffer => Buffer.concat([Buffer.from([P.receipts]), u64be(h)]);
 export const blockHashKey = (hash: string): Buffer => Buffer.concat([Buffer.from([P.blockHash]), fromHex(hash)]);
 export const txKey = (txid: string): Buffer => Buffer.concat([Buffer.from([P.tx]), fromHex(txid)]);
 export const addrTxKey = (addr: string, h: number, i: number): Buffer =>

@@ -38,3 +38,17 @@ export class ServerError extends NodeError {
     super(message, 500, -32000, data);
   }
 }
+
+/** EVM methods before the chain's EVM activation height (spec: -32000 "EVM not active yet"). */
+export class EvmNotActiveError extends NodeError {
+  constructor() {
+    super('EVM not active yet', 400, -32000);
+  }
+}
+
+/** A reverted eth_call / eth_estimateGas, as geth reports it: code 3, revert data in `data`. */
+export class ExecutionRevertedError extends NodeError {
+  constructor(reason: string | null, dataHex: string) {
+    super(reason ? `execution reverted: ${reason}` : 'execution reverted', 400, 3, dataHex);
+  }
+}

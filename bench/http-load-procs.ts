@@ -1,0 +1,254 @@
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Server processes of the HTTP load bench: our node on both backends, ganache and hardhat as peers. */
+
+export const GANACHE_VERSION = '7.9.2';
+export const HARDHAT_VERSION = '2.29.1';
+/** Gitignored install folder of the peers (never in the project's package.json). */
+export const PEERS_DIR = fileURLToPath(new URL('../../bench/.peers/', import.meta.url));
+const GANACHE_CLI = join(PEERS_DIR, 'node_modules/ganache/dist/node/cli.js');
+const HARDHAT_CLI = join(PEERS_DIR, 'node_modules/hardhat/internal/cli/bootstrap.js');
+/** Hardhat refuses a config outside the folder it is installed in, so its project lives in PEERS_DIR. */
+const HARDHAT_PROJECT = join(PEERS_DIR, 'hardhat-project');
+const MAIN = fileURLToPath(new URL('../ts/node/main.js', import.meta.url));
+export const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
+
+export interface Server {
+  name: string;
+  child: ChildProcess;
+  port: number;
+  /** JSON-RPC path: /rpc on our node, / on the peers. */
+  rpcPath: string;
+  rest: boolean;
+}
+
+const live = new Set<ChildProcess>();
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal); // detached: the child leads its own process group
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {}
+  }
+}
+
+// Last resort when the bench process exits without stopping its servers (exception, process.exit).
+process.on('exit', () => {
+  for (const c of live) killGroup(c, 'SIGKILL');
+});
+
+/** Spawns in a new process group (so wrappers' children go down too) and tracks the child. */
+function spawnTracked(cmd: string, args: string[], opts: SpawnOptions): ChildProcess {
+  const child = spawn(cmd, args, { ...opts, detached: true });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  return child;
+}
+
+const exited = (c: ChildProcess) => c.exitCode !== null || c.signalCode !== null;
+
+/** SIGTERM to the process group, SIGKILL after `graceMs`. */
+export async function stopServer(child: ChildProcess, graceMs = 5000): Promise<void> {
+  if (exited(child)) return;
+  const done = new Promise((r) => child.once('exit', r));
+  killGroup(child, 'SIGTERM');
+  const timer = setTimeout(() => killGroup(child, 'SIGKILL'), graceMs);
+  await done;
+  clearTimeout(timer);
+  killGroup(child, 'SIGKILL'); // leftovers of the group, if any
+}
+
+export async function stopAll(): Promise<void> {
+  await Promise.all([...live].map((c) => stopServer(c)));
+}
+
+/** A free TCP port on 127.0.0.1 (closed again; the peer binds it right after). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      s.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Polls eth_chainId until it answers, the child exits or the deadline passes. */
+async function waitForRpc(s: Server, deadlineMs: number, stderr: () => string): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    if (exited(s.child)) throw new Error(`${s.name} exited early: ${stderr().trim().slice(-400)}`);
+    try {
+      const r = await fetch(`http://127.0.0.1:${s.port}${s.rpcPath}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+        signal: AbortSignal.timeout(2000),
+      });
+      if (r.ok && typeof ((await r.json()) as { result?: unknown }).result === 'string') return;
+    } catch {}
+    if (Date.now() > until) throw new Error(`${s.name} did not answer eth_chainId within ${deadlineMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Keeps the last few KiB of a stream for error messages. */
+function tail(child: ChildProcess): () => string {
+  let buf = '';
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (buf = (buf + d).slice(-4096)));
+  return () => buf;
+}
+
+/**
+ * Our node on the dev chain (funded Hardhat accounts), rate limits off, concurrency cap raised.
+ * BENCH_NODE_ARGS adds node flags (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ */
+export async function startNative(backend: 'uws' | 'node', dataDir: string): Promise<Server> {
+  const child = spawnTracked(
+    process.execPath,
+    [
+      ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+      MAIN,
+      '--dev',
+      '--data-dir',
+      dataDir,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--http-backend',
+      backend,
+      '--max-concurrent',
+      '100000',
+      '--log-level',
+      'info',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NATIVE_RATE_LIMIT_GLOBAL: '0', NATIVE_RATE_LIMIT_WRITE: '0' },
+    },
+  );
+  const stderr = tail(child);
+  const port = await new Promise<number>((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error(`native [${backend}] did not log "API listening" within 60 s`)), 60_000);
+    const onData = (d: Buffer) => {
+      buf = (buf + d.toString()).slice(-65536);
+      const m = /"port":(\d+)[^\n]*"msg":"API listening"/.exec(buf);
+      if (m) {
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        child.stdout?.resume(); // keep draining the log
+        resolve(Number(m[1]));
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`native [${backend}] exited with ${code}: ${stderr().trim().slice(-400)}`));
+    });
+  });
+  const s: Server = { name: `native [${backend}]`, child, port, rpcPath: '/rpc', rest: true };
+  await waitForRpc(s, 30_000, stderr);
+  return s;
+}
+
+/** Ganache in memory, with the Hardhat mnemonic so 0xf39f... is funded there too. */
+export async function startGanache(): Promise<Server> {
+  const port = await freePort();
+  const child = spawnTracked(
+    process.execPath,
+    [
+      GANACHE_CLI,
+      '--server.host',
+      '127.0.0.1',
+      '--server.port',
+      String(port),
+      '--logging.quiet',
+      '--wallet.mnemonic',
+      DEV_MNEMONIC,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'], cwd: PEERS_DIR },
+  );
+  const s: Server = { name: `ganache ${GANACHE_VERSION}`, child, port, rpcPath: '/', rest: false };
+  await waitForRpc(s, 60_000, tail(child));
+  return s;
+}
+
+/** `hardhat node` from a minimal project; its per-call log on stdout is discarded. */
+export async function startHardhat(): Promise<Server> {
+  mkdirSync(HARDHAT_PROJECT, { recursive: true });
+  const config = join(HARDHAT_PROJECT, 'hardhat.config.cjs');
+  if (!existsSync(config)) writeFileSync(config, 'module.exports = { networks: { hardhat: { chainId: 31337 } } };\n');
+  const port = await freePort();
+  const child = spawnTracked(process.execPath, [HARDHAT_CLI, 'node', '--hostname', '127.0.0.1', '--port', String(port)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    cwd: HARDHAT_PROJECT,
+    env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true', CI: 'true' },
+  });
+  const s: Server = { name: `hardhat ${HARDHAT_VERSION}`, child, port, rpcPath: '/', rest: false };
+  await waitForRpc(s, 90_000, tail(child));
+  return s;
+}
+
+function installedVersion(pkg: string): string | undefined {
+  try {
+    return JSON.parse(readFileSync(join(PEERS_DIR, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Installs ganache and hardhat into bench/.peers when missing (bounded to 4 minutes).
+ * Returns undefined when ready, else why not (the bench then skips the peer columns).
+ */
+export async function ensurePeers(log: (s: string) => void): Promise<string | undefined> {
+  if (process.env.BENCH_SKIP_PEERS === '1') return 'peers skipped (BENCH_SKIP_PEERS=1)';
+  if (installedVersion('ganache') === GANACHE_VERSION && installedVersion('hardhat') === HARDHAT_VERSION) return undefined;
+  log(`installing ganache@${GANACHE_VERSION} and hardhat@${HARDHAT_VERSION} into ${PEERS_DIR} ...`);
+  mkdirSync(PEERS_DIR, { recursive: true });
+  const args = [
+    'install',
+    '--prefix',
+    PEERS_DIR,
+    '--no-save',
+    '--no-audit',
+    '--no-fund',
+    '--no-package-lock',
+    `ganache@${GANACHE_VERSION}`,
+    `hardhat@${HARDHAT_VERSION}`,
+  ];
+  const failure = await new Promise<string | undefined>((resolve) => {
+    const child = spawnTracked('npm', args, { stdio: ['ignore', 'ignore', 'pipe'], cwd: PEERS_DIR });
+    const stderr = tail(child);
+    const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 240_000);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      resolve(`npm could not run: ${e.message}`);
+    });
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      const lastErr = stderr()
+        .split('\n')
+        .filter((l) => /ERR/.test(l))
+        .slice(-2)
+        .join(' ')
+        .slice(0, 200);
+      resolve(code === 0 ? undefined : `npm install failed (${code ?? signal})${lastErr ? `: ${lastErr}` : ''}`);
+    });
+  });
+  if (failure) return `${failure}; peer columns skipped (no network?)`;
+  if (installedVersion('ganache') !== GANACHE_VERSION || installedVersion('hardhat') !== HARDHAT_VERSION) {
+    return 'peers not found after npm install; peer columns skipped';
+  }
+  return undefined;
+}

@@ -1,0 +1,196 @@
+import { createBlock } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { createAddressFromString } from '@ethereumjs/util';
+import { type VM, createVM, runTx } from '@ethereumjs/vm';
+import { applyNativeTransfer } from '../ledger/executor.js';
+import { blockReward } from '../ledger/rewards.js';
+import { getSupply, maxSupplyBase, putSupply } from '../ledger/supply.js';
+import type { SignedTransaction } from '../ledger/transaction.js';
+import { NATIVE_TX_GAS, WEI_PER_BASE, baseToWei } from '../ledger/units.js';
+import { accountKey, getAccount, putAccount } from '../state/accounts.js';
+import type { StateOverlay, StateStore } from '../state/state-store.js';
+import { FEE_COLLECTOR, chainCommon } from './common.js';
+import { isEvmTransaction, typedTransactionOf } from './evm-tx.js';
+import { type LogRecord, type ReceiptRecord, EMPTY_BLOOM, logsBloom } from './receipts.js';
+import { EvmStateAdapter } from './state-adapter.js';
+
+export const BLOCK_GAS_LIMIT = 30_000_000n;
+export const BLOCK_GAS_TARGET = 15_000_000n;
+/** Flat base fee per gas (dynamic base fee is not live): 1 Gwei. */
+export const BASE_FEE_PER_GAS = 1_000_000_000n;
+
+export interface BlockEnv {
+  height: number;
+  timestamp: number;
+  proposer: string;
+  chainId: number;
+  hardfork: string;
+  tokenomicsV2Height: number;
+  evmActivationHeight: number;
+  /** Hash (32 bytes) of an earlier block, for the BLOCKHASH opcode. */
+  blockHash: (height: number) => Promise<Uint8Array | null>;
+}
+
+export interface ExecutionResult {
+  included: SignedTransaction[];
+  /** Transactions that can no longer apply; the pool drops them (and their sender's later nonces). */
+  dropped: { tx: SignedTransaction; reason: string }[];
+  /** Valid transactions that did not fit (block gas); they stay pending for the next block. */
+  deferred: SignedTransaction[];
+  /** One per included transaction, same order. */
+  receipts: ReceiptRecord[];
+  /** EVM gas used by the block (native transfers count no EVM gas). */
+  gasUsed: bigint;
+  logsBloom: Uint8Array;
+  feesWei: bigint;
+  burnedWei: bigint;
+  rewardBase: bigint;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** One VM per block that holds EVM transactions, over that block's overlay. */
+export async function blockVm(
+  env: BlockEnv,
+  state: StateOverlay,
+  base: StateStore,
+): Promise<{ vm: VM; common: Common; block: ReturnType<typeof createBlock> }> {
+  const common = chainCommon(env.chainId, env.hardfork);
+  const stateManager = new EvmStateAdapter(state, base);
+  const blockchain = {
+    getBlock: async (n: number) => {
+      const h = await env.blockHash(Number(n));
+      return { hash: () => h ?? new Uint8Array(32) };
+    },
+    putBlock: async () => undefined,
+    shallowCopy() {
+      return this;
+    },
+  };
+  const vm = await createVM({ common, stateManager, evmOpts: { blockchain } as never });
+  const block = createBlock(
+    {
+      header: {
+        number: BigInt(env.height),
+        timestamp: BigInt(env.timestamp),
+        coinbase: createAddressFromString(FEE_COLLECTOR),
+        gasLimit: BLOCK_GAS_LIMIT,
+        baseFeePerGas: BASE_FEE_PER_GAS,
+      },
+    },
+    { common, skipConsensusFormatValidation: true },
+  );
+  return { vm, common, block };
+}
+
+/**
+ * Execute a block's transactions in order on the overlay: native transfers by the ledger rules, EVM
+ * transactions through @ethereumjs/vm. Every fee (native or EVM gas) is split: floor(fee/2) to the
+ * proposer, the rest burned; then the block reward is minted to the proposer within the supply cap.
+ */
+export async function executeBlock(
+  env: BlockEnv,
+  state: StateOverlay,
+  base: StateStore,
+  txs: readonly SignedTransaction[],
+): Promise<ExecutionResult> {
+  const r: ExecutionResult = {
+    included: [],
+    dropped: [],
+    deferred: [],
+    receipts: [],
+    gasUsed: 0n,
+    logsBloom: EMPTY_BLOOM(),
+    feesWei: 0n,
+    burnedWei: 0n,
+    rewardBase: 0n,
+  };
+  let toProposerWei = 0n;
+  let cumulative = 0n;
+  let evm: Awaited<ReturnType<typeof blockVm>> | null = null;
+  const deferredSenders = new Set<string>();
+  const collectorKey = accountKey(FEE_COLLECTOR);
+
+  for (const tx of txs) {
+    if (deferredSenders.has(tx.from_address)) {
+      r.deferred.push(tx);
+      continue;
+    }
+    if (!isEvmTransaction(tx)) {
+      const err = applyNativeTransfer(state, tx);
+      if (err) {
+        r.dropped.push({ tx, reason: err });
+        continue;
+      }
+      // Spec: floor(fee/2) in base units for native fees; EVM fees below are split in wei.
+      r.feesWei += baseToWei(tx.fee);
+      toProposerWei += baseToWei(tx.fee / 2n);
+      cumulative += NATIVE_TX_GAS;
+      r.included.push(tx);
+      r.receipts.push({
+        status: 1,
+        gasUsed: NATIVE_TX_GAS,
+        cumulativeGasUsed: cumulative,
+        effectiveGasPrice: 0n,
+        type: 0,
+        contractAddress: null,
+        logs: [],
+        output: EMPTY,
+      });
+      continue;
+    }
+    if (env.height < env.evmActivationHeight) {
+      r.dropped.push({ tx, reason: 'EVM not active yet' });
+      continue;
+    }
+    evm ??= await blockVm(env, state, base);
+    const typed = typedTransactionOf(tx, evm.common);
+    if (r.gasUsed + typed.gasLimit > BLOCK_GAS_LIMIT) {
+      deferredSenders.add(tx.from_address);
+      r.deferred.push(tx);
+      continue;
+    }
+    let result: Awaited<ReturnType<typeof runTx>>;
+    try {
+      result = await runTx(evm.vm, { tx: typed, block: evm.block, skipHardForkValidation: true, blockGasUsed: r.gasUsed });
+    } catch (err) {
+      r.dropped.push({ tx, reason: (err as Error).message.split(' (')[0] });
+      continue;
+    }
+    // The VM paid the priority part of the fee to the collector and burned the base part; replace
+    // that with the node's rule: half of the whole fee to the proposer, the rest burned.
+    state.delete(collectorKey);
+    const fee = result.amountSpent;
+    r.feesWei += fee;
+    toProposerWei += fee / 2n;
+    r.gasUsed += result.totalGasSpent;
+    cumulative += result.totalGasSpent;
+    const logs: LogRecord[] = (result.execResult.logs ?? []).map(([address, topics, data]) => ({ address, topics, data }));
+    logsBloom(logs, r.logsBloom);
+    r.included.push(tx);
+    r.receipts.push({
+      status: result.execResult.exceptionError ? 0 : 1,
+      gasUsed: result.totalGasSpent,
+      cumulativeGasUsed: cumulative,
+      effectiveGasPrice: result.totalGasSpent > 0n ? fee / result.totalGasSpent : 0n,
+      type: typed.type,
+      contractAddress: result.createdAddress?.bytes ?? null,
+      logs,
+      output: result.execResult.returnValue ?? EMPTY,
+    });
+  }
+
+  r.burnedWei = r.feesWei - toProposerWei;
+  const supply = getSupply(state);
+  r.rewardBase = blockReward(env.height, supply.minted / WEI_PER_BASE, maxSupplyBase(env.height, env.tokenomicsV2Height));
+  const credit = toProposerWei + baseToWei(r.rewardBase);
+  if (credit > 0n) {
+    const proposer = getAccount(state, env.proposer);
+    proposer.balance += credit;
+    putAccount(state, env.proposer, proposer);
+  }
+  if (r.rewardBase > 0n || r.burnedWei > 0n) {
+    putSupply(state, { minted: supply.minted + baseToWei(r.rewardBase), burned: supply.burned + r.burnedWei });
+  }
+  return r;
+}

@@ -1,0 +1,93 @@
+import { createFeeMarket1559Tx } from '@ethereumjs/tx';
+import { type Address, createAddressFromString, createZeroAddress } from '@ethereumjs/util';
+import type { EVMResult } from '@ethereumjs/evm';
+import { StateOverlay, type StateStore } from '../state/state-store.js';
+import { BLOCK_GAS_LIMIT, type BlockEnv, blockVm } from './block-executor.js';
+
+export interface CallArgs {
+  from?: string;
+  /** Absent: contract creation with data as init code. */
+  to?: string;
+  data?: Uint8Array;
+  value?: bigint;
+  gas?: bigint;
+}
+
+export interface CallOutcome {
+  ok: boolean;
+  /** Output on success; revert data on a revert. */
+  returnValue: Uint8Array;
+  /** EVM error name (e.g. "revert", "out of gas") when !ok. */
+  error?: string;
+  reverted: boolean;
+  /** Gas the whole transaction would be charged: intrinsic + execution (after refunds). */
+  gasUsed: bigint;
+}
+
+/** Intrinsic gas of a transaction with these fields (base, calldata, creation, access list). */
+export function intrinsicGas(args: CallArgs, common: Awaited<ReturnType<typeof blockVm>>['common']): bigint {
+  const tx = createFeeMarket1559Tx(
+    {
+      to: args.to as `0x${string}` | undefined,
+      data: args.data,
+      value: args.value ?? 0n,
+      gasLimit: BLOCK_GAS_LIMIT,
+      maxFeePerGas: 0n,
+    },
+    { common },
+  );
+  return tx.getIntrinsicGas();
+}
+
+/**
+ * Run a call against the state without committing anything (eth_call, eth_estimateGas): a throwaway
+ * overlay over the committed state, the VM of a block at env.height. No nonce, fee or balance-for-gas
+ * checks (as geth's eth_call), value transfers still need the balance.
+ */
+export async function simulateCall(env: BlockEnv, base: StateStore, args: CallArgs): Promise<CallOutcome> {
+  const overlay = new StateOverlay(base);
+  const { vm, common, block } = await blockVm(env, overlay, base);
+  const intrinsic = intrinsicGas(args, common);
+  const gasLimit = args.gas ?? BLOCK_GAS_LIMIT;
+  if (gasLimit < intrinsic) {
+    return {
+      ok: false,
+      returnValue: new Uint8Array(0),
+      error: `intrinsic gas too low: have ${gasLimit}, want ${intrinsic}`,
+      reverted: false,
+      gasUsed: intrinsic,
+    };
+  }
+  const caller: Address = args.from ? createAddressFromString(args.from) : createZeroAddress();
+  let result: EVMResult;
+  try {
+    result = await vm.evm.runCall({
+      block,
+      caller,
+      origin: caller,
+      to: args.to ? createAddressFromString(args.to) : undefined,
+      data: args.data ?? new Uint8Array(0),
+      value: args.value ?? 0n,
+      gasLimit: gasLimit - intrinsic,
+      gasPrice: 0n,
+      skipBalance: args.value === undefined || args.value === 0n,
+    });
+  } catch (err) {
+    return { ok: false, returnValue: new Uint8Array(0), error: (err as Error).message, reverted: false, gasUsed: gasLimit };
+  }
+  const ex = result.execResult;
+  const refund = ex.gasRefund ?? 0n;
+  const spent = intrinsic + ex.executionGasUsed;
+  // London+: refunds are capped at a fifth of the gas used.
+  const gasUsed = spent - (refund < spent / 5n ? refund : spent / 5n);
+  if (ex.exceptionError) {
+    return {
+      ok: false,
+      returnValue: ex.returnValue,
+      error: ex.exceptionError.error,
+      reverted: ex.exceptionError.error === 'revert',
+      gasUsed,
+    };
+  }
+  return { ok: true, returnValue: ex.returnValue, reverted: false, gasUsed };
+}

@@ -1,0 +1,47 @@
+import { type Common, Mainnet, createCustomCommon } from '@ethereumjs/common';
+import { crypto, keccak256 } from '../crypto/index.js';
+
+/** Where the VM pays fees during a transaction; the executor moves them out right after (docs/economics.md). */
+export const FEE_COLLECTOR = `0x${'00'.repeat(19)}fe`;
+
+/** ethereumjs' recovery id rule: 0/1 as is, 27/28 legacy, else EIP-155 (v - 2*chainId - 35). */
+function recoveryId(v: bigint, chainId?: bigint): number {
+  if (v === 0n || v === 1n) return Number(v);
+  const r = chainId === undefined ? v - 27n : v - (chainId * 2n + 35n);
+  if (r !== 0n && r !== 1n) throw new Error('invalid signature v value');
+  return Number(r);
+}
+
+function pad32(b: Uint8Array): Uint8Array {
+  if (b.length === 32) return b;
+  if (b.length > 32) throw new Error('invalid signature component');
+  const out = new Uint8Array(32);
+  out.set(b, 32 - b.length);
+  return out;
+}
+
+/** ecrecover on the node's crypto door (the native addon when built): 64-byte public key without 0x04. */
+function ecrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array, chainId?: bigint): Uint8Array {
+  const sig = new Uint8Array(64);
+  sig.set(pad32(r), 0);
+  sig.set(pad32(s), 32);
+  const pub = crypto().recover(sig, recoveryId(v, chainId), msgHash);
+  if (!pub) throw new Error('invalid signature');
+  return pub.subarray(1);
+}
+
+const commons = new Map<string, Common>();
+
+/** The chain's @ethereumjs Common (chain id, hardfork), with native keccak256 and ecrecover plugged in. */
+export function chainCommon(chainId: number, hardfork: string): Common {
+  const key = `${chainId}:${hardfork}`;
+  let c = commons.get(key);
+  if (!c) {
+    c = createCustomCommon({ chainId, name: `native-${chainId}` }, Mainnet, {
+      hardfork,
+      customCrypto: { keccak256: (m) => keccak256(m), ecrecover },
+    });
+    commons.set(key, c);
+  }
+  return c;
+}

@@ -1,0 +1,60 @@
+import type { Common } from '@ethereumjs/common';
+import { type TypedTransaction, createTxFromRLP } from '@ethereumjs/tx';
+import type { SignedTransaction } from '../ledger/transaction.js';
+import { WEI_PER_BASE, ZERO_ADDRESS } from '../ledger/units.js';
+import { toHex } from '../util/hex.js';
+
+/** Marker of EVM transactions in the spec's SignedTransaction shape: data = "EVM:{gas_limit}:{hex_calldata}". */
+export const EVM_DATA_PREFIX = 'EVM:';
+
+export const isEvmTransaction = (tx: SignedTransaction): boolean => tx.public_key === '' && tx.data.startsWith(EVM_DATA_PREFIX);
+
+const ceilDiv = (a: bigint, b: bigint): bigint => (a + b - 1n) / b;
+
+/** Highest price per gas the transaction may pay (legacy/2930: gasPrice; 1559: maxFeePerGas). */
+export function maxPricePerGas(tx: TypedTransaction): bigint {
+  return 'maxFeePerGas' in tx ? tx.maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice;
+}
+
+/** Parse a raw signed Ethereum transaction (legacy/EIP-155, EIP-2930, EIP-1559). Throws on malformed input. */
+export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTransaction {
+  return createTxFromRLP(raw, { common });
+}
+
+/**
+ * The stored form of an EVM transaction (spec: SignedTransaction note on raw transactions):
+ * signature = the full raw transaction hex, public_key = "", data = EVM:{gas_limit}:{calldata hex},
+ * txid = the Ethereum transaction hash. amount and fee are in base units, rounded up, so the
+ * mempool's pending-spend accounting never under-counts; execution uses the exact wei values.
+ */
+export function evmToSignedTransaction(tx: TypedTransaction, raw: Uint8Array, timestamp: number): SignedTransaction {
+  return {
+    txid: toHex(tx.hash()),
+    from_address: tx.getSenderAddress().toString(),
+    to_address: tx.to ? tx.to.toString() : ZERO_ADDRESS,
+    amount: ceilDiv(tx.value, WEI_PER_BASE),
+    fee: ceilDiv(tx.gasLimit * maxPricePerGas(tx), WEI_PER_BASE),
+    nonce: tx.nonce,
+    data: `${EVM_DATA_PREFIX}${tx.gasLimit}:${toHex(tx.data)}`,
+    timestamp,
+    chain_id: Number(tx.common.chainId()),
+    signature: toHex(raw),
+    public_key: '',
+  };
+}
+
+const decoded = new WeakMap<SignedTransaction, TypedTransaction>();
+
+/** The Ethereum transaction behind a stored EVM transaction (decoded once per object). */
+export function typedTransactionOf(tx: SignedTransaction, common: Common): TypedTransaction {
+  let t = decoded.get(tx);
+  if (!t) {
+    t = decodeRawTransaction(Buffer.from(tx.signature, 'hex'), common);
+    decoded.set(tx, t);
+  }
+  return t;
+}
+
+export function rememberTypedTransaction(stored: SignedTransaction, tx: TypedTransaction): void {
+  decoded.set(stored, tx);
+}

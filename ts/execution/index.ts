@@ -1,0 +1,21 @@
+export {
+  BASE_FEE_PER_GAS,
+  BLOCK_GAS_LIMIT,
+  BLOCK_GAS_TARGET,
+  type BlockEnv,
+  type ExecutionResult,
+  executeBlock,
+} from './block-executor.js';
+export { FEE_COLLECTOR, chainCommon } from './common.js';
+export {
+  EVM_DATA_PREFIX,
+  decodeRawTransaction,
+  evmToSignedTransaction,
+  isEvmTransaction,
+  maxPricePerGas,
+  rememberTypedTransaction,
+  typedTransactionOf,
+} from './evm-tx.js';
+export { type LogRecord, type ReceiptRecord, EMPTY_BLOOM, decodeReceipts, encodeReceipts, logsBloom } from './receipts.js';
+export { EvmStateAdapter } from './state-adapter.js';
+export { type CallArgs, type CallOutcome, intrinsicGas, simulateCall } from './call.js';

@@ -1,0 +1,68 @@
+import { RLP } from '@ethereumjs/rlp';
+import { crypto } from '../crypto/index.js';
+import { bigToBytes, bytesToBig } from '../util/hex.js';
+
+export interface LogRecord {
+  address: Uint8Array;
+  topics: Uint8Array[];
+  data: Uint8Array;
+}
+
+/** What the node stores per transaction (native transfers too: status 1, flat gas, no logs). */
+export interface ReceiptRecord {
+  status: 0 | 1;
+  gasUsed: bigint;
+  cumulativeGasUsed: bigint;
+  effectiveGasPrice: bigint;
+  /** Ethereum tx type (0 legacy, 1 EIP-2930, 2 EIP-1559); native transfers report 0. */
+  type: number;
+  contractAddress: Uint8Array | null;
+  logs: LogRecord[];
+  /** Revert data / return value for failed calls (kept for tracing and error messages). */
+  output: Uint8Array;
+}
+
+export const EMPTY_BLOOM = (): Uint8Array => new Uint8Array(256);
+
+/** Ethereum 2048-bit bloom of a set of logs: each log's address and every topic. */
+export function logsBloom(logs: readonly LogRecord[], into: Uint8Array = EMPTY_BLOOM()): Uint8Array {
+  const c = crypto();
+  for (const l of logs) {
+    c.bloomAdd(into, l.address);
+    for (const t of l.topics) c.bloomAdd(into, t);
+  }
+  return into;
+}
+
+export function encodeReceipts(receipts: readonly ReceiptRecord[]): Uint8Array {
+  return RLP.encode(
+    receipts.map((r) => [
+      bigToBytes(BigInt(r.status)),
+      bigToBytes(r.gasUsed),
+      bigToBytes(r.cumulativeGasUsed),
+      bigToBytes(r.effectiveGasPrice),
+      bigToBytes(BigInt(r.type)),
+      r.contractAddress ?? new Uint8Array(0),
+      r.logs.map((l) => [l.address, l.topics, l.data]),
+      r.output,
+    ]),
+  );
+}
+
+export function decodeReceipts(bytes: Uint8Array): ReceiptRecord[] {
+  const rows = RLP.decode(bytes) as unknown as Uint8Array[][];
+  return rows.map((f) => ({
+    status: Number(bytesToBig(f[0])) as 0 | 1,
+    gasUsed: bytesToBig(f[1]),
+    cumulativeGasUsed: bytesToBig(f[2]),
+    effectiveGasPrice: bytesToBig(f[3]),
+    type: Number(bytesToBig(f[4])),
+    contractAddress: f[5].length ? f[5] : null,
+    logs: (f[6] as unknown as [Uint8Array, Uint8Array[], Uint8Array][]).map(([address, topics, data]) => ({
+      address,
+      topics,
+      data,
+    })),
+    output: f[7] ?? new Uint8Array(0),
+  }));
+}

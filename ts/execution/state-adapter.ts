@@ -1,0 +1,161 @@
+import type { StateManagerInterface } from '@ethereumjs/common';
+import { Account, type Address, KECCAK256_NULL, KECCAK256_RLP, createAccount } from '@ethereumjs/util';
+import { keccak256 } from '../crypto/index.js';
+import { NS, accountKey, codeKey, decodeAccount, encodeAccount, storageKey } from '../state/accounts.js';
+import type { KeyStr, StateOverlay, StateStore } from '../state/state-store.js';
+
+const EMPTY = new Uint8Array(0);
+type Journal = Map<KeyStr, Buffer | null | undefined>;
+
+const hexAddr = (a: Address): string => `0x${Buffer.from(a.bytes).toString('hex')}`;
+const isEmptyCodeHash = (h: Uint8Array): boolean => Buffer.from(h).equals(Buffer.from(KECCAK256_NULL));
+
+/**
+ * The EVM's view of the node's state: accounts, code and storage read from and written to a
+ * StateOverlay (the block being built), with checkpoints as a stack of undo journals. Balances are
+ * the same wei balances native transfers use, so one account model serves both.
+ */
+export class EvmStateAdapter implements StateManagerInterface {
+  private readonly journals: Journal[] = [];
+  private original = new Map<KeyStr, Uint8Array>();
+
+  readonly originalStorageCache = {
+    get: async (address: Address, key: Uint8Array): Promise<Uint8Array> => {
+      const k = storageKey(address.bytes, key);
+      let v = this.original.get(k);
+      if (v === undefined) {
+        v = this.overlay.get(k) ?? EMPTY;
+        this.original.set(k, v);
+      }
+      return v;
+    },
+    clear: (): void => {
+      this.original = new Map();
+    },
+  };
+
+  constructor(
+    readonly overlay: StateOverlay,
+    /** The committed store under the overlay (for per-contract storage key lookup). */
+    private readonly base: StateStore,
+  ) {}
+
+  private write(key: KeyStr, value: Buffer | null): void {
+    const j = this.journals[this.journals.length - 1];
+    if (j && !j.has(key)) j.set(key, this.overlay.changes.get(key));
+    if (value === null) this.overlay.delete(key);
+    else this.overlay.set(key, value);
+  }
+
+  async getAccount(address: Address): Promise<Account | undefined> {
+    const raw = this.overlay.get(accountKey(hexAddr(address)));
+    if (!raw) return undefined;
+    const a = decodeAccount(raw);
+    return createAccount({
+      nonce: a.nonce,
+      balance: a.balance,
+      codeHash: a.codeHash ?? KECCAK256_NULL,
+      storageRoot: KECCAK256_RLP,
+    });
+  }
+
+  async putAccount(address: Address, account?: Account): Promise<void> {
+    if (!account) return this.deleteAccount(address);
+    const codeHash = isEmptyCodeHash(account.codeHash) ? undefined : account.codeHash;
+    this.write(accountKey(hexAddr(address)), encodeAccount({ nonce: account.nonce, balance: account.balance, codeHash }));
+  }
+
+  async deleteAccount(address: Address): Promise<void> {
+    this.write(accountKey(hexAddr(address)), null);
+    this.write(codeKey(address.bytes), null);
+  }
+
+  async modifyAccountFields(
+    address: Address,
+    fields: Partial<Pick<Account, 'nonce' | 'balance' | 'codeHash' | 'storageRoot'>>,
+  ): Promise<void> {
+    const acc = (await this.getAccount(address)) ?? new Account();
+    if (fields.nonce !== undefined) acc.nonce = fields.nonce;
+    if (fields.balance !== undefined) acc.balance = fields.balance;
+    if (fields.codeHash !== undefined) acc.codeHash = fields.codeHash;
+    await this.putAccount(address, acc);
+  }
+
+  async putCode(address: Address, value: Uint8Array): Promise<void> {
+    const acc = (await this.getAccount(address)) ?? new Account();
+    if (value.length === 0) {
+      this.write(codeKey(address.bytes), null);
+      acc.codeHash = KECCAK256_NULL;
+    } else {
+      this.write(codeKey(address.bytes), Buffer.from(value));
+      acc.codeHash = keccak256(value);
+    }
+    await this.putAccount(address, acc);
+  }
+
+  async getCode(address: Address): Promise<Uint8Array> {
+    return this.overlay.get(codeKey(address.bytes)) ?? EMPTY;
+  }
+
+  async getCodeSize(address: Address): Promise<number> {
+    return (await this.getCode(address)).length;
+  }
+
+  /** Slot values are stored without leading zeros (as the EVM hands them over); zero = absent. */
+  async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    return this.overlay.get(storageKey(address.bytes, key)) ?? EMPTY;
+  }
+
+  async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    let i = 0;
+    while (i < value.length && value[i] === 0) i++;
+    this.write(storageKey(address.bytes, key), i === value.length ? null : Buffer.from(value.subarray(i)));
+  }
+
+  async clearStorage(address: Address): Promise<void> {
+    const owner = Buffer.from(address.bytes).toString('latin1');
+    const keys = new Set(this.base.storageKeysOf(owner));
+    for (const k of this.overlay.changes.keys()) {
+      if (k.length === 53 && k.charCodeAt(0) === NS.storage && k.slice(1, 21) === owner) keys.add(k);
+    }
+    for (const k of keys) if (this.overlay.get(k) !== undefined) this.write(k, null);
+  }
+
+  async checkpoint(): Promise<void> {
+    this.journals.push(new Map());
+  }
+
+  async commit(): Promise<void> {
+    const top = this.journals.pop();
+    const parent = this.journals[this.journals.length - 1];
+    if (top && parent) for (const [k, v] of top) if (!parent.has(k)) parent.set(k, v);
+  }
+
+  async revert(): Promise<void> {
+    const top = this.journals.pop();
+    if (!top) return;
+    for (const [k, prev] of top) {
+      if (prev === undefined) this.overlay.changes.delete(k);
+      else this.overlay.changes.set(k, prev);
+    }
+  }
+
+  /** The node's state root is computed per block by the state trie, not per transaction. */
+  async getStateRoot(): Promise<Uint8Array> {
+    return new Uint8Array(32);
+  }
+
+  async setStateRoot(): Promise<void> {
+    throw new Error('setStateRoot is not supported: the node keeps the latest state only');
+  }
+
+  async hasStateRoot(): Promise<boolean> {
+    return false;
+  }
+
+  clearCaches(): void {}
+
+  shallowCopy(): StateManagerInterface {
+    return new EvmStateAdapter(this.overlay, this.base);
+  }
+}

@@ -1,0 +1,116 @@
+import type { CallArgs } from '../execution/index.js';
+import {
+  type NodeContext,
+  blockReceipts,
+  codeAt,
+  estimateGas,
+  ethCall,
+  ethLog,
+  ethReceipt,
+  storageAt,
+} from '../services/index.js';
+import { fromHex, isAddress, isHash, normHash, qty, to0x } from '../util/hex.js';
+import { resolveHeight } from './eth.js';
+import { parseBlockTag, parseQuantity } from './params.js';
+import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
+import { getLogs } from './logs.js';
+
+const DATA_RE = /^0x([0-9a-fA-F]{2})*$/;
+
+function hexData(v: unknown, what: string): Uint8Array {
+  if (typeof v !== 'string' || !DATA_RE.test(v)) throw invalidParams(`invalid argument 0: ${what} must be 0x-prefixed hex bytes`);
+  return fromHex(v);
+}
+
+/** The call object of eth_call / eth_estimateGas (geth field names; `input` wins over `data`). */
+export function parseCallArgs(raw: unknown): CallArgs {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw invalidParams('invalid argument 0: expected a call object');
+  const o = raw as Record<string, unknown>;
+  const args: CallArgs = {};
+  for (const f of ['from', 'to'] as const) {
+    if (o[f] === undefined || o[f] === null) continue;
+    if (!isAddress(o[f])) throw invalidParams(`invalid argument 0: ${f} must be 0x + 40 hex characters`);
+    args[f] = (o[f] as string).toLowerCase();
+  }
+  const data = o.input ?? o.data;
+  if (data !== undefined && data !== null) args.data = hexData(data, 'data');
+  if (o.value !== undefined && o.value !== null) args.value = parseQuantity(o.value, 0);
+  if (o.gas !== undefined && o.gas !== null) {
+    args.gas = parseQuantity(o.gas, 0);
+    if (args.gas > 30_000_000n) args.gas = 30_000_000n;
+  }
+  return args;
+}
+
+async function receiptByHash(ctx: NodeContext, hash: string): Promise<unknown> {
+  const loc = await ctx.chain.blocks.txLocation(normHash(hash));
+  if (!loc) return null;
+  const [b, rs] = await Promise.all([ctx.chain.blocks.getBlock(loc.height), blockReceipts(ctx, loc.height)]);
+  const r = rs?.[loc.index];
+  if (!b || !r) return null;
+  return ethReceipt(b, loc.index, r.receipt, r.firstLogIndex, ctx.chain.params.chainId, ctx.chain.params.evmHardfork);
+}
+
+async function receiptsOfBlock(ctx: NodeContext, ref: unknown): Promise<unknown> {
+  let height: number | null;
+  if (typeof ref === 'object' && ref !== null) {
+    const o = ref as { blockHash?: unknown; blockNumber?: unknown };
+    if (o.blockHash !== undefined) {
+      if (!isHash(o.blockHash) || !(o.blockHash as string).startsWith('0x'))
+        throw invalidParams('invalid argument 0: blockHash must be 0x + 64 hex');
+      height = await ctx.chain.blocks.heightOfHash(o.blockHash as string);
+    } else if (o.blockNumber !== undefined) height = resolveHeight(ctx, parseBlockTag(o.blockNumber, 0));
+    else throw invalidParams('invalid argument 0: expected blockHash or blockNumber');
+  } else if (typeof ref === 'string' && /^0x[0-9a-fA-F]{64}$/.test(ref)) {
+    height = await ctx.chain.blocks.heightOfHash(ref);
+  } else height = resolveHeight(ctx, parseBlockTag(ref, 0));
+  if (height === null || height > ctx.chain.height) return null;
+  const [b, rs] = await Promise.all([ctx.chain.blocks.getBlock(height), blockReceipts(ctx, height)]);
+  if (!b || !rs) return null;
+  return rs.map((r) =>
+    ethReceipt(b, r.index, r.receipt, r.firstLogIndex, ctx.chain.params.chainId, ctx.chain.params.evmHardfork),
+  );
+}
+
+/** The spec's eth_ methods that need the EVM (gated by the EVM activation height in index.ts). */
+export const evmMethods: RpcTable = {
+  eth_sendRawTransaction: {
+    params: ['any'],
+    handler: async (ctx, [raw]) => {
+      const bytes = hexData(raw, 'raw transaction');
+      if (bytes.length === 0) throw invalidParams('invalid argument 0: empty raw transaction');
+      const tx = await ctx.admission.submitRaw(bytes);
+      return `0x${tx.txid}`;
+    },
+  },
+  eth_call: {
+    params: ['object', 'blockRef?'],
+    handler: async (ctx, [call]) => to0x(await ethCall(ctx, parseCallArgs(call))),
+  },
+  eth_estimateGas: {
+    params: ['object', 'blockRef?'],
+    handler: async (ctx, [call]) => qty(await estimateGas(ctx, parseCallArgs(call))),
+  },
+  eth_getCode: { params: ['address', 'blockRef?'], handler: (ctx, [a]) => to0x(codeAt(ctx, a as string)) },
+  eth_getStorageAt: {
+    params: ['address', 'quantity', 'blockRef?'],
+    handler: (ctx, [a, slot]) => {
+      const s = parseQuantity(slot, 1);
+      if (s >= 1n << 256n) throw invalidParams('invalid argument 1: slot above 2^256');
+      return to0x(storageAt(ctx, a as string, s));
+    },
+  },
+  eth_getTransactionReceipt: { params: ['hash'], handler: (ctx, [h]) => receiptByHash(ctx, h as string) },
+  eth_getBlockReceipts: { params: ['blockRef'], handler: (ctx, [ref]) => receiptsOfBlock(ctx, ref) },
+  eth_getLogs: {
+    params: ['object'],
+    handler: async (ctx, [filter]) => {
+      const logs = await getLogs(ctx, filter);
+      return logs.map((l) => ethLog(l.log, l.at));
+    },
+  },
+};
+
+export const EVM_METHOD_NAMES = Object.keys(evmMethods);
+export { RPC, RpcError };

@@ -1,0 +1,103 @@
+import { type CallArgs, type ReceiptRecord, simulateCall } from '../execution/index.js';
+import { codeKey, storageKey } from '../state/accounts.js';
+import { ExecutionRevertedError, ServerError } from '../util/errors.js';
+import { fromHex, to0x } from '../util/hex.js';
+import type { NodeContext } from './context.js';
+
+const ERROR_SELECTOR = '08c379a0';
+const PANIC_SELECTOR = '4e487b71';
+
+/** Solidity revert reason: Error(string) or Panic(uint256), else null. */
+export function revertReason(data: Uint8Array): string | null {
+  const hex = Buffer.from(data).toString('hex');
+  try {
+    if (hex.startsWith(ERROR_SELECTOR) && hex.length >= 8 + 128) {
+      const len = Number.parseInt(hex.slice(8 + 64, 8 + 128), 16);
+      return Buffer.from(hex.slice(8 + 128, 8 + 128 + len * 2), 'hex').toString('utf8');
+    }
+    if (hex.startsWith(PANIC_SELECTOR) && hex.length >= 8 + 64) return `panic: 0x${BigInt(`0x${hex.slice(8, 72)}`).toString(16)}`;
+  } catch {
+    return null;
+  }
+  return null;
+}
+
+function callEnv(ctx: NodeContext) {
+  const head = ctx.chain.head;
+  // Calls run in the context of the next block on top of the head (its number and a fresh timestamp).
+  return ctx.chain.blockEnv(head.index + 1, head.validator, Math.max(head.timestamp, Math.floor(Date.now() / 1000)));
+}
+
+/** eth_call: output bytes, or ExecutionRevertedError (code 3) / ServerError for other EVM errors. */
+export async function ethCall(ctx: NodeContext, args: CallArgs): Promise<Uint8Array> {
+  await ctx.chain.settled();
+  const out = await simulateCall(callEnv(ctx), ctx.chain.state, args);
+  if (out.ok) return out.returnValue;
+  if (out.reverted) throw new ExecutionRevertedError(revertReason(out.returnValue), to0x(out.returnValue));
+  throw new ServerError(out.error ?? 'execution failed');
+}
+
+/**
+ * eth_estimateGas as geth does it: 21000 for a plain transfer to an account without code, else a
+ * binary search for the lowest gas limit at which the call succeeds (no flat 100000 floor).
+ */
+export async function estimateGas(ctx: NodeContext, args: CallArgs): Promise<bigint> {
+  await ctx.chain.settled();
+  const env = callEnv(ctx);
+  const state = ctx.chain.state;
+  if (args.to && (!args.data || args.data.length === 0) && !state.get(codeKey(args.to))) return 21_000n;
+  const cap = args.gas ?? 30_000_000n;
+  const top = await simulateCall(env, state, { ...args, gas: cap });
+  if (!top.ok) {
+    if (top.reverted) throw new ExecutionRevertedError(revertReason(top.returnValue), to0x(top.returnValue));
+    throw new ServerError(
+      top.error === 'out of gas' ? `gas required exceeds allowance (${cap})` : (top.error ?? 'execution failed'),
+    );
+  }
+  let lo = top.gasUsed - 1n;
+  let hi = cap;
+  // The used gas is a good first guess; most calls succeed at it (no 63/64 or refund effects).
+  const guess = await simulateCall(env, state, { ...args, gas: top.gasUsed });
+  if (guess.ok) return top.gasUsed;
+  lo = top.gasUsed;
+  while (hi - lo > 1n) {
+    const mid = (lo + hi) / 2n;
+    const r = await simulateCall(env, state, { ...args, gas: mid });
+    if (r.ok) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+export function codeAt(ctx: NodeContext, address: string): Uint8Array {
+  return ctx.chain.state.get(codeKey(address.toLowerCase())) ?? new Uint8Array(0);
+}
+
+/** 32-byte value of a storage slot (zero when unset). */
+export function storageAt(ctx: NodeContext, address: string, slot: bigint): Uint8Array {
+  const slotBytes = fromHex(slot.toString(16).padStart(64, '0'));
+  const v = ctx.chain.state.get(storageKey(fromHex(address), slotBytes));
+  const out = new Uint8Array(32);
+  if (v) out.set(v, 32 - v.length);
+  return out;
+}
+
+export interface LocatedReceipt {
+  receipt: ReceiptRecord;
+  height: number;
+  index: number;
+  /** Index of the receipt's first log within the block. */
+  firstLogIndex: number;
+}
+
+/** Receipts of a block with each one's block-level first log index. */
+export async function blockReceipts(ctx: NodeContext, height: number): Promise<LocatedReceipt[] | null> {
+  const rs = await ctx.chain.blocks.receipts(height);
+  if (!rs) return null;
+  let logIndex = 0;
+  return rs.map((receipt, index) => {
+    const r = { receipt, height, index, firstLogIndex: logIndex };
+    logIndex += receipt.logs.length;
+    return r;
+  });
+}
