@@ -7,8 +7,8 @@ import type { KeyStr, StateOverlay, StateStore } from '../state/state-store.js';
 const EMPTY = new Uint8Array(0);
 type Journal = Map<KeyStr, Buffer | null | undefined>;
 
-const hexAddr = (a: Address): string => `0x${Buffer.from(a.bytes).toString('hex')}`;
-const isEmptyCodeHash = (h: Uint8Array): boolean => Buffer.from(h).equals(Buffer.from(KECCAK256_NULL));
+const EMPTY_CODE_HASH = Buffer.from(KECCAK256_NULL);
+const isEmptyCodeHash = (h: Uint8Array): boolean => EMPTY_CODE_HASH.equals(h);
 
 /**
  * The EVM's view of the node's state: accounts, code and storage read from and written to a
@@ -48,7 +48,7 @@ export class EvmStateAdapter implements StateManagerInterface {
   }
 
   async getAccount(address: Address): Promise<Account | undefined> {
-    const raw = this.overlay.get(accountKey(hexAddr(address)));
+    const raw = this.overlay.get(accountKey(address.bytes));
     if (!raw) return undefined;
     const a = decodeAccount(raw);
     return createAccount({
@@ -62,11 +62,11 @@ export class EvmStateAdapter implements StateManagerInterface {
   async putAccount(address: Address, account?: Account): Promise<void> {
     if (!account) return this.deleteAccount(address);
     const codeHash = isEmptyCodeHash(account.codeHash) ? undefined : account.codeHash;
-    this.write(accountKey(hexAddr(address)), encodeAccount({ nonce: account.nonce, balance: account.balance, codeHash }));
+    this.write(accountKey(address.bytes), encodeAccount({ nonce: account.nonce, balance: account.balance, codeHash }));
   }
 
   async deleteAccount(address: Address): Promise<void> {
-    this.write(accountKey(hexAddr(address)), null);
+    this.write(accountKey(address.bytes), null);
     this.write(codeKey(address.bytes), null);
   }
 

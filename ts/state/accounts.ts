@@ -19,10 +19,11 @@ export interface Account {
 
 const EMPTY: Account = { nonce: 0n, balance: 0n };
 
-export function accountKey(address: string): KeyStr {
+export function accountKey(address: string | Uint8Array): KeyStr {
   const b = Buffer.allocUnsafe(21);
   b[0] = NS.account;
-  b.write(address.slice(2), 1, 'hex');
+  if (typeof address === 'string') b.write(address.slice(2), 1, 'hex');
+  else b.set(address, 1);
   return keyStr(b);
 }
 
