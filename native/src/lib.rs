@@ -6,6 +6,7 @@
 mod napi;
 mod hash;
 mod secp;
+mod trie;
 
 use napi::{napi_env, napi_value, Env};
 use rayon::prelude::*;
@@ -79,6 +80,70 @@ js_fn!(js_sha256_segments, 2, |env, a| {
     };
     hash::sha256_many(&items, out);
     out_v
+});
+
+const TRIE_TAG: u64 = 0x7472_6965_5f76_3031; // "trie_v01"
+
+// trieNew() -> external handle of an empty state trie (dropped with the JS object).
+js_fn!(js_trie_new, 0, |env, _a| { env.external(TRIE_TAG, trie::Trie::new()) });
+
+// trieApply(handle, keys (n*32), leafHashes (n*32), deletes (n bytes, 1 = delete key)) -> undefined.
+js_fn!(js_trie_apply, 4, |env, a| {
+    let Some(t) = env.external_mut::<trie::Trie>(TRIE_TAG, a[0]) else {
+        return env.throw_type_error(c"trieApply: expected a trie handle");
+    };
+    let (Some(keys), Some(leaves), Some(dels)) = (env.bytes(a[1]), env.bytes(a[2]), env.bytes(a[3])) else {
+        return env.throw_type_error(c"trieApply: expected (handle, Uint8Array keys, Uint8Array leafHashes, Uint8Array deletes)");
+    };
+    let n = dels.len();
+    if keys.len() != n * 32 || leaves.len() != n * 32 {
+        return env.throw_type_error(c"trieApply: keys and leafHashes must hold 32 bytes per entry");
+    }
+    for i in 0..n {
+        let mut k = [0u8; 32];
+        k.copy_from_slice(&keys[i * 32..i * 32 + 32]);
+        if dels[i] == 1 {
+            t.delete(&k);
+        } else {
+            let mut h = [0u8; 32];
+            h.copy_from_slice(&leaves[i * 32..i * 32 + 32]);
+            t.set(&k, &h);
+        }
+    }
+    env.undefined()
+});
+
+// trieRoot(handle) -> 32-byte root (re-hashes only dirty branches).
+js_fn!(js_trie_root, 1, |env, a| {
+    match env.external_mut::<trie::Trie>(TRIE_TAG, a[0]) {
+        Some(t) => env.u8_from(&t.root()),
+        None => env.throw_type_error(c"trieRoot: expected a trie handle"),
+    }
+});
+
+// trieProve(handle, key32) -> encoded steps (see trie.rs) or null when absent.
+js_fn!(js_trie_prove, 2, |env, a| {
+    let (Some(t), Some(k)) = (env.external_mut::<trie::Trie>(TRIE_TAG, a[0]), env.bytes(a[1])) else {
+        return env.throw_type_error(c"trieProve: expected (handle, 32-byte key hash)");
+    };
+    if k.len() != 32 {
+        return env.throw_type_error(c"trieProve: key hash must be 32 bytes");
+    }
+    let mut key = [0u8; 32];
+    key.copy_from_slice(k);
+    t.root();
+    match t.prove(&key) {
+        Some(p) => env.u8_from(&p),
+        None => env.null(),
+    }
+});
+
+// trieSize(handle) -> number of leaves.
+js_fn!(js_trie_size, 1, |env, a| {
+    match env.external_mut::<trie::Trie>(TRIE_TAG, a[0]) {
+        Some(t) => env.uint32(t.len() as u32),
+        None => env.throw_type_error(c"trieSize: expected a trie handle"),
+    }
 });
 
 // verify(sig64, digest32, pubkey65) -> boolean; anything malformed is false.
@@ -209,6 +274,11 @@ pub unsafe extern "C" fn napi_register_module_v1(raw: napi_env, exports: napi_va
     env.export_fn(exports, c"keccak256Into", js_keccak256_into);
     env.export_fn(exports, c"sha256Many", js_sha256_many);
     env.export_fn(exports, c"sha256Segments", js_sha256_segments);
+    env.export_fn(exports, c"trieNew", js_trie_new);
+    env.export_fn(exports, c"trieApply", js_trie_apply);
+    env.export_fn(exports, c"trieRoot", js_trie_root);
+    env.export_fn(exports, c"trieProve", js_trie_prove);
+    env.export_fn(exports, c"trieSize", js_trie_size);
     env.export_fn(exports, c"verify", js_verify);
     env.export_fn(exports, c"verifyBatch", js_verify_batch);
     env.export_fn(exports, c"recover", js_recover);

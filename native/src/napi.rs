@@ -22,6 +22,7 @@ pub type napi_value = *mut napi_value__;
 pub type napi_callback_info = *mut napi_callback_info__;
 pub type napi_status = i32;
 pub type napi_callback = Option<unsafe extern "C" fn(napi_env, napi_callback_info) -> napi_value>;
+pub type napi_finalize = Option<unsafe extern "C" fn(napi_env, *mut c_void, *mut c_void)>;
 
 const NAPI_OK: napi_status = 0;
 const NAPI_UINT8_ARRAY: i32 = 1;
@@ -67,6 +68,24 @@ extern "C" {
     fn napi_get_element(env: napi_env, object: napi_value, index: u32, result: *mut napi_value) -> napi_status;
     fn napi_throw_type_error(env: napi_env, code: *const c_char, msg: *const c_char) -> napi_status;
     fn napi_throw_error(env: napi_env, code: *const c_char, msg: *const c_char) -> napi_status;
+    fn napi_create_external(
+        env: napi_env,
+        data: *mut c_void,
+        finalize_cb: napi_finalize,
+        finalize_hint: *mut c_void,
+        result: *mut napi_value,
+    ) -> napi_status;
+    fn napi_get_value_external(env: napi_env, value: napi_value, result: *mut *mut c_void) -> napi_status;
+}
+
+/// A Rust value owned by a JS external; `tag` guards against being handed some other external.
+pub struct Owned<T> {
+    tag: u64,
+    pub value: T,
+}
+
+unsafe extern "C" fn drop_owned<T>(_env: napi_env, data: *mut c_void, _hint: *mut c_void) {
+    drop(Box::from_raw(data as *mut Owned<T>));
 }
 
 /// A borrowed N-API environment, valid for the duration of one callback.
@@ -190,6 +209,28 @@ impl Env {
             std::slice::from_raw_parts_mut(data as *mut u8, len)
         };
         Some((ab, slice))
+    }
+
+    /// Move `value` into a JS external; it is dropped when the JS object is garbage-collected.
+    pub unsafe fn external<T>(self, tag: u64, value: T) -> napi_value {
+        let raw = Box::into_raw(Box::new(Owned { tag, value }));
+        let mut r = ptr::null_mut();
+        if napi_create_external(self.0, raw as *mut c_void, Some(drop_owned::<T>), ptr::null_mut(), &mut r) != NAPI_OK {
+            drop(Box::from_raw(raw));
+            return self.throw_error(c"native: could not create external");
+        }
+        r
+    }
+
+    /// The value behind an external made by `external` with the same tag. JS is single-threaded per
+    /// isolate, so the mutable borrow is exclusive for the duration of the call.
+    pub unsafe fn external_mut<'a, T>(self, tag: u64, v: napi_value) -> Option<&'a mut T> {
+        let mut data: *mut c_void = ptr::null_mut();
+        if napi_get_value_external(self.0, v, &mut data) != NAPI_OK || data.is_null() {
+            return None;
+        }
+        let owned = &mut *(data as *mut Owned<T>);
+        (owned.tag == tag).then_some(&mut owned.value)
     }
 
     pub unsafe fn boolean(self, b: bool) -> napi_value {

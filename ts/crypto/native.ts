@@ -8,8 +8,18 @@ import type { CryptoBackend } from './types.js';
  * What the Rust addon (native/src/lib.rs) exports. Inputs are read in place; outputs are fresh
  * Uint8Arrays. The loader below adapts these to CryptoBackend.
  */
+/** Opaque handle of a native state trie (see native/src/trie.rs). */
+export type NativeTrieHandle = { readonly __nativeTrie: unique symbol };
+
 export interface NativeAddon {
   readonly version: string;
+  trieNew(): NativeTrieHandle;
+  /** keys and leafHashes: n*32 bytes; deletes: n bytes (1 = delete). */
+  trieApply(handle: NativeTrieHandle, keys: Uint8Array, leafHashes: Uint8Array, deletes: Uint8Array): void;
+  trieRoot(handle: NativeTrieHandle): Uint8Array;
+  /** Encoded proof steps, or null when the key is absent. */
+  trieProve(handle: NativeTrieHandle, keyHash: Uint8Array): Uint8Array | null;
+  trieSize(handle: NativeTrieHandle): number;
   /** Size of the rayon pool used by the batch calls. */
   threads(): number;
   sha256(data: Uint8Array): Uint8Array;

@@ -1,5 +1,6 @@
 import { crypto } from '../crypto/index.js';
-import { MerkleTrie, type StateProof } from './trie.js';
+import { createTrie } from './native-trie.js';
+import type { AuthenticatedTrie, StateProof } from './trie.js';
 
 /** First byte of contract storage keys (mirrors NS.storage in accounts.ts, which imports this module). */
 const NS_STORAGE = 0x03;
@@ -27,8 +28,8 @@ export type StateUndo = Map<KeyStr, Buffer | undefined>;
  * disk at start (see docs/architecture.md for why the state is memory-resident).
  */
 export class StateStore implements StateReader {
-  /** The trie holds the values too (one map, leaves by key). */
-  private readonly trie = new MerkleTrie();
+  /** The trie holds the values too (one map, leaves by key); native when the addon is built. */
+  private readonly trie: AuthenticatedTrie = createTrie();
   /** Storage-slot keys per contract (address bytes as latin1), so clearing a contract's storage is not a full scan. */
   private readonly storageKeys = new Map<string, Set<KeyStr>>();
 
@@ -60,27 +61,18 @@ export class StateStore implements StateReader {
 
   /** Bulk load at start; follow with root() to hash everything once. */
   load(key: Buffer, value: Buffer): void {
-    this.trie.set(key, value);
+    this.trie.set(keyStr(key), value);
     if (key[0] === NS_STORAGE) this.indexKey(keyStr(key), true);
   }
 
   /** Apply a block's changes and return the undo record (to drop an uncommitted proposal). */
   applyChanges(changes: StateChanges): StateUndo {
     const undo: StateUndo = new Map();
-    // Key hashes are needed only for keys new to the trie; compute those in one batch.
-    const fresh: KeyStr[] = [];
-    for (const [k, v] of changes) if (v !== null && this.trie.get(k) === undefined) fresh.push(k);
-    const freshBytes = fresh.map(keyBytes);
-    const hashes = fresh.length ? crypto().sha256Many(freshBytes) : [];
-    const hashOf = new Map<KeyStr, number>();
-    fresh.forEach((k, i) => hashOf.set(k, i));
     for (const [k, v] of changes) {
       undo.set(k, this.trie.get(k));
       this.indexKey(k, v !== null);
-      const i = hashOf.get(k);
-      if (v === null) this.trie.delete(keyBytes(k), k);
-      else if (i !== undefined) this.trie.set(freshBytes[i], v, hashes[i], k);
-      else this.trie.set(keyBytes(k), v, undefined, k);
+      if (v === null) this.trie.delete(k);
+      else this.trie.set(k, v);
     }
     return undo;
   }

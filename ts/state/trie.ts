@@ -118,7 +118,19 @@ function place(parent: Branch, slot: number, node: Node): void {
   node.slot = slot;
 }
 
-export class MerkleTrie {
+/** What StateStore needs from an authenticated trie; MerkleTrie (JS) and NativeTrie (Rust) implement it. */
+export interface AuthenticatedTrie {
+  readonly size: number;
+  get(key: string): Buffer | undefined;
+  entries(): IterableIterator<[string, Buffer]>;
+  /** Keys are the state key bytes as latin1 strings (KeyStr). */
+  set(key: string, value: Buffer): void;
+  delete(key: string): boolean;
+  rootHash(): Buffer;
+  prove(key: Buffer): StateProof | null;
+}
+
+export class MerkleTrie implements AuthenticatedTrie {
   private readonly root: Branch = newBranch(null, 0);
   /** Leaves by key (latin1 string of the key bytes): O(1) reads and updates without a descent. */
   private readonly leaves = new Map<string, Leaf>();
@@ -135,8 +147,8 @@ export class MerkleTrie {
     for (const [k, l] of this.leaves) yield [k, l.value];
   }
 
-  /** Insert or replace. keyHash may be passed when the caller already has sha256(key). */
-  set(key: Buffer, value: Buffer, keyHash?: Uint8Array, keyString = key.toString('latin1')): void {
+  /** Insert or replace; key is the key bytes as a latin1 string. */
+  set(keyString: string, value: Buffer): void {
     const existing = this.leaves.get(keyString);
     if (existing) {
       existing.value = value;
@@ -146,7 +158,7 @@ export class MerkleTrie {
       }
       return;
     }
-    const kh = Buffer.from(keyHash ?? crypto().sha256(key));
+    const kh = Buffer.from(crypto().sha256(Buffer.from(keyString, 'latin1')));
     let node = this.root;
     let depth = 0;
     dirtyUp(node);
@@ -174,7 +186,7 @@ export class MerkleTrie {
     }
   }
 
-  delete(key: Buffer, keyString = key.toString('latin1')): boolean {
+  delete(keyString: string): boolean {
     const leaf = this.leaves.get(keyString);
     if (!leaf) return false;
     this.leaves.delete(keyString);

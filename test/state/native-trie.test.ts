@@ -1,0 +1,60 @@
+import test from 'ava';
+
+/** Trie keys are the key bytes as latin1 strings. */
+const L = (b: Buffer): string => b.toString('latin1');
+import { randomBytes } from 'node:crypto';
+import { sha256 } from '../../ts/crypto/index.js';
+import { loadNativeAddon } from '../../ts/crypto/native.js';
+import { NativeTrie } from '../../ts/state/native-trie.js';
+import { MerkleTrie, verifyStateProof } from '../../ts/state/trie.js';
+
+const addon = loadNativeAddon();
+const nativeTest = addon || process.env.NATIVE_REQUIRE === '1' ? test : test.skip;
+
+nativeTest('native trie and JS twin agree on roots and proofs through random inserts, updates and deletes', (t) => {
+  if (!addon) return t.fail('native addon required (NATIVE_REQUIRE=1) but not loaded');
+  const js = new MerkleTrie();
+  const nat = new NativeTrie(addon);
+  t.deepEqual(nat.rootHash(), js.rootHash());
+  const keys: Buffer[] = [];
+  for (let round = 0; round < 30; round++) {
+    const ops = 1 + Math.floor(Math.random() * 300);
+    for (let i = 0; i < ops; i++) {
+      const r = Math.random();
+      if (r < 0.55 || keys.length === 0) {
+        const k = Buffer.concat([Buffer.from([1 + (i % 3)]), randomBytes(1 + Math.floor(Math.random() * 30))]);
+        keys.push(k);
+        const v = randomBytes(Math.floor(Math.random() * 60));
+        js.set(L(k), v);
+        nat.set(L(k), v);
+      } else if (r < 0.8) {
+        const k = keys[Math.floor(Math.random() * keys.length)];
+        const v = randomBytes(40);
+        js.set(L(k), v);
+        nat.set(L(k), v);
+      } else {
+        const idx = Math.floor(Math.random() * keys.length);
+        const [k] = keys.splice(idx, 1);
+        t.is(nat.delete(L(k)), js.delete(L(k)));
+      }
+    }
+    // Roots are compared only every few rounds, so changes batch up between flushes too.
+    if (round % 3 === 2 || round === 29) {
+      const root = js.rootHash();
+      t.deepEqual(nat.rootHash(), root, `round ${round}`);
+      t.is(nat.size, js.size);
+      for (const k of keys.slice(0, 10)) {
+        const p = nat.prove(k);
+        t.deepEqual(p, js.prove(k));
+        if (p) t.true(verifyStateProof(p, root.toString('hex'), sha256));
+      }
+    }
+  }
+  // Everything removed: both back to the empty root.
+  for (const k of keys) {
+    js.delete(L(k));
+    nat.delete(L(k));
+  }
+  t.deepEqual(nat.rootHash(), new MerkleTrie().rootHash());
+  t.is(nat.prove(Buffer.from('absent')), null);
+});
