@@ -1,4 +1,3 @@
-import { crypto } from '../crypto/index.js';
 import { createTrie } from './native-trie.js';
 import type { AuthenticatedTrie, StateProof } from './trie.js';
 
