@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { ProducedBlockInfo } from '../consensus/interface.js';
 import { REJECT_REASONS, type RejectReason } from '../mempool/admission.js';
+import { HotCounter, HotHistogram } from './hot-series.js';
 import { processRegistry } from './process.js';
 import { rpcMethodLabel } from './rpc-methods.js';
 
@@ -28,13 +29,12 @@ const statusClass = (status: number): string => `${Math.floor(status / 100)}xx`;
 /** Typed handles on one node's metrics; created by createMetrics and wired in ts/node. */
 export class NodeMetrics {
   readonly contentType: string;
-  private readonly httpRequests: Counter<'method' | 'route' | 'status_class'>;
-  private readonly httpDuration: Histogram<'method' | 'route' | 'status_class'>;
-  private readonly httpSeries = new Map<string, { inc: () => void; observe: (v: number) => void }>();
+  private readonly httpRequests: HotCounter;
+  private readonly httpDuration: HotHistogram;
   private readonly rateLimited: Counter<'bucket'>;
   private readonly authFailures: Counter<'route'>;
-  private readonly rpcCalls: Counter<'method' | 'outcome'>;
-  private readonly rpcDuration: Histogram<'method'>;
+  private readonly rpcCalls: HotCounter;
+  private readonly rpcDuration: HotHistogram;
   private readonly txRejected: Counter<'reason'>;
   private readonly txIncluded: Counter;
   private readonly blocksProduced: Counter;
@@ -86,19 +86,17 @@ export class NodeMetrics {
     });
 
     const httpLabels = ['method', 'route', 'status_class'] as const;
-    this.httpRequests = new Counter({
-      name: 'native_http_requests_total',
-      help: 'HTTP requests answered by the API, by route pattern (unmatched for unknown paths) and status class',
-      labelNames: httpLabels,
-      registers,
-    });
-    this.httpDuration = new Histogram({
-      name: 'native_http_request_duration_seconds',
-      help: 'Time from routing to the response being ready, by route pattern and status class',
-      labelNames: httpLabels,
-      buckets: HTTP_BUCKETS,
-      registers,
-    });
+    this.httpRequests = new HotCounter(
+      'native_http_requests_total',
+      'HTTP requests answered by the API, by route pattern (unmatched for unknown paths) and status class',
+      httpLabels,
+    );
+    this.httpDuration = new HotHistogram(
+      'native_http_request_duration_seconds',
+      'Time from routing to the response being ready, by route pattern and status class',
+      httpLabels,
+      HTTP_BUCKETS,
+    );
     this.rateLimited = new Counter({
       name: 'native_http_rate_limited_total',
       help: 'Requests refused with 429, by the bucket that tripped (global or write)',
@@ -112,19 +110,17 @@ export class NodeMetrics {
       labelNames: ['route'],
       registers,
     });
-    this.rpcCalls = new Counter({
-      name: 'native_rpc_calls_total',
-      help: 'JSON-RPC calls by method (other for unknown names) and outcome (ok or error)',
-      labelNames: ['method', 'outcome'],
-      registers,
-    });
-    this.rpcDuration = new Histogram({
-      name: 'native_rpc_call_duration_seconds',
-      help: 'JSON-RPC call execution time by method',
-      labelNames: ['method'],
-      buckets: HTTP_BUCKETS,
-      registers,
-    });
+    this.rpcCalls = new HotCounter(
+      'native_rpc_calls_total',
+      'JSON-RPC calls by method (other for unknown names) and outcome (ok or error)',
+      ['method', 'outcome'],
+    );
+    this.rpcDuration = new HotHistogram(
+      'native_rpc_call_duration_seconds',
+      'JSON-RPC call execution time by method',
+      ['method'],
+      HTTP_BUCKETS,
+    );
     this.txRejected = new Counter({
       name: 'native_tx_rejected_total',
       help: 'Transactions refused at mempool admission, by reason',
@@ -159,15 +155,9 @@ export class NodeMetrics {
     const m = HTTP_METHODS.has(method) ? method : 'other';
     const cls = statusClass(status);
     const key = `${m} ${route} ${cls}`;
-    let series = this.httpSeries.get(key);
-    if (series === undefined) {
-      const c = this.httpRequests.labels(m, route, cls);
-      const h = this.httpDuration.labels(m, route, cls);
-      series = { inc: () => c.inc(), observe: (v) => h.observe(v) };
-      this.httpSeries.set(key, series);
-    }
-    series.inc();
-    series.observe(seconds);
+    const values = [m, route, cls];
+    this.httpRequests.inc(key, values);
+    this.httpDuration.observe(key, values, seconds);
   }
 
   rateLimit(bucket: 'global' | 'write'): void {
@@ -181,8 +171,9 @@ export class NodeMetrics {
   /** One executed JSON-RPC call (method names outside the known set are labelled other). */
   recordRpcCall(method: string, ok: boolean, seconds: number): void {
     const label = rpcMethodLabel(method);
-    this.rpcCalls.inc({ method: label, outcome: ok ? 'ok' : 'error' });
-    this.rpcDuration.observe({ method: label }, seconds);
+    const outcome = ok ? 'ok' : 'error';
+    this.rpcCalls.inc(`${label} ${outcome}`, [label, outcome]);
+    this.rpcDuration.observe(label, [label], seconds);
   }
 
   txRejectedBy(reason: RejectReason): void {
@@ -201,7 +192,8 @@ export class NodeMetrics {
 
   /** This node's metrics followed by the process metrics, in the Prometheus text format. */
   async scrape(): Promise<string> {
-    const own = await this.registry.metrics();
+    const base = await this.registry.metrics();
+    const own = `${base}${base.endsWith('\n') ? '' : '\n'}${this.httpRequests.render()}${this.httpDuration.render()}${this.rpcCalls.render()}${this.rpcDuration.render()}`;
     const proc = await processRegistry().metrics();
     // prom-client 15 writes NaN as "Nan" (e.g. event loop lag before its first sample); the format says NaN.
     return `${own}${own.endsWith('\n') ? '' : '\n'}${proc}`.replace(/ Nan$/gm, ' NaN');

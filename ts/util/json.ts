@@ -18,6 +18,13 @@ export function parseJsonExact(text: string): unknown {
 
 /** JSON.stringify that writes bigint as a bare JSON integer (exact), not a string. */
 export function stringifyExact(value: unknown): string {
+  // Fast path: most answers (all JSON-RPC results are hex strings) hold no bigint; JSON.stringify
+  // throws a TypeError on the first bigint it meets, and only then is the replacer walk needed.
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    if (!(err instanceof TypeError)) throw err;
+  }
   const marks: string[] = [];
   const text = JSON.stringify(value, (_k, v) => {
     if (typeof v === 'bigint') {
