@@ -15,15 +15,17 @@ const HARDHAT_CLI = join(PEERS_DIR, 'node_modules/hardhat/internal/cli/bootstrap
 /** Hardhat refuses a config outside the folder it is installed in, so its project lives in PEERS_DIR. */
 const HARDHAT_PROJECT = join(PEERS_DIR, 'hardhat-project');
 const MAIN = fileURLToPath(new URL('../ts/node/main.js', import.meta.url));
+const BARE = fileURLToPath(new URL('./http-bare-server.js', import.meta.url));
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
 
 export interface Server {
   name: string;
   child: ChildProcess;
   port: number;
-  /** JSON-RPC path: /rpc on our node, / on the peers. */
+  /** JSON-RPC path: /rpc on our node, / on the others. */
   rpcPath: string;
-  rest: boolean;
+  /** native: our node; peer: ganache/hardhat; bare: reference server without node logic (ceiling). */
+  kind: 'native' | 'peer' | 'bare';
 }
 
 const live = new Set<ChildProcess>();
@@ -107,6 +109,40 @@ function tail(child: ChildProcess): () => string {
   return () => buf;
 }
 
+/** Waits for `re` (port in group 1) on the child's stdout, then keeps draining it. */
+function portFromStdout(child: ChildProcess, name: string, re: RegExp, stderr: () => string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error(`${name} did not report its port within 60 s`)), 60_000);
+    const onData = (d: Buffer) => {
+      buf = (buf + d.toString()).slice(-65536);
+      const m = re.exec(buf);
+      if (m) {
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        child.stdout?.resume(); // keep draining the log
+        resolve(Number(m[1]));
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code}: ${stderr().trim().slice(-400)}`));
+    });
+  });
+}
+
+/** Reference server (bench/http-bare-server.ts): the backend's HTTP stack alone, a constant JSON-RPC answer. */
+export async function startBare(backend: 'uws' | 'node'): Promise<Server> {
+  const child = spawnTracked(process.execPath, [BARE, backend], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const name = `bare ${backend === 'uws' ? 'uWS' : 'node:http'}`;
+  const stderr = tail(child);
+  const port = await portFromStdout(child, name, /listening (\d+)/, stderr);
+  const s: Server = { name, child, port, rpcPath: '/', kind: 'bare' };
+  await waitForRpc(s, 30_000, stderr);
+  return s;
+}
+
 /**
  * Our node on the dev chain (funded Hardhat accounts), rate limits off, concurrency cap raised.
  * BENCH_NODE_ARGS adds node flags (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
@@ -137,26 +173,8 @@ export async function startNative(backend: 'uws' | 'node', dataDir: string): Pro
     },
   );
   const stderr = tail(child);
-  const port = await new Promise<number>((resolve, reject) => {
-    let buf = '';
-    const timer = setTimeout(() => reject(new Error(`native [${backend}] did not log "API listening" within 60 s`)), 60_000);
-    const onData = (d: Buffer) => {
-      buf = (buf + d.toString()).slice(-65536);
-      const m = /"port":(\d+)[^\n]*"msg":"API listening"/.exec(buf);
-      if (m) {
-        clearTimeout(timer);
-        child.stdout?.off('data', onData);
-        child.stdout?.resume(); // keep draining the log
-        resolve(Number(m[1]));
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`native [${backend}] exited with ${code}: ${stderr().trim().slice(-400)}`));
-    });
-  });
-  const s: Server = { name: `native [${backend}]`, child, port, rpcPath: '/rpc', rest: true };
+  const port = await portFromStdout(child, `native [${backend}]`, /"port":(\d+)[^\n]*"msg":"API listening"/, stderr);
+  const s: Server = { name: `native [${backend}]`, child, port, rpcPath: '/rpc', kind: 'native' };
   await waitForRpc(s, 30_000, stderr);
   return s;
 }
@@ -178,7 +196,7 @@ export async function startGanache(): Promise<Server> {
     ],
     { stdio: ['ignore', 'ignore', 'pipe'], cwd: PEERS_DIR },
   );
-  const s: Server = { name: `ganache ${GANACHE_VERSION}`, child, port, rpcPath: '/', rest: false };
+  const s: Server = { name: `ganache ${GANACHE_VERSION}`, child, port, rpcPath: '/', kind: 'peer' };
   await waitForRpc(s, 60_000, tail(child));
   return s;
 }
@@ -194,7 +212,7 @@ export async function startHardhat(): Promise<Server> {
     cwd: HARDHAT_PROJECT,
     env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true', CI: 'true' },
   });
-  const s: Server = { name: `hardhat ${HARDHAT_VERSION}`, child, port, rpcPath: '/', rest: false };
+  const s: Server = { name: `hardhat ${HARDHAT_VERSION}`, child, port, rpcPath: '/', kind: 'peer' };
   await waitForRpc(s, 90_000, tail(child));
   return s;
 }
@@ -208,7 +226,7 @@ function installedVersion(pkg: string): string | undefined {
 }
 
 /**
- * Installs ganache and hardhat into bench/.peers when missing (bounded to 4 minutes).
+ * Installs ganache and hardhat into bench/.peers when missing (bounded to 3 minutes).
  * Returns undefined when ready, else why not (the bench then skips the peer columns).
  */
 export async function ensurePeers(log: (s: string) => void): Promise<string | undefined> {
@@ -230,7 +248,7 @@ export async function ensurePeers(log: (s: string) => void): Promise<string | un
   const failure = await new Promise<string | undefined>((resolve) => {
     const child = spawnTracked('npm', args, { stdio: ['ignore', 'ignore', 'pipe'], cwd: PEERS_DIR });
     const stderr = tail(child);
-    const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 240_000);
+    const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 180_000);
     child.on('error', (e) => {
       clearTimeout(timer);
       resolve(`npm could not run: ${e.message}`);
@@ -239,7 +257,7 @@ export async function ensurePeers(log: (s: string) => void): Promise<string | un
       clearTimeout(timer);
       const lastErr = stderr()
         .split('\n')
-        .filter((l) => /ERR/.test(l))
+        .filter((l) => /ERR|error/i.test(l))
         .slice(-2)
         .join(' ')
         .slice(0, 200);

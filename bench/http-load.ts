@@ -9,6 +9,7 @@ import {
   type Server,
   startGanache,
   startHardhat,
+  startBare,
   startNative,
   stopAll,
   stopServer,
@@ -20,10 +21,10 @@ import { findWrk, runWrk, type WrkOptions, type WrkResult, writePostScript } fro
  * `hardhat node`. All servers start first (idle ones cost nothing measurable), then each workload is
  * measured on every server in turn, so the columns of a row are taken close together in time.
  *
- * Env: BENCH_HTTP_SECS (5), BENCH_HTTP_WARMUP_SECS (1), BENCH_HTTP_CONNECTIONS (32),
- * BENCH_HTTP_TARGETS (uws,node,ganache,hardhat), BENCH_HTTP_WORKLOADS (blockNumber,getBalance,rest,batch),
- * BENCH_SKIP_PEERS=1, BENCH_NODE_ARGS (node flags
- * for our node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * Env: BENCH_HTTP_SECS (5), BENCH_HTTP_WARMUP_SECS (1), BENCH_HTTP_CONNECTIONS (32), BENCH_HTTP_ROUNDS
+ * (1; N = best of N interleaved rounds), BENCH_HTTP_TARGETS (uws,node,ganache,hardhat,bare), BENCH_HTTP_WORKLOADS
+ * (blockNumber,getBalance,rest,batch), BENCH_SKIP_PEERS=1, BENCH_NODE_ARGS (node flags for our node, e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 
 export const FUNDED = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
@@ -38,6 +39,8 @@ interface Workload {
   label: string;
   /** Request path on a server, undefined when the server has no equivalent (n/a). */
   path(s: Server): string | undefined;
+  /** Also measured on the bare reference servers (their ceiling). */
+  bare?: boolean;
   body?: string;
   check(json: any): string | undefined;
 }
@@ -47,6 +50,7 @@ const WORKLOADS: Workload[] = [
     key: 'blockNumber',
     label: 'JSON-RPC eth_blockNumber',
     path: (s) => s.rpcPath,
+    bare: true,
     body: JSON.stringify(rpc(1, 'eth_blockNumber', [])),
     check: rpcOk,
   },
@@ -60,7 +64,7 @@ const WORKLOADS: Workload[] = [
   {
     key: 'rest',
     label: `REST GET /accounts/{a}/balance`,
-    path: (s) => (s.rest ? `/accounts/${FUNDED}/balance` : undefined),
+    path: (s) => (s.kind === 'native' ? `/accounts/${FUNDED}/balance` : undefined),
     check: (j) => (j?.balance !== undefined ? undefined : `bad answer: ${JSON.stringify(j).slice(0, 120)}`),
   },
   {
@@ -121,69 +125,82 @@ export async function benchHttpLoad(log: (s: string) => void = () => {}): Promis
   const seconds = envNum('BENCH_HTTP_SECS', 5);
   const warmup = envNum('BENCH_HTTP_WARMUP_SECS', 1);
   const connections = envNum('BENCH_HTTP_CONNECTIONS', 32);
-  const targets = (process.env.BENCH_HTTP_TARGETS ?? 'uws,node,ganache,hardhat').split(',').map((t) => t.trim());
-  const opts: WrkOptions = { seconds, threads: 1, connections };
-  const wrkCmd = `wrk -t1 -c${connections} -d${seconds}s --latency [-s post.lua] <url>`;
+  const rounds = Math.floor(envNum('BENCH_HTTP_ROUNDS', 1));
+  const targets = (process.env.BENCH_HTTP_TARGETS ?? 'uws,node,ganache,hardhat,bare').split(',').map((t) => t.trim());
+  const only = process.env.BENCH_HTTP_WORKLOADS?.split(',').map((k) => k.trim());
+  const workloads = WORKLOADS.filter((w) => !only || only.includes(w.key));
+  const opts: WrkOptions = { seconds, threads: 1, connections, timeoutSecs: 10 };
+  const wrkCmd = `wrk -t1 -c${connections} -d${seconds}s --timeout 10s --latency [-s post.lua] <url>`;
   const notes: string[] = [];
   const wrk = findWrk();
   if (!wrk) {
     return { md: ['wrk is not installed (`scripts/setup.sh` installs it with apt); section skipped.', ''] };
   }
-  const peerTargets = targets.filter((t) => t === 'ganache' || t === 'hardhat');
-  const peersMissing = peerTargets.length ? await ensurePeers(log) : undefined;
-  if (peersMissing) notes.push(peersMissing);
-
   const dir = mkdtempSync(join(tmpdir(), 'native-bench-load-'));
   const onSignal = (sig: NodeJS.Signals) => {
     log(`${sig}: stopping servers`);
-    stopAll().finally(() => process.exit(130));
+    stopAll().finally(() => {
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(130);
+    });
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   const servers: Server[] = [];
   const load0 = loadavg()[0];
   try {
+    const wantPeers = targets.includes('ganache') || targets.includes('hardhat');
+    const peersMissing = wantPeers ? await ensurePeers(log) : undefined;
+    if (peersMissing) notes.push(peersMissing);
     const starts: Promise<Server>[] = [];
     for (const t of targets) {
       if (t === 'uws' || t === 'node') starts.push(startNative(t, join(dir, t)));
+      else if (t === 'bare') starts.push(startBare('uws'), startBare('node'));
       else if (!peersMissing && t === 'ganache') starts.push(startGanache());
       else if (!peersMissing && t === 'hardhat') starts.push(startHardhat());
     }
     log(`starting ${targets.join(', ')} ...`);
-    const started = await Promise.allSettled(starts);
-    for (const s of started) {
+    for (const s of await Promise.allSettled(starts)) {
       if (s.status === 'fulfilled') servers.push(s.value);
       else notes.push(`could not start: ${(s.reason as Error).message}`);
     }
-    const scripts = new Map(WORKLOADS.map((w) => [w.key, w.body ? writePostScript(dir, w.key, w.body) : undefined]));
+    const scripts = new Map(workloads.map((w) => [w.key, w.body ? writePostScript(dir, w.key, w.body) : undefined]));
     const cells = new Map<string, Cell>();
-    const only = process.env.BENCH_HTTP_WORKLOADS?.split(',').map((k) => k.trim());
-    for (const w of WORKLOADS) {
-      if (only && !only.includes(w.key)) continue;
-      for (const s of servers) {
-        const path = w.path(s);
-        if (path === undefined) continue;
-        const bad = await probe(s, w, path);
-        if (bad) {
-          cells.set(`${w.key}|${s.name}`, { error: bad });
-          continue;
-        }
-        const url = `http://127.0.0.1:${s.port}${path}`;
-        const o = { ...opts, script: scripts.get(w.key) };
-        try {
-          await runWrk(wrk, url, { ...o, seconds: warmup });
-          const r = await runWrk(wrk, url, o);
-          const errs = [r.non2xx && `${fmtInt(r.non2xx)} non-2xx`, r.socketErrors && `${fmtInt(r.socketErrors)} socket errors`];
-          const note = errs.filter(Boolean).join(', ') || undefined;
-          cells.set(`${w.key}|${s.name}`, { r, note });
-          log(`${w.key} on ${s.name}: ${cellText(cells.get(`${w.key}|${s.name}`))}`);
-        } catch (e) {
-          cells.set(`${w.key}|${s.name}`, { error: (e as Error).message.slice(0, 160) });
+    for (let round = 1; round <= rounds; round++) {
+      for (const w of workloads) {
+        for (const s of servers) {
+          const path = s.kind === 'bare' && !w.bare ? undefined : w.path(s);
+          if (path === undefined) continue;
+          const id = `${w.key}|${s.name}`;
+          const prev = cells.get(id);
+          if (prev && 'error' in prev) continue;
+          if (!prev) {
+            const bad = await probe(s, w, path);
+            if (bad) {
+              cells.set(id, { error: bad });
+              continue;
+            }
+          }
+          const url = `http://127.0.0.1:${s.port}${path}`;
+          const o = { ...opts, script: scripts.get(w.key) };
+          try {
+            // after each wrk run, one more request waits behind what the server still has queued (slow
+            // peers keep working on dropped batches), so no backlog spills into the next measurement
+            await runWrk(wrk, url, { ...o, seconds: warmup }).catch(() => undefined);
+            await probe(s, w, path);
+            const r = await runWrk(wrk, url, o).finally(() => probe(s, w, path));
+            const errs = [r.non2xx && `${fmtInt(r.non2xx)} non-2xx`, r.socketErrors && `${fmtInt(r.socketErrors)} socket errors`];
+            const cell = { r, note: errs.filter(Boolean).join(', ') || undefined };
+            if (!prev || ('r' in prev && r.rps > prev.r.rps)) cells.set(id, cell); // best of the rounds
+            log(`${rounds > 1 ? `round ${round}: ` : ''}${w.key} on ${s.name}: ${cellText(cell)}`);
+          } catch (e) {
+            if (!prev) cells.set(id, { error: (e as Error).message.slice(0, 160) });
+          }
         }
       }
     }
     const load1 = loadavg()[0];
-    return { md: render(servers, cells, { seconds, warmup, connections, wrkCmd, notes, load0, load1 }) };
+    return { md: render(servers, cells, workloads, { seconds, warmup, connections, rounds, wrkCmd, notes, load0, load1 }) };
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -197,39 +214,55 @@ interface RenderInfo {
   seconds: number;
   warmup: number;
   connections: number;
+  rounds: number;
   wrkCmd: string;
   notes: string[];
   load0: number;
   load1: number;
 }
 
-function render(servers: Server[], cells: Map<string, Cell>, info: RenderInfo): string[] {
+function render(servers: Server[], cells: Map<string, Cell>, workloads: Workload[], info: RenderInfo): string[] {
   const get = (w: string, name: string) => cells.get(`${w}|${name}`);
-  const ours = servers.filter((s) => s.rest);
-  const peers = servers.filter((s) => !s.rest);
+  const ours = servers.filter((s) => s.kind === 'native');
+  const peers = servers.filter((s) => s.kind === 'peer');
+  const bare = servers.filter((s) => s.kind === 'bare');
+  const cols = [...ours, ...peers];
   const ratioCols = ours.flatMap((o) => peers.map((p) => [o, p] as const));
-  const head = ['Workload', ...servers.map((s) => s.name), ...ratioCols.map(([o, p]) => `${o.name} / ${p.name}`)];
-  const rows = WORKLOADS.map((w) => [
+  const head = ['Workload', ...cols.map((s) => s.name), ...ratioCols.map(([o, p]) => `${o.name} / ${p.name.split(' ')[0]}`)];
+  const rows = workloads.map((w) => [
     w.label,
-    ...servers.map((s) => cellText(get(w.key, s.name))),
+    ...cols.map((s) => cellText(get(w.key, s.name))),
     ...ratioCols.map(([o, p]) => fmtRatio(ratio(get(w.key, o.name), get(w.key, p.name)))),
   ]);
+  const best = info.rounds > 1 ? `, best of ${info.rounds} interleaved rounds` : '';
   const md = [
     `wrk on loopback, 1 thread, ${info.connections} keep-alive connections, ${info.seconds} s per measurement after a ` +
-      `${info.warmup} s warm-up (\`${info.wrkCmd}\`; POST bodies from a Lua script). Requests/s and the p99 latency of ` +
-      'wrk --latency; the ratio columns divide requests/s (higher is better for us).',
+      `${info.warmup} s warm-up${best} (\`${info.wrkCmd}\`; POST bodies from a Lua script). Requests/s and the p99 ` +
+      'latency of wrk --latency; the ratio columns divide requests/s (above 1: our node is faster).',
     '',
     `| ${head.join(' | ')} |`,
     `|${head.map(() => '---').join('|')}|`,
     ...rows.map((r) => `| ${r.join(' | ')} |`),
     '',
   ];
-  const batch = WORKLOADS.find((w) => w.key === 'batch')!;
-  const callsPerSec = servers
-    .map((s) => get(batch.key, s.name))
-    .map((c, i) => (c && 'r' in c ? `${servers[i].name} ${fmtInt(c.r.rps * BATCH)}` : undefined))
-    .filter(Boolean);
+  const batch = workloads.find((w) => w.key === 'batch');
+  const callsPerSec = batch
+    ? cols
+        .map((s) => [s, get(batch.key, s.name)] as const)
+        .flatMap(([s, c]) => (c && 'r' in c ? [`${s.name} ${fmtInt(c.r.rps * BATCH)}`] : []))
+    : [];
   if (callsPerSec.length) md.push(`Batch row in calls/s: ${callsPerSec.join(', ')}.`, '');
+  const ceilings = bare.flatMap((s) => {
+    const c = get('blockNumber', s.name);
+    return c ? [`${s.name} ${cellText(c)}`] : [];
+  });
+  if (ceilings.length) {
+    md.push(
+      `Ceiling of each HTTP stack on this machine (\`bench/http-bare-server.ts\`: parses the body, answers a constant ` +
+        `JSON-RPC result, no node logic), eth_blockNumber body: ${ceilings.join('; ')}.`,
+      '',
+    );
+  }
 
   const goals: [string, string, number, string[]][] = [
     ['blockNumber', 'eth_blockNumber >= 1.5x ganache', 1.5, ['ganache']],
@@ -244,7 +277,7 @@ function render(servers: Server[], cells: Map<string, Cell>, info: RenderInfo): 
           .map((p) => [p.name.split(' ')[0], ratio(get(key, o.name), get(key, p.name))] as const);
         const measured = rs.filter(([, r]) => r !== undefined);
         if (!measured.length) return `${o.name} n/a`;
-        const met = measured.length === rs.length && measured.every(([, r]) => r! >= min);
+        const met = measured.length === peerNames.length && measured.every(([, r]) => r! >= min);
         return `${o.name} ${measured.map(([n, r]) => `${fmtRatio(r)} ${n}`).join(', ')} -> ${met ? 'met' : 'MISSED'}`;
       });
       md.push(`- ${text}: ${parts.join('; ')}`);
@@ -255,11 +288,13 @@ function render(servers: Server[], cells: Map<string, Cell>, info: RenderInfo): 
     'Caveats:',
     '',
     `- ${cpus().length} CPUs shared by wrk (1 thread), the server under load and whatever else runs on the machine ` +
-      `(other engineers' tests); 1-min load average ${info.load0.toFixed(2)} before, ${info.load1.toFixed(2)} after. ` +
-      'Single runs: treat differences under ~15-20% as noise; ratios are more stable than absolute numbers.',
+      `(other engineers' builds and tests); 1-min load average ${info.load0.toFixed(2)} before, ${info.load1.toFixed(2)} ` +
+      'after. Repeated runs of the same cell vary by up to ~2x here; ratios taken minutes apart are only indicative. ' +
+      '`BENCH_HTTP_ROUNDS=3` reports the best of interleaved rounds.',
     '- All servers listen on 127.0.0.1 and run at the same time (idle while another is measured; our dev node still ' +
-      'produces an empty block per second). Our node: `--dev`, rate limits off (`NATIVE_RATE_LIMIT_GLOBAL=0 ' +
-      'NATIVE_RATE_LIMIT_WRITE=0`), `--max-concurrent 100000`, log level info.',
+      'produces an empty block per second). Each workload is measured on every server in turn. Our node: `--dev`, rate ' +
+      'limits off (`NATIVE_RATE_LIMIT_GLOBAL=0 NATIVE_RATE_LIMIT_WRITE=0`), `--max-concurrent 100000`, metrics on, log ' +
+      'level info.',
     `- Peers: ganache ${GANACHE_VERSION} (\`--logging.quiet\`, Hardhat mnemonic so the account is funded) and ` +
       `\`hardhat node\` ${HARDHAT_VERSION} (chainId 31337, its per-call stdout log discarded), installed on demand ` +
       'into the gitignored `bench/.peers/`. REST has no equivalent on the peers (n/a).',

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { crypto } from '../ts/crypto/index.js';
 import { benchCrypto } from './crypto.js';
 import { benchHttpSubmission } from './http-e2e.js';
 import { benchHttpLoad } from './http-load.js';

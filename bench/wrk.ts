@@ -17,6 +17,8 @@ export interface WrkOptions {
   connections: number;
   /** Lua script (for POST bodies); GET without one. */
   script?: string;
+  /** Per-request timeout (wrk's default of 2 s would drop the slowest peer batches from the latency). */
+  timeoutSecs?: number;
 }
 
 /** The wrk binary on PATH (or /usr/bin/wrk), undefined when not installed. */
@@ -45,7 +47,15 @@ export function writePostScript(dir: string, name: string, body: string): string
 
 /** The command line as run (for the results file). */
 export function wrkArgs(url: string, o: WrkOptions): string[] {
-  return [`-t${o.threads}`, `-c${o.connections}`, `-d${o.seconds}s`, '--latency', ...(o.script ? ['-s', o.script] : []), url];
+  return [
+    `-t${o.threads}`,
+    `-c${o.connections}`,
+    `-d${o.seconds}s`,
+    ...(o.timeoutSecs ? ['--timeout', `${o.timeoutSecs}s`] : []),
+    '--latency',
+    ...(o.script ? ['-s', o.script] : []),
+    url,
+  ];
 }
 
 const UNIT_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
@@ -84,7 +94,9 @@ export function runWrk(wrk: string, url: string, o: WrkOptions): Promise<WrkResu
       clearTimeout(timer);
       if (code !== 0) return reject(new Error(`wrk exited with ${code ?? signal}: ${(err || out).trim().slice(0, 300)}`));
       try {
-        resolve(parseWrk(out));
+        const r = parseWrk(out);
+        if (r.requests === 0) throw new Error(`no request completed within ${o.seconds} s`);
+        resolve(r);
       } catch (e) {
         reject(e);
       }
