@@ -3,6 +3,7 @@ import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { crypto } from '../ts/crypto/index.js';
 import { benchCrypto } from './crypto.js';
+import { benchEvmExecution, benchGetLogs } from './evm.js';
 import { benchHttpSubmission } from './http-e2e.js';
 import { benchHttpLoad } from './http-load.js';
 import { type Row, benchBlockExecution, benchStateRoot } from './ledger.js';
@@ -26,6 +27,12 @@ async function main(): Promise<void> {
   sections.push({ title: 'Authenticated state', rows: benchStateRoot() });
   log('block execution ...');
   sections.push({ title: 'Block execution', rows: await benchBlockExecution() });
+  log(`EVM (crypto backend: ${crypto().name}) ...`);
+  sections.push({
+    title: 'EVM',
+    md: [`Crypto backend in use: \`${crypto().name}\` (the native addon when built: \`npm run build:native\`).`, ''],
+    rows: [...(await benchEvmExecution()), ...(await benchGetLogs(log))],
+  });
   log('HTTP end-to-end ...');
   const http: Row[] = [];
   for (const backend of ['uws', 'node'] as const) http.push(...(await benchHttpSubmission(backend)));

@@ -17,8 +17,9 @@ import {
   stateKey,
   txKey,
 } from '../storage/index.js';
-import { normHash, u32be, u64be } from '../util/hex.js';
-import { type Block, decodeBlock, encodeBlock } from './block.js';
+import { normHash, toHex, u32be, u64be } from '../util/hex.js';
+import { type Block, decodeBlock, decodeBlockRefs, encodeBlock } from './block.js';
+import { LogIndex, logIndexOps } from './log-index.js';
 
 export interface TxLocation {
   height: number;
@@ -26,6 +27,16 @@ export interface TxLocation {
 }
 
 const HEAD = metaKey('head');
+/** Heights per synchronous multi-get when receipts are read for many heights. */
+const READ_CHUNK = 256;
+
+/** What a log query needs of a block: its hash, its transaction ids and its receipts. */
+export interface LogSource {
+  height: number;
+  hash: string;
+  txid(index: number): string;
+  receipts: readonly ReceiptRecord[];
+}
 
 /**
  * Blocks and their indexes on disk, plus a window of recent blocks in memory.
@@ -38,11 +49,15 @@ export class BlockStore {
   private readonly recentTx = new Map<string, TxLocation>();
   private readonly txCounts = new Map<string, number>();
   private headHeight = -1;
+  /** EVM log postings (written in each block's batch) and the window's blooms. */
+  readonly logIndex: LogIndex;
 
   constructor(
     readonly db: KvStore,
     readonly windowSize: number,
-  ) {}
+  ) {
+    this.logIndex = new LogIndex(db, windowSize);
+  }
 
   get height(): number {
     return this.headHeight;
@@ -56,6 +71,7 @@ export class BlockStore {
   async open(): Promise<number> {
     const raw = await this.db.get(HEAD);
     this.headHeight = raw ? Number(raw.readBigUInt64BE(0)) : -1;
+    await this.logIndex.open(this.headHeight);
     const start = this.windowStart;
     if (this.headHeight >= 0) {
       const rows = await this.db.range({ gte: blockKey(start), lt: blockKey(this.headHeight + 1) });
@@ -76,6 +92,7 @@ export class BlockStore {
       { type: 'put', key: receiptsKey(block.index), value: Buffer.from(encodeReceipts(receipts)) },
       { type: 'put', key: blockHashKey(block.hash), value: u64be(block.index) },
       { type: 'put', key: HEAD, value: u64be(block.index) },
+      ...logIndexOps(block.index, receipts),
     ];
     const counts = new Map<string, number>();
     block.transactions.forEach((tx, i) => {
@@ -107,8 +124,41 @@ export class BlockStore {
     return raw ? decodeReceipts(raw) : [];
   }
 
+  /**
+   * Log sources of the given heights (each at most the head), in the given order: the window from memory,
+   * the rest with synchronous multi-gets of READ_CHUNK heights (yielding in between), blocks decoded only
+   * as far as hash and transaction ids.
+   */
+  async logSources(heights: readonly number[]): Promise<LogSource[]> {
+    const out: LogSource[] = [];
+    for (let i = 0; i < heights.length; i += READ_CHUNK) {
+      if (i > 0) await new Promise((r) => setImmediate(r));
+      const chunk = heights.slice(i, i + READ_CHUNK);
+      const blocks = chunk.map((h) => this.window.get(h));
+      const receipts = chunk.map((h) => this.windowReceipts.get(h));
+      const keys: Buffer[] = [];
+      const at = chunk.map((h, j) => [
+        blocks[j] ? -1 : keys.push(blockKey(h)) - 1,
+        receipts[j] ? -1 : keys.push(receiptsKey(h)) - 1,
+      ]);
+      const raw = keys.length ? this.db.getManySync(keys) : [];
+      chunk.forEach((height, j) => {
+        const [bi, ri] = at[j];
+        const rs = receipts[j] ?? (raw[ri] ? decodeReceipts(raw[ri] as Buffer) : []);
+        const b = blocks[j];
+        if (b) out.push({ height, hash: b.hash, txid: (k) => b.transactions[k].txid, receipts: rs });
+        else if (raw[bi]) {
+          const refs = decodeBlockRefs(raw[bi] as Buffer);
+          out.push({ height, hash: refs.hash, txid: (k) => toHex(refs.txids[k]), receipts: rs });
+        }
+      });
+    }
+    return out;
+  }
+
   private remember(block: Block): void {
     this.window.set(block.index, block);
+    this.logIndex.blooms.put(block.index, block.logs_bloom);
     block.transactions.forEach((tx, index) => this.recentTx.set(tx.txid, { height: block.index, index }));
     const evict = block.index - this.windowSize;
     const old = this.window.get(evict);

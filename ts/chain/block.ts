@@ -107,6 +107,12 @@ export function decodeBlock(bytes: Uint8Array): Block {
   };
 }
 
+/** Hash and transaction ids of an encoded block without decoding its transactions (log queries read many). */
+export function decodeBlockRefs(bytes: Uint8Array): { hash: string; txids: Uint8Array[] } {
+  const [headerRlp, , , txs] = RLP.decode(bytes) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array[][]];
+  return { hash: toHex(sha256(headerRlp)), txids: txs.map((f) => f[0]) };
+}
+
 /** REST view of a block: the spec's fields plus state_root and (optionally) the transactions. */
 export function blockSummary(b: Block): Record<string, unknown> {
   return {

@@ -11,6 +11,8 @@ export interface CallArgs {
   data?: Uint8Array;
   value?: bigint;
   gas?: bigint;
+  /** EIP-2930 access list: charged as intrinsic gas and pre-warmed, as a type-1/2 transaction would. */
+  accessList?: { address: string; storageKeys: string[] }[];
 }
 
 export interface CallOutcome {
@@ -33,10 +35,34 @@ export function intrinsicGas(args: CallArgs, common: Awaited<ReturnType<typeof b
       value: args.value ?? 0n,
       gasLimit: BLOCK_GAS_LIMIT,
       maxFeePerGas: 0n,
+      accessList: args.accessList as never,
     },
     { common },
   );
   return tx.getIntrinsicGas();
+}
+
+/**
+ * The EIP-2929 warm set runTx starts a transaction with (precompiles, sender, recipient, coinbase per
+ * EIP-3651, the access list), so a call costs exactly what the same transaction would.
+ */
+function warmAsTransaction(
+  vm: Awaited<ReturnType<typeof blockVm>>['vm'],
+  caller: Address,
+  args: CallArgs,
+  coinbase: Address,
+): void {
+  if (!vm.common.isActivatedEIP(2929)) return;
+  const j = vm.evm.journal;
+  const unprefixed = (a: string | Address): string => a.toString().slice(2).toLowerCase();
+  for (const p of vm.evm.precompiles.keys()) j.addAlwaysWarmAddress(p);
+  j.addAlwaysWarmAddress(unprefixed(caller));
+  if (args.to) j.addAlwaysWarmAddress(unprefixed(args.to));
+  if (vm.common.isActivatedEIP(3651)) j.addAlwaysWarmAddress(unprefixed(coinbase));
+  for (const item of args.accessList ?? []) {
+    j.addAlwaysWarmAddress(unprefixed(item.address));
+    for (const slot of item.storageKeys) j.addAlwaysWarmSlot(unprefixed(item.address), unprefixed(slot));
+  }
 }
 
 /**
@@ -59,6 +85,7 @@ export async function simulateCall(env: BlockEnv, base: StateStore, args: CallAr
     };
   }
   const caller: Address = args.from ? createAddressFromString(args.from) : createZeroAddress();
+  warmAsTransaction(vm, caller, args, block.header.coinbase);
   let result: EVMResult;
   try {
     result = await vm.evm.runCall({

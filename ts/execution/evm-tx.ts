@@ -18,7 +18,17 @@ export function maxPricePerGas(tx: TypedTransaction): bigint {
 
 /** Parse a raw signed Ethereum transaction (legacy/EIP-155, EIP-2930, EIP-1559). Throws on malformed input. */
 export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTransaction {
-  return createTxFromRLP(raw, { common });
+  try {
+    return createTxFromRLP(raw, { common });
+  } catch (err) {
+    // @ethereumjs words a foreign chain id unreadably (typed: it prints a function's source; legacy: the raw v).
+    const msg = (err as Error).message;
+    const typed = /not matching the derived chain ID (\d+)/.exec(msg);
+    const legacy = /Incompatible EIP155-based V (\d+)/.exec(msg);
+    const signedFor = typed ? typed[1] : legacy ? String((BigInt(legacy[1]) - 35n) / 2n) : null;
+    if (signedFor !== null) throw new Error(`invalid chain id: signed for chain ${signedFor}, this chain is ${common.chainId()}`);
+    throw err;
+  }
 }
 
 /**

@@ -16,6 +16,7 @@ import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 import { getLogs } from './logs.js';
 
 const DATA_RE = /^0x([0-9a-fA-F]{2})*$/;
+const HASH_RE = /^0x[0-9a-fA-F]{64}$/;
 
 function hexData(v: unknown, what: string): Uint8Array {
   if (typeof v !== 'string' || !DATA_RE.test(v)) throw invalidParams(`invalid argument 0: ${what} must be 0x-prefixed hex bytes`);
@@ -40,7 +41,20 @@ export function parseCallArgs(raw: unknown): CallArgs {
     args.gas = parseQuantity(o.gas, 0);
     if (args.gas > 30_000_000n) args.gas = 30_000_000n;
   }
+  if (o.accessList !== undefined && o.accessList !== null) args.accessList = parseAccessList(o.accessList);
   return args;
+}
+
+/** EIP-2930 access list of a call object: [{ address, storageKeys: [32-byte hex] }]. */
+function parseAccessList(raw: unknown): NonNullable<CallArgs['accessList']> {
+  const bad = () => invalidParams('invalid argument 0: accessList must be [{ address, storageKeys: [0x + 64 hex] }]');
+  if (!Array.isArray(raw)) throw bad();
+  return raw.map((item) => {
+    if (typeof item !== 'object' || item === null || !isAddress((item as { address?: unknown }).address)) throw bad();
+    const keys = (item as { storageKeys?: unknown }).storageKeys ?? [];
+    if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'string' && HASH_RE.test(k))) throw bad();
+    return { address: (item as { address: string }).address.toLowerCase(), storageKeys: keys as string[] };
+  });
 }
 
 async function receiptByHash(ctx: NodeContext, hash: string): Promise<unknown> {
@@ -73,6 +87,37 @@ async function receiptsOfBlock(ctx: NodeContext, ref: unknown): Promise<unknown>
   );
 }
 
+/**
+ * State-reading EVM methods answer for the head only, as eth_getBalance does (the node keeps the latest
+ * state): no block, a tag, or a number / hash / { blockNumber } / { blockHash } (EIP-1898) naming the head is
+ * served; an older block is refused; an unknown or future block is "header not found".
+ */
+async function requireHeadBlockRef(ctx: NodeContext, ref: unknown, i: number): Promise<void> {
+  if (ref === undefined || ref === null) return;
+  let height: number | null;
+  if (typeof ref === 'string' && HASH_RE.test(ref)) height = await ctx.chain.blocks.heightOfHash(ref);
+  else if (typeof ref === 'object') {
+    const o = ref as { blockHash?: unknown; blockNumber?: unknown };
+    if (o.blockHash !== undefined) {
+      if (typeof o.blockHash !== 'string' || !HASH_RE.test(o.blockHash))
+        throw invalidParams(`invalid argument ${i}: blockHash must be 0x + 64 hex`);
+      height = await ctx.chain.blocks.heightOfHash(o.blockHash);
+    } else if (o.blockNumber !== undefined) height = resolveHeight(ctx, parseBlockTag(o.blockNumber, i));
+    else throw invalidParams(`invalid argument ${i}: expected blockHash or blockNumber`);
+  } else {
+    const tag = parseBlockTag(ref, i);
+    if (tag === 'latest' || tag === 'pending' || tag === 'safe' || tag === 'finalized') return;
+    height = resolveHeight(ctx, tag);
+  }
+  if (height === null || height > ctx.chain.height) throw new RpcError(RPC.server, 'header not found');
+  if (height !== ctx.chain.height) {
+    throw new RpcError(
+      RPC.server,
+      `historical state is not available (this node keeps the state of the latest block ${ctx.chain.height})`,
+    );
+  }
+}
+
 /** The spec's eth_ methods that need the EVM (gated by the EVM activation height in index.ts). */
 export const evmMethods: RpcTable = {
   eth_sendRawTransaction: {
@@ -86,18 +131,33 @@ export const evmMethods: RpcTable = {
   },
   eth_call: {
     params: ['object', 'blockRef?'],
-    handler: async (ctx, [call]) => to0x(await ethCall(ctx, parseCallArgs(call))),
+    handler: async (ctx, [call, ref]) => {
+      const args = parseCallArgs(call);
+      await requireHeadBlockRef(ctx, ref, 1);
+      return to0x(await ethCall(ctx, args));
+    },
   },
   eth_estimateGas: {
     params: ['object', 'blockRef?'],
-    handler: async (ctx, [call]) => qty(await estimateGas(ctx, parseCallArgs(call))),
+    handler: async (ctx, [call, ref]) => {
+      const args = parseCallArgs(call);
+      await requireHeadBlockRef(ctx, ref, 1);
+      return qty(await estimateGas(ctx, args));
+    },
   },
-  eth_getCode: { params: ['address', 'blockRef?'], handler: (ctx, [a]) => to0x(codeAt(ctx, a as string)) },
+  eth_getCode: {
+    params: ['address', 'blockRef?'],
+    handler: async (ctx, [a, ref]) => {
+      await requireHeadBlockRef(ctx, ref, 1);
+      return to0x(codeAt(ctx, a as string));
+    },
+  },
   eth_getStorageAt: {
     params: ['address', 'quantity', 'blockRef?'],
-    handler: (ctx, [a, slot]) => {
+    handler: async (ctx, [a, slot, ref]) => {
       const s = parseQuantity(slot, 1);
       if (s >= 1n << 256n) throw invalidParams('invalid argument 1: slot above 2^256');
+      await requireHeadBlockRef(ctx, ref, 2);
       return to0x(storageAt(ctx, a as string, s));
     },
   },

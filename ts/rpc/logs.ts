@@ -1,28 +1,13 @@
-import { crypto } from '../crypto/index.js';
-import type { LogRecord } from '../execution/index.js';
-import { type NodeContext, blockReceipts } from '../services/index.js';
+import { type FoundLog, type LogFilter, type NodeContext, findLogs } from '../services/index.js';
 import { fromHex, isAddress } from '../util/hex.js';
 import { resolveHeight } from './eth.js';
 import { parseBlockTag } from './params.js';
 import { RPC, RpcError, invalidParams } from './types.js';
 
+export { type FoundLog, type LogFilter, logMatches } from '../services/index.js';
+
 /** Largest block range one eth_getLogs may cover (spec: Limits). */
 export const MAX_LOG_RANGE = 10_000;
-
-export interface LogFilter {
-  fromBlock: number;
-  toBlock: number;
-  /** OR-list of 20-byte addresses; empty = any. */
-  addresses: Uint8Array[];
-  /** Up to 4 slots; null = any, else an OR-list of 32-byte topics. */
-  topics: (Uint8Array[] | null)[];
-  blockHash?: string;
-}
-
-export interface FoundLog {
-  log: LogRecord;
-  at: { blockHash: string; blockNumber: number; txHash: string; txIndex: number; logIndex: number };
-}
 
 const TOPIC_RE = /^0x[0-9a-fA-F]{64}$/;
 
@@ -72,60 +57,7 @@ export async function parseLogFilter(ctx: NodeContext, raw: unknown): Promise<Lo
   return { fromBlock, toBlock, addresses, topics };
 }
 
-const eq = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a).equals(Buffer.from(b));
-
-export function logMatches(log: LogRecord, f: LogFilter): boolean {
-  if (f.addresses.length > 0 && !f.addresses.some((a) => eq(a, log.address))) return false;
-  for (let i = 0; i < f.topics.length; i++) {
-    const slot = f.topics[i];
-    if (slot === null) continue;
-    const t = log.topics[i];
-    if (!t || !slot.some((x) => eq(x, t))) return false;
-  }
-  return true;
-}
-
-/**
- * Logs matching the filter, ordered by block, transaction index, log index. Blocks whose bloom
- * cannot hold the requested address/topics are skipped (one native bloomScan over the range).
- */
+/** Logs matching the filter, ordered by block, transaction index, log index (services/log-queries.ts). */
 export async function getLogs(ctx: NodeContext, raw: unknown): Promise<FoundLog[]> {
-  const f = await parseLogFilter(ctx, raw);
-  const groups: Uint8Array[][] = [];
-  if (f.addresses.length) groups.push(f.addresses);
-  for (const slot of f.topics) if (slot) groups.push(slot);
-  const heights: number[] = [];
-  const blooms: Uint8Array[] = [];
-  for (let h = f.fromBlock; h <= f.toBlock; h++) {
-    const b = await ctx.chain.blocks.getBlock(h);
-    if (!b || b.logs_bloom === '00'.repeat(256)) continue;
-    heights.push(h);
-    blooms.push(fromHex(b.logs_bloom));
-  }
-  const candidates = groups.length
-    ? crypto()
-        .bloomScan(blooms, groups)
-        .map((i) => heights[i])
-    : heights;
-  const out: FoundLog[] = [];
-  for (const h of candidates) {
-    const [b, rs] = await Promise.all([ctx.chain.blocks.getBlock(h), blockReceipts(ctx, h)]);
-    if (!b || !rs) continue;
-    for (const r of rs) {
-      r.receipt.logs.forEach((log, i) => {
-        if (!logMatches(log, f)) return;
-        out.push({
-          log,
-          at: {
-            blockHash: b.hash,
-            blockNumber: h,
-            txHash: b.transactions[r.index].txid,
-            txIndex: r.index,
-            logIndex: r.firstLogIndex + i,
-          },
-        });
-      });
-    }
-  }
-  return out;
+  return findLogs(ctx, await parseLogFilter(ctx, raw));
 }

@@ -1,24 +1,16 @@
-import { NS, getAccount } from '../state/accounts.js';
-import { keyStr } from '../state/state-store.js';
+import { getAccount } from '../state/accounts.js';
 import { baseToNative, weiToBase } from '../ledger/units.js';
-import { fromHex, to0x } from '../util/hex.js';
+import { to0x } from '../util/hex.js';
 import { getPendingNonce } from './account-queries.js';
 import { chainIndex } from './chain-index.js';
 import type { NodeContext } from './context.js';
+import { codeAt } from './evm-queries.js';
 
-/**
- * State key of an account's contract code: NS.code || address (20 bytes). The EVM issue writes it; until then
- * no account has code.
- */
-const codeKey = (address: string): string => keyStr(Buffer.concat([Buffer.from([NS.code]), fromHex(address)]));
+/** Contract bytecode (state namespace NS.code, written by the EVM) as 0x-hex, "0x" when the account has none. */
+export const accountCode = (ctx: NodeContext, address: string): string => to0x(codeAt(ctx, address));
 
-/** Contract bytecode as 0x-hex, "0x" when the account has none. */
-export function accountCode(ctx: NodeContext, address: string): string {
-  const code = ctx.chain.state.get(codeKey(address.toLowerCase()));
-  return code && code.length > 0 ? to0x(code) : '0x';
-}
-
-export const isContract = (ctx: NodeContext, address: string): boolean => accountCode(ctx, address) !== '0x';
+/** True when the account has code (a deployed contract). */
+export const isContract = (ctx: NodeContext, address: string): boolean => codeAt(ctx, address).length > 0;
 
 export interface AddressInfo {
   address: string;
@@ -39,14 +31,6 @@ export function addressInfo(ctx: NodeContext, address: string): AddressInfo {
     tx_count: ctx.chain.blocks.txCount(a),
     is_contract: isContract(ctx, a),
   };
-}
-
-/** SRC-20 balances held by address (the token module is not active: none). */
-export function accountTokens(
-  _ctx: NodeContext,
-  address: string,
-): { address: string; tokens: { contract: string; balance: bigint }[] } {
-  return { address: address.toLowerCase(), tokens: [] };
 }
 
 interface Activity {
@@ -77,7 +61,8 @@ export async function walletView(ctx: NodeContext, address: string): Promise<Rec
     pending_nonce: getPendingNonce(ctx, a),
     tx_count: info.tx_count,
     is_contract: info.is_contract,
-    tokens: accountTokens(ctx, a).tokens,
+    // SRC-20 holdings (none until the token module); EVM tokens are listed by /accounts/{a}/tokens.
+    tokens: [],
     summary: {
       pending_transactions: ctx.mempool.pendingOf(a).length,
       pending_spend: ctx.mempool.pendingSpend(a),

@@ -22,6 +22,9 @@ export interface NodeContext {
   metrics?: MetricsExposition;
 }
 
+/** The part of the context that chain queries read (benches and tests build it from a Chain alone). */
+export type ChainContext = Pick<NodeContext, 'chain'>;
+
 /** What GET /metrics needs from ts/metrics. */
 export interface MetricsExposition {
   readonly contentType: string;

@@ -2,7 +2,7 @@ import { type CallArgs, type ReceiptRecord, simulateCall } from '../execution/in
 import { codeKey, storageKey } from '../state/accounts.js';
 import { ExecutionRevertedError, ServerError } from '../util/errors.js';
 import { fromHex, to0x } from '../util/hex.js';
-import type { NodeContext } from './context.js';
+import type { ChainContext, NodeContext } from './context.js';
 
 const ERROR_SELECTOR = '08c379a0';
 const PANIC_SELECTOR = '4e487b71';
@@ -22,14 +22,14 @@ export function revertReason(data: Uint8Array): string | null {
   return null;
 }
 
-function callEnv(ctx: NodeContext) {
+function callEnv(ctx: ChainContext) {
   const head = ctx.chain.head;
   // Calls run in the context of the next block on top of the head (its number and a fresh timestamp).
   return ctx.chain.blockEnv(head.index + 1, head.validator, Math.max(head.timestamp, Math.floor(Date.now() / 1000)));
 }
 
 /** eth_call: output bytes, or ExecutionRevertedError (code 3) / ServerError for other EVM errors. */
-export async function ethCall(ctx: NodeContext, args: CallArgs): Promise<Uint8Array> {
+export async function ethCall(ctx: ChainContext, args: CallArgs): Promise<Uint8Array> {
   await ctx.chain.settled();
   const out = await simulateCall(callEnv(ctx), ctx.chain.state, args);
   if (out.ok) return out.returnValue;
@@ -69,7 +69,8 @@ export async function estimateGas(ctx: NodeContext, args: CallArgs): Promise<big
   return hi;
 }
 
-export function codeAt(ctx: NodeContext, address: string): Uint8Array {
+/** Code of an account (empty when it has none). */
+export function codeAt(ctx: ChainContext, address: string): Uint8Array {
   return ctx.chain.state.get(codeKey(address.toLowerCase())) ?? new Uint8Array(0);
 }
 
@@ -90,14 +91,18 @@ export interface LocatedReceipt {
   firstLogIndex: number;
 }
 
-/** Receipts of a block with each one's block-level first log index. */
-export async function blockReceipts(ctx: NodeContext, height: number): Promise<LocatedReceipt[] | null> {
-  const rs = await ctx.chain.blocks.receipts(height);
-  if (!rs) return null;
+/** A block's receipts with each one's position and block-level first log index. */
+export function locateReceipts(height: number, rs: readonly ReceiptRecord[]): LocatedReceipt[] {
   let logIndex = 0;
   return rs.map((receipt, index) => {
     const r = { receipt, height, index, firstLogIndex: logIndex };
     logIndex += receipt.logs.length;
     return r;
   });
+}
+
+/** Receipts of a block with each one's block-level first log index. */
+export async function blockReceipts(ctx: ChainContext, height: number): Promise<LocatedReceipt[] | null> {
+  const rs = await ctx.chain.blocks.receipts(height);
+  return rs ? locateReceipts(height, rs) : null;
 }

@@ -16,3 +16,5 @@ export * from './validator-queries.js';
 export * from './staking-queries.js';
 export * from './stats-queries.js';
 export * from './evm-queries.js';
+export * from './log-queries.js';
+export * from './evm-tokens.js';

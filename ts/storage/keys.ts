@@ -11,6 +11,7 @@ export const P = {
   meta: 0x4d, // 'M' + name -> value
   audit: 0x4c, // 'L' + seq u64 -> JSON entry
   receipts: 0x52, // 'R' + height u64 -> RLP list of the block's receipts
+  logIndex: 0x49, // 'I' + kind u8 + term (0, 20 or 32 bytes) + height u64 -> '' (EVM log postings, chain/log-index.ts)
 } as const;
 
 export const blockKey = (h: number): Buffer => Buffer.concat([Buffer.from([P.block]), u64be(h)]);
@@ -22,6 +23,10 @@ export const addrTxKey = (addr: string, h: number, i: number): Buffer =>
 export const addrTxPrefix = (addr: string): Buffer => Buffer.concat([Buffer.from([P.addrTx]), fromHex(addr)]);
 export const addrCountKey = (addr: string): Buffer => Buffer.concat([Buffer.from([P.addrCount]), fromHex(addr)]);
 export const stateKey = (k: Buffer): Buffer => Buffer.concat([Buffer.from([P.state]), k]);
+/** Postings of one log-index term: kind byte (what the term is) and the term's bytes. */
+export const logIndexPrefix = (kind: number, term: Uint8Array): Buffer => Buffer.concat([Buffer.from([P.logIndex, kind]), term]);
+export const logIndexKey = (kind: number, term: Uint8Array, h: number): Buffer =>
+  Buffer.concat([Buffer.from([P.logIndex, kind]), term, u64be(h)]);
 export const metaKey = (name: string): Buffer => Buffer.concat([Buffer.from([P.meta]), Buffer.from(name)]);
 
 /** Exclusive upper bound of all keys starting with prefix. */

@@ -54,16 +54,28 @@ export const addressRoutes: RouteDef[] = [
     method: 'GET',
     path: '/accounts/:address/tokens',
     tag: 'accounts',
-    summary: 'SRC-20 balances held (empty until the token module is active)',
+    summary:
+      'EVM token-standard (ERC-20-like) tokens held: contracts that sent the address a Transfer, with a non-zero balanceOf',
     params: addr,
-    response: obj({ address: address(), tokens: arr(obj({ contract: S.contractParam, balance: int('token base units') })) }),
-    handler: (ctx, _req, p) => ({ body: accountTokens(ctx, addressParam(p.address)) }),
+    response: obj({
+      address: address(),
+      tokens: arr(
+        obj({
+          contract: address('token contract'),
+          name: nullable(str('name(), null when the contract does not answer')),
+          symbol: nullable(str('symbol(), null when the contract does not answer')),
+          decimals: nullable(int('decimals(), null when the contract does not answer', { maximum: 255 })),
+          balance: str('balanceOf(address) in token base units, decimal string', { pattern: '^[0-9]+$' }),
+        }),
+      ),
+    }),
+    handler: async (ctx, _req, p) => ({ body: await accountTokens(ctx, addressParam(p.address)) }),
   },
   {
     method: 'GET',
     path: '/accounts/:address/code',
     tag: 'accounts',
-    summary: 'Contract bytecode, "0x" when the account is not a contract',
+    summary: 'Contract bytecode (runtime code in state), "0x" when the account is not a contract',
     params: addr,
     response: obj({ address: address(), code: str('0x-prefixed hex', { pattern: '^0x([0-9a-f]{2})*$' }) }),
     handler: (ctx, _req, p) => {
@@ -93,7 +105,7 @@ export const addressRoutes: RouteDef[] = [
     method: 'GET',
     path: '/address/:address/info',
     tag: 'accounts',
-    summary: 'Balance, nonce, transaction count and contract flag',
+    summary: 'Balance, nonce, transaction count and contract flag (is_contract: the account has code)',
     params: addr,
     response: obj({ address: address(), balance: amount(), nonce: int(), tx_count: int(), is_contract: bool() }),
     handler: (ctx, _req, p) => ({ body: addressInfo(ctx, addressParam(p.address)) }),
