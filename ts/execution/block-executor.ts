@@ -125,7 +125,8 @@ export async function executeBlock(
       // Spec: floor(fee/2) in base units for native fees; EVM fees below are split in wei.
       r.feesWei += baseToWei(tx.fee);
       toProposerWei += baseToWei(tx.fee / 2n);
-      cumulative += NATIVE_TX_GAS;
+      // Native transfers report their flat 21000 gas but add nothing to the block's (EVM) gasUsed, so
+      // cumulativeGasUsed counts EVM gas only and equals the block's gasUsed after its last receipt.
       r.included.push(tx);
       r.receipts.push({
         status: 1,

@@ -108,7 +108,10 @@ export class TxAdmission {
     try {
       typed = decodeRawTransaction(raw, chainCommon(params.chainId, params.evmHardfork));
     } catch (err) {
-      throw new InvalidParamsError(`invalid raw transaction: ${(err as Error).message.split(' (')[0]}`);
+      const msg = (err as Error).message.split(' (')[0];
+      // A well-formed transaction for another chain is a rejection like the other admission rules (-32603).
+      if (msg.startsWith('invalid chain id')) throw reject('chain_id', `Invalid transaction: ${msg}`);
+      throw new InvalidParamsError(`invalid raw transaction: ${msg}`);
     }
     if (!typed.isSigned()) throw reject('signature', 'Invalid transaction: transaction is not signed');
     if (typed.type === 0 && !typed.supports(Capability.EIP155ReplayProtection)) {

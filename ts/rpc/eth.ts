@@ -13,6 +13,8 @@ import { normHash, qty } from '../util/hex.js';
 import { type BlockTag, parseBlockTag, parseQuantity } from './params.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 
+const HASH_RE = /^0x[0-9a-fA-F]{64}$/;
+
 /** Height a tag names: every finality tag is the head (PoA finality is immediate). */
 export function resolveHeight(ctx: NodeContext, tag: BlockTag | undefined): number {
   if (tag === undefined || typeof tag === 'string') return tag === 'earliest' ? 0 : ctx.chain.height;
@@ -20,16 +22,29 @@ export function resolveHeight(ctx: NodeContext, tag: BlockTag | undefined): numb
 }
 
 /**
- * State-reading methods answer for the head only: the node keeps the latest state, like a
- * pruned geth. A tag or number naming the head (or pending) works; an older block is refused.
+ * State-reading EVM methods answer for the head only, as eth_getBalance does (the node keeps the latest
+ * state): no block, a tag, or a number / hash / { blockNumber } / { blockHash } (EIP-1898) naming the head is
+ * served; an older block is refused; an unknown or future block is "header not found".
  */
-function requireHeadState(ctx: NodeContext, raw: unknown): void {
-  if (raw === undefined || raw === null) return;
-  const tag = parseBlockTag(raw, 1);
-  if (tag === 'pending' || tag === 'latest' || tag === 'safe' || tag === 'finalized') return;
-  const h = resolveHeight(ctx, tag);
-  if (h > ctx.chain.height) throw new RpcError(RPC.server, 'header not found');
-  if (h !== ctx.chain.height) {
+export async function requireHeadBlockRef(ctx: NodeContext, ref: unknown, i: number): Promise<void> {
+  if (ref === undefined || ref === null) return;
+  let height: number | null;
+  if (typeof ref === 'string' && HASH_RE.test(ref)) height = await ctx.chain.blocks.heightOfHash(ref);
+  else if (typeof ref === 'object') {
+    const o = ref as { blockHash?: unknown; blockNumber?: unknown };
+    if (o.blockHash !== undefined) {
+      if (typeof o.blockHash !== 'string' || !HASH_RE.test(o.blockHash))
+        throw invalidParams(`invalid argument ${i}: blockHash must be 0x + 64 hex`);
+      height = await ctx.chain.blocks.heightOfHash(o.blockHash);
+    } else if (o.blockNumber !== undefined) height = resolveHeight(ctx, parseBlockTag(o.blockNumber, i));
+    else throw invalidParams(`invalid argument ${i}: expected blockHash or blockNumber`);
+  } else {
+    const tag = parseBlockTag(ref, i);
+    if (tag === 'latest' || tag === 'pending' || tag === 'safe' || tag === 'finalized') return;
+    height = resolveHeight(ctx, tag);
+  }
+  if (height === null || height > ctx.chain.height) throw new RpcError(RPC.server, 'header not found');
+  if (height !== ctx.chain.height) {
     throw new RpcError(
       RPC.server,
       `historical state is not available (this node keeps the state of the latest block ${ctx.chain.height})`,
@@ -51,17 +66,17 @@ export const ethMethods: RpcTable = {
   eth_syncing: { params: [], handler: () => false },
   eth_accounts: { params: [], handler: () => [] },
   eth_getBalance: {
-    params: ['address', 'blockTag?'],
-    handler: (ctx, [address, tag]) => {
-      requireHeadState(ctx, tag);
+    params: ['address', 'blockRef?'],
+    handler: async (ctx, [address, ref]) => {
+      await requireHeadBlockRef(ctx, ref, 1);
       return qty(getBalanceWei(ctx, address as string));
     },
   },
   eth_getTransactionCount: {
-    params: ['address', 'blockTag?'],
-    handler: (ctx, [address, tag]) => {
-      if (tag === 'pending') return qty(getPendingNonce(ctx, address as string));
-      requireHeadState(ctx, tag);
+    params: ['address', 'blockRef?'],
+    handler: async (ctx, [address, ref]) => {
+      if (ref === 'pending') return qty(getPendingNonce(ctx, address as string));
+      await requireHeadBlockRef(ctx, ref, 1);
       return qty(getNonce(ctx, address as string));
     },
   },

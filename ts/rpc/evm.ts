@@ -10,7 +10,7 @@ import {
   storageAt,
 } from '../services/index.js';
 import { fromHex, isAddress, isHash, normHash, qty, to0x } from '../util/hex.js';
-import { resolveHeight } from './eth.js';
+import { requireHeadBlockRef, resolveHeight } from './eth.js';
 import { parseBlockTag, parseQuantity } from './params.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 import { getLogs } from './logs.js';
@@ -85,37 +85,6 @@ async function receiptsOfBlock(ctx: NodeContext, ref: unknown): Promise<unknown>
   return rs.map((r) =>
     ethReceipt(b, r.index, r.receipt, r.firstLogIndex, ctx.chain.params.chainId, ctx.chain.params.evmHardfork),
   );
-}
-
-/**
- * State-reading EVM methods answer for the head only, as eth_getBalance does (the node keeps the latest
- * state): no block, a tag, or a number / hash / { blockNumber } / { blockHash } (EIP-1898) naming the head is
- * served; an older block is refused; an unknown or future block is "header not found".
- */
-async function requireHeadBlockRef(ctx: NodeContext, ref: unknown, i: number): Promise<void> {
-  if (ref === undefined || ref === null) return;
-  let height: number | null;
-  if (typeof ref === 'string' && HASH_RE.test(ref)) height = await ctx.chain.blocks.heightOfHash(ref);
-  else if (typeof ref === 'object') {
-    const o = ref as { blockHash?: unknown; blockNumber?: unknown };
-    if (o.blockHash !== undefined) {
-      if (typeof o.blockHash !== 'string' || !HASH_RE.test(o.blockHash))
-        throw invalidParams(`invalid argument ${i}: blockHash must be 0x + 64 hex`);
-      height = await ctx.chain.blocks.heightOfHash(o.blockHash);
-    } else if (o.blockNumber !== undefined) height = resolveHeight(ctx, parseBlockTag(o.blockNumber, i));
-    else throw invalidParams(`invalid argument ${i}: expected blockHash or blockNumber`);
-  } else {
-    const tag = parseBlockTag(ref, i);
-    if (tag === 'latest' || tag === 'pending' || tag === 'safe' || tag === 'finalized') return;
-    height = resolveHeight(ctx, tag);
-  }
-  if (height === null || height > ctx.chain.height) throw new RpcError(RPC.server, 'header not found');
-  if (height !== ctx.chain.height) {
-    throw new RpcError(
-      RPC.server,
-      `historical state is not available (this node keeps the state of the latest block ${ctx.chain.height})`,
-    );
-  }
 }
 
 /** The spec's eth_ methods that need the EVM (gated by the EVM activation height in index.ts). */

@@ -1,0 +1,104 @@
+import test from 'ava';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ethers } from 'ethers';
+import { privateKeyHex, randomKeyPair } from '../../ts/ledger/keys.js';
+import { BASE_PER_COIN } from '../../ts/ledger/units.js';
+import { toHex } from '../../ts/util/hex.js';
+import { stringifyExact } from '../../ts/util/json.js';
+import { compiled } from '../helpers/contracts.js';
+import { devKey, ethersWallet, rpc, rpcOk, sendNative, signCall, waitReceipt } from '../helpers/evm.js';
+import { type TestNode, httpJson, startTestNode } from '../helpers/node.js';
+import { tempDir, waitFor } from '../helpers/util.js';
+
+/** A node on a genesis file (`--genesis`) whose EVM activates at `evm`; dev account 0 funded. */
+async function genesisNode(t: { teardown(fn: () => void): void }, evm: number, blockTimeMs = 200): Promise<TestNode> {
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const v = randomKeyPair();
+  writeFileSync(join(tmp.dir, 'validator.key'), privateKeyHex(v));
+  const genesisFile = join(tmp.dir, 'genesis.json');
+  writeFileSync(
+    genesisFile,
+    stringifyExact({
+      chain_id: 7120,
+      network: 'testnet',
+      timestamp: Math.floor(Date.now() / 1000),
+      activation: { dpos_bft: 0, evm, reward_v2: 0, tokenomics_v2: 0, nft: evm },
+      validators: [{ address: v.address, public_key: toHex(v.publicKey), name: 'v' }],
+      alloc: { [devKey(0).address]: 10_000n * BASE_PER_COIN },
+    }),
+  );
+  const n = await startTestNode({ dataDir: tmp.dir, genesisFile, blockTimeMs });
+  t.teardown(() => n.stop());
+  return n;
+}
+
+const NOT_ACTIVE = { code: -32000, message: 'EVM not active yet' };
+
+test('before the EVM activation height: eth_sendRawTransaction, eth_call and the other EVM methods answer -32000', async (t) => {
+  const n = await genesisNode(t, 1_000_000);
+  const w = ethersWallet(n.url, 0);
+  t.teardown(() => w.provider?.destroy());
+  const raw = await w.signTransaction({
+    type: 2,
+    chainId: 7120n,
+    nonce: 0,
+    data: compiled('Box').bytecode + ethers.toBeHex(1n, 32).slice(2),
+    gasLimit: 1_000_000n,
+    maxFeePerGas: 2_000_000_000n,
+    maxPriorityFeePerGas: 1n,
+  });
+  t.deepEqual((await rpc(n.url, 'eth_sendRawTransaction', [raw])).error, NOT_ACTIVE);
+  const a = devKey(0).address;
+  t.deepEqual((await rpc(n.url, 'eth_call', [{ to: a, data: '0x' }, 'latest'])).error, NOT_ACTIVE);
+  for (const [method, params] of [
+    ['eth_estimateGas', [{ from: a, to: devKey(1).address, value: '0x1' }]],
+    ['eth_getCode', [a, 'latest']],
+    ['eth_getStorageAt', [a, '0x0', 'latest']],
+    ['eth_getTransactionReceipt', [ethers.ZeroHash]],
+    ['eth_getBlockReceipts', ['latest']],
+    ['eth_getLogs', [{}]],
+  ] as const) {
+    t.deepEqual((await rpc(n.url, method, [...params])).error, NOT_ACTIVE, method);
+  }
+  // Nothing entered the pool; the non-EVM methods and native transfers work.
+  t.is((await httpJson(`${n.url}/mempool`)).body.size, 0);
+  t.is(await rpcOk(n.url, 'eth_chainId'), '0x1bd0');
+  t.is(BigInt(await rpcOk(n.url, 'eth_getBalance', [a, 'latest'])), 10_000n * 10n ** 18n);
+  const txid = await sendNative(n.url, devKey(0), devKey(1).address, 5_000n, 0n);
+  await waitFor(async () => (await httpJson(`${n.url}/transactions/${txid}`)).body?.status === 'confirmed', 15_000, 'transfer');
+  t.is((await httpJson(`${n.url}/accounts/${devKey(1).address}/balance`)).body.balance, 5_000);
+});
+
+test('at the EVM activation height the gate opens: calls answer, a contract deploys in a block >= the height', async (t) => {
+  const ACTIVATION = 20;
+  const n = await genesisNode(t, ACTIVATION, 100);
+  // One batch, served in order: the call is refused while the next block is below the activation height.
+  const r = await httpJson(`${n.url}/rpc`, {
+    method: 'POST',
+    json: [
+      { jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: devKey(1).address }, 'latest'] },
+      { jsonrpc: '2.0', id: 2, method: 'eth_blockNumber', params: [] },
+    ],
+  });
+  const [call, head] = r.body as { result?: string; error?: unknown }[];
+  if (Number(head.result) + 1 < ACTIVATION) t.deepEqual(call.error, NOT_ACTIVE);
+  else t.log(`head ${Number(head.result)} already at the activation height: the closed-gate check was skipped`);
+
+  await waitFor(
+    async () => (await rpc(n.url, 'eth_call', [{ to: devKey(1).address }, 'latest'])).result === '0x',
+    30_000,
+    'EVM active',
+  );
+  t.true(Number(await rpcOk(n.url, 'eth_blockNumber')) + 1 >= ACTIVATION);
+  const w = ethersWallet(n.url, 0);
+  t.teardown(() => w.provider?.destroy());
+  const hash = await rpcOk(n.url, 'eth_sendRawTransaction', [
+    await signCall(w, null, compiled('Box').bytecode + ethers.toBeHex(5n, 32).slice(2), 0, 1_000_000n),
+  ]);
+  const rc = await waitReceipt(n.url, hash);
+  t.is(rc.status, '0x1');
+  t.true(Number(rc.blockNumber) >= ACTIVATION);
+  t.is(await rpcOk(n.url, 'eth_getCode', [rc.contractAddress, 'latest']), compiled('Box').deployedBytecode);
+});
