@@ -3,12 +3,19 @@
 //! prefix unique to it; leaves carry the leaf hash computed by the caller:
 //!   leaf hash   = sha256(0x00 || key_hash || value)        (computed in JS, batched)
 //!   branch hash = sha256(0x01 || bitmap u16 BE || present children's hashes in nibble order)
-//! Updates mark the path dirty; root() re-hashes dirty branches level by level, each level in parallel.
+//!
+//! Layout for cache-friendliness at millions of keys: branches and leaves live in separate arenas; a
+//! child reference carries its kind in the top bit; every branch stores its children's hashes inline,
+//! so building a preimage reads one contiguous record. Updates push newly dirtied branches on a list,
+//! and root() re-hashes that list deepest level first, each level in parallel.
 
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+
+const NONE: u32 = u32::MAX;
+const LEAF: u32 = 1 << 31;
 
 /// Keys are already uniform hashes: their first 8 bytes are a fine map hash (SipHash costs ~3x more).
 #[derive(Default)]
@@ -26,29 +33,32 @@ impl Hasher for KeyHasher {
 }
 type KeyMap = HashMap<[u8; 32], u32, BuildHasherDefault<KeyHasher>>;
 
-const NONE: u32 = u32::MAX;
+struct Branch {
+    /// Child references: NONE, a branch index, or LEAF | leaf index.
+    children: [u32; 16],
+    /// Hash of each present child (leaf hash or branch hash), kept up to date by updates and root().
+    child_hash: [[u8; 32]; 16],
+    hash: [u8; 32],
+    dirty: bool,
+    live: bool,
+    depth: u8,
+    parent: u32,
+    slot: u8,
+}
 
-enum Node {
-    Branch {
-        children: [u32; 16],
-        hash: [u8; 32],
-        dirty: bool,
-        parent: u32,
-        slot: u8,
-    },
-    Leaf {
-        key: [u8; 32],
-        hash: [u8; 32],
-        parent: u32,
-        slot: u8,
-    },
-    Free,
+struct Leaf {
+    key: [u8; 32],
+    parent: u32,
+    slot: u8,
 }
 
 pub struct Trie {
-    nodes: Vec<Node>,
-    free: Vec<u32>,
-    leaves: KeyMap,
+    branches: Vec<Branch>,
+    leaves: Vec<Leaf>,
+    free_branches: Vec<u32>,
+    free_leaves: Vec<u32>,
+    by_key: KeyMap,
+    dirty: Vec<u32>,
 }
 
 #[inline]
@@ -57,196 +67,181 @@ fn nibble(h: &[u8; 32], depth: usize) -> usize {
     (if depth & 1 == 1 { b & 15 } else { b >> 4 }) as usize
 }
 
+fn new_branch(parent: u32, slot: u8, depth: u8) -> Branch {
+    Branch {
+        children: [NONE; 16],
+        child_hash: [[0; 32]; 16],
+        hash: [0; 32],
+        dirty: false,
+        live: true,
+        depth,
+        parent,
+        slot,
+    }
+}
+
 impl Trie {
     pub fn new() -> Trie {
-        let root = Node::Branch {
-            children: [NONE; 16],
-            hash: [0; 32],
-            dirty: true,
-            parent: NONE,
-            slot: 0,
+        let mut t = Trie {
+            branches: vec![new_branch(NONE, 0, 0)],
+            leaves: Vec::new(),
+            free_branches: Vec::new(),
+            free_leaves: Vec::new(),
+            by_key: KeyMap::default(),
+            dirty: Vec::new(),
         };
-        Trie {
-            nodes: vec![root],
-            free: Vec::new(),
-            leaves: KeyMap::default(),
-        }
+        t.mark(0);
+        t
     }
 
     pub fn len(&self) -> usize {
-        self.leaves.len()
+        self.by_key.len()
     }
 
-    fn alloc(&mut self, n: Node) -> u32 {
-        if let Some(i) = self.free.pop() {
-            self.nodes[i as usize] = n;
+    fn alloc_branch(&mut self, b: Branch) -> u32 {
+        if let Some(i) = self.free_branches.pop() {
+            self.branches[i as usize] = b;
             i
         } else {
-            self.nodes.push(n);
-            (self.nodes.len() - 1) as u32
+            self.branches.push(b);
+            (self.branches.len() - 1) as u32
         }
     }
 
-    fn parent_of(&self, i: u32) -> u32 {
-        match &self.nodes[i as usize] {
-            Node::Branch { parent, .. } | Node::Leaf { parent, .. } => *parent,
-            Node::Free => NONE,
+    fn alloc_leaf(&mut self, l: Leaf) -> u32 {
+        if let Some(i) = self.free_leaves.pop() {
+            self.leaves[i as usize] = l;
+            i
+        } else {
+            self.leaves.push(l);
+            (self.leaves.len() - 1) as u32
         }
     }
 
-    fn set_parent(&mut self, i: u32, p: u32, s: u8) {
-        match &mut self.nodes[i as usize] {
-            Node::Branch { parent, slot, .. } | Node::Leaf { parent, slot, .. } => {
-                *parent = p;
-                *slot = s;
-            }
-            Node::Free => {}
+    /// Mark one branch dirty (queued for re-hashing once).
+    #[inline]
+    fn mark(&mut self, b: u32) {
+        let br = &mut self.branches[b as usize];
+        if !br.dirty {
+            br.dirty = true;
+            self.dirty.push(b);
         }
     }
 
-    /// Mark branch `i` and its ancestors dirty (stops at the first dirty one: its ancestors are too).
-    fn dirty_up(&mut self, mut i: u32) {
-        while i != NONE {
-            match &mut self.nodes[i as usize] {
-                Node::Branch { dirty, parent, .. } => {
-                    if *dirty {
-                        return;
-                    }
-                    *dirty = true;
-                    i = *parent;
-                }
-                _ => return,
-            }
+    /// Mark branch `b` and its ancestors dirty (stops at the first dirty one: its ancestors are too).
+    fn dirty_up(&mut self, mut b: u32) {
+        while b != NONE && !self.branches[b as usize].dirty {
+            self.mark(b);
+            b = self.branches[b as usize].parent;
         }
     }
 
-    fn child(&self, b: u32, n: usize) -> u32 {
-        match &self.nodes[b as usize] {
-            Node::Branch { children, .. } => children[n],
-            _ => NONE,
+    /// Point parent's slot at child (a branch or LEAF|leaf) with the given hash, fixing the back-link.
+    fn link(&mut self, parent: u32, slot: usize, child: u32, hash: [u8; 32]) {
+        let p = &mut self.branches[parent as usize];
+        p.children[slot] = child;
+        p.child_hash[slot] = hash;
+        if child == NONE {
+            return;
         }
-    }
-
-    fn set_child(&mut self, b: u32, n: usize, c: u32) {
-        if let Node::Branch { children, .. } = &mut self.nodes[b as usize] {
-            children[n] = c;
-        }
-        if c != NONE {
-            self.set_parent(c, b, n as u8);
+        if child & LEAF != 0 {
+            let l = &mut self.leaves[(child & !LEAF) as usize];
+            l.parent = parent;
+            l.slot = slot as u8;
+        } else {
+            let depth = self.branches[parent as usize].depth + 1;
+            let c = &mut self.branches[child as usize];
+            c.parent = parent;
+            c.slot = slot as u8;
+            c.depth = depth;
         }
     }
 
     pub fn set(&mut self, key: &[u8; 32], leaf_hash: &[u8; 32]) {
-        if let Some(&i) = self.leaves.get(key) {
-            let parent = match &mut self.nodes[i as usize] {
-                Node::Leaf { hash, parent, .. } => {
-                    *hash = *leaf_hash;
-                    *parent
-                }
-                _ => NONE,
+        if let Some(&li) = self.by_key.get(key) {
+            let (parent, slot) = {
+                let l = &self.leaves[li as usize];
+                (l.parent, l.slot as usize)
             };
+            self.branches[parent as usize].child_hash[slot] = *leaf_hash;
             self.dirty_up(parent);
             return;
         }
         let mut node = 0u32;
         let mut depth = 0usize;
-        self.dirty_up(0);
         loop {
-            if let Node::Branch { dirty, .. } = &mut self.nodes[node as usize] {
-                *dirty = true;
-            }
+            self.mark(node);
             let n = nibble(key, depth);
-            let c = self.child(node, n);
+            let c = self.branches[node as usize].children[n];
             if c == NONE {
-                let leaf = self.alloc(Node::Leaf {
+                let li = self.alloc_leaf(Leaf {
                     key: *key,
-                    hash: *leaf_hash,
                     parent: node,
                     slot: n as u8,
                 });
-                self.set_child(node, n, leaf);
-                self.leaves.insert(*key, leaf);
+                self.link(node, n, LEAF | li, *leaf_hash);
+                self.by_key.insert(*key, li);
                 return;
             }
-            let other_key = match &self.nodes[c as usize] {
-                Node::Branch { .. } => None,
-                Node::Leaf { key, .. } => Some(*key),
-                Node::Free => unreachable!("free node linked in the trie"),
-            };
-            match other_key {
-                None => {
-                    node = c;
-                    depth += 1;
-                }
-                Some(ok) => {
-                    // Two leaves share this prefix: push the existing one a level down and retry there.
-                    let split = self.alloc(Node::Branch {
-                        children: [NONE; 16],
-                        hash: [0; 32],
-                        dirty: true,
-                        parent: node,
-                        slot: n as u8,
-                    });
-                    self.set_child(split, nibble(&ok, depth + 1), c);
-                    self.set_child(node, n, split);
-                    node = split;
-                    depth += 1;
-                }
+            if c & LEAF == 0 {
+                node = c;
+                depth += 1;
+                continue;
             }
+            // Two leaves share this prefix: push the existing one a level down and retry there.
+            let other_key = self.leaves[(c & !LEAF) as usize].key;
+            let other_hash = self.branches[node as usize].child_hash[n];
+            let split = self.alloc_branch(new_branch(node, n as u8, (depth + 1) as u8));
+            self.link(split, nibble(&other_key, depth + 1), c, other_hash);
+            self.link(node, n, split, [0; 32]);
+            node = split;
+            depth += 1;
         }
     }
 
     pub fn delete(&mut self, key: &[u8; 32]) -> bool {
-        let Some(leaf) = self.leaves.remove(key) else { return false };
-        let (mut branch, slot) = match &self.nodes[leaf as usize] {
-            Node::Leaf { parent, slot, .. } => (*parent, *slot as usize),
-            _ => return false,
+        let Some(li) = self.by_key.remove(key) else { return false };
+        let (mut branch, slot) = {
+            let l = &self.leaves[li as usize];
+            (l.parent, l.slot as usize)
         };
-        self.nodes[leaf as usize] = Node::Free;
-        self.free.push(leaf);
-        self.set_child(branch, slot, NONE);
+        self.free_leaves.push(li);
+        self.link(branch, slot, NONE, [0; 32]);
         self.dirty_up(branch);
-        if let Node::Branch { dirty, .. } = &mut self.nodes[branch as usize] {
-            *dirty = true;
-        }
         // Collapse upward so the shape stays canonical (the root never collapses).
         while branch != 0 {
-            let (children, parent, bslot) = match &self.nodes[branch as usize] {
-                Node::Branch {
-                    children, parent, slot, ..
-                } => (*children, *parent, *slot as usize),
-                _ => return true,
-            };
-            let present: Vec<u32> = children.iter().copied().filter(|&c| c != NONE).collect();
-            if present.is_empty() {
-                self.set_child(parent, bslot, NONE);
-            } else if present.len() == 1 && matches!(self.nodes[present[0] as usize], Node::Leaf { .. }) {
-                self.set_child(parent, bslot, present[0]);
+            let b = &self.branches[branch as usize];
+            let (parent, bslot) = (b.parent, b.slot as usize);
+            let mut count = 0;
+            let mut only = (NONE, [0u8; 32]);
+            for i in 0..16 {
+                if b.children[i] != NONE {
+                    count += 1;
+                    only = (b.children[i], b.child_hash[i]);
+                }
+            }
+            if count == 0 {
+                self.link(parent, bslot, NONE, [0; 32]);
+            } else if count == 1 && only.0 & LEAF != 0 {
+                self.link(parent, bslot, only.0, only.1);
             } else {
                 break;
             }
-            self.nodes[branch as usize] = Node::Free;
-            self.free.push(branch);
+            self.branches[branch as usize].live = false;
+            self.free_branches.push(branch);
             branch = parent;
         }
         true
     }
 
-    fn node_hash(&self, i: u32) -> &[u8; 32] {
-        match &self.nodes[i as usize] {
-            Node::Branch { hash, .. } | Node::Leaf { hash, .. } => hash,
-            Node::Free => unreachable!("free node linked in the trie"),
-        }
-    }
-
-    fn preimage(&self, children: &[u32; 16], out: &mut Vec<u8>) {
+    fn preimage(b: &Branch, out: &mut Vec<u8>) {
         let mut bitmap: u16 = 0;
         out.clear();
         out.extend_from_slice(&[1, 0, 0]);
-        for (i, &c) in children.iter().enumerate() {
-            if c != NONE {
+        for i in 0..16 {
+            if b.children[i] != NONE {
                 bitmap |= 1 << (15 - i);
-                out.extend_from_slice(self.node_hash(c));
+                out.extend_from_slice(&b.child_hash[i]);
             }
         }
         out[1..3].copy_from_slice(&bitmap.to_be_bytes());
@@ -254,80 +249,76 @@ impl Trie {
 
     /// Re-hash the dirty branches, deepest level first, each level in parallel.
     pub fn root(&mut self) -> [u8; 32] {
-        let mut levels: Vec<Vec<u32>> = Vec::new();
-        let mut stack: Vec<(u32, usize)> = vec![(0, 0)];
-        while let Some((b, d)) = stack.pop() {
-            let Node::Branch { children, dirty, .. } = &self.nodes[b as usize] else {
-                continue;
-            };
-            if !*dirty {
-                continue;
+        let mut queue = std::mem::take(&mut self.dirty);
+        queue.retain(|&b| {
+            let br = &self.branches[b as usize];
+            br.live && br.dirty
+        });
+        queue.sort_unstable_by_key(|&b| std::cmp::Reverse(self.branches[b as usize].depth));
+        let mut start = 0;
+        while start < queue.len() {
+            let depth = self.branches[queue[start] as usize].depth;
+            let mut end = start;
+            while end < queue.len() && self.branches[queue[end] as usize].depth == depth {
+                end += 1;
             }
-            if levels.len() <= d {
-                levels.resize_with(d + 1, Vec::new);
-            }
-            levels[d].push(b);
-            for &c in children.iter() {
-                if c != NONE && matches!(self.nodes[c as usize], Node::Branch { dirty: true, .. }) {
-                    stack.push((c, d + 1));
-                }
-            }
-        }
-        for level in levels.iter().rev() {
+            let level = &queue[start..end];
             let this = &*self;
             let hashes: Vec<[u8; 32]> = level
                 .par_iter()
                 .with_min_len(256)
                 .map_init(Vec::new, |buf, &b| {
-                    if let Node::Branch { children, .. } = &this.nodes[b as usize] {
-                        this.preimage(children, buf);
-                    }
+                    Self::preimage(&this.branches[b as usize], buf);
                     let mut h = [0u8; 32];
                     h.copy_from_slice(&Sha256::digest(&buf[..]));
                     h
                 })
                 .collect();
             for (&b, h) in level.iter().zip(hashes) {
-                if let Node::Branch { hash, dirty, .. } = &mut self.nodes[b as usize] {
-                    *hash = h;
-                    *dirty = false;
+                let (parent, slot) = {
+                    let br = &mut self.branches[b as usize];
+                    br.hash = h;
+                    br.dirty = false;
+                    (br.parent, br.slot as usize)
+                };
+                if parent != NONE {
+                    self.branches[parent as usize].child_hash[slot] = h;
                 }
             }
+            start = end;
         }
-        *self.node_hash(0)
+        self.branches[0].hash
     }
 
     /// Membership proof steps from the root down: per level bitmap u16 BE, nibble u8, sibling count u8,
     /// then the siblings' hashes. None when the key is absent. Call root() first.
     pub fn prove(&self, key: &[u8; 32]) -> Option<Vec<u8>> {
-        let mut node = *self.leaves.get(key)?;
+        let li = *self.by_key.get(key)?;
         let mut steps: Vec<Vec<u8>> = Vec::new();
-        loop {
-            let parent = self.parent_of(node);
-            if parent == NONE {
-                break;
-            }
-            let (children, slot) = match (&self.nodes[parent as usize], &self.nodes[node as usize]) {
-                (Node::Branch { children, .. }, Node::Branch { slot, .. } | Node::Leaf { slot, .. }) => (*children, *slot),
-                _ => return None,
-            };
+        let (mut parent, mut slot) = {
+            let l = &self.leaves[li as usize];
+            (l.parent, l.slot)
+        };
+        while parent != NONE {
+            let b = &self.branches[parent as usize];
             let mut step = vec![0u8, 0, slot, 0];
             let mut bitmap: u16 = 0;
             let mut count = 0u8;
-            for (i, &c) in children.iter().enumerate() {
-                if c == NONE {
+            for i in 0..16 {
+                if b.children[i] == NONE {
                     continue;
                 }
                 bitmap |= 1 << (15 - i);
                 if i != slot as usize {
-                    step.extend_from_slice(self.node_hash(c));
+                    step.extend_from_slice(&b.child_hash[i]);
                     count += 1;
                 }
             }
             step[0..2].copy_from_slice(&bitmap.to_be_bytes());
             step[3] = count;
             steps.push(step);
-            node = parent;
+            slot = b.slot;
+            parent = b.parent;
         }
         steps.reverse();
         Some(steps.concat())
