@@ -1,10 +1,6 @@
 import test from 'ava';
 import { ethers } from 'ethers';
-import { pino } from 'pino';
-import { validateChain } from '../../ts/chain/validate.js';
-import { parseConfig } from '../../ts/node/config.js';
-import { NativeNode } from '../../ts/node/node.js';
-import { spawnNode } from '../helpers/child-node.js';
+import { replayDataDir, spawnNode } from '../helpers/child-node.js';
 import { compiled } from '../helpers/contracts.js';
 import { devKey, ethersWallet, rpc, rpcOk, sendNative, signCall, waitReceipt } from '../helpers/evm.js';
 import { tempDir, waitFor } from '../helpers/util.js';
@@ -160,13 +156,7 @@ test('kill -9 under mixed native + EVM load: receipts, logs, code and storage su
   t.is(await second.exited, 0);
 
   // Replay from genesis in-process: signatures, state roots, EVM gas and blooms all re-derive.
-  const node = await NativeNode.start(
-    { ...parseConfig(['--dev', '--data-dir', tmp.dir], {}), apiPort: 0, blockTimeMs: 60_000 },
-    pino({ level: 'silent' }),
-  );
-  t.teardown(() => node.stop());
-  await node.consensus.stop();
-  const report = await validateChain(node.ctx.chain);
+  const report = await replayDataDir(tmp.dir);
   t.true(report.valid, JSON.stringify(report));
   t.true(report.checked_blocks > heightBeforeKill);
 });

@@ -1,5 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { type ChainValidation, validateChain } from '../../ts/chain/validate.js';
+import { parseConfig } from '../../ts/node/config.js';
+import { NativeNode } from '../../ts/node/node.js';
 import { TEST_NODE_ENV } from './node.js';
 import { waitFor } from './util.js';
 
@@ -44,4 +48,21 @@ export async function spawnNode(args: string[], env: NodeJS.ProcessEnv = {}): Pr
   await waitFor(() => port || proc.exitCode !== null, 30_000, 'node to listen');
   if (!port) throw new Error(`node exited early:\n${logs.join('\n')}`);
   return { proc, url: `http://127.0.0.1:${port}`, logs, exited };
+}
+
+/**
+ * Open a stopped node's data dir in-process (dev chain, no production) and re-verify the whole chain
+ * from genesis: headers, signatures, re-execution, state roots. The caller asserts on the report.
+ */
+export async function replayDataDir(dataDir: string): Promise<ChainValidation> {
+  const node = await NativeNode.start(
+    { ...parseConfig(['--dev', '--data-dir', dataDir], {}), apiPort: 0, blockTimeMs: 60_000 },
+    pino({ level: 'silent' }),
+  );
+  try {
+    await node.consensus.stop();
+    return await validateChain(node.ctx.chain);
+  } finally {
+    await node.stop();
+  }
 }

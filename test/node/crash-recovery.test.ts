@@ -1,11 +1,7 @@
 import test from 'ava';
-import { pino } from 'pino';
-import { validateChain } from '../../ts/chain/validate.js';
 import { DEV_MNEMONIC, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
 import { signTransaction } from '../../ts/ledger/transaction.js';
-import { parseConfig } from '../../ts/node/config.js';
-import { NativeNode } from '../../ts/node/node.js';
-import { spawnNode } from '../helpers/child-node.js';
+import { replayDataDir, spawnNode } from '../helpers/child-node.js';
 import { httpJson } from '../helpers/node.js';
 import { tempDir, waitFor } from '../helpers/util.js';
 
@@ -77,13 +73,7 @@ test('kill -9 while accepting transfers: committed blocks and their transactions
   t.is(await second.exited, 0);
 
   // Replay from genesis in-process: every header, signature and state root checks out.
-  const node = await NativeNode.start(
-    { ...parseConfig(['--dev', '--data-dir', tmp.dir], {}), apiPort: 0, blockTimeMs: 60_000 },
-    pino({ level: 'silent' }),
-  );
-  t.teardown(() => node.stop());
-  await node.consensus.stop();
-  const report = await validateChain(node.ctx.chain);
+  const report = await replayDataDir(tmp.dir);
   t.true(report.valid, JSON.stringify(report));
   t.true(report.checked_blocks > heightBeforeKill);
 });
