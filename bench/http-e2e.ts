@@ -1,18 +1,18 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { privateKeyHex, randomKeyPair } from '../ts/ledger/keys.js';
+import { writeGenesisFile } from '../ts/chain/genesis.js';
+import { PRESET_ACTIVATION } from '../ts/chain/params.js';
+import { randomKeyPair } from '../ts/ledger/keys.js';
+import { saveValidatorKey } from '../ts/node/validator-key.js';
 import { BASE_PER_COIN } from '../ts/ledger/units.js';
 import { toHex } from '../ts/util/hex.js';
 import { stringifyExact } from '../ts/util/json.js';
 import { senderKeys, signedTransfers } from './fixtures.js';
+import { startNative, stopServer } from './http-load-procs.js';
 import type { Row } from './ledger.js';
-
-const MAIN = fileURLToPath(new URL('../ts/node/main.js', import.meta.url));
 
 function post(agent: Agent, port: number, path: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
@@ -101,54 +101,23 @@ export async function benchHttpSubmission(
 ): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'native-bench-http-'));
   const validator = randomKeyPair();
-  writeFileSync(join(dir, 'validator.key'), privateKeyHex(validator));
+  saveValidatorKey(dir, validator);
   const keys = senderKeys(lanes);
   const genesis = join(dir, 'genesis.json');
-  writeFileSync(
-    genesis,
-    stringifyExact({
-      chain_id: 7120,
-      network: 'dev',
-      timestamp: 1_700_000_000,
-      validators: [{ address: validator.address, public_key: toHex(validator.publicKey), name: 'bench' }],
-      alloc: Object.fromEntries(keys.map((k) => [k.address, 1000n * BASE_PER_COIN])),
-    }),
-  );
+  writeGenesisFile(genesis, {
+    network: 'dev',
+    chainId: 7120,
+    genesisTimestamp: 1_700_000_000,
+    activation: PRESET_ACTIVATION.dev,
+    validators: [{ address: validator.address, public_key: toHex(validator.publicKey), name: 'bench' }],
+    alloc: new Map(keys.map((k) => [k.address, 1000n * BASE_PER_COIN])),
+    evmHardfork: 'prague',
+  });
   const txs = signedTransfers(keys, perSender, 7120);
-  const child = spawn(
-    process.execPath,
-    [
-      ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
-      MAIN,
-      '--genesis',
-      genesis,
-      '--data-dir',
-      dir,
-      '--port',
-      '0',
-      '--http-backend',
-      backend,
-      '--max-pending-per-sender',
-      '100000',
-      '--log-level',
-      'info',
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, NATIVE_RATE_LIMIT_GLOBAL: '0', NATIVE_RATE_LIMIT_WRITE: '0' },
-    },
-  );
+  // The node in its own process (as in production), on this genesis, rate limits off.
+  const server = await startNative(backend, dir, ['--genesis', genesis, '--max-pending-per-sender', '100000']);
+  const { port } = server;
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      let buf = '';
-      child.stdout?.on('data', (d: Buffer) => {
-        buf += d.toString();
-        const m = /"port":(\d+)[^\n]*"msg":"API listening"/.exec(buf);
-        if (m) resolve(Number(m[1]));
-      });
-      child.on('exit', (code) => reject(new Error(`node exited with ${code}`)));
-    });
-    child.stdout?.resume();
     const startHeight = (await getJson(port, '/native_status')).sync_info.latest_block_height as number;
     const agent = new Agent({ keepAlive: true, maxSockets: lanes });
     const bodies = keys.map((_, lane) =>
@@ -206,8 +175,7 @@ export async function benchHttpSubmission(
       },
     ];
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await stopServer(server.child);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -144,10 +144,11 @@ export async function startBare(backend: 'uws' | 'node'): Promise<Server> {
 }
 
 /**
- * Our node on the dev chain (funded Hardhat accounts), rate limits off, concurrency cap raised.
+ * Our node on the dev chain (funded Hardhat accounts), rate limits off, concurrency cap raised;
+ * extraArgs adds flags (e.g. `--genesis <file>`, which takes precedence over the dev preset).
  * BENCH_NODE_ARGS adds node flags (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
-export async function startNative(backend: 'uws' | 'node', dataDir: string): Promise<Server> {
+export async function startNative(backend: 'uws' | 'node', dataDir: string, extraArgs: string[] = []): Promise<Server> {
   const child = spawnTracked(
     process.execPath,
     [
@@ -166,6 +167,7 @@ export async function startNative(backend: 'uws' | 'node', dataDir: string): Pro
       '100000',
       '--log-level',
       'info',
+      ...extraArgs,
     ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],

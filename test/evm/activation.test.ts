@@ -1,11 +1,11 @@
 import test from 'ava';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ethers } from 'ethers';
-import { privateKeyHex, randomKeyPair } from '../../ts/ledger/keys.js';
+import { writeGenesisFile } from '../../ts/chain/genesis.js';
+import { randomKeyPair } from '../../ts/ledger/keys.js';
+import { saveValidatorKey } from '../../ts/node/validator-key.js';
 import { BASE_PER_COIN } from '../../ts/ledger/units.js';
 import { toHex } from '../../ts/util/hex.js';
-import { stringifyExact } from '../../ts/util/json.js';
 import { compiled } from '../helpers/contracts.js';
 import { devKey, ethersWallet, rpc, rpcOk, sendNative, signCall, waitReceipt } from '../helpers/evm.js';
 import { type TestNode, httpJson, startTestNode } from '../helpers/node.js';
@@ -16,19 +16,17 @@ async function genesisNode(t: { teardown(fn: () => void): void }, evm: number, b
   const tmp = tempDir();
   t.teardown(tmp.cleanup);
   const v = randomKeyPair();
-  writeFileSync(join(tmp.dir, 'validator.key'), privateKeyHex(v));
+  saveValidatorKey(tmp.dir, v);
   const genesisFile = join(tmp.dir, 'genesis.json');
-  writeFileSync(
-    genesisFile,
-    stringifyExact({
-      chain_id: 7120,
-      network: 'testnet',
-      timestamp: Math.floor(Date.now() / 1000),
-      activation: { dpos_bft: 0, evm, reward_v2: 0, tokenomics_v2: 0, nft: evm },
-      validators: [{ address: v.address, public_key: toHex(v.publicKey), name: 'v' }],
-      alloc: { [devKey(0).address]: 10_000n * BASE_PER_COIN },
-    }),
-  );
+  writeGenesisFile(genesisFile, {
+    network: 'testnet',
+    chainId: 7120,
+    genesisTimestamp: Math.floor(Date.now() / 1000),
+    activation: { dposBft: 0, evm, rewardV2: 0, tokenomicsV2: 0, nft: evm },
+    validators: [{ address: v.address, public_key: toHex(v.publicKey), name: 'v' }],
+    alloc: new Map([[devKey(0).address, 10_000n * BASE_PER_COIN]]),
+    evmHardfork: 'prague',
+  });
   const n = await startTestNode({ dataDir: tmp.dir, genesisFile, blockTimeMs });
   t.teardown(() => n.stop());
   return n;

@@ -1,15 +1,15 @@
 import test from 'ava';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ethers } from 'ethers';
 import { EMPTY_BLOOM_HEX, type Block, blockHash, txMerkleRoot } from '../../ts/chain/block.js';
 import { Chain } from '../../ts/chain/chain.js';
 import { PRESET_ACTIVATION } from '../../ts/chain/params.js';
-import { privateKeyHex, randomKeyPair } from '../../ts/ledger/keys.js';
+import { writeGenesisFile } from '../../ts/chain/genesis.js';
+import { randomKeyPair } from '../../ts/ledger/keys.js';
+import { saveValidatorKey } from '../../ts/node/validator-key.js';
 import { BASE_PER_COIN } from '../../ts/ledger/units.js';
 import { openRocksStore } from '../../ts/storage/index.js';
 import { toHex } from '../../ts/util/hex.js';
-import { stringifyExact } from '../../ts/util/json.js';
 import { compiled } from '../helpers/contracts.js';
 import { devKey, ethersProvider, ethersWallet, rpc, rpcOk, signCall, waitReceipt } from '../helpers/evm.js';
 import { type TestNode, httpJson, startTestNode } from '../helpers/node.js';
@@ -195,18 +195,9 @@ async function longChainNode(t: { teardown(fn: () => void): void }): Promise<Tes
     prev = block;
   }
   await db.close();
-  writeFileSync(join(tmp.dir, 'validator.key'), privateKeyHex(v));
+  saveValidatorKey(tmp.dir, v);
   const genesisFile = join(tmp.dir, 'genesis.json');
-  writeFileSync(
-    genesisFile,
-    stringifyExact({
-      chain_id: 7120,
-      network: 'dev',
-      timestamp: genesisTimestamp,
-      validators: [{ address: v.address, public_key: toHex(v.publicKey), name: 'v' }],
-      alloc: { [funded]: 10_000n * BASE_PER_COIN },
-    }),
-  );
+  writeGenesisFile(genesisFile, params);
   return startTestNode({ dataDir: tmp.dir, genesisFile });
 }
 

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { isAddress } from '../util/hex.js';
-import { asUint, parseJsonExact } from '../util/json.js';
+import { asUint, parseJsonExact, stringifyExact } from '../util/json.js';
 import { type ActivationHeights, type ChainParams, type GenesisValidator, PRESET_ACTIVATION } from './params.js';
 
 /**
@@ -48,4 +48,21 @@ export function readGenesisFile(path: string): ChainParams {
     alloc,
     evmHardfork: typeof raw.evm_hardfork === 'string' ? raw.evm_hardfork : 'prague',
   };
+}
+
+/** The genesis file for these parameters (the inverse of readGenesisFile): private networks, tests, benches. */
+export function writeGenesisFile(path: string, p: ChainParams): void {
+  const a = p.activation;
+  writeFileSync(
+    path,
+    stringifyExact({
+      chain_id: p.chainId,
+      network: p.network,
+      timestamp: p.genesisTimestamp,
+      activation: { dpos_bft: a.dposBft, evm: a.evm, reward_v2: a.rewardV2, tokenomics_v2: a.tokenomicsV2, nft: a.nft },
+      validators: p.validators,
+      alloc: Object.fromEntries(p.alloc),
+      evm_hardfork: p.evmHardfork,
+    }),
+  );
 }
