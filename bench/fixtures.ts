@@ -1,5 +1,21 @@
+import { type ChainParams, PRESET_ACTIVATION } from '../ts/chain/params.js';
 import { type KeyPair, keyPairFromPrivate } from '../ts/ledger/keys.js';
 import { type SignedTransaction, signTransaction } from '../ts/ledger/transaction.js';
+import { BASE_PER_COIN } from '../ts/ledger/units.js';
+import { toHex } from '../ts/util/hex.js';
+
+/** A dev-rules chain (id 7120) with one validator and every sender funded with 1000 coins. */
+export function benchChainParams(validator: KeyPair, senders: KeyPair[]): ChainParams {
+  return {
+    network: 'dev',
+    chainId: 7120,
+    genesisTimestamp: 1_700_000_000,
+    activation: PRESET_ACTIVATION.dev,
+    validators: [{ address: validator.address, public_key: toHex(validator.publicKey), name: 'bench' }],
+    alloc: new Map(senders.map((k) => [k.address, 1000n * BASE_PER_COIN])),
+    evmHardfork: 'prague',
+  };
+}
 
 /** Deterministic sender keys (private key = i+1) so runs are comparable. */
 export function senderKeys(n: number): KeyPair[] {

@@ -4,13 +4,10 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeGenesisFile } from '../ts/chain/genesis.js';
-import { PRESET_ACTIVATION } from '../ts/chain/params.js';
 import { randomKeyPair } from '../ts/ledger/keys.js';
 import { saveValidatorKey } from '../ts/node/validator-key.js';
-import { BASE_PER_COIN } from '../ts/ledger/units.js';
-import { toHex } from '../ts/util/hex.js';
 import { stringifyExact } from '../ts/util/json.js';
-import { senderKeys, signedTransfers } from './fixtures.js';
+import { benchChainParams, senderKeys, signedTransfers } from './fixtures.js';
 import { startNative, stopServer } from './http-load-procs.js';
 import type { Row } from './ledger.js';
 
@@ -104,15 +101,7 @@ export async function benchHttpSubmission(
   saveValidatorKey(dir, validator);
   const keys = senderKeys(lanes);
   const genesis = join(dir, 'genesis.json');
-  writeGenesisFile(genesis, {
-    network: 'dev',
-    chainId: 7120,
-    genesisTimestamp: 1_700_000_000,
-    activation: PRESET_ACTIVATION.dev,
-    validators: [{ address: validator.address, public_key: toHex(validator.publicKey), name: 'bench' }],
-    alloc: new Map(keys.map((k) => [k.address, 1000n * BASE_PER_COIN])),
-    evmHardfork: 'prague',
-  });
+  writeGenesisFile(genesis, benchChainParams(validator, keys));
   const txs = signedTransfers(keys, perSender, 7120);
   // The node in its own process (as in production), on this genesis, rate limits off.
   const server = await startNative(backend, dir, ['--genesis', genesis, '--max-pending-per-sender', '100000']);

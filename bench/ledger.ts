@@ -3,14 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Chain } from '../ts/chain/chain.js';
-import { PRESET_ACTIVATION } from '../ts/chain/params.js';
 import { crypto } from '../ts/crypto/index.js';
 import { randomKeyPair } from '../ts/ledger/keys.js';
-import { BASE_PER_COIN } from '../ts/ledger/units.js';
 import { StateStore, keyStr } from '../ts/state/state-store.js';
 import { openRocksStore } from '../ts/storage/index.js';
-import { toHex } from '../ts/util/hex.js';
-import { senderKeys, signedTransfers } from './fixtures.js';
+import { benchChainParams, senderKeys, signedTransfers } from './fixtures.js';
 
 export interface Row {
   name: string;
@@ -59,19 +56,7 @@ export async function benchBlockExecution(senders = 2000, perSender = 5): Promis
   const dir = mkdtempSync(join(tmpdir(), 'native-bench-'));
   const validator = randomKeyPair();
   const db = await openRocksStore(dir);
-  const chain = new Chain(
-    {
-      network: 'dev',
-      chainId: 7120,
-      genesisTimestamp: 1_700_000_000,
-      activation: PRESET_ACTIVATION.dev,
-      validators: [{ address: validator.address, public_key: toHex(validator.publicKey), name: 'bench' }],
-      alloc: new Map(keys.map((k) => [k.address, 1000n * BASE_PER_COIN])),
-      evmHardfork: 'prague',
-    },
-    db,
-    1000,
-  );
+  const chain = new Chain(benchChainParams(validator, keys), db, 1000);
   await chain.open();
   const t0 = performance.now();
   const p = await chain.propose(txs, validator, 1_700_000_001);
