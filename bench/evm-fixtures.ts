@@ -144,6 +144,7 @@ export function devParams(validator: KeyPair, funded: readonly string[], balance
     validators: [{ address: validator.address, public_key: toHex(validator.publicKey), name: 'v' }],
     alloc: new Map(funded.map((a) => [a, balanceBase])),
     evmHardfork: HARDFORK,
+    epochLength: 3600,
   };
 }
 
@@ -157,7 +158,8 @@ export async function openChain(dir: string, params: ChainParams, validator: Key
 
 /** Propose and commit one block with txs; throws when any transaction was dropped. */
 export async function produce(dev: DevChain, txs: readonly SignedTransaction[]) {
-  const p = await dev.chain.propose(txs, dev.validator, dev.chain.head.timestamp + 1);
+  // Never behind the clock: transactions are dated now and may be at most 300 s ahead of their block.
+  const p = await dev.chain.propose(txs, dev.validator, Math.max(dev.chain.head.timestamp, Math.floor(Date.now() / 1000)));
   if (p.result.dropped.length) throw new Error(`dropped: ${p.result.dropped.map((d) => d.reason).join(', ')}`);
   await dev.chain.commit(p);
   return p;

@@ -14,6 +14,7 @@ export function benchChainParams(validator: KeyPair, senders: KeyPair[]): ChainP
     validators: [{ address: validator.address, public_key: toHex(validator.publicKey), name: 'bench' }],
     alloc: new Map(senders.map((k) => [k.address, 1000n * BASE_PER_COIN])),
     evmHardfork: 'prague',
+    epochLength: 3600,
   };
 }
 

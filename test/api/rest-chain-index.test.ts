@@ -26,6 +26,7 @@ test('ChainIndex backfills in bounded steps across the window/disk boundary and 
       validators: [{ address: v.address, public_key: toHex(v.publicKey), name: 'v' }],
       alloc: new Map([[alice.address, 1000n * BASE_PER_COIN]]),
       evmHardfork: 'prague',
+      epochLength: 3600,
     },
     db,
     4, // a 4-block window: most reads go to disk

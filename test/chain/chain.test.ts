@@ -23,6 +23,7 @@ function params(validator: string, pub: string): ChainParams {
     validators: [{ address: validator, public_key: pub, name: 'v' }],
     alloc: new Map([[alice.address, 1000n * BASE_PER_COIN]]),
     evmHardfork: 'prague',
+    epochLength: 3600,
   };
 }
 
@@ -37,7 +38,15 @@ test('blocks apply transfers exactly (amount, fee split, burn, reward) and survi
   const genesisRoot = chain.head.state_root;
   const txs = [0n, 1n, 2n].map((nonce) =>
     signTransaction(
-      { from: alice.address, to: bob.address, amount: 5n * BASE_PER_COIN, fee: 10_001n, nonce, chain_id: 7120 },
+      {
+        from: alice.address,
+        to: bob.address,
+        amount: 5n * BASE_PER_COIN,
+        fee: 10_001n,
+        nonce,
+        chain_id: 7120,
+        timestamp: 1_700_000_000,
+      },
       alice,
     ),
   );
@@ -96,7 +105,7 @@ test('an abandoned proposal leaves the state root untouched', async (t) => {
   await chain.open();
   const before = toHex(chain.state.root());
   const tx = signTransaction(
-    { from: alice.address, to: bob.address, amount: 1n, fee: 10_000n, nonce: 0n, chain_id: 7120 },
+    { from: alice.address, to: bob.address, amount: 1n, fee: 10_000n, nonce: 0n, chain_id: 7120, timestamp: 1_700_000_000 },
     alice,
   );
   const p = await chain.propose([tx], validator, 1_700_000_001);

@@ -21,6 +21,7 @@ test('a written genesis file reads back to the same parameters (allocations beyo
       [`0x${'ab'.repeat(20)}`, 1n],
     ]),
     evmHardfork: 'prague',
+    epochLength: 3600,
   };
   const path = join(tmp.dir, 'genesis.json');
   writeGenesisFile(path, params);

@@ -26,6 +26,7 @@ async function genesisNode(t: { teardown(fn: () => void): void }, evm: number, b
     validators: [{ address: v.address, public_key: toHex(v.publicKey), name: 'v' }],
     alloc: new Map([[devKey(0).address, 10_000n * BASE_PER_COIN]]),
     evmHardfork: 'prague',
+    epochLength: 3600,
   });
   const n = await startTestNode({ dataDir: tmp.dir, genesisFile, blockTimeMs });
   t.teardown(() => n.stop());

@@ -165,6 +165,7 @@ async function longChainNode(t: { teardown(fn: () => void): void }): Promise<Tes
     validators: [{ address: v.address, public_key: toHex(v.publicKey), name: 'v' }],
     alloc: new Map([[funded, 10_000n * BASE_PER_COIN]]),
     evmHardfork: 'prague',
+    epochLength: 3600,
   };
   const db = await openRocksStore(join(tmp.dir, 'db')); // the node's layout: <data dir>/db
   const chain = new Chain(params, db, 16);
@@ -172,6 +173,7 @@ async function longChainNode(t: { teardown(fn: () => void): void }): Promise<Tes
   let prev = chain.head;
   for (let h = 1; h <= 10_050; h++) {
     const header = {
+      version: 1,
       index: h,
       previous_hash: prev.hash,
       timestamp: genesisTimestamp + h,
@@ -179,6 +181,7 @@ async function longChainNode(t: { teardown(fn: () => void): void }): Promise<Tes
       validator: v.address,
       merkle_root: txMerkleRoot([]),
       state_root: prev.state_root,
+      receipts_root: prev.receipts_root,
       round: 0,
       gas_used: 0n,
       logs_bloom: EMPTY_BLOOM_HEX,

@@ -1,7 +1,6 @@
 import test from 'ava';
 import { DEV_MNEMONIC, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
 import {
-  checkTransactionIntegrity,
   decodeTransaction,
   encodeTransaction,
   parseSignedTransaction,
@@ -9,6 +8,7 @@ import {
   signingPayload,
 } from '../../ts/ledger/transaction.js';
 import { parseJsonExact, stringifyExact } from '../../ts/util/json.js';
+import { checkIntegrity as checkTransactionIntegrity } from '../../ts/ledger/rules.js';
 
 const alice = keyPairFromMnemonic(DEV_MNEMONIC, 0);
 const bob = keyPairFromMnemonic(DEV_MNEMONIC, 1);

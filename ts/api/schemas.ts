@@ -26,9 +26,10 @@ export const block: JsonSchema = obj({
   validator: address('proposer'),
   merkle_root: hash(),
   state_root: hash(),
+  receipts_root: str('sha256 of the block receipts (64 hex; empty for version-0 blocks)'),
   round: int(),
   has_justification: bool(),
-  consensus: str('PoA or DPoS+BFT', { enum: ['PoA', 'DPoS+BFT'] }),
+  consensus: str('PoA, DPoS or DPoS+BFT', { enum: ['PoA', 'DPoS', 'DPoS+BFT'] }),
 });
 
 export const signedTransaction: JsonSchema = obj({

@@ -86,10 +86,15 @@ export class BlockStore {
     return this.db.scan({ gte: prefix, lt: prefixEnd(prefix) }, (k, v) => onEntry(k.subarray(1), v));
   }
 
-  async commit(block: Block, changes: StateChanges, receipts: readonly ReceiptRecord[]): Promise<void> {
+  async commit(
+    block: Block,
+    changes: StateChanges,
+    receipts: readonly ReceiptRecord[],
+    encodedReceipts: Uint8Array = encodeReceipts(receipts),
+  ): Promise<void> {
     const ops: KvOp[] = [
       { type: 'put', key: blockKey(block.index), value: Buffer.from(encodeBlock(block)) },
-      { type: 'put', key: receiptsKey(block.index), value: Buffer.from(encodeReceipts(receipts)) },
+      { type: 'put', key: receiptsKey(block.index), value: Buffer.from(encodedReceipts) },
       { type: 'put', key: blockHashKey(block.hash), value: u64be(block.index) },
       { type: 'put', key: HEAD, value: u64be(block.index) },
       ...logIndexOps(block.index, receipts),

@@ -1,22 +1,41 @@
 import { RLP } from '@ethereumjs/rlp';
 import { crypto, sha256 } from '../crypto/index.js';
-import { type SignedTransaction, decodeTransactionFields, transactionFields } from '../ledger/transaction.js';
+import {
+  type SignedTransaction,
+  decodeTransaction,
+  decodeTransactionFields,
+  encodeTransaction,
+  transactionFields,
+} from '../ledger/transaction.js';
 import { bigToBytes, bytesToBig, fromHex, to0x, toHex } from '../util/hex.js';
 
-export type ConsensusPhase = 'PoA' | 'DPoS+BFT';
+/** `DPoS` is the stake-weighted phase before BFT finality runs (fewer than 4 validators, or no BFT engine). */
+export type ConsensusPhase = 'PoA' | 'DPoS' | 'DPoS+BFT';
 
 export const EMPTY_BLOOM_HEX = '00'.repeat(256);
 
+/**
+ * Header encoding versions. 0: the first format (11 fields, transactions root over txids, no receipts
+ * root); still decoded and validated under its own rules. 1: a version field first, the transactions
+ * root over each transaction's full typed encoding (signatures, public keys, raw EVM bytes), and a
+ * receipts root. Every block this node makes is version 1.
+ */
+export const HEADER_VERSION = 1;
+
 /** A block as stored and served. Hashes are 64 lowercase hex without 0x (REST convention). */
 export interface Block {
+  version: number;
   index: number;
   hash: string;
   previous_hash: string;
   timestamp: number;
   tx_count: number;
   validator: string;
+  /** Transactions root (the spec's name). */
   merkle_root: string;
   state_root: string;
+  /** sha256 of the block's receipts encoding (version 1; empty in version 0). */
+  receipts_root: string;
   round: number;
   /** EVM gas used by the block (native transactions count no EVM gas). */
   gas_used: bigint;
@@ -25,24 +44,39 @@ export interface Block {
   consensus: ConsensusPhase;
   /** Proposer's compact signature over the block hash (128 hex; empty for genesis). */
   signature: string;
-  /** Encoded BFT justification (commit certificate); empty under PoA. */
+  /** Encoded BFT justification (commit certificate); empty unless consensus is DPoS+BFT. */
   justification: Uint8Array;
   transactions: SignedTransaction[];
 }
 
-export type BlockHeader = Omit<Block, 'hash' | 'signature' | 'justification' | 'transactions' | 'tx_count'> & {
-  tx_count: number;
-};
+export type BlockHeader = Omit<Block, 'hash' | 'signature' | 'justification' | 'transactions'>;
+
+const CONSENSUS_PHASES: readonly string[] = ['PoA', 'DPoS', 'DPoS+BFT'];
 
 /** Canonical header encoding: RLP of the fields in fixed order; hash = SHA-256 of it. */
 export function encodeHeader(h: BlockHeader): Uint8Array {
-  return RLP.encode([
+  const tail = [
     bigToBytes(BigInt(h.index)),
     fromHex(h.previous_hash),
     bigToBytes(BigInt(h.timestamp)),
     fromHex(h.validator),
     fromHex(h.merkle_root),
     fromHex(h.state_root),
+  ];
+  if (h.version === 0) {
+    return RLP.encode([
+      ...tail,
+      bigToBytes(BigInt(h.round)),
+      bigToBytes(BigInt(h.tx_count)),
+      bigToBytes(h.gas_used),
+      Buffer.from(h.consensus, 'utf8'),
+      fromHex(h.logs_bloom),
+    ]);
+  }
+  return RLP.encode([
+    bigToBytes(BigInt(h.version)),
+    ...tail,
+    fromHex(h.receipts_root),
     bigToBytes(BigInt(h.round)),
     bigToBytes(BigInt(h.tx_count)),
     bigToBytes(h.gas_used),
@@ -53,12 +87,61 @@ export function encodeHeader(h: BlockHeader): Uint8Array {
 
 export const blockHash = (h: BlockHeader): string => toHex(sha256(encodeHeader(h)));
 
-export function txMerkleRoot(txs: readonly SignedTransaction[]): string {
-  return toHex(crypto().merkleRoot(txs.map((t) => fromHex(t.txid))));
+/** Malformed header bytes (a peer's or a damaged record). */
+export class BlockDecodeError extends Error {}
+
+function decodeHeader(headerRlp: Uint8Array): BlockHeader {
+  const f = RLP.decode(headerRlp);
+  if (!Array.isArray(f) || f.some((x) => !(x instanceof Uint8Array)))
+    throw new BlockDecodeError('header is not a list of byte strings');
+  const b = f as Uint8Array[];
+  const v1 = b.length === 13;
+  if (!v1 && b.length !== 11) throw new BlockDecodeError(`header has ${b.length} fields`);
+  const version = v1 ? Number(bytesToBig(b[0])) : 0;
+  if (v1 && version !== 1) throw new BlockDecodeError(`unknown header version ${version}`);
+  const o = v1 ? 1 : 0;
+  const at = (i: number): Uint8Array => b[i + o];
+  const len = (i: number, n: number, what: string): Uint8Array => {
+    if (at(i).length !== n) throw new BlockDecodeError(`${what} must be ${n} bytes`);
+    return at(i);
+  };
+  const r = v1 ? 1 : 0;
+  const consensus = Buffer.from(at(9 + r)).toString('utf8');
+  if (!CONSENSUS_PHASES.includes(consensus)) throw new BlockDecodeError(`unknown consensus ${consensus}`);
+  const small = (x: Uint8Array, what: string): number => {
+    if (x.length > 6) throw new BlockDecodeError(`${what} out of range`);
+    return Number(bytesToBig(x));
+  };
+  return {
+    version,
+    index: small(at(0), 'index'),
+    previous_hash: toHex(len(1, 32, 'previous_hash')),
+    timestamp: small(at(2), 'timestamp'),
+    validator: to0x(len(3, 20, 'validator')),
+    merkle_root: toHex(len(4, 32, 'merkle_root')),
+    state_root: toHex(len(5, 32, 'state_root')),
+    receipts_root: v1 ? toHex(len(6, 32, 'receipts_root')) : '',
+    round: small(at(6 + r), 'round'),
+    tx_count: small(at(7 + r), 'tx_count'),
+    gas_used: bytesToBig(at(8 + r)),
+    consensus: consensus as ConsensusPhase,
+    logs_bloom: toHex(len(10 + r, 256, 'logs_bloom')),
+  };
 }
+
+/** Transactions root: merkle root of sha256 of each full typed encoding (v1) or of the txids (v0). */
+export function txMerkleRoot(txs: readonly SignedTransaction[], version = HEADER_VERSION): string {
+  const c = crypto();
+  if (version === 0) return toHex(c.merkleRoot(txs.map((t) => fromHex(t.txid))));
+  return toHex(c.merkleRoot(c.sha256Many(txs.map(encodeTransaction))));
+}
+
+/** Receipts root (v1): sha256 of the block's receipts encoding, the exact bytes the node stores. */
+export const receiptsRootOf = (encodedReceipts: Uint8Array): string => toHex(sha256(encodedReceipts));
 
 export function headerOf(b: Block): BlockHeader {
   return {
+    version: b.version,
     index: b.index,
     previous_hash: b.previous_hash,
     timestamp: b.timestamp,
@@ -66,6 +149,7 @@ export function headerOf(b: Block): BlockHeader {
     validator: b.validator,
     merkle_root: b.merkle_root,
     state_root: b.state_root,
+    receipts_root: b.receipts_root,
     round: b.round,
     gas_used: b.gas_used,
     logs_bloom: b.logs_bloom,
@@ -73,44 +157,47 @@ export function headerOf(b: Block): BlockHeader {
   };
 }
 
+/** Block encoding: RLP [header, signature, justification, [typed tx encodings]] (v0: txs as field lists). */
 export function encodeBlock(b: Block): Uint8Array {
   return RLP.encode([
     encodeHeader(headerOf(b)),
     b.signature ? fromHex(b.signature) : new Uint8Array(0),
     b.justification,
-    b.transactions.map(transactionFields),
+    b.version === 0 ? b.transactions.map(transactionFields) : b.transactions.map(encodeTransaction),
   ]);
 }
 
+/** Decode a stored or received block. Throws BlockDecodeError (or an RLP error) on malformed bytes. */
 export function decodeBlock(bytes: Uint8Array): Block {
-  const [headerRlp, sig, just, txs] = RLP.decode(bytes) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array[][]];
-  const f = RLP.decode(headerRlp) as Uint8Array[];
-  const header: BlockHeader = {
-    index: Number(bytesToBig(f[0])),
-    previous_hash: toHex(f[1]),
-    timestamp: Number(bytesToBig(f[2])),
-    validator: to0x(f[3]),
-    merkle_root: toHex(f[4]),
-    state_root: toHex(f[5]),
-    round: Number(bytesToBig(f[6])),
-    tx_count: Number(bytesToBig(f[7])),
-    gas_used: bytesToBig(f[8]),
-    consensus: Buffer.from(f[9]).toString('utf8') as ConsensusPhase,
-    logs_bloom: toHex(f[10]),
-  };
+  const top = RLP.decode(bytes);
+  if (!Array.isArray(top) || top.length !== 4) throw new BlockDecodeError('block must be a list of 4 items');
+  const [headerRlp, sig, just, txs] = top as [Uint8Array, Uint8Array, Uint8Array, unknown];
+  if (
+    !(headerRlp instanceof Uint8Array) ||
+    !(sig instanceof Uint8Array) ||
+    !(just instanceof Uint8Array) ||
+    !Array.isArray(txs)
+  ) {
+    throw new BlockDecodeError('malformed block envelope');
+  }
+  const header = decodeHeader(headerRlp);
   return {
     ...header,
     hash: toHex(sha256(headerRlp)),
     signature: toHex(sig),
     justification: just,
-    transactions: txs.map(decodeTransactionFields),
+    transactions: txs.map((t) => (t instanceof Uint8Array ? decodeTransaction(t) : decodeTransactionFields(t as Uint8Array[]))),
   };
 }
 
 /** Hash and transaction ids of an encoded block without decoding its transactions (log queries read many). */
 export function decodeBlockRefs(bytes: Uint8Array): { hash: string; txids: Uint8Array[] } {
-  const [headerRlp, , , txs] = RLP.decode(bytes) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array[][]];
-  return { hash: toHex(sha256(headerRlp)), txids: txs.map((f) => f[0]) };
+  const [headerRlp, , , txs] = RLP.decode(bytes) as [Uint8Array, Uint8Array, Uint8Array, (Uint8Array | Uint8Array[])[]];
+  // The txid is the first RLP field of either form; a typed encoding skips its type byte first.
+  return {
+    hash: toHex(sha256(headerRlp)),
+    txids: txs.map((t) => (t instanceof Uint8Array ? (RLP.decode(t.subarray(1)) as Uint8Array[])[0] : t[0])),
+  };
 }
 
 /** REST view of a block: the spec's fields plus state_root and (optionally) the transactions. */
@@ -124,6 +211,7 @@ export function blockSummary(b: Block): Record<string, unknown> {
     validator: b.validator,
     merkle_root: b.merkle_root,
     state_root: b.state_root,
+    receipts_root: b.receipts_root,
     round: b.round,
     has_justification: b.justification.length > 0,
     consensus: b.consensus,

@@ -1,24 +1,32 @@
 import { EventEmitter } from 'node:events';
 import { crypto } from '../crypto/index.js';
-import { type BlockEnv, type ExecutionResult, executeBlock } from '../execution/index.js';
+import { type BlockEnv, type ExecutionResult, encodeReceipts, executeBlock } from '../execution/index.js';
 import { type KeyPair, signDigest } from '../ledger/keys.js';
 import { getSupply, putSupply } from '../ledger/supply.js';
+import type { NativeRuleContext } from '../ledger/rules.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import { baseToWei } from '../ledger/units.js';
 import { getAccount, putAccount } from '../state/accounts.js';
-import { StateOverlay, StateStore, type StateUndo } from '../state/state-store.js';
+import { StateOverlay, StateStore } from '../state/state-store.js';
 import type { KvStore } from '../storage/index.js';
 import { fromHex, toHex } from '../util/hex.js';
-import { type Block, type BlockHeader, type ConsensusPhase, EMPTY_BLOOM_HEX, blockHash, txMerkleRoot } from './block.js';
+import {
+  type Block,
+  type BlockHeader,
+  type ConsensusPhase,
+  EMPTY_BLOOM_HEX,
+  HEADER_VERSION,
+  blockHash,
+  receiptsRootOf,
+  txMerkleRoot,
+} from './block.js';
 import { BlockStore } from './block-store.js';
 import type { ChainParams } from './params.js';
+import { consensusPhaseAt } from './schedule.js';
+import { type AppliedBlock, type BlockContext, txRuleContext, validateAndApply, validateExecuted } from './validate-block.js';
 
-/** A block built on the current head, its state applied to the trie but not yet persisted. */
-export interface Proposal {
-  block: Block;
-  changes: StateOverlay['changes'];
-  undo: StateUndo;
-  result: ExecutionResult;
+/** A block built on the current head, validated, its state applied to the trie but not yet persisted. */
+export interface Proposal extends AppliedBlock {
   timings: { executeMs: number; stateRootMs: number };
 }
 
@@ -46,6 +54,8 @@ export class Chain extends EventEmitter<ChainEvents> {
   private headBlock!: Block;
   /** Set while a proposal's state is in the trie but not yet the head (between propose and commit/abandon). */
   private pending: { done: Promise<void>; resolve: () => void } | null = null;
+  /** The node's clock in Unix seconds (block timestamps, the future-drift rules); tests move it. */
+  now: () => number = () => Math.floor(Date.now() / 1000);
 
   constructor(
     readonly params: ChainParams,
@@ -65,7 +75,23 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   consensusAt(height: number): ConsensusPhase {
-    return height >= this.params.activation.dposBft && height > 0 ? 'DPoS+BFT' : 'PoA';
+    return consensusPhaseAt(this.params, height);
+  }
+
+  /** The transaction rules' context for inclusion at height, judged at time now (Unix seconds). */
+  txRuleContext(height: number, now: number): NativeRuleContext {
+    return txRuleContext(this.params, height, now);
+  }
+
+  /** What block validation needs to check a child of the head against the live state. */
+  blockContext(): BlockContext {
+    return {
+      params: this.params,
+      parent: this.headBlock,
+      state: this.state,
+      env: (h, proposer, ts) => this.blockEnv(h, proposer, ts),
+      now: this.now(),
+    };
   }
 
   /** Open the chain: resume from disk (state rebuilt and checked against the head's state root) or write genesis. */
@@ -88,6 +114,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     applyGenesisAlloc(this.params, overlay);
     this.state.applyChanges(overlay.changes);
     const header: BlockHeader = {
+      version: HEADER_VERSION,
       index: 0,
       previous_hash: '0'.repeat(64),
       timestamp: this.params.genesisTimestamp,
@@ -95,6 +122,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       validator: `0x${'0'.repeat(40)}`,
       merkle_root: txMerkleRoot([]),
       state_root: toHex(this.state.root()),
+      receipts_root: receiptsRootOf(encodeReceipts([])),
       round: 0,
       gas_used: 0n,
       logs_bloom: EMPTY_BLOOM_HEX,
@@ -121,6 +149,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       hardfork: this.params.evmHardfork,
       tokenomicsV2Height: this.params.activation.tokenomicsV2,
       evmActivationHeight: this.params.activation.evm,
+      rules: txRuleContext(this.params, height, timestamp),
       blockHash: async (h) => {
         const b = await this.blocks.getBlock(h);
         return b ? fromHex(b.hash) : null;
@@ -141,7 +170,11 @@ export class Chain extends EventEmitter<ChainEvents> {
     return { height, timestamp: ts, proposer, overlay, result, executeMs: performance.now() - t0 };
   }
 
-  /** Apply an execution to the state trie and build the signed block. The trie holds it until commit/abandon. */
+  /**
+   * Apply an execution to the state trie, build the signed block and pass it through block validation
+   * (which reuses the execution). The trie holds it until commit/abandon. Synchronous: the caller
+   * updates its mempool in the same tick. Throws InvalidBlockError (trie untouched) if the block breaks a rule.
+   */
   seal(exec: Execution, proposer: KeyPair, round = 0): Proposal {
     if (exec.height !== this.height + 1) throw new Error(`stale execution for height ${exec.height}, head is ${this.height}`);
     const t1 = performance.now();
@@ -150,11 +183,13 @@ export class Chain extends EventEmitter<ChainEvents> {
       resolve = r;
     });
     this.pending = { done, resolve };
+    const ctx = this.blockContext();
     const undo = this.state.applyChanges(exec.overlay.changes);
     const stateRoot = toHex(this.state.root());
     const t2 = performance.now();
     const { result } = exec;
     const header: BlockHeader = {
+      version: HEADER_VERSION,
       index: exec.height,
       previous_hash: this.headBlock.hash,
       timestamp: exec.timestamp,
@@ -162,6 +197,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       validator: proposer.address,
       merkle_root: txMerkleRoot(result.included),
       state_root: stateRoot,
+      receipts_root: receiptsRootOf(encodeReceipts(result.receipts)),
       round,
       gas_used: result.gasUsed,
       logs_bloom: toHex(result.logsBloom),
@@ -175,7 +211,36 @@ export class Chain extends EventEmitter<ChainEvents> {
       justification: new Uint8Array(0),
       transactions: result.included,
     };
-    return { block, changes: exec.overlay.changes, undo, result, timings: { executeMs: exec.executeMs, stateRootMs: t2 - t1 } };
+    let applied: AppliedBlock;
+    try {
+      applied = validateExecuted(ctx, block, exec, undo);
+    } catch (err) {
+      this.settle();
+      throw err;
+    }
+    return { ...applied, timings: { executeMs: exec.executeMs, stateRootMs: t2 - t1 } };
+  }
+
+  /**
+   * Import a block made elsewhere (a peer, or a test): validated against the head under every rule,
+   * executed, and committed atomically; on any failure nothing of it persists (InvalidBlockError).
+   */
+  async importBlock(block: Block): Promise<AppliedBlock> {
+    await this.settled();
+    let resolve!: () => void;
+    const done = new Promise<void>((r) => {
+      resolve = r;
+    });
+    this.pending = { done, resolve };
+    let applied: AppliedBlock;
+    try {
+      applied = await validateAndApply(this.blockContext(), block);
+    } catch (err) {
+      this.settle();
+      throw err;
+    }
+    await this.commit(applied);
+    return applied;
   }
 
   /** execute + seal in one call (tests, benches, single-validator production). */
@@ -184,9 +249,9 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   /** Persist a proposal atomically and make it the head. On a write failure the trie is rolled back. */
-  async commit(p: Proposal): Promise<void> {
+  async commit(p: AppliedBlock): Promise<void> {
     try {
-      await this.blocks.commit(p.block, p.changes, p.result.receipts);
+      await this.blocks.commit(p.block, p.changes, p.result.receipts, p.encodedReceipts);
     } catch (err) {
       this.state.revert(p.undo);
       this.settle();
@@ -198,7 +263,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   /** Drop a proposal that will not be committed. */
-  abandon(p: Proposal): void {
+  abandon(p: AppliedBlock): void {
     this.state.revert(p.undo);
     this.settle();
   }

@@ -1,7 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isAddress } from '../util/hex.js';
 import { asUint, parseJsonExact, stringifyExact } from '../util/json.js';
-import { type ActivationHeights, type ChainParams, type GenesisValidator, PRESET_ACTIVATION } from './params.js';
+import {
+  type ActivationHeights,
+  type ChainParams,
+  DEFAULT_EPOCH_LENGTH,
+  type GenesisValidator,
+  PRESET_ACTIVATION,
+} from './params.js';
 
 /**
  * Genesis file (JSON):
@@ -47,6 +53,7 @@ export function readGenesisFile(path: string): ChainParams {
     validators,
     alloc,
     evmHardfork: typeof raw.evm_hardfork === 'string' ? raw.evm_hardfork : 'prague',
+    epochLength: Number(asUint(raw.epoch_length, 0xffffffffn) || DEFAULT_EPOCH_LENGTH),
   };
 }
 
@@ -63,6 +70,7 @@ export function writeGenesisFile(path: string, p: ChainParams): void {
       validators: p.validators,
       alloc: Object.fromEntries(p.alloc),
       evm_hardfork: p.evmHardfork,
+      epoch_length: p.epochLength,
     }),
   );
 }

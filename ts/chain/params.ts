@@ -26,7 +26,12 @@ export interface ChainParams {
   alloc: Map<string, bigint>;
   /** EVM hardfork name for @ethereumjs/common (issue: EVM). */
   evmHardfork: string;
+  /** Blocks per epoch (genesis `epoch_length`, default DEFAULT_EPOCH_LENGTH). */
+  epochLength: number;
 }
+
+/** One hour of 1 s blocks. */
+export const DEFAULT_EPOCH_LENGTH = 3600;
 
 export const MAINNET_CHAIN_ID = 7119;
 export const TESTNET_CHAIN_ID = 7120;

@@ -1,24 +1,26 @@
-import { executeBlock, isEvmTransaction } from '../execution/index.js';
-import { checkTransactionIntegrity } from '../ledger/transaction.js';
 import { StateOverlay, StateStore } from '../state/state-store.js';
-import { crypto } from '../crypto/index.js';
-import { fromHex, toHex } from '../util/hex.js';
-import { blockHash, headerOf, txMerkleRoot } from './block.js';
-import { applyGenesisAlloc, Chain } from './chain.js';
+import { toHex } from '../util/hex.js';
+import { type Block, blockHash, headerOf, txMerkleRoot } from './block.js';
+import { type Chain, applyGenesisAlloc } from './chain.js';
+import { type BlockRule, InvalidBlockError, validateAndApply } from './validate-block.js';
 
 export interface ChainValidation {
   valid: boolean;
   checked_blocks: number;
   height: number;
   first_bad_height: number | null;
+  /** The block rule that failed first (validate-block.ts BLOCK_RULES, or `encoding`/`genesis`). */
+  rule: BlockRule | 'encoding' | 'genesis' | null;
   error: string | null;
   elapsed_ms: number;
 }
 
 /**
- * Re-verify the whole chain from genesis: hash links, header hashes, merkle roots, proposer
- * signatures, every transaction's signature, and the state root after re-executing each block
- * on a fresh state. Reads blocks one at a time, so memory stays bounded by the state size.
+ * Re-verify the whole chain from genesis with the same validateAndApply that production and block
+ * import use, on a fresh state: every header rule, every transaction rule and signature, and every
+ * outcome (gas, bloom, receipts root, state root) after re-executing each block. Reads blocks one at a
+ * time, so memory stays bounded by the state size. Never throws for a bad chain: it answers which
+ * height and rule failed.
  */
 export async function validateChain(chain: Chain, upTo = chain.height): Promise<ChainValidation> {
   const t0 = performance.now();
@@ -26,56 +28,48 @@ export async function validateChain(chain: Chain, upTo = chain.height): Promise<
   const genesis = new StateOverlay(state);
   applyGenesisAlloc(chain.params, genesis);
   state.applyChanges(genesis.changes);
-  const keys = new Map(chain.params.validators.map((v) => [v.address, v.public_key]));
-  let prevHash = '';
-  const fail = (height: number, error: string): ChainValidation => ({
-    valid: false,
-    checked_blocks: height,
+  const result = (height: number, rule: ChainValidation['rule'], error: string | null): ChainValidation => ({
+    valid: rule === null,
+    checked_blocks: rule === null ? upTo + 1 : height,
     height: upTo,
-    first_bad_height: height,
+    first_bad_height: rule === null ? null : height,
+    rule,
     error,
     elapsed_ms: Math.round(performance.now() - t0),
   });
+  let parent: Block | null = null;
   for (let h = 0; h <= upTo; h++) {
-    const b = await chain.blocks.getBlock(h);
-    if (!b) return fail(h, 'block missing');
-    if (blockHash(headerOf(b)) !== b.hash) return fail(h, 'header hash mismatch');
-    if (h > 0 && b.previous_hash !== prevHash) return fail(h, 'previous_hash does not link to the parent');
-    if (txMerkleRoot(b.transactions) !== b.merkle_root) return fail(h, 'merkle root mismatch');
-    if (b.tx_count !== b.transactions.length) return fail(h, 'tx_count mismatch');
-    if (h > 0) {
-      const pub = keys.get(b.validator);
-      if (!pub || !Chain.verifyBlockSignature(b, pub)) return fail(h, 'bad proposer signature');
-      // Native signatures are checked here; an EVM transaction's signature is its sender recovery,
-      // which re-execution performs (a bad one fails to apply).
-      const native = b.transactions.filter((tx) => !isEvmTransaction(tx));
-      const digests = native.map((tx) => checkTransactionIntegrity(tx, chain.params.chainId));
-      const ok = crypto().verifyBatch(
-        native.map((tx) => fromHex(tx.signature)),
-        digests,
-        native.map((tx) => fromHex(tx.public_key)),
-      );
-      const bad = ok.indexOf(false);
-      if (bad >= 0) return fail(h, `bad signature on transaction ${native[bad].txid}`);
-      const overlay = new StateOverlay(state);
-      const r = await executeBlock(chain.blockEnv(h, b.validator, b.timestamp), overlay, state, b.transactions);
-      if (r.dropped.length > 0 || r.deferred.length > 0) {
-        const tx = r.dropped[0]?.tx ?? r.deferred[0];
-        return fail(h, `transaction ${tx.txid} does not apply: ${r.dropped[0]?.reason ?? 'exceeds the block gas limit'}`);
-      }
-      if (r.gasUsed !== b.gas_used || toHex(r.logsBloom) !== b.logs_bloom)
-        return fail(h, 'gas used or logs bloom mismatch after re-execution');
-      state.applyChanges(overlay.changes);
+    let b: Block | null;
+    try {
+      b = await chain.blocks.getBlock(h);
+    } catch (err) {
+      return result(h, 'encoding', `block ${h} does not decode: ${(err as Error).message}`);
     }
-    if (toHex(state.root()) !== b.state_root) return fail(h, 'state root mismatch after re-execution');
-    prevHash = b.hash;
+    if (!b) return result(h, 'encoding', `block ${h} is missing`);
+    if (!parent) {
+      if (blockHash(headerOf(b)) !== b.hash) return result(h, 'genesis', 'genesis header hash mismatch');
+      if (b.tx_count !== 0 || b.transactions.length !== 0 || txMerkleRoot([], b.version) !== b.merkle_root) {
+        return result(h, 'genesis', 'genesis must have no transactions');
+      }
+      if (toHex(state.root()) !== b.state_root) return result(h, 'genesis', 'genesis state root differs from the allocation');
+    } else {
+      try {
+        await validateAndApply(
+          {
+            params: chain.params,
+            parent,
+            state,
+            env: (height, proposer, ts) => chain.blockEnv(height, proposer, ts),
+            now: chain.now(),
+          },
+          b,
+        );
+      } catch (err) {
+        if (err instanceof InvalidBlockError) return result(h, err.rule, err.message);
+        return result(h, 'tx_apply', `block ${h} could not be validated: ${(err as Error).message}`);
+      }
+    }
+    parent = b;
   }
-  return {
-    valid: true,
-    checked_blocks: upTo + 1,
-    height: upTo,
-    first_bad_height: null,
-    error: null,
-    elapsed_ms: Math.round(performance.now() - t0),
-  };
+  return result(upTo, null, null);
 }

@@ -1,4 +1,5 @@
 import type { Chain } from '../chain/chain.js';
+import { proposerAt } from '../chain/schedule.js';
 import type { KeyPair } from '../ledger/keys.js';
 import type { Mempool } from '../mempool/mempool.js';
 import type { ConsensusEngine, ProducedBlockInfo } from './interface.js';
@@ -20,6 +21,8 @@ export class PoaEngine implements ConsensusEngine {
   private stopped = true;
   onProduced?: (info: ProducedBlockInfo) => void;
   onError?: (err: unknown) => void;
+  /** After the pool lost a block's transactions (the node promotes queued future nonces then). */
+  onPoolChanged?: () => void;
 
   constructor(
     private readonly chain: Chain,
@@ -28,13 +31,8 @@ export class PoaEngine implements ConsensusEngine {
     private readonly opts: PoaOptions,
   ) {}
 
-  private authorities(): string[] {
-    return this.chain.params.validators.map((v) => v.address).sort();
-  }
-
   nextProposer(): string | null {
-    const a = this.authorities();
-    return a.length ? a[(this.chain.height + 1) % a.length] : null;
+    return proposerAt(this.chain.params, this.chain.height + 1)?.address ?? null;
   }
 
   finalizedHeight(): number {
@@ -72,14 +70,15 @@ export class PoaEngine implements ConsensusEngine {
   async produce(): Promise<ProducedBlockInfo> {
     const t0 = performance.now();
     const txs = this.mempool.take(this.opts.maxBlockTxs);
-    const exec = await this.chain.execute(txs, this.key.address, Math.floor(Date.now() / 1000));
+    const exec = await this.chain.execute(txs, this.key.address, this.chain.now());
     // seal() makes the block's state live in the trie; the pool must change in the same tick, as
     // admission (which runs between awaits) reads both.
     const proposal = this.chain.seal(exec, this.key);
     this.mempool.onBlock(
-      proposal.result.included,
-      proposal.result.dropped.map((d) => d.tx),
+      exec.result.included,
+      exec.result.dropped.map((d) => d.tx),
     );
+    this.onPoolChanged?.();
     const t1 = performance.now();
     // A failed commit is fatal (the caller stops the node; restart resumes from the last committed block).
     await this.chain.commit(proposal);

@@ -3,6 +3,7 @@ import type { Common } from '@ethereumjs/common';
 import { createAddressFromString } from '@ethereumjs/util';
 import { type VM, createVM, runTx } from '@ethereumjs/vm';
 import { applyNativeTransfer } from '../ledger/executor.js';
+import { type NativeRuleContext, checkNativeTransaction } from '../ledger/rules.js';
 import { blockReward } from '../ledger/rewards.js';
 import { getSupply, maxSupplyBase, putSupply } from '../ledger/supply.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
@@ -10,6 +11,7 @@ import { NATIVE_TX_GAS, WEI_PER_BASE, baseToWei } from '../ledger/units.js';
 import { accountKey, getAccount, putAccount } from '../state/accounts.js';
 import type { StateOverlay, StateStore } from '../state/state-store.js';
 import { FEE_COLLECTOR, chainCommon } from './common.js';
+import { checkStoredEvmTransaction } from './evm-rules.js';
 import { isEvmTransaction, typedTransactionOf } from './evm-tx.js';
 import { type LogRecord, type ReceiptRecord, EMPTY_BLOOM, logsBloom } from './receipts.js';
 import { EvmStateAdapter } from './state-adapter.js';
@@ -29,6 +31,8 @@ export interface BlockEnv {
   evmActivationHeight: number;
   /** Hash (32 bytes) of an earlier block, for the BLOCKHASH opcode. */
   blockHash: (height: number) => Promise<Uint8Array | null>;
+  /** The transaction rules' context at this height (ledger/rules.ts). */
+  rules: NativeRuleContext;
 }
 
 export interface ExecutionResult {
@@ -48,6 +52,17 @@ export interface ExecutionResult {
 }
 
 const EMPTY = new Uint8Array(0);
+
+function statelessRuleError(tx: SignedTransaction, env: BlockEnv): string | null {
+  try {
+    if (isEvmTransaction(tx)) {
+      if (env.height >= env.evmActivationHeight) checkStoredEvmTransaction(tx, chainCommon(env.chainId, env.hardfork));
+    } else checkNativeTransaction(tx, env.rules);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
 
 /** One VM per block that holds EVM transactions, over that block's overlay. */
 export async function blockVm(
@@ -114,6 +129,13 @@ export async function executeBlock(
   for (const tx of txs) {
     if (deferredSenders.has(tx.from_address)) {
       r.deferred.push(tx);
+      continue;
+    }
+    // The stateless transaction rules (remembered per transaction, so nearly free for pool
+    // transactions): a proposer never packs what block validation would refuse.
+    const ruleError = statelessRuleError(tx, env);
+    if (ruleError) {
+      r.dropped.push({ tx, reason: ruleError });
       continue;
     }
     if (!isEvmTransaction(tx)) {

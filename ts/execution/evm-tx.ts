@@ -4,10 +4,9 @@ import type { SignedTransaction } from '../ledger/transaction.js';
 import { WEI_PER_BASE, ZERO_ADDRESS } from '../ledger/units.js';
 import { toHex } from '../util/hex.js';
 
-/** Marker of EVM transactions in the spec's SignedTransaction shape: data = "EVM:{gas_limit}:{hex_calldata}". */
-export const EVM_DATA_PREFIX = 'EVM:';
+import { EVM_DATA_PREFIX } from '../ledger/tx-kind.js';
 
-export const isEvmTransaction = (tx: SignedTransaction): boolean => tx.public_key === '' && tx.data.startsWith(EVM_DATA_PREFIX);
+export { EVM_DATA_PREFIX, isEvmTransaction } from '../ledger/tx-kind.js';
 
 const ceilDiv = (a: bigint, b: bigint): bigint => (a + b - 1n) / b;
 

@@ -19,3 +19,11 @@ export {
 export { type LogRecord, type ReceiptRecord, EMPTY_BLOOM, decodeReceipts, encodeReceipts, logsBloom } from './receipts.js';
 export { EvmStateAdapter } from './state-adapter.js';
 export { type CallArgs, type CallOutcome, intrinsicGas, simulateCall } from './call.js';
+export {
+  MalformedRawTransactionError,
+  checkEvmGasRules,
+  checkStoredEvmTransaction,
+  decodeSignedEvmTransaction,
+  markEvmChecked,
+  storedEvmTransaction,
+} from './evm-rules.js';

@@ -34,7 +34,19 @@ export function logsBloom(logs: readonly LogRecord[], into: Uint8Array = EMPTY_B
   return into;
 }
 
+const encodedLists = new WeakMap<readonly ReceiptRecord[], Uint8Array>();
+
+/** Storage encoding of a block's receipts (remembered per list: the receipts root and the commit both need it). */
 export function encodeReceipts(receipts: readonly ReceiptRecord[]): Uint8Array {
+  let e = encodedLists.get(receipts);
+  if (!e) {
+    e = encodeReceiptList(receipts);
+    encodedLists.set(receipts, e);
+  }
+  return e;
+}
+
+function encodeReceiptList(receipts: readonly ReceiptRecord[]): Uint8Array {
   return RLP.encode(
     receipts.map((r) => [
       bigToBytes(BigInt(r.status)),

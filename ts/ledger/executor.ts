@@ -1,5 +1,6 @@
 import { getAccount, putAccount } from '../state/accounts.js';
 import type { StateOverlay } from '../state/state-store.js';
+import { checkNonceAndBalance } from './rules.js';
 import type { SignedTransaction } from './transaction.js';
 import { baseToWei } from './units.js';
 
@@ -9,9 +10,12 @@ import { baseToWei } from './units.js';
  */
 export function applyNativeTransfer(state: StateOverlay, tx: SignedTransaction): string | null {
   const sender = getAccount(state, tx.from_address);
-  if (tx.nonce !== sender.nonce) return `Invalid nonce: expected ${sender.nonce}, got ${tx.nonce}`;
   const cost = baseToWei(tx.amount + tx.fee);
-  if (sender.balance < cost) return 'Invalid transaction: insufficient balance';
+  try {
+    checkNonceAndBalance(tx, sender.nonce, sender.balance, cost);
+  } catch (err) {
+    return (err as Error).message;
+  }
   sender.balance -= cost;
   sender.nonce += 1n;
   putAccount(state, tx.from_address, sender);

@@ -1,9 +1,9 @@
 import { RLP } from '@ethereumjs/rlp';
 import { sha256 } from '../crypto/index.js';
 import { InvalidTransactionError } from '../util/errors.js';
-import { bigToBytes, bytesToBig, fromHex, isAddress, isHash, normHash, to0x, toHex } from '../util/hex.js';
+import { bigToBytes, bytesToBig, isAddress, isHash, normHash, to0x, toHex } from '../util/hex.js';
 import { asUint } from '../util/json.js';
-import { type KeyPair, addressFromPublicKey, signDigest } from './keys.js';
+import { type KeyPair, signDigest } from './keys.js';
 import { MAX_U64 } from './units.js';
 
 /** The spec's SignedTransaction, with exact integer fields. txid is kept as 64 lowercase hex. */
@@ -95,7 +95,6 @@ const FIELDS = [
 /** The submitted JSON is not a well-formed SignedTransaction (JSON-RPC maps it to -32602). */
 export class TransactionShapeError extends InvalidTransactionError {}
 
-const bad = (msg: string): InvalidTransactionError => new InvalidTransactionError(`Invalid transaction: ${msg}`);
 const badShape = (msg: string): TransactionShapeError => new TransactionShapeError(`Invalid transaction: ${msg}`);
 
 /** Shape check of an untrusted JSON transaction (from parseJsonExact). Throws InvalidTransactionError. */
@@ -140,26 +139,27 @@ export function parseSignedTransaction(raw: unknown): SignedTransaction {
 }
 
 /**
- * Stateless checks except the signature itself (which is verified in batches by the mempool):
- * chain id, txid = digest, public key derives to from_address. Returns the digest.
+ * Storage (and wire) encoding: one type byte, then the RLP list of the 11 fields in fixed order
+ * (addresses and hashes as raw bytes). 0x01 = native transaction, 0x02 = EVM transaction (signature =
+ * the raw signed Ethereum bytes, public_key empty). Records written before the type byte existed are a
+ * bare RLP list (first byte >= 0xc0) and still decode. The block's transactions root hashes these exact
+ * bytes, so a block hash fixes every signature and every raw EVM byte.
  */
-export function checkTransactionIntegrity(tx: SignedTransaction, chainId: number): Uint8Array {
-  if (tx.chain_id !== chainId) throw bad(`wrong chain_id: expected ${chainId}, got ${tx.chain_id}`);
-  // The signing payload uses the addresses as submitted; accept only the canonical lowercase form.
-  if (tx.from_address !== tx.from_address.toLowerCase() || tx.to_address !== tx.to_address.toLowerCase()) {
-    throw bad('addresses must be lowercase hex');
-  }
-  const digest = signingDigest(tx);
-  if (toHex(digest) !== tx.txid) throw bad('txid does not match the signing digest');
-  if (addressFromPublicKey(fromHex(tx.public_key)) !== tx.from_address) {
-    throw bad('public_key does not derive to from_address');
-  }
-  return digest;
-}
+export const TX_TYPE_NATIVE = 0x01;
+export const TX_TYPE_EVM = 0x02;
 
-// Storage encoding: one RLP list, fixed field order. Addresses and hashes as raw bytes.
+const encoded = new WeakMap<SignedTransaction, Uint8Array>();
+
 export function encodeTransaction(tx: SignedTransaction): Uint8Array {
-  return RLP.encode(transactionFields(tx));
+  let e = encoded.get(tx);
+  if (!e) {
+    const body = RLP.encode(transactionFields(tx));
+    e = new Uint8Array(body.length + 1);
+    e[0] = tx.public_key === '' ? TX_TYPE_EVM : TX_TYPE_NATIVE;
+    e.set(body, 1);
+    encoded.set(tx, e);
+  }
+  return e;
 }
 
 const hexBytes = (hex: string): Buffer => Buffer.from(hex.startsWith('0x') ? hex.slice(2) : hex, 'hex');
@@ -181,8 +181,19 @@ export function transactionFields(tx: SignedTransaction): Uint8Array[] {
   ];
 }
 
+/** Decode a stored transaction (typed form, or the legacy bare RLP list). Throws on malformed bytes. */
 export function decodeTransaction(bytes: Uint8Array): SignedTransaction {
-  return decodeTransactionFields(RLP.decode(bytes) as Uint8Array[]);
+  if (bytes.length === 0) throw new Error('empty transaction encoding');
+  if (bytes[0] >= 0xc0) return decodeTransactionFields(RLP.decode(bytes) as Uint8Array[]);
+  if (bytes[0] !== TX_TYPE_NATIVE && bytes[0] !== TX_TYPE_EVM)
+    throw new Error(`unknown transaction type 0x${bytes[0].toString(16)}`);
+  const f = RLP.decode(bytes.subarray(1));
+  if (!Array.isArray(f) || f.length !== 11 || f.some((x) => !(x instanceof Uint8Array)))
+    throw new Error('malformed transaction fields');
+  const tx = decodeTransactionFields(f as Uint8Array[]);
+  if ((bytes[0] === TX_TYPE_EVM) !== (tx.public_key === '')) throw new Error('transaction type byte does not match its fields');
+  encoded.set(tx, bytes);
+  return tx;
 }
 
 export function decodeTransactionFields(f: Uint8Array[]): SignedTransaction {

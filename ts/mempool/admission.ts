@@ -1,16 +1,28 @@
 import type { Chain } from '../chain/chain.js';
-import { checkTransactionIntegrity, type SignedTransaction } from '../ledger/transaction.js';
-import { Capability, type TypedTransaction } from '@ethereumjs/tx';
+import { Capability } from '@ethereumjs/tx';
 import {
-  BASE_FEE_PER_GAS,
-  BLOCK_GAS_LIMIT,
+  MalformedRawTransactionError,
   chainCommon,
-  decodeRawTransaction,
-  evmToSignedTransaction,
+  checkEvmGasRules,
+  decodeSignedEvmTransaction,
+  isEvmTransaction,
+  markEvmChecked,
   maxPricePerGas,
-  rememberTypedTransaction,
+  storedEvmTransaction,
+  typedTransactionOf,
 } from '../execution/index.js';
-import { MIN_TX_FEE_BASE, WEI_PER_BASE, baseToWei } from '../ledger/units.js';
+import {
+  NotActiveError,
+  TX_RULES,
+  type TxRule,
+  TxRuleError,
+  checkNativeTransaction,
+  checkNonceAndBalance,
+  isSignatureVerified,
+  markSignatureVerified,
+} from '../ledger/rules.js';
+import type { SignedTransaction } from '../ledger/transaction.js';
+import { baseToWei } from '../ledger/units.js';
 import { getAccount } from '../state/accounts.js';
 import { EvmNotActiveError, InvalidParamsError, InvalidTransactionError } from '../util/errors.js';
 import { fromHex } from '../util/hex.js';
@@ -18,141 +30,175 @@ import type { Mempool } from './mempool.js';
 import { SignatureBatcher } from './signature-batcher.js';
 
 /** Every reason admission reports (metrics pre-set a counter per reason). */
-export const REJECT_REASONS = [
-  'chain_id',
-  'integrity',
-  'signature',
-  'amount',
-  'fee',
-  'duplicate',
-  'sender_limit',
-  'pool_full',
-  'nonce',
-  'balance',
-  'data',
-  'gas',
-] as const;
-export type RejectReason = (typeof REJECT_REASONS)[number];
+export const REJECT_REASONS = TX_RULES;
+export type RejectReason = TxRule;
+/** A refused transaction; `reason` names the rule (the rule set lives in ledger/rules.ts). */
+export { TxRuleError as RejectedTransactionError } from '../ledger/rules.js';
 
-export class RejectedTransactionError extends InvalidTransactionError {
-  constructor(
-    message: string,
-    readonly reason: RejectReason,
-  ) {
-    super(message);
-  }
-}
+const reject = (reason: TxRule, message: string): TxRuleError => new TxRuleError(message, reason);
 
-const reject = (reason: RejectReason, message: string): RejectedTransactionError => new RejectedTransactionError(message, reason);
+/** Where a transaction comes from: API submissions keep the spec's strict nonce; gossip may queue future nonces. */
+export type TxSource = 'api' | 'gossip';
+
+/** A replacement must raise the fee by at least this many percent (geth's price bump). */
+export const REPLACEMENT_BUMP_PERCENT = 10n;
 
 /**
- * The one entrance to the mempool for native transactions (REST, JSON-RPC, later P2P gossip):
- * stateless checks, batched signature verification, then the stateful rules against state + pool.
- * A rejected transaction never touches the pool.
+ * The one entrance to the mempool (REST, JSON-RPC, later P2P gossip): the transaction rules of
+ * ledger/rules.ts and execution/evm-rules.ts (the same ones block validation runs), batched
+ * signature verification, then the pool rules (duplicates, bounds, nonce, balance, replacement,
+ * future-nonce queue). A rejected transaction never touches the pool.
  */
 export class TxAdmission {
   private readonly batcher = new SignatureBatcher();
   onReject?: (reason: RejectReason) => void;
+  /** The node's clock in Unix seconds (tests move it). */
+  now: () => number = () => Math.floor(Date.now() / 1000);
 
   constructor(
     private readonly chain: Chain,
     private readonly mempool: Mempool,
   ) {}
 
-  async submit(tx: SignedTransaction): Promise<void> {
+  /** Admit a native transaction. Resolves to 'pending', or 'queued' for a gossiped future nonce. */
+  async submit(tx: SignedTransaction, source: TxSource = 'api'): Promise<'pending' | 'queued'> {
     try {
-      await this.admit(tx);
+      return await this.admit(tx, source);
     } catch (err) {
-      if (err instanceof RejectedTransactionError) this.onReject?.(err.reason);
-      else if (err instanceof InvalidTransactionError) this.onReject?.('integrity');
+      this.report(err);
       throw err;
     }
   }
 
-  private async admit(tx: SignedTransaction): Promise<void> {
-    if (tx.data !== '') throw reject('data', 'Invalid transaction: data must be empty for a native transfer');
-    const digest = checkTransactionIntegrity(tx, this.chain.params.chainId);
-    const ok = await this.batcher.verify(fromHex(tx.signature), digest, fromHex(tx.public_key));
-    if (!ok) throw reject('signature', 'Invalid transaction: signature verification failed');
-    this.checkStateful(tx);
-    this.mempool.add(tx);
+  private report(err: unknown): void {
+    if (err instanceof TxRuleError) this.onReject?.(err.reason);
+    else if (err instanceof NotActiveError) this.onReject?.('not_active');
+    else if (err instanceof InvalidTransactionError) this.onReject?.('integrity');
   }
 
-  /** Rules that depend on state and pool; run synchronously right before insertion. */
-  private checkStateful(tx: SignedTransaction): void {
-    if (tx.amount <= 0n) throw reject('amount', 'Invalid transaction: amount must be > 0 (unless token/EVM operation)');
-    if (tx.fee < MIN_TX_FEE_BASE) {
-      throw reject('fee', `Invalid transaction: fee must be at least ${MIN_TX_FEE_BASE} base units (MIN_TX_FEE)`);
+  private async admit(tx: SignedTransaction, source: TxSource): Promise<'pending' | 'queued'> {
+    const { digest } = checkNativeTransaction(tx, this.chain.txRuleContext(this.chain.height + 1, this.now()));
+    if (!isSignatureVerified(tx)) {
+      const ok = await this.batcher.verify(fromHex(tx.signature), digest, fromHex(tx.public_key));
+      if (!ok) throw reject('signature', 'Invalid transaction: signature verification failed');
+      markSignatureVerified(tx);
     }
-    this.checkPoolRules(tx, baseToWei(tx.amount + tx.fee));
+    return this.checkPoolRules(tx, baseToWei(tx.amount + tx.fee), source);
   }
 
   /**
    * An Ethereum raw transaction (eth_sendRawTransaction): decoded, sender recovered from the
-   * signature, chain id and gas rules checked, then the same nonce/limit/balance rules as native
-   * transactions (one nonce sequence per account). Returns the stored form.
+   * signature, chain id and gas rules checked, then the same pool rules as native transactions
+   * (one nonce sequence per account). Returns the stored form.
    */
-  async submitRaw(raw: Uint8Array): Promise<SignedTransaction> {
+  async submitRaw(raw: Uint8Array, source: TxSource = 'api'): Promise<SignedTransaction> {
     try {
-      return this.admitRaw(raw);
+      return this.admitRaw(raw, source);
     } catch (err) {
-      if (err instanceof RejectedTransactionError) this.onReject?.(err.reason);
+      this.report(err);
       throw err;
     }
   }
 
-  private admitRaw(raw: Uint8Array): SignedTransaction {
+  private admitRaw(raw: Uint8Array, source: TxSource): SignedTransaction {
     const params = this.chain.params;
     if (this.chain.height + 1 < params.activation.evm) throw new EvmNotActiveError();
-    let typed: TypedTransaction;
-    try {
-      typed = decodeRawTransaction(raw, chainCommon(params.chainId, params.evmHardfork));
-    } catch (err) {
-      const msg = (err as Error).message.split(' (')[0];
-      // A well-formed transaction for another chain is a rejection like the other admission rules (-32603).
-      if (msg.startsWith('invalid chain id')) throw reject('chain_id', `Invalid transaction: ${msg}`);
-      throw new InvalidParamsError(`invalid raw transaction: ${msg}`);
-    }
-    if (!typed.isSigned()) throw reject('signature', 'Invalid transaction: transaction is not signed');
-    if (typed.type === 0 && !typed.supports(Capability.EIP155ReplayProtection)) {
-      throw reject('chain_id', 'Invalid transaction: only replay-protected (EIP-155) transactions are accepted');
-    }
     let tx: SignedTransaction;
     try {
-      tx = evmToSignedTransaction(typed, raw, Math.floor(Date.now() / 1000));
-    } catch {
-      throw reject('signature', 'Invalid transaction: invalid signature');
+      const typed = decodeSignedEvmTransaction(raw, chainCommon(params.chainId, params.evmHardfork));
+      tx = storedEvmTransaction(typed, raw, this.now());
+      checkEvmGasRules(typed);
+      markEvmChecked(tx);
+      this.checkPoolRules(tx, typed.value + typed.gasLimit * maxPricePerGas(typed), source);
+    } catch (err) {
+      if (err instanceof MalformedRawTransactionError) throw new InvalidParamsError(err.message);
+      throw err;
     }
-    if (typed.gasLimit > BLOCK_GAS_LIMIT) throw reject('gas', `Invalid transaction: exceeds block gas limit ${BLOCK_GAS_LIMIT}`);
-    const intrinsic = typed.getIntrinsicGas();
-    if (typed.gasLimit < intrinsic)
-      throw reject('gas', `Invalid transaction: intrinsic gas too low: have ${typed.gasLimit}, want ${intrinsic}`);
-    if (maxPricePerGas(typed) < BASE_FEE_PER_GAS) {
-      throw reject('fee', `Invalid transaction: max fee per gas ${maxPricePerGas(typed)} below the base fee ${BASE_FEE_PER_GAS}`);
-    }
-    this.checkPoolRules(tx, typed.value + typed.gasLimit * maxPricePerGas(typed));
-    rememberTypedTransaction(tx, typed);
-    this.mempool.add(tx);
     return tx;
   }
 
-  /** Pool-wide rules shared by native and EVM transactions; cost is the worst-case spend in wei. */
-  private checkPoolRules(tx: SignedTransaction, costWei: bigint): void {
+  /** Pool rules shared by native and EVM transactions; cost is the worst-case spend in wei. */
+  private checkPoolRules(tx: SignedTransaction, costWei: bigint, source: TxSource): 'pending' | 'queued' {
     if (this.mempool.has(tx.txid)) throw reject('duplicate', 'Invalid transaction: already in mempool');
     const pending = this.mempool.pendingOf(tx.from_address);
+    const account = getAccount(this.chain.state, tx.from_address);
+    const expected = account.nonce + BigInt(pending.length);
+    if (tx.nonce >= account.nonce && tx.nonce < expected) {
+      this.replace(pending[Number(tx.nonce - account.nonce)], tx, costWei, account.balance);
+      return 'pending';
+    }
+    if (tx.nonce > expected && source === 'gossip') {
+      if (!this.mempool.enqueue(tx))
+        throw reject('sender_limit', 'Invalid transaction: future-nonce queue is full for this sender');
+      return 'queued';
+    }
     if (pending.length >= this.mempool.limits.maxPerSender) {
       throw reject('sender_limit', 'Invalid transaction: too many pending transactions from this sender');
     }
-    const account = getAccount(this.chain.state, tx.from_address);
-    const expected = account.nonce + BigInt(pending.length);
-    if (tx.nonce !== expected) throw reject('nonce', `Invalid nonce: expected ${expected}, got ${tx.nonce}`);
+    if (tx.nonce !== expected) checkNonceAndBalance(tx, expected, 0n, 0n);
     if (this.mempool.size >= this.mempool.limits.maxTotal) throw reject('pool_full', 'Invalid transaction: mempool is full');
-    const available = account.balance - baseToWei(this.mempool.pendingSpend(tx.from_address));
-    if (available < costWei) {
+    checkNonceAndBalance(tx, expected, account.balance - baseToWei(this.mempool.pendingSpend(tx.from_address)), costWei);
+    this.mempool.add(tx);
+    this.promote(tx.from_address);
+    return 'pending';
+  }
+
+  /** Same sender and nonce as a pending transaction: allowed with a fee at least 10% higher (geth's rule). */
+  private replace(old: SignedTransaction, tx: SignedTransaction, costWei: bigint, balanceWei: bigint): void {
+    if (!bumped(old, tx, this.chain)) {
       throw reject(
-        'balance',
-        `Invalid transaction: insufficient balance: available ${available / WEI_PER_BASE}, required ${(costWei + WEI_PER_BASE - 1n) / WEI_PER_BASE} (base units)`,
+        'replacement',
+        `Invalid transaction: replacement transaction underpriced: a pending transaction with nonce ${tx.nonce} needs a fee at least ${REPLACEMENT_BUMP_PERCENT}% higher`,
       );
     }
+    const spendOthers = baseToWei(this.mempool.pendingSpend(tx.from_address) - old.amount - old.fee);
+    checkNonceAndBalance(tx, tx.nonce, balanceWei - spendOthers, costWei);
+    this.mempool.replace(old, tx);
   }
+
+  /** Move a sender's queued transactions into pending while their nonces follow on (each re-checked). */
+  promote(sender: string): void {
+    for (;;) {
+      const account = getAccount(this.chain.state, sender);
+      const expected = account.nonce + BigInt(this.mempool.pendingOf(sender).length);
+      const tx = this.mempool.dequeue(sender, expected);
+      if (!tx) return;
+      try {
+        const cost = isEvmTransaction(tx) ? evmCostWei(tx, this.chain) : baseToWei(tx.amount + tx.fee);
+        if (this.mempool.pendingOf(sender).length >= this.mempool.limits.maxPerSender) return;
+        checkNonceAndBalance(tx, expected, account.balance - baseToWei(this.mempool.pendingSpend(sender)), cost);
+        this.mempool.add(tx);
+      } catch {
+        return; // cannot pay now: dropped, as geth drops a queued transaction that cannot be promoted
+      }
+    }
+  }
+
+  /** After a block: promote what the new nonces unblock, drop stale and expired queued entries. */
+  onBlock(): void {
+    for (const sender of this.mempool.queuedSenders()) {
+      this.mempool.pruneQueued(sender, getAccount(this.chain.state, sender).nonce);
+      this.promote(sender);
+    }
+  }
+}
+
+function evmCostWei(tx: SignedTransaction, chain: Chain): bigint {
+  const typed = typedTransactionOf(tx, chainCommon(chain.params.chainId, chain.params.evmHardfork));
+  return typed.value + typed.gasLimit * maxPricePerGas(typed);
+}
+
+/** Whether `next` pays enough more than `old` to replace it. EVM-for-EVM compares prices per gas, like geth. */
+function bumped(old: SignedTransaction, next: SignedTransaction, chain: Chain): boolean {
+  const need = (v: bigint): bigint => (v * (100n + REPLACEMENT_BUMP_PERCENT) + 99n) / 100n;
+  if (isEvmTransaction(old) && isEvmTransaction(next)) {
+    const common = chainCommon(chain.params.chainId, chain.params.evmHardfork);
+    const a = typedTransactionOf(old, common);
+    const b = typedTransactionOf(next, common);
+    if (maxPricePerGas(b) < need(maxPricePerGas(a))) return false;
+    const tip = (t: typeof a): bigint =>
+      t.supports(Capability.EIP1559FeeMarket) ? (t as { maxPriorityFeePerGas: bigint }).maxPriorityFeePerGas : maxPricePerGas(t);
+    return tip(b) >= need(tip(a));
+  }
+  return next.fee >= need(old.fee);
 }

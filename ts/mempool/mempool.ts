@@ -5,27 +5,54 @@ export interface MempoolLimits {
   maxPerSender: number;
   /** Pending transactions in total. */
   maxTotal: number;
+  /** Future-nonce transactions one sender may have queued. */
+  maxQueuedPerSender: number;
+  /** Future-nonce transactions queued in total. */
+  maxQueuedTotal: number;
+  /** A queued transaction whose gap has not filled after this long is evicted (geth: 3 h). */
+  queueLifetimeMs: number;
 }
 
-export const DEFAULT_MEMPOOL_LIMITS: MempoolLimits = { maxPerSender: 256, maxTotal: 100_000 };
+export const DEFAULT_MEMPOOL_LIMITS: MempoolLimits = {
+  maxPerSender: 256,
+  maxTotal: 100_000,
+  maxQueuedPerSender: 64,
+  maxQueuedTotal: 10_000,
+  queueLifetimeMs: 3 * 3600_000,
+};
+
+interface Queued {
+  tx: SignedTransaction;
+  at: number;
+}
 
 /**
- * Pending transactions. Arrival order is kept (a Map iterates in insertion order) and a sender's
- * transactions are always contiguous nonces starting at its state nonce, because admission only
- * accepts the next expected nonce. Consumers: admission (RPC/REST), block production, queries.
+ * Pending and queued transactions.
+ * - Pending: per sender, contiguous nonces starting at the sender's state nonce; ready for a block.
+ *   Arrival order across senders is kept (a Map iterates in insertion order).
+ * - Queued: future nonces (a gap before them), per sender, bounded and evicted by age; admission
+ *   promotes them when the gap fills. Gossip delivers out of order, so peers' transactions land here.
+ * Admission (TxAdmission) is the only writer and runs every rule first.
  */
 export class Mempool {
   private readonly byId = new Map<string, SignedTransaction>();
   private readonly bySender = new Map<string, SignedTransaction[]>();
+  private readonly queued = new Map<string, Map<bigint, Queued>>();
+  private readonly queuedIds = new Set<string>();
 
   constructor(readonly limits: MempoolLimits = DEFAULT_MEMPOOL_LIMITS) {}
 
+  /** Pending transactions (queued ones are not counted: they cannot enter a block yet). */
   get size(): number {
     return this.byId.size;
   }
 
+  get queuedSize(): number {
+    return this.queuedIds.size;
+  }
+
   has(txid: string): boolean {
-    return this.byId.has(txid);
+    return this.byId.has(txid) || this.queuedIds.has(txid);
   }
 
   get(txid: string): SignedTransaction | undefined {
@@ -43,7 +70,7 @@ export class Mempool {
     return s;
   }
 
-  /** Caller (admission) has validated the transaction; add it. */
+  /** Caller (admission) has validated the transaction as the sender's next nonce; add it. */
   add(tx: SignedTransaction): void {
     this.byId.set(tx.txid, tx);
     const list = this.bySender.get(tx.from_address);
@@ -51,12 +78,31 @@ export class Mempool {
     else this.bySender.set(tx.from_address, [tx]);
   }
 
-  /** Up to max transactions in arrival order (per-sender nonce order follows). Consumer: block production. */
+  /**
+   * Put `next` in place of the pending `old` (same sender and nonce; admission checked the fee bump).
+   * The sender's nonce order is unchanged; take() emits each sender's transactions in nonce order.
+   */
+  replace(old: SignedTransaction, next: SignedTransaction): void {
+    const list = this.bySender.get(old.from_address);
+    const i = list ? list.indexOf(old) : -1;
+    if (!list || i < 0) throw new Error('replace: transaction is not pending');
+    list[i] = next;
+    this.byId.delete(old.txid);
+    this.byId.set(next.txid, next);
+  }
+
+  /**
+   * Up to max transactions for a block: senders interleave in arrival order and each sender's
+   * transactions come in nonce order (a replacement arrives later than its successors).
+   */
   take(max: number): SignedTransaction[] {
     const out: SignedTransaction[] = [];
+    const next = new Map<string, number>();
     for (const tx of this.byId.values()) {
       if (out.length >= max) break;
-      out.push(tx);
+      const i = next.get(tx.from_address) ?? 0;
+      out.push((this.bySender.get(tx.from_address) as SignedTransaction[])[i]);
+      next.set(tx.from_address, i + 1);
     }
     return out;
   }
@@ -92,5 +138,56 @@ export class Mempool {
     const i = list.findIndex((p) => p.txid === tx.txid);
     if (i >= 0) list.splice(i, 1);
     if (list.length === 0) this.bySender.delete(tx.from_address);
+  }
+
+  // --- future-nonce queue ---
+
+  queuedOf(sender: string): ReadonlyMap<bigint, Queued> {
+    return this.queued.get(sender) ?? new Map();
+  }
+
+  /** Senders with queued transactions. */
+  queuedSenders(): string[] {
+    return [...this.queued.keys()];
+  }
+
+  /** Queue a future-nonce transaction; false when a bound is reached. A same-nonce entry is replaced. */
+  enqueue(tx: SignedTransaction, now = Date.now()): boolean {
+    let q = this.queued.get(tx.from_address);
+    const old = q?.get(tx.nonce);
+    if (!old) {
+      if ((q?.size ?? 0) >= this.limits.maxQueuedPerSender || this.queuedIds.size >= this.limits.maxQueuedTotal) return false;
+    } else this.queuedIds.delete(old.tx.txid);
+    if (!q) this.queued.set(tx.from_address, (q = new Map()));
+    q.set(tx.nonce, { tx, at: now });
+    this.queuedIds.add(tx.txid);
+    return true;
+  }
+
+  /** Remove and return the queued transaction of sender at nonce, if any. */
+  dequeue(sender: string, nonce: bigint): SignedTransaction | undefined {
+    const q = this.queued.get(sender);
+    const e = q?.get(nonce);
+    if (!q || !e) return undefined;
+    q.delete(nonce);
+    this.queuedIds.delete(e.tx.txid);
+    if (q.size === 0) this.queued.delete(sender);
+    return e.tx;
+  }
+
+  /** Drop queued transactions of sender below nonce (already used) and, for everyone, those past their lifetime. */
+  pruneQueued(sender: string | null, belowNonce: bigint, now = Date.now()): number {
+    let n = 0;
+    for (const [s, q] of this.queued) {
+      for (const [nonce, e] of q) {
+        if ((s === sender && nonce < belowNonce) || now - e.at > this.limits.queueLifetimeMs) {
+          q.delete(nonce);
+          this.queuedIds.delete(e.tx.txid);
+          n++;
+        }
+      }
+      if (q.size === 0) this.queued.delete(s);
+    }
+    return n;
   }
 }

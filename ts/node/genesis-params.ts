@@ -1,5 +1,5 @@
 import { readGenesisFile } from '../chain/genesis.js';
-import { type ChainParams, DEV_ACCOUNT_BALANCE_BASE, PRESET_ACTIVATION } from '../chain/params.js';
+import { type ChainParams, DEFAULT_EPOCH_LENGTH, DEV_ACCOUNT_BALANCE_BASE, PRESET_ACTIVATION } from '../chain/params.js';
 import { DEV_MNEMONIC, type KeyPair, keyPairFromMnemonic } from '../ledger/keys.js';
 import { toHex } from '../util/hex.js';
 import type { NodeConfig } from './config.js';
@@ -25,5 +25,6 @@ export function chainParamsFor(config: NodeConfig, validator: KeyPair): ChainPar
     validators: [{ address: validator.address, public_key: toHex(validator.publicKey), name: config.nodeName }],
     alloc,
     evmHardfork: 'prague',
+    epochLength: DEFAULT_EPOCH_LENGTH,
   };
 }

@@ -10,7 +10,7 @@ import { PoaEngine } from '../consensus/poa.js';
 import { crypto } from '../crypto/index.js';
 import { type HttpServer, startHttpServer } from '../http/index.js';
 import { TxAdmission } from '../mempool/admission.js';
-import { Mempool } from '../mempool/mempool.js';
+import { DEFAULT_MEMPOOL_LIMITS, Mempool } from '../mempool/mempool.js';
 import { closeMetrics, createMetrics, type NodeMetrics, recordRpcCall, registerRpcMethods } from '../metrics/index.js';
 import { rpcMethods } from '../rpc/index.js';
 import { AuditLog, NODE_VERSION, type NodeContext, redactConfig } from '../services/index.js';
@@ -75,7 +75,7 @@ export class NativeNode {
       if (!config.apiKey && !isLoopback(config.apiHost)) {
         log.warn({ host: config.apiHost }, 'NATIVE_API_KEY is not set: write and admin endpoints are open to every client');
       }
-      const mempool = new Mempool({ maxPerSender: config.maxPerSender, maxTotal: config.maxMempool });
+      const mempool = new Mempool({ ...DEFAULT_MEMPOOL_LIMITS, maxPerSender: config.maxPerSender, maxTotal: config.maxMempool });
       const admission = new TxAdmission(chain, mempool);
       const consensus = new PoaEngine(chain, mempool, key, { blockTimeMs: config.blockTimeMs, maxBlockTxs: config.maxBlockTxs });
       const ctx: NodeContext = {
@@ -137,6 +137,7 @@ export class NativeNode {
         handler,
       );
       const node = new NativeNode(config, ctx, consensus, http, auditLog, m, db, log);
+      consensus.onPoolChanged = () => admission.onBlock();
       consensus.onProduced = (info) => {
         m.blockProduced(info);
         if (info.txCount > 0) log.info(info, 'block produced');

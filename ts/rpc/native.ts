@@ -1,3 +1,4 @@
+import { epochOf, validatorSetAt } from '../chain/schedule.js';
 import { WEI_PER_COIN } from '../ledger/units.js';
 import { TransactionShapeError } from '../ledger/transaction.js';
 import { type NodeContext, getBalanceWei, submitTransaction } from '../services/index.js';
@@ -5,11 +6,9 @@ import { qty } from '../util/hex.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 import { parseQuantity } from './params.js';
 
-/** Epoch length in blocks used for per-epoch counters (shared with REST /epoch). */
-export const RPC_EPOCH_BLOCKS = 3600;
-
 function blocksProducedThisEpoch(ctx: NodeContext): Map<string, number> {
-  const epochStart = Math.floor(ctx.chain.height / RPC_EPOCH_BLOCKS) * RPC_EPOCH_BLOCKS;
+  const { epochLength } = ctx.chain.params;
+  const epochStart = Math.floor(ctx.chain.height / epochLength) * epochLength;
   const counts = new Map<string, number>();
   for (const b of ctx.chain.blocks.recentBlocks()) {
     if (b.index < epochStart || b.index === 0) break;
@@ -19,7 +18,7 @@ function blocksProducedThisEpoch(ctx: NodeContext): Map<string, number> {
 }
 
 function validatorSet(ctx: NodeContext): Record<string, unknown> {
-  const validators = [...ctx.chain.params.validators].sort((a, b) => (a.address < b.address ? -1 : 1));
+  const validators = validatorSetAt(ctx.chain.params, ctx.chain.height);
   const produced = blocksProducedThisEpoch(ctx);
   // Under PoA there is no stake: voting power is a flat equal split of one coin (in wei).
   const power = validators.length ? WEI_PER_COIN / BigInt(validators.length) : 0n;
@@ -28,7 +27,7 @@ function validatorSet(ctx: NodeContext): Record<string, unknown> {
     active_count: validators.length,
     total_count: validators.length,
     total_active_stake: '0x0',
-    epoch_number: Math.floor(ctx.chain.height / RPC_EPOCH_BLOCKS),
+    epoch_number: epochOf(ctx.chain.params, ctx.chain.height),
     validators: validators.map((v) => ({
       address: v.address,
       name: v.name,
@@ -91,7 +90,7 @@ export const nativeMethods: RpcTable = {
   native_getStakingRewards: {
     params: ['address', 'object?'],
     handler: (ctx, [, window]) => {
-      const epoch = Math.floor(ctx.chain.height / RPC_EPOCH_BLOCKS);
+      const epoch = epochOf(ctx.chain.params, ctx.chain.height);
       const w = (window ?? {}) as { from_epoch?: unknown; to_epoch?: unknown };
       const to = w.to_epoch === undefined ? epoch : Number(parseQuantity(w.to_epoch, 1));
       const from = w.from_epoch === undefined ? Math.max(0, to - 29) : Number(parseQuantity(w.from_epoch, 1));

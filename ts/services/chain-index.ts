@@ -121,7 +121,7 @@ export class ChainIndex {
     let fees = 0n;
     for (const tx of b.transactions) fees += tx.fee / 2n;
     const reward = result ? result.rewardBase : scheduledReward(b.index);
-    const epochNo = epochOf(b.index);
+    const epochNo = epochOf(this.chain.params, b.index);
     let e = this.epochs.get(epochNo);
     if (!e)
       this.epochs.set(epochNo, (e = { blocks: 0, txs: 0, firstTs: b.timestamp, lastTs: b.timestamp, producers: new Map() }));

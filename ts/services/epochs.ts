@@ -1,13 +1,13 @@
 /**
- * Epochs: fixed windows of EPOCH_LENGTH_BLOCKS heights starting at genesis (epoch n = heights
- * n*L .. n*L + L - 1). One hour of 1 s blocks. The staking module (DPoS) will settle rewards and
- * validator-set changes at epoch boundaries; until then epochs only group statistics.
+ * Epochs: fixed windows of `params.epochLength` heights starting at genesis (epoch n = heights
+ * n*L .. n*L + L - 1); the length is a genesis parameter (default 3600: one hour of 1 s blocks,
+ * docs/networks.md). The staking module (DPoS) will settle rewards and validator-set changes at epoch
+ * boundaries; until then epochs only group statistics. The arithmetic lives in chain/schedule.ts.
  */
-export const EPOCH_LENGTH_BLOCKS = 3600;
+import type { ChainParams } from '../chain/params.js';
+import { epochEnd, epochOf, epochStart } from '../chain/schedule.js';
 
-export const epochOf = (height: number): number => Math.floor(height / EPOCH_LENGTH_BLOCKS);
-export const epochStart = (epoch: number): number => epoch * EPOCH_LENGTH_BLOCKS;
-export const epochEnd = (epoch: number): number => epoch * EPOCH_LENGTH_BLOCKS + EPOCH_LENGTH_BLOCKS - 1;
+export { epochEnd, epochOf, epochStart };
 
 export interface EpochView {
   epoch_number: number;
@@ -18,13 +18,13 @@ export interface EpochView {
 }
 
 /** The epoch holding height, with its progress when height is the head. */
-export function epochView(height: number): EpochView {
-  const epoch = epochOf(height);
-  const start = epochStart(epoch);
+export function epochView(params: ChainParams, height: number): EpochView {
+  const epoch = epochOf(params, height);
+  const start = epochStart(params, epoch);
   return {
     epoch_number: epoch,
     start_height: start,
-    end_height: epochEnd(epoch),
-    progress: Math.round(((height - start + 1) / EPOCH_LENGTH_BLOCKS) * 1e6) / 1e6,
+    end_height: epochEnd(params, epoch),
+    progress: Math.round(((height - start + 1) / params.epochLength) * 1e6) / 1e6,
   };
 }

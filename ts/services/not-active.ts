@@ -1,16 +1,9 @@
-import { NodeError } from '../util/errors.js';
-
 /**
- * A well-formed request for a module this chain does not run yet (tokens, staking, validator-set changes).
- * REST: 400 `{ success: false, error }`; JSON-RPC: -32000 (the spec's "not active yet" code).
+ * Modules this chain does not run yet answer NotActiveError (REST 400, JSON-RPC -32000). The error and
+ * the token/staking messages live with the transaction rules (ledger/rules.ts), which refuse those
+ * operation kinds at admission and in blocks alike.
  */
-export class NotActiveError extends NodeError {
-  constructor(message: string) {
-    super(message, 400, -32000);
-  }
-}
+export { NotActiveError, STAKING_NOT_ACTIVE, TOKENS_NOT_ACTIVE } from '../ledger/rules.js';
 
-export const TOKENS_NOT_ACTIVE = 'token operations are not active on this chain yet';
-export const STAKING_NOT_ACTIVE = 'staking is not active yet: validator self-registration arrives with the staking module (DPoS)';
 export const VALIDATOR_CHANGES_NOT_ACTIVE =
   'validator-set changes are not supported until the staking module (DPoS) is active: the authority set is fixed by genesis';

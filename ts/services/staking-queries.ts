@@ -6,7 +6,7 @@ import { BASE_PER_COIN } from '../ledger/units.js';
 import { InvalidParamsError } from '../util/errors.js';
 import { chainIndex } from './chain-index.js';
 import type { NodeContext } from './context.js';
-import { EPOCH_LENGTH_BLOCKS, epochEnd, epochOf, epochStart, epochView } from './epochs.js';
+import { epochEnd, epochOf, epochStart, epochView } from './epochs.js';
 import { NotActiveError, STAKING_NOT_ACTIVE } from './not-active.js';
 
 /** Spec: minimum self-stake 15,000 coins. */
@@ -18,7 +18,7 @@ export const MAX_EPOCH_HISTORY = 100;
 /** GET /staking/validators: the active set with stake, commission and uptime (PoA: no stake, uptime 1.0). */
 export async function stakingValidators(ctx: NodeContext): Promise<Record<string, unknown>> {
   const idx = await chainIndex(ctx);
-  const epoch = idx.epochs.get(epochOf(ctx.chain.height));
+  const epoch = idx.epochs.get(epochOf(ctx.chain.params, ctx.chain.height));
   const validators = ctx.chain.params.validators.map((v) => ({
     address: v.address,
     name: v.name,
@@ -33,7 +33,7 @@ export async function stakingValidators(ctx: NodeContext): Promise<Record<string
   }));
   return {
     consensus: ctx.chain.head.consensus,
-    epoch_number: epochOf(ctx.chain.height),
+    epoch_number: epochOf(ctx.chain.params, ctx.chain.height),
     validators,
     total: validators.length,
     total_stake: 0n,
@@ -71,12 +71,12 @@ export function registerValidator(_ctx: NodeContext, req: RegisterRequest): neve
 /** GET /epoch/current. */
 export function currentEpoch(ctx: NodeContext): Record<string, unknown> {
   const height = ctx.chain.height;
-  const view = epochView(height);
+  const view = epochView(ctx.chain.params, height);
   return {
     ...view,
     current_height: height,
     blocks_remaining: view.end_height - height,
-    epoch_length: EPOCH_LENGTH_BLOCKS,
+    epoch_length: ctx.chain.params.epochLength,
     consensus: ctx.chain.head.consensus,
   };
 }
@@ -84,22 +84,22 @@ export function currentEpoch(ctx: NodeContext): Record<string, unknown> {
 /** GET /epoch/history: completed epochs, newest first. */
 export async function epochHistory(ctx: NodeContext, limit: number): Promise<Record<string, unknown>> {
   const idx = await chainIndex(ctx);
-  const current = epochOf(ctx.chain.height);
+  const current = epochOf(ctx.chain.params, ctx.chain.height);
   const epochs = [];
   for (let e = current - 1; e >= 0 && epochs.length < limit; e--) {
     const agg = idx.epochs.get(e);
     const producers = [...(agg?.producers ?? [])].map(([address, t]) => ({ address, blocks_produced: t.blocks }));
     epochs.push({
       epoch_number: e,
-      start_height: epochStart(e),
-      end_height: epochEnd(e),
+      start_height: epochStart(ctx.chain.params, e),
+      end_height: epochEnd(ctx.chain.params, e),
       start_time: agg?.firstTs ?? null,
       end_time: agg?.lastTs ?? null,
       blocks: agg?.blocks ?? 0,
       tx_count: agg?.txs ?? 0,
       validators: producers,
-      complete: idx.coverage.from_height <= Math.max(1, epochStart(e)),
+      complete: idx.coverage.from_height <= Math.max(1, epochStart(ctx.chain.params, e)),
     });
   }
-  return { epochs, total: current, limit, epoch_length: EPOCH_LENGTH_BLOCKS, coverage: idx.coverage };
+  return { epochs, total: current, limit, epoch_length: ctx.chain.params.epochLength, coverage: idx.coverage };
 }

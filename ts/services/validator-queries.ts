@@ -8,7 +8,7 @@ import { InvalidParamsError, NotFoundError } from '../util/errors.js';
 import { fromHex } from '../util/hex.js';
 import { type IndexCoverage, type ProducerTally, chainIndex } from './chain-index.js';
 import type { NodeContext } from './context.js';
-import { EPOCH_LENGTH_BLOCKS, epochEnd, epochOf, epochStart } from './epochs.js';
+import { epochEnd, epochOf, epochStart } from './epochs.js';
 import { NotActiveError, VALIDATOR_CHANGES_NOT_ACTIVE } from './not-active.js';
 
 /** Epochs in a validator's blocks-over-time series and reward history (current epoch included). */
@@ -72,7 +72,7 @@ export function validatorDelegators(ctx: NodeContext, address: string): Record<s
 
 /** Epoch numbers of a series ending at the head's epoch, oldest first. */
 function seriesEpochs(ctx: NodeContext): number[] {
-  const current = epochOf(ctx.chain.height);
+  const current = epochOf(ctx.chain.params, ctx.chain.height);
   const first = Math.max(0, current - VALIDATOR_SERIES_EPOCHS + 1);
   return Array.from({ length: current - first + 1 }, (_, i) => first + i);
 }
@@ -85,13 +85,13 @@ export async function validatorBlocksOverTime(ctx: NodeContext, address: string)
     const agg = idx.epochs.get(e);
     return {
       epoch_number: e,
-      start_height: epochStart(e),
-      end_height: epochEnd(e),
+      start_height: epochStart(ctx.chain.params, e),
+      end_height: epochEnd(ctx.chain.params, e),
       blocks_produced: agg?.producers.get(v.address)?.blocks ?? 0,
       blocks_total: agg?.blocks ?? 0,
     };
   });
-  return { validator: v.address, name: v.name, epoch_length: EPOCH_LENGTH_BLOCKS, series, coverage: idx.coverage };
+  return { validator: v.address, name: v.name, epoch_length: ctx.chain.params.epochLength, series, coverage: idx.coverage };
 }
 
 const rewardFields = (t: ProducerTally | undefined) => ({

@@ -71,9 +71,9 @@ function tokenPost(path: string, kind: TokenOpKind, dataExample: string, accepte
     params: path.includes(':contract') ? contract : undefined,
     body: S.submitBody,
     response: accepted,
-    handler: (ctx, req, p) => {
+    handler: async (ctx, req, p) => {
       const c = p.contract === undefined ? undefined : contractParam(p.contract);
-      submitTokenOperation(ctx, transactionEnvelope(req.body), kind, c);
+      return { body: await submitTokenOperation(ctx, transactionEnvelope(req.body), kind, c) };
     },
   };
 }

@@ -1,0 +1,263 @@
+/**
+ * The one rule that decides whether a block is valid, for blocks this node makes, blocks from peers
+ * and blocks replayed from disk (Lodestar's stateTransition is the model: one function, flags for what a
+ * caller has already established). It checks the header against its parent and the schedule, every
+ * transaction under the same rules admission applies, executes the block on an overlay and compares
+ * the outcome (gas, bloom, receipts root, state root) with the header. On success the state trie holds
+ * the block's state and the caller commits it (or reverts with the undo record); on failure nothing of
+ * the block is left in the state and an InvalidBlockError names the first rule that failed.
+ */
+import { crypto } from '../crypto/index.js';
+import {
+  BLOCK_GAS_LIMIT,
+  type BlockEnv,
+  type ExecutionResult,
+  chainCommon,
+  checkStoredEvmTransaction,
+  encodeReceipts,
+  executeBlock,
+  isEvmTransaction,
+} from '../execution/index.js';
+import {
+  type NativeRuleContext,
+  NO_OPERATIONS_ACTIVE,
+  TxRuleError,
+  checkNativeTransaction,
+  isLowS,
+  isSignatureVerified,
+  markSignatureVerified,
+} from '../ledger/rules.js';
+import { type SignedTransaction, encodeTransaction } from '../ledger/transaction.js';
+import { StateOverlay, type StateStore, type StateUndo } from '../state/state-store.js';
+import { NodeError } from '../util/errors.js';
+import { fromHex, isAddress, isHash, toHex } from '../util/hex.js';
+import { type Block, HEADER_VERSION, blockHash, headerOf, receiptsRootOf, txMerkleRoot } from './block.js';
+import type { ChainParams } from './params.js';
+import { consensusPhaseAt, proposerAt } from './schedule.js';
+
+/** A block may be dated at most this far ahead of the validating node's clock (CometBFT-style drift bound). */
+export const MAX_BLOCK_FUTURE_DRIFT_S = 15;
+/** Encoded size bound of a block's transactions (CometBFT's default block size is ~21 MiB). */
+export const MAX_BLOCK_BYTES = 16 * 1024 * 1024;
+
+export const BLOCK_RULES = [
+  'version',
+  'height',
+  'parent_hash',
+  'header_hash',
+  'proposer',
+  'proposer_signature',
+  'timestamp_past',
+  'timestamp_future',
+  'consensus',
+  'round',
+  'justification',
+  'tx_count',
+  'block_size',
+  'gas_limit',
+  'tx_root',
+  'tx_malformed',
+  'tx_duplicate',
+  'tx_invalid',
+  'tx_signature',
+  'tx_apply',
+  'gas_used',
+  'logs_bloom',
+  'receipts_root',
+  'state_root',
+] as const;
+export type BlockRule = (typeof BLOCK_RULES)[number];
+
+export class InvalidBlockError extends NodeError {
+  constructor(
+    readonly rule: BlockRule,
+    readonly height: number,
+    detail: string,
+    readonly txid?: string,
+  ) {
+    super(`invalid block ${height}: ${rule}: ${detail}`, 400, -32000);
+  }
+}
+
+/** What validation needs besides the block: its parent, the state at the parent and the clock. */
+export interface BlockContext {
+  params: ChainParams;
+  parent: Block;
+  /** State at the parent (the trie reflects it); the block's changes are applied to it on success. */
+  state: StateStore;
+  env: (height: number, proposer: string, timestamp: number) => BlockEnv;
+  /** Unix seconds of the validating node's clock. */
+  now: number;
+}
+
+/** The outcome of executing a block's transactions (from production, or computed here). */
+export interface BlockExecution {
+  overlay: StateOverlay;
+  result: ExecutionResult;
+}
+
+export interface AppliedBlock {
+  block: Block;
+  changes: StateOverlay['changes'];
+  undo: StateUndo;
+  result: ExecutionResult;
+  /** The receipts' storage encoding (hashed into receipts_root; written as is). */
+  encodedReceipts: Uint8Array;
+}
+
+/** The rule context for a transaction included at height in a block dated timestamp. */
+export function txRuleContext(params: ChainParams, height: number, timestamp: number): NativeRuleContext {
+  return { chainId: params.chainId, height, now: timestamp, operations: NO_OPERATIONS_ACTIVE };
+}
+
+/** Validate a block against its parent and apply it to ctx.state. Throws InvalidBlockError; state untouched then. */
+export async function validateAndApply(ctx: BlockContext, block: Block): Promise<AppliedBlock> {
+  checkHeader(ctx, block);
+  checkTransactions(ctx, block);
+  const overlay = new StateOverlay(ctx.state);
+  const result = await executeBlock(
+    ctx.env(block.index, block.validator, block.timestamp),
+    overlay,
+    ctx.state,
+    block.transactions,
+  );
+  const r = result;
+  const fail = (rule: BlockRule, detail: string, txid?: string): never => {
+    throw new InvalidBlockError(rule, block.index, detail, txid);
+  };
+  if (r.dropped.length > 0)
+    fail('tx_apply', `transaction ${r.dropped[0].tx.txid} does not apply: ${r.dropped[0].reason}`, r.dropped[0].tx.txid);
+  if (r.deferred.length > 0)
+    fail('gas_limit', `transaction ${r.deferred[0].txid} exceeds the block gas limit`, r.deferred[0].txid);
+  return checkOutcomeAndApply(ctx, block, { overlay, result });
+}
+
+/**
+ * The same rules for a block whose execution the caller already ran on exactly this parent state
+ * (block production): header and transaction rules run in full, the execution is not repeated, and
+ * its outcome is compared with the header as for any block. Synchronous, so production can update
+ * its mempool in the same tick. appliedUndo: the execution's changes are already in the trie.
+ */
+export function validateExecuted(ctx: BlockContext, block: Block, exec: BlockExecution, appliedUndo?: StateUndo): AppliedBlock {
+  try {
+    checkHeader(ctx, block);
+    checkTransactions(ctx, block);
+  } catch (err) {
+    if (appliedUndo) ctx.state.revert(appliedUndo);
+    throw err;
+  }
+  return checkOutcomeAndApply(ctx, block, exec, appliedUndo);
+}
+
+function checkOutcomeAndApply(ctx: BlockContext, block: Block, exec: BlockExecution, appliedUndo?: StateUndo): AppliedBlock {
+  const fail = (rule: BlockRule, detail: string, txid?: string): never => {
+    if (appliedUndo) ctx.state.revert(appliedUndo);
+    throw new InvalidBlockError(rule, block.index, detail, txid);
+  };
+  const r = exec.result;
+  // Production hands in the execution of its candidate list, from which it dropped what could not apply
+  // (dropping changes no state); the block must then hold exactly the included transactions, in order.
+  if (r.included.length !== block.transactions.length || r.included.some((tx, i) => tx !== block.transactions[i])) {
+    fail('tx_apply', 'the execution does not cover exactly the block transactions');
+  }
+  if (r.gasUsed !== block.gas_used) fail('gas_used', `header says ${block.gas_used}, execution used ${r.gasUsed}`);
+  if (toHex(r.logsBloom) !== block.logs_bloom) fail('logs_bloom', 'header bloom differs from the execution logs');
+  const encodedReceipts = encodeReceipts(r.receipts);
+  if (block.version >= 1 && receiptsRootOf(encodedReceipts) !== block.receipts_root) {
+    fail('receipts_root', `header ${block.receipts_root}, execution ${receiptsRootOf(encodedReceipts)}`);
+  }
+  const undo = appliedUndo ?? ctx.state.applyChanges(exec.overlay.changes);
+  const root = toHex(ctx.state.root());
+  if (root !== block.state_root) {
+    ctx.state.revert(undo);
+    throw new InvalidBlockError('state_root', block.index, `header ${block.state_root}, execution ${root}`);
+  }
+  return { block, changes: exec.overlay.changes, undo, result: r, encodedReceipts };
+}
+
+function checkHeader(ctx: BlockContext, b: Block): void {
+  const fail = (rule: BlockRule, detail: string): never => {
+    throw new InvalidBlockError(rule, b.index, detail);
+  };
+  const { params, parent } = ctx;
+  if (b.version !== HEADER_VERSION && !(b.version === 0 && parent.version === 0)) {
+    fail('version', `header version ${b.version} (expected ${HEADER_VERSION})`);
+  }
+  if (b.index !== parent.index + 1) fail('height', `height ${b.index} does not follow the parent ${parent.index}`);
+  if (b.previous_hash !== parent.hash) fail('parent_hash', `previous_hash ${b.previous_hash} is not the parent ${parent.hash}`);
+  if (blockHash(headerOf(b)) !== b.hash) fail('header_hash', 'hash does not match the header');
+  const proposer = proposerAt(params, b.index);
+  if (!proposer || b.validator !== proposer.address)
+    fail('proposer', `proposer ${b.validator} is not the scheduled ${proposer?.address}`);
+  const sig = /^[0-9a-f]{128}$/.test(b.signature) ? fromHex(b.signature) : null;
+  if (!sig || !isLowS(sig) || !crypto().verify(sig, fromHex(b.hash), fromHex((proposer as { public_key: string }).public_key))) {
+    fail('proposer_signature', 'the proposer signature does not verify (or is not low-S)');
+  }
+  if (b.timestamp < parent.timestamp)
+    fail('timestamp_past', `timestamp ${b.timestamp} is before the parent's ${parent.timestamp}`);
+  if (b.timestamp > ctx.now + MAX_BLOCK_FUTURE_DRIFT_S) {
+    fail('timestamp_future', `timestamp ${b.timestamp} is more than ${MAX_BLOCK_FUTURE_DRIFT_S} s ahead of ${ctx.now}`);
+  }
+  const phase = consensusPhaseAt(params, b.index);
+  if (b.consensus !== phase) fail('consensus', `consensus ${b.consensus}, the chain runs ${phase} at this height`);
+  const bft = phase === 'DPoS+BFT';
+  if (!bft && b.round !== 0) fail('round', `round ${b.round} outside BFT`);
+  if (bft !== b.justification.length > 0)
+    fail('justification', bft ? 'a BFT block needs a justification' : 'justification outside BFT');
+  if (b.tx_count !== b.transactions.length) fail('tx_count', `tx_count ${b.tx_count}, body has ${b.transactions.length}`);
+  if (b.gas_used > BLOCK_GAS_LIMIT) fail('gas_limit', `gas_used ${b.gas_used} above the block gas limit ${BLOCK_GAS_LIMIT}`);
+}
+
+/** Field shapes of a transaction decoded from untrusted bytes (the JSON path checks these at parse time). */
+function shapeProblem(tx: SignedTransaction): string | null {
+  if (!isHash(tx.txid)) return 'txid';
+  if (!isAddress(tx.from_address) || !isAddress(tx.to_address)) return 'address';
+  if (!Number.isSafeInteger(tx.timestamp) || !Number.isSafeInteger(tx.chain_id)) return 'timestamp or chain_id';
+  if (isEvmTransaction(tx)) return tx.signature.length > 0 ? null : 'raw bytes';
+  if (!/^[0-9a-f]{128}$/.test(tx.signature)) return 'signature';
+  if (!/^04[0-9a-f]{128}$/.test(tx.public_key)) return 'public_key';
+  return null;
+}
+
+function checkTransactions(ctx: BlockContext, b: Block): void {
+  const txs = b.transactions;
+  let size = 0;
+  for (const tx of txs) size += encodeTransaction(tx).length;
+  if (size > MAX_BLOCK_BYTES)
+    throw new InvalidBlockError('block_size', b.index, `${size} bytes of transactions, limit ${MAX_BLOCK_BYTES}`);
+  if (txMerkleRoot(txs, b.version) !== b.merkle_root)
+    throw new InvalidBlockError('tx_root', b.index, 'merkle_root does not match the body');
+  const rules = txRuleContext(ctx.params, b.index, b.timestamp);
+  const common = chainCommon(ctx.params.chainId, ctx.params.evmHardfork);
+  const seen = new Set<string>();
+  const toVerify: { tx: SignedTransaction; digest: Uint8Array }[] = [];
+  for (const tx of txs) {
+    const bad = shapeProblem(tx);
+    if (bad) throw new InvalidBlockError('tx_malformed', b.index, `transaction ${tx.txid}: malformed ${bad}`, tx.txid);
+    if (seen.has(tx.txid)) throw new InvalidBlockError('tx_duplicate', b.index, `transaction ${tx.txid} appears twice`, tx.txid);
+    seen.add(tx.txid);
+    try {
+      if (isEvmTransaction(tx)) {
+        if (b.index < ctx.params.activation.evm) throw new TxRuleError('EVM not active yet', 'not_active');
+        checkStoredEvmTransaction(tx, common);
+      } else {
+        const { digest } = checkNativeTransaction(tx, rules);
+        if (!isSignatureVerified(tx)) toVerify.push({ tx, digest });
+      }
+    } catch (err) {
+      if (!(err instanceof NodeError)) throw err;
+      throw new InvalidBlockError('tx_invalid', b.index, `transaction ${tx.txid}: ${err.message}`, tx.txid);
+    }
+  }
+  if (toVerify.length === 0) return;
+  const ok = crypto().verifyBatch(
+    toVerify.map((v) => fromHex(v.tx.signature)),
+    toVerify.map((v) => v.digest),
+    toVerify.map((v) => fromHex(v.tx.public_key)),
+  );
+  ok.forEach((good, i) => {
+    const tx = toVerify[i].tx;
+    if (!good) throw new InvalidBlockError('tx_signature', b.index, `bad signature on transaction ${tx.txid}`, tx.txid);
+    markSignatureVerified(tx);
+  });
+}

@@ -1,0 +1,177 @@
+/**
+ * The rules a native transaction must satisfy, written once and called by both mempool admission and
+ * block validation (chain/validate-block.ts), so a transaction the pool refuses can never be valid in a
+ * block and the reverse. EVM transactions have their own stateless rules in execution/evm-rules.ts and
+ * share the nonce/balance rule below.
+ */
+import { InvalidTransactionError, NodeError } from '../util/errors.js';
+import { fromHex, toHex } from '../util/hex.js';
+import { addressFromPublicKey } from './keys.js';
+import { OperationDecodeError } from './operations.js';
+import { type SignedTransaction, signingDigest } from './transaction.js';
+import { type TxKind, isOperationEnvelope, txKind } from './tx-kind.js';
+import { MIN_TX_FEE_BASE, WEI_PER_BASE } from './units.js';
+
+/** Every rule a transaction can break (metrics keep a counter per reason; block validity names it). */
+export const TX_RULES = [
+  'chain_id',
+  'integrity',
+  'signature',
+  'amount',
+  'fee',
+  'duplicate',
+  'sender_limit',
+  'pool_full',
+  'nonce',
+  'balance',
+  'data',
+  'gas',
+  'timestamp',
+  'replacement',
+  'not_active',
+] as const;
+export type TxRule = (typeof TX_RULES)[number];
+
+/** A transaction breaks a rule. REST: 400 with the message; JSON-RPC: -32603 (spec: mempool rejection). */
+export class TxRuleError extends InvalidTransactionError {
+  constructor(
+    message: string,
+    readonly reason: TxRule,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A well-formed request for a module this chain does not run yet (at this height). REST: 400
+ * `{ success: false, error }`; JSON-RPC: -32000 (the spec's "not active yet" code).
+ */
+export class NotActiveError extends NodeError {
+  readonly reason = 'not_active' as const;
+  constructor(message: string) {
+    super(message, 400, -32000);
+  }
+}
+
+export const TOKENS_NOT_ACTIVE = 'token operations are not active on this chain yet';
+export const STAKING_NOT_ACTIVE = 'staking is not active yet: validator self-registration arrives with the staking module (DPoS)';
+export const NFT_NOT_ACTIVE = 'NFT operations are not active on this chain yet';
+
+const reject = (reason: TxRule, message: string): TxRuleError => new TxRuleError(message, reason);
+
+/**
+ * How far ahead of the checker's clock a transaction may be dated: the node's clock at admission,
+ * the block's timestamp in a block. Past timestamps are allowed: nonces, not dates, prevent replay,
+ * and a transaction signed offline may be submitted later (Ethereum transactions carry no date at all).
+ */
+export const MAX_TX_FUTURE_DRIFT_S = 300;
+
+/** secp256k1 group order / 2: signatures must be low-S (as Ethereum requires since EIP-2). */
+const HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
+
+export function isLowS(sig64: Uint8Array): boolean {
+  if (sig64.length !== 64) return false;
+  return BigInt(`0x${toHex(sig64.subarray(32))}`) <= HALF_N;
+}
+
+/** Which native operation families run at a height (until their modules exist: none). */
+export interface OperationActivation {
+  token: (height: number) => boolean;
+  staking: (height: number) => boolean;
+  nft: (height: number) => boolean;
+}
+
+export const NO_OPERATIONS_ACTIVE: OperationActivation = { token: () => false, staking: () => false, nft: () => false };
+
+export interface NativeRuleContext {
+  chainId: number;
+  /** Height the transaction would be included at. */
+  height: number;
+  /** Unix seconds: the node's clock at admission, the block's timestamp in a block. */
+  now: number;
+  operations: OperationActivation;
+}
+
+/** Minimum fee of a native transaction by kind (base units). Token deploys cost 10 x MIN_TX_FEE. */
+export function minimumFee(kind: TxKind): bigint {
+  if (kind.kind === 'token' && kind.op.name === 'Deploy') return 10n * MIN_TX_FEE_BASE;
+  return MIN_TX_FEE_BASE;
+}
+
+const integrityChecked = new WeakSet<SignedTransaction>();
+
+/**
+ * The stateless rules except the signature itself (verified in batches by the caller): chain id,
+ * canonical addresses, txid = signing digest, public key derives to from_address, low-S, the kind's
+ * amount/recipient/data/fee rules, activation of the kind, timestamp drift. Returns the kind and the
+ * digest to verify the signature against. The hashing part runs once per transaction object.
+ */
+export function checkNativeTransaction(tx: SignedTransaction, ctx: NativeRuleContext): { kind: TxKind; digest: Uint8Array } {
+  const digest = checkIntegrity(tx, ctx.chainId);
+  // Data is allowed only on a native operation (zero address, amount 0).
+  if (tx.data !== '' && !isOperationEnvelope(tx))
+    throw reject('data', 'Invalid transaction: data must be empty for a native transfer');
+  let kind: TxKind;
+  try {
+    kind = txKind(tx);
+  } catch (err) {
+    if (err instanceof OperationDecodeError) throw reject('data', err.message);
+    throw err;
+  }
+  if (kind.kind === 'evm') throw reject('integrity', 'Invalid transaction: EVM transaction in native form');
+  if (kind.kind === 'transfer') {
+    if (tx.amount <= 0n) throw reject('amount', 'Invalid transaction: amount must be > 0 (unless token/EVM operation)');
+  } else if (!ctx.operations[kind.kind](ctx.height)) {
+    throw new NotActiveError(
+      kind.kind === 'token' ? TOKENS_NOT_ACTIVE : kind.kind === 'staking' ? STAKING_NOT_ACTIVE : NFT_NOT_ACTIVE,
+    );
+  }
+  const minFee = minimumFee(kind);
+  if (tx.fee < minFee) throw reject('fee', `Invalid transaction: fee must be at least ${minFee} base units (MIN_TX_FEE)`);
+  if (tx.timestamp > ctx.now + MAX_TX_FUTURE_DRIFT_S) {
+    throw reject(
+      'timestamp',
+      `Invalid transaction: timestamp ${tx.timestamp} is more than ${MAX_TX_FUTURE_DRIFT_S} s ahead of ${ctx.now}`,
+    );
+  }
+  return { kind, digest };
+}
+
+/** Chain id, canonical addresses, txid = digest, key -> address, low-S. Hashing is remembered per object. */
+export function checkIntegrity(tx: SignedTransaction, chainId: number): Uint8Array {
+  if (tx.chain_id !== chainId)
+    throw reject('chain_id', `Invalid transaction: wrong chain_id: expected ${chainId}, got ${tx.chain_id}`);
+  if (integrityChecked.has(tx)) return fromHex(tx.txid);
+  // The signing payload uses the addresses as submitted; accept only the canonical lowercase form.
+  if (tx.from_address !== tx.from_address.toLowerCase() || tx.to_address !== tx.to_address.toLowerCase()) {
+    throw reject('integrity', 'Invalid transaction: addresses must be lowercase hex');
+  }
+  const digest = signingDigest(tx);
+  if (toHex(digest) !== tx.txid) throw reject('integrity', 'Invalid transaction: txid does not match the signing digest');
+  if (!/^04[0-9a-f]{128}$/.test(tx.public_key) || addressFromPublicKey(fromHex(tx.public_key)) !== tx.from_address) {
+    throw reject('integrity', 'Invalid transaction: public_key does not derive to from_address');
+  }
+  if (!isLowS(fromHex(tx.signature))) throw reject('signature', 'Invalid transaction: signature must be low-S (s <= n/2)');
+  integrityChecked.add(tx);
+  return digest;
+}
+
+/** Transactions whose signature was verified (admission or an earlier block check): never verified twice. */
+const signatureVerified = new WeakSet<SignedTransaction>();
+export const markSignatureVerified = (tx: SignedTransaction): void => void signatureVerified.add(tx);
+export const isSignatureVerified = (tx: SignedTransaction): boolean => signatureVerified.has(tx);
+
+/**
+ * The nonce and balance rule, shared by the pool (expected = state nonce + pending) and a block
+ * (expected = the nonce in the state being built). costWei is the worst-case spend.
+ */
+export function checkNonceAndBalance(tx: SignedTransaction, expectedNonce: bigint, availableWei: bigint, costWei: bigint): void {
+  if (tx.nonce !== expectedNonce) throw reject('nonce', `Invalid nonce: expected ${expectedNonce}, got ${tx.nonce}`);
+  if (availableWei < costWei) {
+    const w = WEI_PER_BASE;
+    throw reject(
+      'balance',
+      `Invalid transaction: insufficient balance: available ${availableWei / w}, required ${(costWei + w - 1n) / w} (base units)`,
+    );
+  }
+}
