@@ -17,12 +17,17 @@ use std::hash::{BuildHasherDefault, Hasher};
 const NONE: u32 = u32::MAX;
 const LEAF: u32 = 1 << 31;
 
-/// Keys are already uniform hashes: their first 8 bytes are a fine map hash (SipHash costs ~3x more).
+/// Map hasher for trie keys. Keys are sha256 of state keys, but an attacker chooses the state keys
+/// (addresses, storage slots) and can grind them so that the bits a map buckets by collide. So the
+/// bucket hash is keyed with per-process random secrets (folded 64x64->128 multiply, as foldhash/wyhash
+/// do): cheap, and unpredictable without the secrets.
 #[derive(Default)]
 struct KeyHasher(u64);
 impl Hasher for KeyHasher {
     fn finish(&self) -> u64 {
-        self.0
+        let (k0, k1) = seeds();
+        let p = ((self.0 ^ k0) as u128) * ((k1 | 1) as u128);
+        (p as u64) ^ ((p >> 64) as u64)
     }
     fn write(&mut self, bytes: &[u8]) {
         let mut b = [0u8; 8];
@@ -30,6 +35,18 @@ impl Hasher for KeyHasher {
         b[..n].copy_from_slice(&bytes[..n]);
         self.0 ^= u64::from_le_bytes(b);
     }
+}
+
+/// Two random 64-bit secrets per process, drawn once from std's OS-seeded RandomState.
+fn seeds() -> (u64, u64) {
+    use std::collections::hash_map::RandomState;
+    use std::hash::BuildHasher;
+    use std::sync::OnceLock;
+    static SEEDS: OnceLock<(u64, u64)> = OnceLock::new();
+    *SEEDS.get_or_init(|| {
+        let s = RandomState::new();
+        (s.hash_one(0x9e37_79b9_7f4a_7c15u64), s.hash_one(0xc2b2_ae3d_27d4_eb4fu64))
+    })
 }
 type KeyMap = HashMap<[u8; 32], u32, BuildHasherDefault<KeyHasher>>;
 

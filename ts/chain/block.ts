@@ -133,8 +133,15 @@ function decodeHeader(headerRlp: Uint8Array): BlockHeader {
 export function txMerkleRoot(txs: readonly SignedTransaction[], version = HEADER_VERSION): string {
   const c = crypto();
   if (version === 0) return toHex(c.merkleRoot(txs.map((t) => fromHex(t.txid))));
-  return toHex(c.merkleRoot(c.sha256Many(txs.map(encodeTransaction))));
+  // Production computes it for the header and validation checks it: the same list, hashed once.
+  const known = txRoots.get(txs);
+  if (known && known.length === txs.length) return known.root;
+  const root = toHex(c.merkleRoot(c.sha256Many(txs.map(encodeTransaction))));
+  txRoots.set(txs, { length: txs.length, root });
+  return root;
 }
+
+const txRoots = new WeakMap<readonly SignedTransaction[], { length: number; root: string }>();
 
 /** Receipts root (v1): sha256 of the block's receipts encoding, the exact bytes the node stores. */
 export const receiptsRootOf = (encodedReceipts: Uint8Array): string => toHex(sha256(encodedReceipts));

@@ -14,6 +14,7 @@ import {
   type ExecutionResult,
   chainCommon,
   checkStoredEvmTransaction,
+  isEvmChecked,
   encodeReceipts,
   executeBlock,
   isEvmTransaction,
@@ -232,7 +233,8 @@ function checkTransactions(ctx: BlockContext, b: Block): void {
   const seen = new Set<string>();
   const toVerify: { tx: SignedTransaction; digest: Uint8Array }[] = [];
   for (const tx of txs) {
-    const bad = shapeProblem(tx);
+    // Transactions this node admitted were shape-checked when parsed; decoded ones are checked here.
+    const bad = isSignatureVerified(tx) || isEvmChecked(tx) ? null : shapeProblem(tx);
     if (bad) throw new InvalidBlockError('tx_malformed', b.index, `transaction ${tx.txid}: malformed ${bad}`, tx.txid);
     if (seen.has(tx.txid)) throw new InvalidBlockError('tx_duplicate', b.index, `transaction ${tx.txid} appears twice`, tx.txid);
     seen.add(tx.txid);

@@ -85,5 +85,7 @@ export function checkStoredEvmTransaction(tx: SignedTransaction, common: Common)
   checked.add(tx);
 }
 
+export const isEvmChecked = (tx: SignedTransaction): boolean => checked.has(tx);
+
 /** Mark a transaction built by storedEvmTransaction + checkEvmGasRules at admission as checked. */
 export const markEvmChecked = (tx: SignedTransaction): void => void checked.add(tx);

@@ -24,6 +24,7 @@ export {
   checkEvmGasRules,
   checkStoredEvmTransaction,
   decodeSignedEvmTransaction,
+  isEvmChecked,
   markEvmChecked,
   storedEvmTransaction,
 } from './evm-rules.js';

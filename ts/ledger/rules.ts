@@ -98,7 +98,8 @@ export function minimumFee(kind: TxKind): bigint {
   return MIN_TX_FEE_BASE;
 }
 
-const integrityChecked = new WeakSet<SignedTransaction>();
+/** The context-free part of the rules, remembered per transaction object (admission, production and validation share it). */
+const staticChecks = new WeakMap<SignedTransaction, { kind: TxKind; digest: Uint8Array }>();
 
 /**
  * The stateless rules except the signature itself (verified in batches by the caller): chain id,
@@ -107,21 +108,13 @@ const integrityChecked = new WeakSet<SignedTransaction>();
  * digest to verify the signature against. The hashing part runs once per transaction object.
  */
 export function checkNativeTransaction(tx: SignedTransaction, ctx: NativeRuleContext): { kind: TxKind; digest: Uint8Array } {
-  const digest = checkIntegrity(tx, ctx.chainId);
-  // Data is allowed only on a native operation (zero address, amount 0).
-  if (tx.data !== '' && !isOperationEnvelope(tx))
-    throw reject('data', 'Invalid transaction: data must be empty for a native transfer');
-  let kind: TxKind;
-  try {
-    kind = txKind(tx);
-  } catch (err) {
-    if (err instanceof OperationDecodeError) throw reject('data', err.message);
-    throw err;
+  let checked = staticChecks.get(tx);
+  if (!checked || tx.chain_id !== ctx.chainId) {
+    checked = checkStatic(tx, ctx.chainId);
+    staticChecks.set(tx, checked);
   }
-  if (kind.kind === 'evm') throw reject('integrity', 'Invalid transaction: EVM transaction in native form');
-  if (kind.kind === 'transfer') {
-    if (tx.amount <= 0n) throw reject('amount', 'Invalid transaction: amount must be > 0 (unless token/EVM operation)');
-  } else if (!ctx.operations[kind.kind](ctx.height)) {
+  const { kind } = checked;
+  if (kind.kind !== 'transfer' && kind.kind !== 'evm' && !ctx.operations[kind.kind](ctx.height)) {
     throw new NotActiveError(
       kind.kind === 'token' ? TOKENS_NOT_ACTIVE : kind.kind === 'staking' ? STAKING_NOT_ACTIVE : NFT_NOT_ACTIVE,
     );
@@ -134,14 +127,32 @@ export function checkNativeTransaction(tx: SignedTransaction, ctx: NativeRuleCon
       `Invalid transaction: timestamp ${tx.timestamp} is more than ${MAX_TX_FUTURE_DRIFT_S} s ahead of ${ctx.now}`,
     );
   }
+  return checked;
+}
+
+function checkStatic(tx: SignedTransaction, chainId: number): { kind: TxKind; digest: Uint8Array } {
+  const digest = checkIntegrity(tx, chainId);
+  // Data is allowed only on a native operation (zero address, amount 0).
+  if (tx.data !== '' && !isOperationEnvelope(tx))
+    throw reject('data', 'Invalid transaction: data must be empty for a native transfer');
+  let kind: TxKind;
+  try {
+    kind = txKind(tx);
+  } catch (err) {
+    if (err instanceof OperationDecodeError) throw reject('data', err.message);
+    throw err;
+  }
+  if (kind.kind === 'evm') throw reject('integrity', 'Invalid transaction: EVM transaction in native form');
+  if (kind.kind === 'transfer' && tx.amount <= 0n) {
+    throw reject('amount', 'Invalid transaction: amount must be > 0 (unless token/EVM operation)');
+  }
   return { kind, digest };
 }
 
-/** Chain id, canonical addresses, txid = digest, key -> address, low-S. Hashing is remembered per object. */
+/** Chain id, canonical addresses, txid = digest, key -> address, low-S. */
 export function checkIntegrity(tx: SignedTransaction, chainId: number): Uint8Array {
   if (tx.chain_id !== chainId)
     throw reject('chain_id', `Invalid transaction: wrong chain_id: expected ${chainId}, got ${tx.chain_id}`);
-  if (integrityChecked.has(tx)) return fromHex(tx.txid);
   // The signing payload uses the addresses as submitted; accept only the canonical lowercase form.
   if (tx.from_address !== tx.from_address.toLowerCase() || tx.to_address !== tx.to_address.toLowerCase()) {
     throw reject('integrity', 'Invalid transaction: addresses must be lowercase hex');
@@ -152,7 +163,6 @@ export function checkIntegrity(tx: SignedTransaction, chainId: number): Uint8Arr
     throw reject('integrity', 'Invalid transaction: public_key does not derive to from_address');
   }
   if (!isLowS(fromHex(tx.signature))) throw reject('signature', 'Invalid transaction: signature must be low-S (s <= n/2)');
-  integrityChecked.add(tx);
   return digest;
 }
 

@@ -3,6 +3,7 @@ import { sha256 } from '../crypto/index.js';
 import { InvalidTransactionError } from '../util/errors.js';
 import { bigToBytes, bytesToBig, isAddress, isHash, normHash, to0x, toHex } from '../util/hex.js';
 import { asUint } from '../util/json.js';
+import { rlpIntHex, rlpListHex, rlpStrHex } from '../util/rlp-hex.js';
 import { type KeyPair, signDigest } from './keys.js';
 import { MAX_U64 } from './units.js';
 
@@ -153,18 +154,38 @@ const encoded = new WeakMap<SignedTransaction, Uint8Array>();
 export function encodeTransaction(tx: SignedTransaction): Uint8Array {
   let e = encoded.get(tx);
   if (!e) {
-    const body = RLP.encode(transactionFields(tx));
-    e = new Uint8Array(body.length + 1);
-    e[0] = tx.public_key === '' ? TX_TYPE_EVM : TX_TYPE_NATIVE;
-    e.set(body, 1);
+    e = encodeTyped(tx);
     encoded.set(tx, e);
   }
   return e;
 }
 
+/**
+ * The typed encoding, built as one hex string and decoded once. Byte-identical to
+ * `type || RLP.encode(transactionFields(tx))` (a test keeps them equal) at about half the cost, which
+ * matters because it runs once per transaction on the block-production path.
+ */
+function encodeTyped(tx: SignedTransaction): Buffer {
+  const strip = (h: string): string => (h.startsWith('0x') ? h.slice(2) : h);
+  const body =
+    rlpStrHex(tx.txid) +
+    rlpStrHex(strip(tx.from_address)) +
+    rlpStrHex(strip(tx.to_address)) +
+    rlpStrHex(rlpIntHex(tx.amount)) +
+    rlpStrHex(rlpIntHex(tx.fee)) +
+    rlpStrHex(rlpIntHex(tx.nonce)) +
+    rlpStrHex(tx.data === '' ? '' : Buffer.from(tx.data, 'utf8').toString('hex')) +
+    rlpStrHex(rlpIntHex(tx.timestamp)) +
+    rlpStrHex(rlpIntHex(tx.chain_id)) +
+    rlpStrHex(tx.signature) +
+    rlpStrHex(tx.public_key);
+  const type = tx.public_key === '' ? '02' : '01';
+  return Buffer.from(type + rlpListHex(body), 'hex');
+}
+
 const hexBytes = (hex: string): Buffer => Buffer.from(hex.startsWith('0x') ? hex.slice(2) : hex, 'hex');
 
-/** The RLP field list of a transaction (fields are already validated hex, so no re-checking here). */
+/** The RLP field list of a transaction (version-0 block bodies; the reference for encodeTransaction). */
 export function transactionFields(tx: SignedTransaction): Uint8Array[] {
   return [
     hexBytes(tx.txid),

@@ -37,6 +37,7 @@ export const chainInfoRoutes: RouteDef[] = [
       checked_blocks: int(),
       height: int('last height checked'),
       first_bad_height: nullable(int()),
+      rule: nullable(str('the block-validity rule that failed first (docs/validity.md)')),
       error: nullable(str()),
       elapsed_ms: int(),
     }),
