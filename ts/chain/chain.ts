@@ -25,6 +25,9 @@ import type { ChainParams } from './params.js';
 import { consensusPhaseAt } from './schedule.js';
 import { type AppliedBlock, type BlockContext, txRuleContext, validateAndApply, validateExecuted } from './validate-block.js';
 
+/** The head moved (a block was imported) while a proposal was being executed. */
+export class StaleExecutionError extends Error {}
+
 /** A block built on the current head, validated, its state applied to the trie but not yet persisted. */
 export interface Proposal extends AppliedBlock {
   timings: { executeMs: number; stateRootMs: number };
@@ -176,7 +179,9 @@ export class Chain extends EventEmitter<ChainEvents> {
    * updates its mempool in the same tick. Throws InvalidBlockError (trie untouched) if the block breaks a rule.
    */
   seal(exec: Execution, proposer: KeyPair, round = 0): Proposal {
-    if (exec.height !== this.height + 1) throw new Error(`stale execution for height ${exec.height}, head is ${this.height}`);
+    if (this.pending) throw new StaleExecutionError('another block is being applied');
+    if (exec.height !== this.height + 1)
+      throw new StaleExecutionError(`stale execution for height ${exec.height}, head is ${this.height}`);
     const t1 = performance.now();
     let resolve!: () => void;
     const done = new Promise<void>((r) => {

@@ -1,4 +1,5 @@
 import type { Chain } from '../chain/chain.js';
+import { StaleExecutionError } from '../chain/chain.js';
 import { proposerAt } from '../chain/schedule.js';
 import type { KeyPair } from '../ledger/keys.js';
 import type { Mempool } from '../mempool/mempool.js';
@@ -23,6 +24,11 @@ export class PoaEngine implements ConsensusEngine {
   onError?: (err: unknown) => void;
   /** After the pool lost a block's transactions (the node promotes queued future nonces then). */
   onPoolChanged?: () => void;
+  /**
+   * Whether this node may propose now: a node that knows of peers ahead of it must catch up first,
+   * or it would sign a second block for a height the network already has.
+   */
+  canPropose?: () => boolean;
 
   constructor(
     private readonly chain: Chain,
@@ -59,9 +65,12 @@ export class PoaEngine implements ConsensusEngine {
 
   private async tick(): Promise<void> {
     if (this.nextProposer() !== this.key.address) return;
+    if (this.canPropose && !this.canPropose()) return;
     try {
       await this.produce();
     } catch (err) {
+      // A block imported from a peer while this one executed: the slot is gone, not a failure.
+      if (err instanceof StaleExecutionError) return;
       this.onError?.(err);
     }
   }

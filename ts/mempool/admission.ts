@@ -52,6 +52,8 @@ export const REPLACEMENT_BUMP_PERCENT = 10n;
 export class TxAdmission {
   private readonly batcher = new SignatureBatcher();
   onReject?: (reason: RejectReason) => void;
+  /** A transaction entered the pool from an API submission (the node gossips it to peers). */
+  onAdmitted?: (tx: SignedTransaction) => void;
   /** The node's clock in Unix seconds (tests move it). */
   now: () => number = () => Math.floor(Date.now() / 1000);
 
@@ -63,7 +65,9 @@ export class TxAdmission {
   /** Admit a native transaction. Resolves to 'pending', or 'queued' for a gossiped future nonce. */
   async submit(tx: SignedTransaction, source: TxSource = 'api'): Promise<'pending' | 'queued'> {
     try {
-      return await this.admit(tx, source);
+      const status = await this.admit(tx, source);
+      if (source === 'api') this.onAdmitted?.(tx);
+      return status;
     } catch (err) {
       this.report(err);
       throw err;
@@ -93,7 +97,9 @@ export class TxAdmission {
    */
   async submitRaw(raw: Uint8Array, source: TxSource = 'api'): Promise<SignedTransaction> {
     try {
-      return this.admitRaw(raw, source);
+      const tx = this.admitRaw(raw, source);
+      if (source === 'api') this.onAdmitted?.(tx);
+      return tx;
     } catch (err) {
       this.report(err);
       throw err;

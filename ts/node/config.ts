@@ -39,6 +39,13 @@ export interface NodeConfig {
   rateLimitWindowSecs: number;
   /** Proxies (IPs or CIDR ranges) whose X-Forwarded-For names the client; empty = use the socket address. */
   trustedProxies: string[];
+  /** P2P listen port; null = no networking (a single-node chain). */
+  p2pPort: number | null;
+  p2pHost: string;
+  /** Static peers: multiaddrs `/ip4/…/tcp/…/p2p/<peer id>`. */
+  peers: string[];
+  /** `validator` produces blocks when its key is scheduled; `full` only follows. */
+  role: 'validator' | 'full';
 }
 
 export class ConfigError extends Error {}
@@ -76,6 +83,10 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
       'rate-limit-write': { type: 'string' },
       'rate-limit-window-secs': { type: 'string' },
       'trusted-proxies': { type: 'string' },
+      'p2p-port': { type: 'string' },
+      'p2p-host': { type: 'string' },
+      peers: { type: 'string' },
+      role: { type: 'string' },
     },
   });
   const str = (flag: string, envName: string): string | undefined =>
@@ -103,6 +114,9 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
   } catch (err) {
     throw new ConfigError(`--trusted-proxies / NATIVE_TRUSTED_PROXIES: ${(err as Error).message}`);
   }
+  const role = (str('role', 'NATIVE_ROLE') ?? 'validator') as NodeConfig['role'];
+  if (!['validator', 'full'].includes(role)) throw new ConfigError(`--role / NATIVE_ROLE must be validator or full, got ${role}`);
+  const p2pRaw = str('p2p-port', 'NATIVE_P2P_PORT');
   return {
     network,
     chainId: int('chain-id', 'NATIVE_CHAIN_ID', defaultChainId, 1),
@@ -126,5 +140,12 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     rateLimitWrite: int('rate-limit-write', 'NATIVE_RATE_LIMIT_WRITE', DEFAULT_RATE_LIMIT_WRITE),
     rateLimitWindowSecs: int('rate-limit-window-secs', 'NATIVE_RATE_LIMIT_WINDOW_SECS', DEFAULT_RATE_LIMIT_WINDOW_SECS, 1),
     trustedProxies,
+    p2pPort: p2pRaw === undefined || p2pRaw === '' ? null : int('p2p-port', 'NATIVE_P2P_PORT', 0),
+    p2pHost: str('p2p-host', 'NATIVE_P2P_HOST') ?? '0.0.0.0',
+    peers: (str('peers', 'NATIVE_PEERS') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+    role,
   };
 }

@@ -12,7 +12,11 @@ import { type HttpServer, startHttpServer } from '../http/index.js';
 import { TxAdmission } from '../mempool/admission.js';
 import { DEFAULT_MEMPOOL_LIMITS, Mempool } from '../mempool/mempool.js';
 import { closeMetrics, createMetrics, type NodeMetrics, recordRpcCall, registerRpcMethods } from '../metrics/index.js';
+import { encodeBlock } from '../chain/block.js';
+import { encodeTransaction } from '../ledger/transaction.js';
+import { P2PNetwork, loadOrCreateNodeKey } from '../network/index.js';
 import { rpcMethods } from '../rpc/index.js';
+import { BlockSync, admitGossipedTransaction } from '../sync/index.js';
 import { AuditLog, NODE_VERSION, type NodeContext, redactConfig } from '../services/index.js';
 import { type KvStore, openRocksStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
@@ -39,6 +43,8 @@ function isLoopback(host: string): boolean {
 /** The node's wiring: the one place that knows every component. */
 export class NativeNode {
   private stopping: Promise<void> | null = null;
+  net: P2PNetwork | null = null;
+  sync: BlockSync | null = null;
 
   private constructor(
     readonly config: NodeConfig,
@@ -147,7 +153,9 @@ export class NativeNode {
         log.fatal({ err }, 'block production failed; stopping (restart resumes from the last committed block)');
         void node.stop().then(() => process.exit(1));
       };
-      if (params.validators.some((v) => v.address === key.address)) consensus.start();
+      if (config.p2pPort !== null) await node.startNetwork(key.address);
+      if (config.role === 'full') log.info({}, 'full node: following the network, not producing blocks');
+      else if (params.validators.some((v) => v.address === key.address)) consensus.start();
       else log.warn({ address: key.address }, 'this node is not an authority; not producing blocks');
       log.info(
         {
@@ -171,10 +179,56 @@ export class NativeNode {
     }
   }
 
+  /**
+   * Join the network: the libp2p host, block sync (gossip at the head, ranges to catch up) and
+   * transaction relay. A validator proposes only while no peer is known to be ahead of it.
+   */
+  private async startNetwork(_validator: string): Promise<void> {
+    const { chain, admission, mempool } = this.ctx;
+    const genesis = await chain.blocks.getBlock(0);
+    const logger = this.log.child({ component: 'p2p' });
+    let sync!: BlockSync;
+    const net = new P2PNetwork({
+      nodeKey: loadOrCreateNodeKey(this.config.dataDir),
+      host: this.config.p2pHost,
+      port: this.config.p2pPort ?? 0,
+      peers: this.config.peers,
+      chainId: chain.params.chainId,
+      genesisHash: genesis?.hash ?? '',
+      status: () => sync.status(),
+      blocks: (from, count) => sync.blocks(from, count),
+      onTransaction: (bytes) => admitGossipedTransaction(admission, bytes),
+      onBlock: (bytes, from) => sync.onGossipBlock(bytes, from),
+      onPeerStatus: () => sync.poke(),
+      log: logger,
+    });
+    sync = new BlockSync(chain, mempool, admission, net, logger);
+    sync.genesisHash = genesis?.hash ?? '';
+    await net.start();
+    sync.start();
+    this.net = net;
+    this.sync = sync;
+    this.consensus.canPropose = () => !sync.catchingUp();
+    admission.onAdmitted = (tx) => void net.publishTransaction(encodeTransaction(tx));
+    const produced = this.consensus.onProduced;
+    this.consensus.onProduced = (info) => {
+      produced?.(info);
+      void net.publishBlock(encodeBlock(chain.head));
+    };
+    this.ctx.network = {
+      peerId: net.peerId,
+      peers: () => net.peers(),
+      catchingUp: () => sync.catchingUp(),
+      targetHeight: () => sync.targetHeight(),
+    };
+  }
+
   /** Stop producing, close the API, flush the audit log, close the database. Idempotent. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       await this.consensus.stop();
+      await this.sync?.stop();
+      await this.net?.stop();
       await this.http.close();
       closeMetrics(this.metrics);
       await this.audit.close();

@@ -103,6 +103,7 @@ export const nativeMethods: RpcTable = {
 export const netWeb3Methods: RpcTable = {
   net_version: { params: [], handler: (ctx) => String(ctx.chain.params.chainId) },
   net_listening: { params: [], handler: () => true },
+  net_peerCount: { params: [], handler: (ctx) => qty(ctx.network?.peers().length ?? 0) },
   // The spec fixes the form <name>/<version>/Rust; kept for client compatibility.
   web3_clientVersion: { params: [], handler: (ctx) => `native-node/v${ctx.version}/Rust` },
 };

@@ -6,6 +6,12 @@ import { NATIVE_TOKEN, type NodeContext } from './context.js';
 export const MAX_BLOCKS_PAGE = 100;
 export const DEFAULT_BLOCKS_PAGE = 20;
 
+/** GET /net/peers: connected peers that passed the chain handshake. */
+export function netPeers(ctx: NodeContext): Record<string, unknown> {
+  const peers = ctx.network?.peers() ?? [];
+  return { peer_id: ctx.network?.peerId ?? null, peers, total: peers.length };
+}
+
 export function health(ctx: NodeContext): { status: 'ok'; node: string } {
   return { status: 'ok', node: ctx.nodeName };
 }
@@ -22,7 +28,10 @@ export function nativeStatus(ctx: NodeContext): Record<string, unknown> {
       latest_block_hash: head.hash,
       latest_block_time: head.timestamp,
       earliest_block_height: 0,
-      syncing: false,
+      syncing: ctx.network?.catchingUp() ?? false,
+      catching_up: ctx.network?.catchingUp() ?? false,
+      target_height: ctx.network?.targetHeight() ?? head.index,
+      peers: ctx.network?.peers().length ?? 0,
     },
     validators: { active_count: ctx.chain.params.validators.length },
     uptime_seconds: Math.floor((Date.now() - ctx.startedAt) / 1000),

@@ -20,6 +20,16 @@ export interface NodeContext {
   audit?: AuditLog;
   /** This node's Prometheus registry (GET /metrics); absent in contexts built without ts/node. */
   metrics?: MetricsExposition;
+  /** The P2P view (peers, sync); absent on a node started without networking. */
+  network?: NetworkView;
+}
+
+/** What queries read of the P2P layer (ts/network, ts/sync). */
+export interface NetworkView {
+  peerId: string;
+  peers(): { peer_id: string; address: string; direction: string; height: number | null; score: number }[];
+  catchingUp(): boolean;
+  targetHeight(): number;
 }
 
 /** The part of the context that chain queries read (benches and tests build it from a Chain alone). */

@@ -1,5 +1,5 @@
-import { health, nativeStatus } from '../../services/index.js';
-import { bool, hash, int, literal, obj, str } from '../schema.js';
+import { health, nativeStatus, netPeers } from '../../services/index.js';
+import { arr, bool, hash, int, literal, nullable, obj, str } from '../schema.js';
 import type { RouteDef } from '../types.js';
 
 export const opsRoutes: RouteDef[] = [
@@ -27,10 +27,33 @@ export const opsRoutes: RouteDef[] = [
         latest_block_time: int(),
         earliest_block_height: int(),
         syncing: bool(),
+        catching_up: bool('true while a peer is known to be ahead of this node'),
+        target_height: int("highest head reported by a peer (this node's head without peers)"),
+        peers: int('connected peers that passed the chain handshake'),
       }),
       validators: obj({ active_count: int() }),
       uptime_seconds: int(),
     }),
     handler: (ctx) => ({ body: nativeStatus(ctx) }),
+  },
+  {
+    method: 'GET',
+    path: '/net/peers',
+    tag: 'ops',
+    summary: 'Connected P2P peers (peer id, address, direction, reported height, score)',
+    response: obj({
+      peer_id: nullable(str("this node's peer id; null without networking")),
+      peers: arr(
+        obj({
+          peer_id: str(),
+          address: str('multiaddr'),
+          direction: str('inbound or outbound'),
+          height: nullable(int('last head the peer reported')),
+          score: int('misbehaviour score (0 = clean; refused at -50)'),
+        }),
+      ),
+      total: int(),
+    }),
+    handler: (ctx) => ({ body: netPeers(ctx) }),
   },
 ];

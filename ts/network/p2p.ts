@@ -1,0 +1,319 @@
+import './polyfill.js';
+import { noise } from '@chainsafe/libp2p-noise';
+import { yamux } from '@chainsafe/libp2p-yamux';
+import { privateKeyFromRaw } from '@libp2p/crypto/keys';
+import { gossipsub } from '@libp2p/gossipsub';
+import { identify } from '@libp2p/identify';
+import type { Connection, Libp2p, PeerId, Stream } from '@libp2p/interface';
+import { peerIdFromPrivateKey } from '@libp2p/peer-id';
+import { tcp } from '@libp2p/tcp';
+import { lpStream } from '@libp2p/utils';
+import { type Multiaddr, multiaddr } from '@multiformats/multiaddr';
+import { createLibp2p } from 'libp2p';
+
+/** Gossip messages stay far below gossipsub's silent ~4 MiB drop; larger blocks go by request/response. */
+export const MAX_GOSSIP_BYTES = 1024 * 1024;
+/** One request/response frame (a block) at most. */
+export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
+/** Blocks per range request. */
+export const MAX_BLOCKS_PER_REQUEST = 256;
+/** A peer whose score falls below this is disconnected and refused. */
+const BAN_SCORE = -50;
+
+export interface ChainStatus {
+  chain_id: number;
+  genesis_hash: string;
+  head_height: number;
+  head_hash: string;
+}
+
+export interface PeerInfo {
+  peer_id: string;
+  address: string;
+  direction: 'inbound' | 'outbound';
+  height: number | null;
+  score: number;
+}
+
+export interface P2POptions {
+  /** 32-byte secp256k1 node key (the peer id). */
+  nodeKey: Uint8Array;
+  host: string;
+  port: number;
+  /** Static peers to keep connected (multiaddrs with /p2p/<peer id>). */
+  peers: string[];
+  chainId: number;
+  genesisHash: string;
+  status: () => ChainStatus;
+  /** Blocks [from, from + count) encoded, as far as this node has them. */
+  blocks: (from: number, count: number) => Promise<Uint8Array[]>;
+  onTransaction: (bytes: Uint8Array, from: string) => Promise<void>;
+  onBlock: (bytes: Uint8Array, from: string) => Promise<void>;
+  onPeerStatus?: (peer: string, status: ChainStatus) => void;
+  log: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; debug: (o: object, m: string) => void };
+}
+
+/** A message was invalid; the sender is scored down (oversized, undecodable, invalid block or transaction). */
+export class PeerMisbehaviour extends Error {}
+
+/**
+ * The node's libp2p host (the stack Lodestar runs: TCP, Noise, Yamux, identify, gossipsub) and the
+ * chain's protocols on it: a status handshake that refuses other chains and genesis blocks, gossip of
+ * transactions and blocks, and block ranges by request/response. Protocol ids carry the chain id and
+ * a genesis-hash prefix (docs/p2p.md).
+ */
+export class P2PNetwork {
+  private node!: Libp2p;
+  private readonly denied = new Set<string>();
+  private readonly scores = new Map<string, number>();
+  private readonly heights = new Map<string, number>();
+  private redial: NodeJS.Timeout | null = null;
+  private readonly prefix: string;
+  readonly topics: { tx: string; block: string };
+
+  constructor(private readonly opts: P2POptions) {
+    this.prefix = `/native/${opts.chainId}/${opts.genesisHash.slice(0, 16)}`;
+    this.topics = { tx: `${this.prefix}/tx/1`, block: `${this.prefix}/block/1` };
+  }
+
+  private get statusProtocol(): string {
+    return `${this.prefix}/status/1`;
+  }
+  private get blocksProtocol(): string {
+    return `${this.prefix}/blocks/1`;
+  }
+
+  get peerId(): string {
+    return this.node.peerId.toString();
+  }
+
+  get listenAddrs(): string[] {
+    return this.node.getMultiaddrs().map((a) => a.toString());
+  }
+
+  async start(): Promise<void> {
+    const privateKey = privateKeyFromRaw(this.opts.nodeKey);
+    const deny = async (peer: PeerId): Promise<boolean> => this.denied.has(peer.toString());
+    this.node = await createLibp2p({
+      privateKey,
+      addresses: { listen: [`/ip4/${this.opts.host}/tcp/${this.opts.port}`] },
+      transports: [tcp()],
+      connectionEncrypters: [noise()],
+      streamMuxers: [yamux()],
+      connectionGater: {
+        denyDialPeer: deny,
+        denyInboundEncryptedConnection: deny,
+        denyOutboundEncryptedConnection: deny,
+        // Tests and devnets run every node on loopback.
+        denyDialMultiaddr: async () => false,
+      },
+      services: {
+        identify: identify(),
+        pubsub: gossipsub({ allowPublishToZeroTopicPeers: true, emitSelf: false }),
+      },
+    });
+    await this.node.handle(this.statusProtocol, (s, c) => void this.serveStatus(s, c));
+    await this.node.handle(this.blocksProtocol, (s, c) => void this.serveBlocks(s, c));
+    this.node.addEventListener('peer:identify', (e) => void this.onIdentify(e.detail.peerId, e.detail.protocols));
+    this.node.addEventListener('peer:disconnect', (e) => this.heights.delete(e.detail.toString()));
+    const pubsub = this.pubsub();
+    pubsub.subscribe(this.topics.tx);
+    pubsub.subscribe(this.topics.block);
+    pubsub.addEventListener('message', (e) => void this.onGossip(e.detail));
+    this.dialStaticPeers();
+    this.redial = setInterval(() => this.dialStaticPeers(), 2000);
+    this.redial.unref();
+    this.opts.log.info({ peer_id: this.peerId, listen: this.listenAddrs }, 'P2P listening');
+  }
+
+  async stop(): Promise<void> {
+    if (this.redial) clearInterval(this.redial);
+    await this.node?.stop();
+  }
+
+  private pubsub(): {
+    subscribe(t: string): void;
+    publish(t: string, d: Uint8Array): Promise<unknown>;
+    addEventListener(ev: 'message', cb: (e: CustomEvent<{ topic: string; data: Uint8Array; from?: PeerId }>) => void): void;
+  } {
+    return (this.node.services as { pubsub: never }).pubsub;
+  }
+
+  /** Keep the static peers connected; libp2p's own dialer backs off failing addresses. */
+  private dialStaticPeers(): void {
+    const connected = new Set(this.node.getPeers().map((p) => p.toString()));
+    for (const addr of this.opts.peers) {
+      let ma: Multiaddr;
+      try {
+        ma = multiaddr(addr);
+      } catch {
+        continue;
+      }
+      const id = ma.getComponents().find((c) => c.name === 'p2p')?.value;
+      if (id && (connected.has(id) || this.denied.has(id))) continue;
+      this.node.dial(ma).catch((err: Error) => this.opts.log.debug({ addr, err: err.message }, 'dial failed'));
+    }
+  }
+
+  private async onIdentify(peer: PeerId, protocols: string[]): Promise<void> {
+    const id = peer.toString();
+    if (!protocols.includes(this.statusProtocol)) {
+      await this.refuse(peer, 'peer does not speak this chain (chain id or genesis differ)');
+      return;
+    }
+    try {
+      const status = await this.requestStatus(peer);
+      if (status.chain_id !== this.opts.chainId || status.genesis_hash !== this.opts.genesisHash) {
+        await this.refuse(peer, `peer is on chain ${status.chain_id} genesis ${status.genesis_hash.slice(0, 16)}`);
+        return;
+      }
+      this.heights.set(id, status.head_height);
+      this.opts.onPeerStatus?.(id, status);
+    } catch (err) {
+      this.opts.log.debug({ peer: id, err: (err as Error).message }, 'status handshake failed');
+    }
+  }
+
+  private async refuse(peer: PeerId, reason: string): Promise<void> {
+    this.denied.add(peer.toString());
+    this.opts.log.warn({ peer: peer.toString(), reason }, 'peer refused at handshake');
+    await this.node.hangUp(peer).catch(() => undefined);
+  }
+
+  /** Lower a peer's score; below the ban score it is disconnected and refused from then on. */
+  async penalize(peer: string, points: number, reason: string): Promise<void> {
+    const s = (this.scores.get(peer) ?? 0) - points;
+    this.scores.set(peer, s);
+    this.opts.log.warn({ peer, score: s, reason }, 'peer misbehaved');
+    if (s <= BAN_SCORE) {
+      const p = this.node.getPeers().find((x) => x.toString() === peer);
+      this.denied.add(peer);
+      if (p) await this.node.hangUp(p).catch(() => undefined);
+    }
+  }
+
+  private async onGossip(msg: { topic: string; data: Uint8Array; from?: PeerId }): Promise<void> {
+    const from = msg.from?.toString() ?? 'unknown';
+    if (msg.data.length > MAX_GOSSIP_BYTES) return this.penalize(from, 20, 'oversized gossip message');
+    try {
+      if (msg.topic === this.topics.tx) await this.opts.onTransaction(msg.data, from);
+      else if (msg.topic === this.topics.block) await this.opts.onBlock(msg.data, from);
+    } catch (err) {
+      if (err instanceof PeerMisbehaviour) await this.penalize(from, 10, err.message);
+    }
+  }
+
+  async publishTransaction(bytes: Uint8Array): Promise<void> {
+    await this.pubsub()
+      .publish(this.topics.tx, bytes)
+      .catch(() => undefined);
+  }
+
+  /** Gossip a block when it is small enough; peers fetch larger ones by range when they see the gap. */
+  async publishBlock(bytes: Uint8Array): Promise<void> {
+    if (bytes.length > MAX_GOSSIP_BYTES) return;
+    await this.pubsub()
+      .publish(this.topics.block, bytes)
+      .catch(() => undefined);
+  }
+
+  // --- status ---
+
+  private async serveStatus(stream: Stream, _c: Connection): Promise<void> {
+    const lp = lpStream(stream, { maxDataLength: 4096 });
+    try {
+      await lp.read();
+      await lp.write(Buffer.from(JSON.stringify(this.opts.status())));
+      await stream.close();
+    } catch {
+      stream.abort(new Error('status failed'));
+    }
+  }
+
+  async requestStatus(peer: PeerId | string): Promise<ChainStatus> {
+    const target = typeof peer === 'string' ? this.peerById(peer) : peer;
+    if (!target) throw new Error(`not connected to ${peer}`);
+    const stream = await this.node.dialProtocol(target, this.statusProtocol, { signal: AbortSignal.timeout(5000) });
+    const lp = lpStream(stream, { maxDataLength: 4096 });
+    await lp.write(Buffer.from(JSON.stringify(this.opts.status())));
+    const res = JSON.parse(Buffer.from((await lp.read()).subarray()).toString('utf8')) as ChainStatus;
+    await stream.close().catch(() => undefined);
+    if (typeof res.head_height !== 'number' || typeof res.genesis_hash !== 'string')
+      throw new PeerMisbehaviour('malformed status');
+    this.heights.set(target.toString(), res.head_height);
+    return res;
+  }
+
+  // --- block ranges ---
+
+  private async serveBlocks(stream: Stream, _c: Connection): Promise<void> {
+    const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES });
+    try {
+      const req = JSON.parse(Buffer.from((await lp.read()).subarray()).toString('utf8')) as { from: number; count: number };
+      const from = Number(req.from);
+      const count = Math.min(MAX_BLOCKS_PER_REQUEST, Number(req.count));
+      if (!Number.isSafeInteger(from) || from < 0 || !Number.isSafeInteger(count) || count < 1) throw new Error('bad range');
+      for (const b of await this.opts.blocks(from, count)) await lp.write(b);
+      await lp.write(new Uint8Array(0));
+      await stream.close();
+    } catch {
+      stream.abort(new Error('blocks request failed'));
+    }
+  }
+
+  /** Encoded blocks [from, from + count) from a peer (it may send fewer when it has fewer). */
+  async requestBlocks(peer: string, from: number, count: number): Promise<Uint8Array[]> {
+    const target = this.peerById(peer);
+    if (!target) throw new Error(`not connected to ${peer}`);
+    const stream = await this.node.dialProtocol(target, this.blocksProtocol, { signal: AbortSignal.timeout(30_000) });
+    const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES });
+    await lp.write(Buffer.from(JSON.stringify({ from, count: Math.min(count, MAX_BLOCKS_PER_REQUEST) })));
+    const out: Uint8Array[] = [];
+    for (;;) {
+      const frame = (await lp.read({ signal: AbortSignal.timeout(30_000) })).subarray();
+      if (frame.length === 0) break;
+      out.push(frame);
+      if (out.length > MAX_BLOCKS_PER_REQUEST) throw new PeerMisbehaviour('too many blocks in a response');
+    }
+    await stream.close().catch(() => undefined);
+    return out;
+  }
+
+  private peerById(id: string): PeerId | undefined {
+    return this.node.getPeers().find((p) => p.toString() === id);
+  }
+
+  /** Connected peers that passed the handshake, with their last known head. */
+  peers(): PeerInfo[] {
+    const seen = new Set<string>();
+    return this.node.getConnections().flatMap((c) => {
+      const id = c.remotePeer.toString();
+      // Two nodes that dialled each other at once hold two connections: one peer.
+      if (!this.heights.has(id) || seen.has(id)) return [];
+      seen.add(id);
+      return [
+        {
+          peer_id: id,
+          address: c.remoteAddr.toString(),
+          direction: c.direction,
+          height: this.heights.get(id) ?? null,
+          score: this.scores.get(id) ?? 0,
+        },
+      ];
+    });
+  }
+
+  /** Heights peers reported (status handshakes and block announcements). */
+  peerHeights(): Map<string, number> {
+    return this.heights;
+  }
+
+  notePeerHeight(peer: string, height: number): void {
+    if (height > (this.heights.get(peer) ?? -1)) this.heights.set(peer, height);
+  }
+}
+
+/** The peer id of a node key, for writing peer lists (testnet generator). */
+export function peerIdOfNodeKey(nodeKey: Uint8Array): string {
+  return peerIdFromPrivateKey(privateKeyFromRaw(nodeKey)).toString();
+}

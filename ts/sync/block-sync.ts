@@ -1,0 +1,182 @@
+import { type Block, decodeBlock, encodeBlock } from '../chain/block.js';
+import type { Chain } from '../chain/chain.js';
+import { InvalidBlockError } from '../chain/validate-block.js';
+import type { TxAdmission } from '../mempool/admission.js';
+import type { Mempool } from '../mempool/mempool.js';
+import { type ChainStatus, MAX_BLOCKS_PER_REQUEST, type P2PNetwork, PeerMisbehaviour } from '../network/p2p.js';
+
+export interface SyncLog {
+  info: (o: object, m: string) => void;
+  warn: (o: object, m: string) => void;
+  debug: (o: object, m: string) => void;
+}
+
+/**
+ * Follows the network: imports gossiped blocks at the head, and fills gaps (a late start, a restart
+ * after a crash, a full node starting from zero) by asking the peer with the highest head for block
+ * ranges. Every block goes through Chain.importBlock — the same block-validity rule as production —
+ * so a bad block is rejected whole, its sender scored down, and nothing of it persists.
+ */
+export class BlockSync {
+  private running: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private lastProgressLog = 0;
+  private stopped = false;
+  /** Blocks imported from peers (gossip and ranges). */
+  imported = 0;
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly mempool: Mempool,
+    private readonly admission: TxAdmission,
+    private readonly net: P2PNetwork,
+    private readonly log: SyncLog,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.poke(), 1000);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** This node's status for the handshake. */
+  status(): ChainStatus {
+    return {
+      chain_id: this.chain.params.chainId,
+      genesis_hash: this.genesisHash,
+      head_height: this.chain.height,
+      head_hash: this.chain.head.hash,
+    };
+  }
+
+  genesisHash = '';
+
+  /** Highest head a peer has reported. */
+  targetHeight(): number {
+    let max = this.chain.height;
+    for (const h of this.net.peerHeights().values()) max = Math.max(max, h);
+    return max;
+  }
+
+  /** True while a peer is known to be ahead of this node. */
+  catchingUp(): boolean {
+    return this.targetHeight() > this.chain.height;
+  }
+
+  /** Encoded blocks for a peer's range request. */
+  async blocks(from: number, count: number): Promise<Uint8Array[]> {
+    const out: Uint8Array[] = [];
+    const to = Math.min(this.chain.height, from + Math.min(count, MAX_BLOCKS_PER_REQUEST) - 1);
+    for (let h = from; h <= to; h++) {
+      const b = await this.chain.blocks.getBlock(h);
+      if (!b) break;
+      out.push(encodeBlock(b));
+    }
+    return out;
+  }
+
+  /** A gossiped block: imported when it extends the head, else it tells us a peer is ahead. */
+  async onGossipBlock(bytes: Uint8Array, from: string): Promise<void> {
+    let b: Block;
+    try {
+      b = decodeBlock(bytes);
+    } catch (err) {
+      throw new PeerMisbehaviour(`undecodable block: ${(err as Error).message}`);
+    }
+    this.net.notePeerHeight(from, b.index);
+    if (b.index <= this.chain.height) return;
+    if (b.index === this.chain.height + 1) {
+      await this.importOne(b, from);
+      return;
+    }
+    this.poke();
+  }
+
+  private async importOne(b: Block, from: string): Promise<boolean> {
+    if (b.index !== this.chain.height + 1) return b.index <= this.chain.height;
+    try {
+      await this.chain.importBlock(b);
+    } catch (err) {
+      if (err instanceof InvalidBlockError) {
+        // A block for a height we already filled (a race with a range import) is not misbehaviour.
+        if (err.rule === 'height' || err.rule === 'parent_hash') return false;
+        throw new PeerMisbehaviour(err.message);
+      }
+      throw err;
+    }
+    this.imported++;
+    this.mempool.onBlock(b.transactions, []);
+    this.admission.onBlock();
+    this.log.debug({ height: b.index, txs: b.tx_count, from }, 'block imported');
+    return true;
+  }
+
+  /** Start a catch-up pass unless one is running. */
+  poke(): void {
+    if (this.stopped || this.running || !this.catchingUp()) return;
+    this.running = this.catchUp().finally(() => {
+      this.running = null;
+    });
+  }
+
+  private async catchUp(): Promise<void> {
+    const t0 = performance.now();
+    const start = this.chain.height;
+    while (!this.stopped && this.catchingUp()) {
+      const [peer, height] = [...this.net.peerHeights()].sort((a, b) => b[1] - a[1])[0];
+      const from = this.chain.height + 1;
+      let frames: Uint8Array[];
+      try {
+        frames = await this.net.requestBlocks(peer, from, Math.min(MAX_BLOCKS_PER_REQUEST, height - this.chain.height));
+      } catch (err) {
+        this.log.debug({ peer, err: (err as Error).message }, 'block range request failed');
+        this.net.peerHeights().delete(peer);
+        return;
+      }
+      if (frames.length === 0) {
+        this.net.peerHeights().set(peer, this.chain.height);
+        return;
+      }
+      try {
+        for (const f of frames) {
+          let b: Block;
+          try {
+            b = decodeBlock(f);
+          } catch (err) {
+            throw new PeerMisbehaviour(`undecodable block: ${(err as Error).message}`);
+          }
+          await this.importOne(b, peer);
+        }
+      } catch (err) {
+        if (!(err instanceof PeerMisbehaviour)) throw err;
+        await this.net.penalize(peer, 50, err.message);
+        this.net.peerHeights().delete(peer);
+        return;
+      }
+      this.logProgress(start, t0);
+    }
+  }
+
+  private logProgress(start: number, t0: number): void {
+    const now = performance.now();
+    if (now - this.lastProgressLog < 3000 && this.catchingUp()) return;
+    this.lastProgressLog = now;
+    const done = this.chain.height - start;
+    const rate = done / Math.max(0.001, (now - t0) / 1000);
+    const left = this.targetHeight() - this.chain.height;
+    this.log.info(
+      {
+        height: this.chain.height,
+        target: this.targetHeight(),
+        blocks_per_s: Math.round(rate),
+        eta_s: Math.round(left / Math.max(rate, 1)),
+      },
+      left > 0 ? 'syncing' : 'synced',
+    );
+  }
+}

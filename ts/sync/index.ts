@@ -1,0 +1,2 @@
+export { BlockSync, type SyncLog } from './block-sync.js';
+export { admitGossipedTransaction } from './tx-relay.js';
