@@ -165,12 +165,18 @@ export class Chain extends EventEmitter<ChainEvents> {
    * admission may run while this awaits; seal() then applies the result in one synchronous step.
    */
   async execute(txs: readonly SignedTransaction[], proposer: string, timestamp: number): Promise<Execution> {
-    const t0 = performance.now();
-    const height = this.height + 1;
-    const ts = Math.max(timestamp, this.headBlock.timestamp);
-    const overlay = new StateOverlay(this.state);
-    const result = await executeBlock(this.blockEnv(height, proposer, ts), overlay, this.state, txs);
-    return { height, timestamp: ts, proposer, overlay, result, executeMs: performance.now() - t0 };
+    // Held while executing: a block import or proposal check must not change the state under the reads.
+    await this.acquire();
+    try {
+      const t0 = performance.now();
+      const height = this.height + 1;
+      const ts = Math.max(timestamp, this.headBlock.timestamp);
+      const overlay = new StateOverlay(this.state);
+      const result = await executeBlock(this.blockEnv(height, proposer, ts), overlay, this.state, txs);
+      return { height, timestamp: ts, proposer, overlay, result, executeMs: performance.now() - t0 };
+    } finally {
+      this.settle();
+    }
   }
 
   /**
@@ -178,7 +184,7 @@ export class Chain extends EventEmitter<ChainEvents> {
    * (which reuses the execution). The trie holds it until commit/abandon. Synchronous: the caller
    * updates its mempool in the same tick. Throws InvalidBlockError (trie untouched) if the block breaks a rule.
    */
-  seal(exec: Execution, proposer: KeyPair, round = 0): Proposal {
+  seal(exec: Execution, proposer: KeyPair, round = 0, opts: { proposal?: boolean } = {}): Proposal {
     if (this.pending) throw new StaleExecutionError('another block is being applied');
     if (exec.height !== this.height + 1)
       throw new StaleExecutionError(`stale execution for height ${exec.height}, head is ${this.height}`);
@@ -218,7 +224,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     };
     let applied: AppliedBlock;
     try {
-      applied = validateExecuted(ctx, block, exec, undo);
+      applied = validateExecuted(ctx, block, exec, undo, opts.proposal === true);
     } catch (err) {
       this.settle();
       throw err;
@@ -227,16 +233,25 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   /**
+   * Check a BFT proposal (a block without its commit certificate yet) under every block rule, executing
+   * it on the live state and dropping the result again. Throws InvalidBlockError.
+   */
+  async checkProposal(block: Block): Promise<void> {
+    await this.acquire();
+    try {
+      const applied = await validateAndApply(this.blockContext(), block, { proposal: true });
+      this.state.revert(applied.undo);
+    } finally {
+      this.settle();
+    }
+  }
+
+  /**
    * Import a block made elsewhere (a peer, or a test): validated against the head under every rule,
    * executed, and committed atomically; on any failure nothing of it persists (InvalidBlockError).
    */
   async importBlock(block: Block): Promise<AppliedBlock> {
-    await this.settled();
-    let resolve!: () => void;
-    const done = new Promise<void>((r) => {
-      resolve = r;
-    });
-    this.pending = { done, resolve };
+    await this.acquire();
     let applied: AppliedBlock;
     try {
       applied = await validateAndApply(this.blockContext(), block);
@@ -277,6 +292,16 @@ export class Chain extends EventEmitter<ChainEvents> {
     const p = this.pending;
     this.pending = null;
     p?.resolve();
+  }
+
+  /** Wait until no block is being applied, then hold the trie (in the same tick, so no one else can). */
+  private async acquire(): Promise<void> {
+    while (this.pending) await this.pending.done;
+    let resolve!: () => void;
+    const done = new Promise<void>((r) => {
+      resolve = r;
+    });
+    this.pending = { done, resolve };
   }
 
   /** Resolves when the state trie equals the head's state (no proposal in flight). */

@@ -10,11 +10,11 @@ import type { ChainParams, GenesisValidator } from './params.js';
 export const MIN_BFT_VALIDATORS = 4;
 
 /**
- * Whether this build runs BFT finality (commit certificates in `justification`). Until the BFT engine
- * lands, blocks after the DPoS activation height are labelled `DPoS` (what actually runs: stake-ordered
- * rotation, final on commit) and never `DPoS+BFT` without a justification.
+ * BFT finality (Tendermint rounds, commit certificates in `justification`) runs from the DPoS
+ * activation height whenever the active set has at least MIN_BFT_VALIDATORS; with fewer, blocks are
+ * `DPoS` (stake-ordered rotation, final on commit), never `DPoS+BFT` without a justification.
  */
-export const BFT_FINALITY = false;
+export const BFT_FINALITY = true;
 
 /** Validators that may propose at a height, sorted by address (spec: "validators sorted by address"). */
 export function validatorSetAt(params: ChainParams, _height: number): readonly GenesisValidator[] {
@@ -31,10 +31,13 @@ function sortedValidators(params: ChainParams): GenesisValidator[] {
   return s;
 }
 
-/** The scheduled proposer of a height: height modulo the validator count over the sorted set (spec). */
-export function proposerAt(params: ChainParams, height: number): GenesisValidator | null {
+/**
+ * The scheduled proposer of a height: height modulo the validator count over the sorted set (spec).
+ * Under BFT a round whose proposer did not deliver moves to the next validator: (height + round) mod n.
+ */
+export function proposerAt(params: ChainParams, height: number, round = 0): GenesisValidator | null {
   const set = validatorSetAt(params, height);
-  return set.length ? set[height % set.length] : null;
+  return set.length ? set[(height + round) % set.length] : null;
 }
 
 /** The consensus phase a block at this height must carry. */

@@ -34,7 +34,8 @@ import { NodeError } from '../util/errors.js';
 import { fromHex, isAddress, isHash, toHex } from '../util/hex.js';
 import { type Block, HEADER_VERSION, blockHash, headerOf, receiptsRootOf, txMerkleRoot } from './block.js';
 import type { ChainParams } from './params.js';
-import { consensusPhaseAt, proposerAt } from './schedule.js';
+import { justificationProblem } from './justification.js';
+import { consensusPhaseAt, proposerAt, validatorSetAt } from './schedule.js';
 
 /** A block may be dated at most this far ahead of the validating node's clock (CometBFT-style drift bound). */
 export const MAX_BLOCK_FUTURE_DRIFT_S = 15;
@@ -112,8 +113,12 @@ export function txRuleContext(params: ChainParams, height: number, timestamp: nu
 }
 
 /** Validate a block against its parent and apply it to ctx.state. Throws InvalidBlockError; state untouched then. */
-export async function validateAndApply(ctx: BlockContext, block: Block): Promise<AppliedBlock> {
-  checkHeader(ctx, block);
+export async function validateAndApply(
+  ctx: BlockContext,
+  block: Block,
+  opts: { proposal?: boolean } = {},
+): Promise<AppliedBlock> {
+  checkHeader(ctx, block, opts.proposal === true);
   checkTransactions(ctx, block);
   const overlay = new StateOverlay(ctx.state);
   const result = await executeBlock(
@@ -139,9 +144,15 @@ export async function validateAndApply(ctx: BlockContext, block: Block): Promise
  * its outcome is compared with the header as for any block. Synchronous, so production can update
  * its mempool in the same tick. appliedUndo: the execution's changes are already in the trie.
  */
-export function validateExecuted(ctx: BlockContext, block: Block, exec: BlockExecution, appliedUndo?: StateUndo): AppliedBlock {
+export function validateExecuted(
+  ctx: BlockContext,
+  block: Block,
+  exec: BlockExecution,
+  appliedUndo?: StateUndo,
+  proposal = false,
+): AppliedBlock {
   try {
-    checkHeader(ctx, block);
+    checkHeader(ctx, block, proposal);
     checkTransactions(ctx, block);
   } catch (err) {
     if (appliedUndo) ctx.state.revert(appliedUndo);
@@ -176,7 +187,11 @@ function checkOutcomeAndApply(ctx: BlockContext, block: Block, exec: BlockExecut
   return { block, changes: exec.overlay.changes, undo, result: r, encodedReceipts };
 }
 
-function checkHeader(ctx: BlockContext, b: Block): void {
+/**
+ * proposal: a BFT proposal being voted on carries no justification yet (its commit certificate is
+ * attached when precommits reach the quorum); every other block under BFT must carry a valid one.
+ */
+function checkHeader(ctx: BlockContext, b: Block, proposal = false): void {
   const fail = (rule: BlockRule, detail: string): never => {
     throw new InvalidBlockError(rule, b.index, detail);
   };
@@ -187,7 +202,8 @@ function checkHeader(ctx: BlockContext, b: Block): void {
   if (b.index !== parent.index + 1) fail('height', `height ${b.index} does not follow the parent ${parent.index}`);
   if (b.previous_hash !== parent.hash) fail('parent_hash', `previous_hash ${b.previous_hash} is not the parent ${parent.hash}`);
   if (blockHash(headerOf(b)) !== b.hash) fail('header_hash', 'hash does not match the header');
-  const proposer = proposerAt(params, b.index);
+  // Under BFT the proposer rotates with the round as well (a round whose proposer is down moves on).
+  const proposer = proposerAt(params, b.index, consensusPhaseAt(params, b.index) === 'DPoS+BFT' ? b.round : 0);
   if (!proposer || b.validator !== proposer.address)
     fail('proposer', `proposer ${b.validator} is not the scheduled ${proposer?.address}`);
   const sig = /^[0-9a-f]{128}$/.test(b.signature) ? fromHex(b.signature) : null;
@@ -203,8 +219,13 @@ function checkHeader(ctx: BlockContext, b: Block): void {
   if (b.consensus !== phase) fail('consensus', `consensus ${b.consensus}, the chain runs ${phase} at this height`);
   const bft = phase === 'DPoS+BFT';
   if (!bft && b.round !== 0) fail('round', `round ${b.round} outside BFT`);
-  if (bft !== b.justification.length > 0)
-    fail('justification', bft ? 'a BFT block needs a justification' : 'justification outside BFT');
+  if (!bft || proposal) {
+    if (b.justification.length > 0)
+      fail('justification', bft ? 'a proposal carries no justification' : 'justification outside BFT');
+  } else {
+    const problem = justificationProblem(params.chainId, b.index, b.hash, b.justification, validatorSetAt(params, b.index));
+    if (problem) fail('justification', problem);
+  }
   if (b.tx_count !== b.transactions.length) fail('tx_count', `tx_count ${b.tx_count}, body has ${b.transactions.length}`);
   if (b.gas_used > BLOCK_GAS_LIMIT) fail('gas_limit', `gas_used ${b.gas_used} above the block gas limit ${BLOCK_GAS_LIMIT}`);
 }

@@ -65,6 +65,8 @@ export class PoaEngine implements ConsensusEngine {
 
   private async tick(): Promise<void> {
     if (this.nextProposer() !== this.key.address) return;
+    // From the BFT activation on, heights are decided by the BFT engine's rounds.
+    if (this.chain.consensusAt(this.chain.height + 1) === 'DPoS+BFT') return;
     if (this.canPropose && !this.canPropose()) return;
     try {
       await this.produce();

@@ -49,6 +49,8 @@ export interface P2POptions {
   blocks: (from: number, count: number) => Promise<Uint8Array[]>;
   onTransaction: (bytes: Uint8Array, from: string) => Promise<void>;
   onBlock: (bytes: Uint8Array, from: string) => Promise<void>;
+  /** Proposals and votes (BFT). */
+  onConsensus?: (bytes: Uint8Array, from: string) => Promise<void>;
   onPeerStatus?: (peer: string, status: ChainStatus) => void;
   log: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; debug: (o: object, m: string) => void };
 }
@@ -69,11 +71,11 @@ export class P2PNetwork {
   private readonly heights = new Map<string, number>();
   private redial: NodeJS.Timeout | null = null;
   private readonly prefix: string;
-  readonly topics: { tx: string; block: string };
+  readonly topics: { tx: string; block: string; consensus: string };
 
   constructor(private readonly opts: P2POptions) {
     this.prefix = `/native/${opts.chainId}/${opts.genesisHash.slice(0, 16)}`;
-    this.topics = { tx: `${this.prefix}/tx/1`, block: `${this.prefix}/block/1` };
+    this.topics = { tx: `${this.prefix}/tx/1`, block: `${this.prefix}/block/1`, consensus: `${this.prefix}/consensus/1` };
   }
 
   private get statusProtocol(): string {
@@ -119,6 +121,7 @@ export class P2PNetwork {
     const pubsub = this.pubsub();
     pubsub.subscribe(this.topics.tx);
     pubsub.subscribe(this.topics.block);
+    pubsub.subscribe(this.topics.consensus);
     pubsub.addEventListener('message', (e) => void this.onGossip(e.detail));
     this.dialStaticPeers();
     this.redial = setInterval(() => this.dialStaticPeers(), 2000);
@@ -198,9 +201,16 @@ export class P2PNetwork {
     try {
       if (msg.topic === this.topics.tx) await this.opts.onTransaction(msg.data, from);
       else if (msg.topic === this.topics.block) await this.opts.onBlock(msg.data, from);
+      else if (msg.topic === this.topics.consensus) await this.opts.onConsensus?.(msg.data, from);
     } catch (err) {
       if (err instanceof PeerMisbehaviour) await this.penalize(from, 10, err.message);
     }
+  }
+
+  async publishConsensus(bytes: Uint8Array): Promise<void> {
+    await this.pubsub()
+      .publish(this.topics.consensus, bytes)
+      .catch(() => undefined);
   }
 
   async publishTransaction(bytes: Uint8Array): Promise<void> {

@@ -14,7 +14,16 @@ import { DEFAULT_MEMPOOL_LIMITS, Mempool } from '../mempool/mempool.js';
 import { closeMetrics, createMetrics, type NodeMetrics, recordRpcCall, registerRpcMethods } from '../metrics/index.js';
 import { encodeBlock } from '../chain/block.js';
 import { encodeTransaction } from '../ledger/transaction.js';
-import { P2PNetwork, loadOrCreateNodeKey } from '../network/index.js';
+import {
+  BftEngine,
+  type ConsensusMessage,
+  InvalidConsensusMessage,
+  decodeConsensusMessage,
+  encodeConsensusMessage,
+} from '../consensus/bft.js';
+import { SignGuard } from '../consensus/privval.js';
+import type { KeyPair } from '../ledger/keys.js';
+import { P2PNetwork, PeerMisbehaviour, loadOrCreateNodeKey } from '../network/index.js';
 import { rpcMethods } from '../rpc/index.js';
 import { BlockSync, admitGossipedTransaction } from '../sync/index.js';
 import { AuditLog, NODE_VERSION, type NodeContext, redactConfig } from '../services/index.js';
@@ -44,6 +53,8 @@ function isLoopback(host: string): boolean {
 export class NativeNode {
   private stopping: Promise<void> | null = null;
   net: P2PNetwork | null = null;
+  bft: BftEngine | null = null;
+  private validatorKey!: KeyPair;
   sync: BlockSync | null = null;
 
   private constructor(
@@ -153,6 +164,7 @@ export class NativeNode {
         log.fatal({ err }, 'block production failed; stopping (restart resumes from the last committed block)');
         void node.stop().then(() => process.exit(1));
       };
+      node.validatorKey = key;
       if (config.p2pPort !== null) await node.startNetwork(key.address);
       if (config.role === 'full') log.info({}, 'full node: following the network, not producing blocks');
       else if (params.validators.some((v) => v.address === key.address)) consensus.start();
@@ -183,7 +195,7 @@ export class NativeNode {
    * Join the network: the libp2p host, block sync (gossip at the head, ranges to catch up) and
    * transaction relay. A validator proposes only while no peer is known to be ahead of it.
    */
-  private async startNetwork(_validator: string): Promise<void> {
+  private async startNetwork(validator: string): Promise<void> {
     const { chain, admission, mempool } = this.ctx;
     const genesis = await chain.blocks.getBlock(0);
     const logger = this.log.child({ component: 'p2p' });
@@ -200,6 +212,16 @@ export class NativeNode {
       onTransaction: (bytes) => admitGossipedTransaction(admission, bytes),
       onBlock: (bytes, from) => sync.onGossipBlock(bytes, from),
       onPeerStatus: () => sync.poke(),
+      onConsensus: async (bytes) => {
+        let m: ConsensusMessage;
+        try {
+          m = decodeConsensusMessage(bytes);
+          await this.bft?.receive(m);
+        } catch (err) {
+          if (err instanceof InvalidConsensusMessage) throw new PeerMisbehaviour(err.message);
+          throw err;
+        }
+      },
       log: logger,
     });
     sync = new BlockSync(chain, mempool, admission, net, logger);
@@ -215,6 +237,25 @@ export class NativeNode {
       produced?.(info);
       void net.publishBlock(encodeBlock(chain.head));
     };
+    if (this.config.role !== 'full' && chain.params.validators.some((v) => v.address === validator)) {
+      const bft = new BftEngine(
+        chain,
+        mempool,
+        this.validatorKey,
+        { blockTimeMs: this.config.blockTimeMs, maxBlockTxs: this.config.maxBlockTxs },
+        new SignGuard(this.config.dataDir),
+        (m) => void net.publishConsensus(encodeConsensusMessage(m)),
+      );
+      bft.onCommitted = (b) => {
+        mempool.onBlock(b.transactions, []);
+        admission.onBlock();
+        void net.publishBlock(encodeBlock(b));
+      };
+      bft.onEvidence = (a, b) => logger.warn({ a, b }, 'double-sign evidence: conflicting votes');
+      bft.onError = (err) => logger.error({ err }, 'BFT step failed');
+      this.bft = bft;
+      bft.start();
+    }
     this.ctx.network = {
       peerId: net.peerId,
       peers: () => net.peers(),
@@ -227,6 +268,7 @@ export class NativeNode {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       await this.consensus.stop();
+      await this.bft?.stop();
       await this.sync?.stop();
       await this.net?.stop();
       await this.http.close();

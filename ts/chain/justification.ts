@@ -1,0 +1,100 @@
+/**
+ * BFT votes and the commit certificate (a block's `justification`). Validators sign votes with their
+ * validator key over a digest that fixes the chain id, height, round, step and block hash, so a vote can
+ * never be replayed on another chain, height, round or step. A block is final when precommits for it in
+ * one round carry at least 3/4 of the active stake; those precommits, encoded here, are its
+ * justification, stored with the block and verified by every follower, by sync and by /chain/validate.
+ */
+import { RLP } from '@ethereumjs/rlp';
+import { crypto, sha256 } from '../crypto/index.js';
+import { isLowS } from '../ledger/rules.js';
+import { bigToBytes, bytesToBig, fromHex, to0x, toHex } from '../util/hex.js';
+import type { GenesisValidator } from './params.js';
+
+export const PREVOTE = 1;
+export const PRECOMMIT = 2;
+export type VoteType = typeof PREVOTE | typeof PRECOMMIT;
+
+export interface Vote {
+  type: VoteType;
+  height: number;
+  round: number;
+  /** Block hash voted for, or '' for nil. */
+  block_hash: string;
+  validator: string;
+  signature: string;
+}
+
+/** The digest a validator signs for a vote. */
+export function voteDigest(chainId: number, v: Omit<Vote, 'validator' | 'signature'>): Uint8Array {
+  return sha256(Buffer.from(`native-vote/${chainId}/${v.height}/${v.round}/${v.type}/${v.block_hash}`, 'utf8'));
+}
+
+/** The digest a proposer signs for a proposal (block hash, round, and the round it was valid in). */
+export function proposalDigest(chainId: number, height: number, round: number, polRound: number, blockHash: string): Uint8Array {
+  return sha256(Buffer.from(`native-proposal/${chainId}/${height}/${round}/${polRound}/${blockHash}`, 'utf8'));
+}
+
+/** Signature check of a vote against the validator's key. */
+export function verifyVote(chainId: number, v: Vote, validator: GenesisValidator | undefined): boolean {
+  if (!validator || !/^[0-9a-f]{128}$/.test(v.signature)) return false;
+  const sig = fromHex(v.signature);
+  return isLowS(sig) && crypto().verify(sig, voteDigest(chainId, v), fromHex(validator.public_key));
+}
+
+/** Votes (by stake) needed for a quorum: at least 3/4 of the total (spec). Equal stakes until staking. */
+export const quorum = (validators: number): number => Math.ceil((validators * 3) / 4);
+
+export interface Justification {
+  /** Round of the precommits (the block may have been proposed in an earlier round). */
+  round: number;
+  precommits: { validator: string; signature: string }[];
+}
+
+export function encodeJustification(j: Justification): Uint8Array {
+  return RLP.encode([bigToBytes(BigInt(j.round)), j.precommits.map((p) => [fromHex(p.validator), fromHex(p.signature)])]);
+}
+
+export function decodeJustification(bytes: Uint8Array): Justification {
+  const d = RLP.decode(bytes) as unknown;
+  if (!Array.isArray(d) || d.length !== 2 || !(d[0] instanceof Uint8Array) || !Array.isArray(d[1])) {
+    throw new Error('justification is not [round, precommits]');
+  }
+  return {
+    round: Number(bytesToBig(d[0] as Uint8Array)),
+    precommits: (d[1] as unknown[]).map((p) => {
+      if (!Array.isArray(p) || p.length !== 2) throw new Error('malformed precommit');
+      return { validator: to0x(p[0] as Uint8Array), signature: toHex(p[1] as Uint8Array) };
+    }),
+  };
+}
+
+/**
+ * Why a justification does not finalize this block at this height (null when it does): distinct
+ * validators of the set, each precommit signed for (height, round, block hash), at least a quorum.
+ */
+export function justificationProblem(
+  chainId: number,
+  height: number,
+  blockHash: string,
+  bytes: Uint8Array,
+  validators: readonly GenesisValidator[],
+): string | null {
+  let j: Justification;
+  try {
+    j = decodeJustification(bytes);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  const byAddress = new Map(validators.map((v) => [v.address, v]));
+  const seen = new Set<string>();
+  for (const p of j.precommits) {
+    if (seen.has(p.validator)) return `validator ${p.validator} precommits twice`;
+    seen.add(p.validator);
+    const vote: Vote = { type: PRECOMMIT, height, round: j.round, block_hash: blockHash, ...p };
+    if (!verifyVote(chainId, vote, byAddress.get(p.validator))) return `precommit of ${p.validator} does not verify`;
+  }
+  const need = quorum(validators.length);
+  if (seen.size < need) return `${seen.size} precommits, ${need} needed (3/4 of the stake)`;
+  return null;
+}
