@@ -52,6 +52,15 @@ export async function requireHeadBlockRef(ctx: NodeContext, ref: unknown, i: num
   }
 }
 
+/** Most blocks one eth_feeHistory covers; geth caps larger counts to its limit instead of refusing them. */
+export const MAX_FEE_HISTORY_BLOCKS = 1024;
+
+/** eth_feeHistory's blockCount: a hex quantity or a decimal number/string (geth's HexOrDecimal64), capped. */
+function feeHistoryCount(v: unknown): number {
+  const n = typeof v === 'string' && /^\d{1,15}$/.test(v) ? BigInt(v) : parseQuantity(v, 0);
+  return Number(n > BigInt(MAX_FEE_HISTORY_BLOCKS) ? BigInt(MAX_FEE_HISTORY_BLOCKS) : n);
+}
+
 async function blockByTag(ctx: NodeContext, raw: unknown, full: unknown): Promise<unknown> {
   const h = resolveHeight(ctx, parseBlockTag(raw, 0));
   const b = await ctx.chain.blocks.getBlock(h);
@@ -113,10 +122,9 @@ export const ethMethods: RpcTable = {
     },
   },
   eth_feeHistory: {
-    params: ['quantity', 'blockTag', 'array?'],
+    params: ['any', 'blockTag', 'array?'],
     handler: async (ctx, [count, newest, percentiles]) => {
-      const n = Number(parseQuantity(count, 0));
-      if (n < 1 || n > 1024) throw invalidParams('invalid argument 0: blockCount must be between 1 and 1024');
+      const n = feeHistoryCount(count);
       const pct = (percentiles ?? []) as unknown[];
       if (
         pct.length > 100 ||
@@ -124,7 +132,13 @@ export const ethMethods: RpcTable = {
       ) {
         throw invalidParams('invalid argument 2: reward percentiles must be ascending numbers in [0, 100]');
       }
-      const last = Math.min(resolveHeight(ctx, parseBlockTag(newest, 1)), ctx.chain.height);
+      const requested = resolveHeight(ctx, parseBlockTag(newest, 1));
+      if (requested > ctx.chain.height) {
+        throw new RpcError(RPC.server, `request beyond head block: requested ${requested}, head ${ctx.chain.height}`);
+      }
+      // geth answers a zero count with an empty history, not an error.
+      if (n === 0) return { oldestBlock: '0x0', baseFeePerGas: [], gasUsedRatio: [] };
+      const last = requested;
       const first = Math.max(0, last - n + 1);
       const gasUsedRatio: number[] = [];
       for (let h = first; h <= last; h++) {
