@@ -1,5 +1,10 @@
 import { parseArgs } from 'node:util';
-import { ClientIpResolver, DEFAULT_RATE_LIMIT_GLOBAL, DEFAULT_RATE_LIMIT_WINDOW_SECS, DEFAULT_RATE_LIMIT_WRITE } from '../api/limits.js';
+import {
+  ClientIpResolver,
+  DEFAULT_RATE_LIMIT_GLOBAL,
+  DEFAULT_RATE_LIMIT_WINDOW_SECS,
+  DEFAULT_RATE_LIMIT_WRITE,
+} from '../api/limits.js';
 import { DEFAULT_API_PORT, MAINNET_CHAIN_ID, TESTNET_CHAIN_ID } from '../chain/params.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/common.js';
 import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/mempool.js';
