@@ -143,7 +143,7 @@ export async function runWallet(argv: string[], env: NodeJS.ProcessEnv, out: Out
     case 'tx':
       return showTx(client, arg, values.json === true, raw, out);
     case 'send':
-      return send(client, loadKey(keyFile), values, raw, out);
+      return send(client, () => loadKey(keyFile), values, raw, out);
     case 'proof':
       return proof(client, addressArg(), raw, out);
     default:
@@ -220,7 +220,7 @@ async function showTx(client: NodeClient, txid: string | undefined, json: boolea
 
 async function send(
   client: NodeClient,
-  key: KeyPair,
+  loadSigner: () => KeyPair,
   values: { to?: string; amount?: string; fee?: string; 'no-wait'?: boolean; timeout?: string },
   raw: boolean,
   out: Out,
@@ -229,6 +229,8 @@ async function send(
   if (values.amount === undefined) throw new WalletUsageError('send needs --amount');
   const amount = parseAmount('amount', values.amount);
   const fee = values.fee === undefined ? MIN_TX_FEE_BASE : parseAmount('fee', values.fee, true);
+  // The key file is read once the arguments are known to be usable.
+  const key = loadSigner();
   const status = expectOk(client, await client.get<{ chain_id: number }>('/native_status'));
   const pending = expectOk(client, await client.get<{ transactions: { from_address: string }[] }>('/mempool'));
   const nonceRes = expectOk(client, await client.get<{ nonce: bigint }>(`/accounts/${key.address}/nonce`));
