@@ -141,3 +141,70 @@ test('eth_call / eth_estimateGas failing inside the EVM answer the reason in get
   t.is(r.error?.code, -32000);
   t.regex(r.error!.message, /^insufficient funds for gas \* price \+ value/);
 });
+
+test('sweep: quantities, missing and extra params, unknown hashes and future blocks answer as geth does', async (t) => {
+  const err = async (method: string, params: unknown[]) => (await rpc(n.url, method, params)).error;
+  const bad = (message: string) => ({ code: -32602, message });
+  t.deepEqual(await err('eth_getBlockByNumber', ['0x01', false]), bad('invalid argument 0: hex number with leading zero digits'));
+  t.deepEqual(await err('eth_getBlockByNumber', ['1', false]), bad('invalid argument 0: hex string without 0x prefix'));
+  t.deepEqual(await err('eth_getBlockByNumber', ['0x', false]), bad('invalid argument 0: hex string "0x"'));
+  t.deepEqual(await err('eth_getBlockByNumber', ['0xzz', false]), bad('invalid argument 0: invalid hex string'));
+  t.deepEqual(
+    await err('eth_getBlockByNumber', [`0x1${'0'.repeat(16)}`, false]),
+    bad('invalid argument 0: hex number > 64 bits'),
+  );
+  t.deepEqual(await err('eth_getBalance', []), bad('missing value for required argument 0'));
+  t.deepEqual(await err('eth_blockNumber', [1]), bad('too many arguments, want at most 0'));
+  // geth's fixtures: the zero hash and unknown hashes are null, not errors.
+  t.is(await rpcOk(n.url, 'eth_getBlockByHash', [ethers.ZeroHash, true]), null);
+  t.is(await rpcOk(n.url, 'eth_getBlockReceipts', [ethers.ZeroHash]), null);
+  t.is(await rpcOk(n.url, 'eth_getTransactionByHash', [ethers.ZeroHash]), null);
+  t.is(await rpcOk(n.url, 'eth_getTransactionReceipt', [ethers.ZeroHash]), null);
+  t.is(await rpcOk(n.url, 'eth_getBlockReceipts', ['0xffffff']), null);
+  t.deepEqual(await rpcOk(n.url, 'eth_getBlockReceipts', ['earliest']), []);
+  t.deepEqual(await err('eth_getBalance', [devKey(3).address, '0xffffff']), { code: -32000, message: 'header not found' });
+  t.is(await rpcOk(n.url, 'net_peerCount'), '0x0');
+});
+
+test('sweep: eth_feeHistory counts as geth (0 is empty, above 1024 capped, decimal accepted, beyond head refused)', async (t) => {
+  t.deepEqual(await rpcOk(n.url, 'eth_feeHistory', ['0x0', 'latest', []]), {
+    oldestBlock: '0x0',
+    baseFeePerGas: [],
+    gasUsedRatio: [],
+  });
+  const head = Number(await rpcOk(n.url, 'eth_blockNumber'));
+  const all = await rpcOk(n.url, 'eth_feeHistory', ['0x10000', ethers.toQuantity(head), []]);
+  t.is(all.gasUsedRatio.length, Math.min(head + 1, 1024));
+  const two = await rpcOk(n.url, 'eth_feeHistory', ['2', ethers.toQuantity(head), [50]]);
+  t.is(two.gasUsedRatio.length, Math.min(head + 1, 2));
+  t.is(two.reward.length, two.gasUsedRatio.length);
+  const beyond = (await rpc(n.url, 'eth_feeHistory', ['0x1', ethers.toQuantity(head + 1000), []])).error;
+  t.is(beyond?.code, -32000);
+  t.regex(beyond!.message, new RegExp(`^request beyond head block: requested ${head + 1000}, head \\d+$`));
+});
+
+test('sweep: block-indexed methods (transaction counts, transactions by position, uncles) and exact big ids', async (t) => {
+  const rc = await deployStoreAndLog(5);
+  const block = await rpcOk(n.url, 'eth_getBlockByNumber', [rc.blockNumber, false]);
+  const count = await rpcOk(n.url, 'eth_getBlockTransactionCountByNumber', [rc.blockNumber]);
+  t.is(count, ethers.toQuantity(block.transactions.length));
+  t.is(await rpcOk(n.url, 'eth_getBlockTransactionCountByHash', [block.hash]), count);
+  t.is(await rpcOk(n.url, 'eth_getBlockTransactionCountByNumber', ['earliest']), '0x0');
+  t.is(await rpcOk(n.url, 'eth_getBlockTransactionCountByHash', [ethers.ZeroHash]), null);
+  t.is(await rpcOk(n.url, 'eth_getBlockTransactionCountByNumber', ['0xffffff']), null);
+  const byNumber = await rpcOk(n.url, 'eth_getTransactionByBlockNumberAndIndex', [rc.blockNumber, rc.transactionIndex]);
+  t.is(byNumber.hash, rc.transactionHash);
+  t.deepEqual(await rpcOk(n.url, 'eth_getTransactionByBlockHashAndIndex', [block.hash, rc.transactionIndex]), byNumber);
+  t.deepEqual(byNumber, await rpcOk(n.url, 'eth_getTransactionByHash', [rc.transactionHash]));
+  t.is(await rpcOk(n.url, 'eth_getTransactionByBlockNumberAndIndex', [rc.blockNumber, '0x400']), null);
+  t.is(await rpcOk(n.url, 'eth_getUncleCountByBlockNumber', [rc.blockNumber]), '0x0');
+  t.is(await rpcOk(n.url, 'eth_getUncleCountByBlockHash', [block.hash]), '0x0');
+  t.is(await rpcOk(n.url, 'eth_getUncleByBlockNumberAndIndex', [rc.blockNumber, '0x0']), null);
+  // An id beyond 2^53 comes back digit for digit.
+  const r = await fetch(`${n.url}/rpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"jsonrpc":"2.0","id":123456789012345678901,"method":"eth_chainId"}',
+  });
+  t.regex(await r.text(), /"id":123456789012345678901[,}]/);
+});

@@ -7,7 +7,8 @@ import { RPC, type RpcTable } from './types.js';
 
 export const MAX_BATCH = 100;
 
-type Id = string | number | null;
+/** A bigint id (beyond 2^53) is echoed exactly, as geth echoes the raw JSON. */
+type Id = string | number | bigint | null;
 interface RpcResponse {
   jsonrpc: '2.0';
   id: Id;
@@ -73,7 +74,7 @@ export class RpcDispatcher {
       return err(null, RPC.invalidRequest, 'Invalid Request: expected an object');
     const r = req as Record<string, unknown>;
     const isNotification = !('id' in r);
-    const id: Id = !isNotification && validId(r.id) ? (typeof r.id === 'bigint' ? Number(r.id) : r.id) : null;
+    const id: Id = !isNotification && validId(r.id) ? r.id : null;
     if (!isNotification && !validId(r.id))
       return err(null, RPC.invalidRequest, 'Invalid Request: id must be a string, number or null');
     if (r.jsonrpc !== '2.0') return err(id, RPC.invalidRequest, 'Invalid Request: jsonrpc must be "2.0"');

@@ -109,6 +109,8 @@ export function clientVersion(version: string): string {
 export const netWeb3Methods: RpcTable = {
   net_version: { params: [], handler: (ctx) => String(ctx.chain.params.chainId) },
   net_listening: { params: [], handler: () => true },
+  // No peer-to-peer layer yet: a single node.
+  net_peerCount: { params: [], handler: () => '0x0' },
   // geth's form <name>/v<version>/<os>-<arch>/<runtime>. The spec's example ends in "Rust"; this node is
   // TypeScript on Node.js and says so (clients parse only the name and version).
   web3_clientVersion: { params: [], handler: (ctx) => clientVersion(ctx.version) },
