@@ -17,6 +17,7 @@ const SPEC_AUTH = [
   'POST /tokens/:contract/transfer',
   'POST /tokens/:contract/burn',
   'POST /rpc',
+  'POST /', // JSON-RPC at the root, the same endpoint as POST /rpc
   'POST /validators',
 ];
 const SPEC_WRITE = [
@@ -25,6 +26,7 @@ const SPEC_WRITE = [
   'POST /tokens/:contract/transfer',
   'POST /tokens/:contract/burn',
   'POST /rpc',
+  'POST /',
 ];
 
 /** A concrete path for a route pattern. */
@@ -99,8 +101,9 @@ for (const backend of ['uws', 'node'] as const) {
     }
   });
 
-  test(`[${backend}] CORS: none by default; preflight answered without CORS headers`, async (t) => {
-    const n = await startTestNode({ httpBackend: backend });
+  test(`[${backend}] CORS: none by default (mainnet, testnet); preflight answered without CORS headers`, async (t) => {
+    // Test nodes run the dev chain, whose default is CORS '*'; the other networks' default is none.
+    const n = await startTestNode({ httpBackend: backend, corsOrigin: undefined });
     t.teardown(n.stop);
     const r = await fetch(`${n.url}/health`, { headers: { origin: 'https://evil.example' } });
     t.is(r.status, 200);
@@ -201,7 +204,14 @@ for (const backend of ['uws', 'node'] as const) {
 }
 
 test('config: spec defaults; env and flags (flags win); 0 = unlimited; bad values refused', (t) => {
-  const d = parseConfig(['--dev'], {});
+  // The dev chain runs open, like anvil and Hardhat: no rate limits, CORS '*' (each still settable).
+  const dev = parseConfig(['--dev'], {});
+  t.deepEqual([dev.rateLimitGlobal, dev.rateLimitWrite, dev.corsOrigin], [0, 0, '*']);
+  for (const net of ['mainnet', 'testnet']) {
+    const c = parseConfig(['--network', net], {});
+    t.deepEqual([c.rateLimitGlobal, c.rateLimitWrite, c.corsOrigin], [60, 10, undefined], net);
+  }
+  const d = parseConfig([], {});
   t.is(d.rateLimitGlobal, 60);
   t.is(d.rateLimitWrite, 10);
   t.is(d.rateLimitWindowSecs, 60);

@@ -1,11 +1,43 @@
-import test from 'ava';
+import { spawn } from 'node:child_process';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import test from 'ava';
+import { formatBase, formatWei, parseAmount } from '../../ts/cli/amounts.js';
 import { runWallet } from '../../ts/cli/wallet.js';
 import { DEV_MNEMONIC, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
 import { BASE_PER_COIN } from '../../ts/ledger/units.js';
 import { httpJson, startTestNode } from '../helpers/node.js';
 
-test('wallet: import from mnemonic, send, included within 3 s, exact balances, proof verifies offline', async (t) => {
+const WALLET = fileURLToPath(new URL('../../ts/cli/wallet.js', import.meta.url));
+
+/** A local port nothing listens on (taken from the OS, then released). */
+function closedPortUrl(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(`http://127.0.0.1:${port}`));
+    });
+  });
+}
+
+/** The wallet binary run to its end. */
+function runBinary(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const proc = spawn(process.execPath, [WALLET, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  proc.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  return new Promise((resolve) => proc.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+test('wallet: import from mnemonic, send, included, balances in coins (base units with --raw), fee paid, proof verifies offline', async (t) => {
   const n = await startTestNode({ blockTimeMs: 1000 });
   t.teardown(n.stop);
   const keyFile = join(n.dataDir, 'wallet.json');
@@ -16,27 +48,98 @@ test('wallet: import from mnemonic, send, included within 3 s, exact balances, p
   lines.length = 0;
   t.is(await run('address'), 0);
   t.is(lines[0], me);
-  const dest = '0x000000000000000000000000000000000000beef';
-  lines.length = 0;
-  const started = Date.now();
-  t.is(await run('send', '--to', dest, '--amount', '250000000', '--fee', '30000', '--timeout', '3'), 0, lines.join('\n'));
-  t.true(Date.now() - started < 3500);
-  const txid = lines[0].replace('txid: ', '');
-  t.regex(lines[1], /^included in block \d+$/);
-  t.is(BigInt((await httpJson(`${n.url}/accounts/${dest}/balance`)).body.balance), 250_000_000n);
   lines.length = 0;
   t.is(await run('balance'), 0);
+  t.is(lines[0], '10,000 NATIVE');
+  const dest = '0x000000000000000000000000000000000000beef';
+  lines.length = 0;
+  t.is(await run('send', '--to', dest, '--amount', '250000000', '--fee', '30000', '--timeout', '10'), 0, lines.join('\n'));
+  const txid = lines[0].replace('txid: ', '');
+  t.regex(lines[1], /^included in block \d+; fee paid 0\.0003 NATIVE$/);
+  t.is(BigInt((await httpJson(`${n.url}/accounts/${dest}/balance`)).body.balance), 250_000_000n);
+  lines.length = 0;
+  t.is(await run('balance', '--raw'), 0);
   t.is(BigInt(lines[0]), 10_000n * BASE_PER_COIN - 250_000_000n - 30_000n);
   lines.length = 0;
+  t.is(await run('balance'), 0);
+  t.is(lines[0], '9,997.4997 NATIVE');
+  lines.length = 0;
+  t.is(await run('send', '--to', dest, '--amount', '0.5NATIVE', '--timeout', '10'), 0, lines.join('\n'));
+  t.regex(lines[1], /fee paid 0\.0001 NATIVE$/);
+  lines.length = 0;
   t.is(await run('nonce'), 0);
-  t.is(lines[0], '1');
+  t.is(lines[0], '2');
   lines.length = 0;
   t.is(await run('tx', txid), 0);
+  t.deepEqual(
+    lines.map((l) => l.split(/\s+/)[0]),
+    ['txid', 'status', 'from', 'to', 'amount', 'nonce', 'fee'],
+  );
+  t.regex(lines[1], /^status +confirmed in block \d+/);
+  t.is(lines[4], 'amount    2.5 NATIVE');
+  t.is(lines[6], 'fee paid  0.0003 NATIVE');
+  lines.length = 0;
+  t.is(await run('tx', txid, '--raw'), 0);
+  t.is(lines[6], 'fee paid  30000');
+  lines.length = 0;
+  t.is(await run('tx', txid, '--json'), 0);
   t.regex(lines[0], /"status":"confirmed"/);
   lines.length = 0;
   t.is(await run('proof'), 0, lines.join('\n'));
+  t.is(lines[1], 'balance 9,996.9996 NATIVE nonce 2');
   t.is(lines.at(-1), 'proof: VALID');
   lines.length = 0;
   t.is(await run('proof', '0x00000000000000000000000000000000000000aa'), 1);
   t.regex(lines[0], /does not exist/);
+});
+
+test('wallet: an unreachable node is named with its URL and the cause; bad amounts get a plain message', async (t) => {
+  const url = await closedPortUrl();
+  const out: string[] = [];
+  const err = await t.throwsAsync(
+    runWallet(['balance', '0x000000000000000000000000000000000000beef', '--url', url], {}, (l) => out.push(l)),
+  );
+  t.is(err?.message, `cannot reach ${url}: connection refused — is the node running?`);
+  const to = ['--to', '0x000000000000000000000000000000000000beef', '--url', url, '--key-file', '/nonexistent'];
+  for (const [amount, message] of [
+    ['-5', '--amount must not be negative, got "-5"'],
+    ['--amount=-5', '--amount must not be negative, got "-5"'],
+    ['0', '--amount must be greater than zero, got "0"'],
+    ['1.5', '--amount must be a whole number of base units or coins such as 1.5NATIVE, got "1.5"'],
+    ['0.000000001NATIVE', '--amount has more than 8 decimals (1 base unit = 0.00000001 NATIVE), got "0.000000001NATIVE"'],
+  ] as const) {
+    const args = amount.startsWith('--') ? ['send', amount, ...to] : ['send', '--amount', amount, ...to];
+    const e = await t.throwsAsync(runWallet(args, {}, () => undefined));
+    t.is(e?.message, message, amount);
+  }
+});
+
+test('amounts: coins with thousands separators and every significant digit; parsing coins and base units', (t) => {
+  t.is(formatBase(1_000_150_000_000n), '10,001.5 NATIVE');
+  t.is(formatBase(0n), '0 NATIVE');
+  t.is(formatBase(1n), '0.00000001 NATIVE');
+  t.is(formatBase(123_456_789_012_345_678n), '1,234,567,890.12345678 NATIVE');
+  t.is(formatWei(10n ** 18n + 1n), '1.000000000000000001 NATIVE');
+  t.is(parseAmount('amount', '150000000'), 150_000_000n);
+  t.is(parseAmount('amount', '1.5NATIVE'), 150_000_000n);
+  t.is(parseAmount('amount', '2 native'), 200_000_000n);
+  t.is(parseAmount('fee', '0', true), 0n);
+  t.throws(() => parseAmount('amount', '-1'), { message: '--amount must not be negative, got "-1"' });
+});
+
+test('native-wallet binary: --help exits 0, --version, no command exits 2, errors without a stack trace', async (t) => {
+  const help = await runBinary(['--help']);
+  t.is(help.code, 0);
+  t.regex(help.stdout, /^native-wallet <command>/);
+  const version = await runBinary(['--version']);
+  t.is(version.code, 0);
+  t.regex(version.stdout, /^native-wallet \d+\.\d+\.\d+\n$/);
+  t.is((await runBinary([])).code, 2);
+  const neg = await runBinary(['send', '--to', '0x000000000000000000000000000000000000beef', '--amount', '-5']);
+  t.is(neg.code, 2);
+  t.is(neg.stderr, 'error: --amount must not be negative, got "-5"\n');
+  const url = await closedPortUrl();
+  const down = await runBinary(['balance', '0x000000000000000000000000000000000000beef', '--url', url]);
+  t.is(down.code, 1);
+  t.is(down.stderr, `error: cannot reach ${url}: connection refused — is the node running?\n`);
 });

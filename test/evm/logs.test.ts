@@ -104,7 +104,9 @@ test('eth_getLogs: address OR, topic slots with null/OR/AND, tags, blockHash, or
   t.is(await topics([STORED, null, [word(2n), word(4n)]]), 2);
   t.is(await topics([PINGED, null, TAG_Y]), 1);
   t.is(await topics([null, null, [TAG_X, word(5n)]]), 2);
-  t.is(await topics([STORED, null, null, null]), 5);
+  t.is(await topics([STORED, null, null]), 5);
+  // As geth and Hardhat: a log with fewer topics than the filter has slots never matches, nulls included.
+  t.is(await topics([STORED, null, null, null]), 0);
   t.is(await topics([STORED, null, null, word(1n)]), 0, 'a slot beyond the log topics never matches');
 
   // Tags: earliest = 0; latest, pending, safe and finalized = the head (PoA: final on commit).
@@ -135,7 +137,7 @@ test('eth_getLogs errors: reversed range, range beyond head, unknown blockHash, 
   t.is(reversed?.message, 'invalid block range params');
   t.is((await err({ fromBlock: '0x0', toBlock: ethers.toQuantity(head + 1000) }))?.code, -32602);
   t.is((await err({ fromBlock: ethers.toQuantity(head + 1000) }))?.code, -32602);
-  t.is((await err({ blockHash: ethers.id('no such block') }))?.code, -32602);
+  t.deepEqual(await err({ blockHash: ethers.id('no such block') }), { code: -32000, message: 'unknown block' });
   t.is((await err({ blockHash: ethers.id('x'), fromBlock: '0x0' }))?.code, -32602);
   const five = await err({ fromBlock: '0x0', topics: [null, null, null, null, null] });
   t.is(five?.code, -32602);

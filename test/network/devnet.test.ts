@@ -113,7 +113,7 @@ test('a generated 4-validator network finalizes with BFT, relays transactions, s
   const b8 = (await httpJson(`${urls[0]}/chain/blocks/8`)).body;
   t.is(b8.consensus, 'DPoS+BFT');
   t.true(b8.has_justification);
-  t.is((await httpJson(`${urls[0]}/net/peers`)).body.total, 3);
+  await waitFor(async () => (await httpJson(`${urls[0]}/net/peers`)).body.total === 3, 60_000, 'three peers after the handshake');
 
   // A transfer submitted to one validator is gossiped and included; every node sees it.
   const tx = signTransaction(

@@ -81,7 +81,7 @@ test('eth_, net_ and web3_ methods answer with the spec shapes', async (t) => {
   t.deepEqual((await rpc('eth_accounts')).result, []);
   t.is((await rpc('net_version')).result, '7120');
   t.is((await rpc('net_listening')).result, true);
-  t.regex((await rpc('web3_clientVersion')).result, /^[^/]+\/[^/]+\/Rust$/);
+  t.regex((await rpc('web3_clientVersion')).result, /^native-node\/v\d+\.\d+\.\d+\/[a-z0-9]+-[a-z0-9]+\/node\d+\./);
   const bal = await rpc('eth_getBalance', [bob.address, 'latest']);
   t.is(BigInt(bal.result), 10_000n * BASE_PER_COIN * WEI_PER_BASE);
   t.is((await rpc('native_getBalance', [bob.address])).result, bal.result);
@@ -125,7 +125,7 @@ test('invalid params get -32602 with a clear message', async (t) => {
     ['eth_getBlockByNumber', ['0x1', 'yes']],
     ['eth_getBlockByHash', ['0x1234', false]],
     ['eth_getTransactionByHash', [12]],
-    ['eth_feeHistory', ['0x0', 'latest', []]],
+    ['eth_feeHistory', ['0x01', 'latest', []]],
     ['eth_feeHistory', ['0x2', 'latest', [50, 10]]],
     ['native_sendTransaction', ['x']],
     ['native_sendTransaction', [{ amount: 1 }]],

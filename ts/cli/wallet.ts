@@ -7,12 +7,16 @@ import { parseArgs } from 'node:util';
 import { sha256 } from '../crypto/index.js';
 import { type KeyPair, keyPairFromMnemonic, keyPairFromPrivate, privateKeyHex, randomKeyPair } from '../ledger/keys.js';
 import { signTransaction } from '../ledger/transaction.js';
-import { MIN_TX_FEE_BASE } from '../ledger/units.js';
+import { MIN_TX_FEE_BASE, WEI_PER_BASE } from '../ledger/units.js';
 import { accountKeyBytes, decodeAccount } from '../state/accounts.js';
 import { type StateProof, verifyStateProof } from '../state/trie.js';
 import { isAddress, isHash } from '../util/hex.js';
 import { stringifyExact } from '../util/json.js';
-import { NodeClient } from './client.js';
+import { COIN_TICKER, WalletUsageError, parseAmount, showBase, showWei } from './amounts.js';
+import { NodeClient, type Reply } from './client.js';
+
+/** The wallet ships with the node and carries its version. */
+const WALLET_VERSION = '0.1.0';
 
 const USAGE = `native-wallet <command> [options]
 
@@ -21,20 +25,40 @@ Commands:
   import --private-key HEX    import a private key
   import --mnemonic "WORDS" [--index N]   import m/44'/60'/0'/0/N of a BIP-39 mnemonic
   address                     show the key file's address
-  balance [ADDRESS]           balance in base units (1 coin = 1e8)
+  balance [ADDRESS]           balance (in ${COIN_TICKER}; base units with --raw)
   nonce [ADDRESS]             committed nonce
-  send --to ADDR --amount BASE [--fee BASE] [--no-wait]   sign, submit, wait for inclusion
-  tx TXID                     show a transaction
+  send --to ADDR --amount AMOUNT [--fee AMOUNT] [--no-wait]   sign, submit, wait for inclusion
+  tx TXID                     show a transaction and the fee it paid (--json: the node's full record)
   proof [ADDRESS]             fetch an account proof and verify it offline against the block's state root
 
+Amounts: a whole number of base units (150000000) or coins with the ticker (1.5${COIN_TICKER});
+1 ${COIN_TICKER} = 100,000,000 base units. The fee defaults to the minimum, 10000 base units.
+
 Options:
-  --url URL        node REST URL (default $NATIVE_URL or http://127.0.0.1:8545)
+  --url URL        node URL (default $NATIVE_URL or http://127.0.0.1:8545)
   --key-file PATH  key file (default $NATIVE_WALLET_KEY or ~/.native-wallet/key.json; stored unencrypted, mode 0600)
   --api-key KEY    X-API-Key for submissions (default $NATIVE_API_KEY)
   --timeout SEC    how long send waits for inclusion (default 30)
+  --raw            amounts in base units instead of ${COIN_TICKER}
+  --json           tx: print the node's JSON record
+  -h, --help       this help
+  --version        the wallet's version
 `;
 
 type Out = (line: string) => void;
+
+interface TxRecord {
+  txid: string;
+  status: string;
+  block_index: number | null;
+  confirmations: number;
+  from_address: string;
+  to_address: string;
+  amount: bigint;
+  fee: bigint;
+  nonce: bigint;
+  data: string;
+}
 
 function saveKey(path: string, key: KeyPair): void {
   mkdirSync(dirname(path), { recursive: true });
@@ -42,14 +66,94 @@ function saveKey(path: string, key: KeyPair): void {
 }
 
 function loadKey(path: string): KeyPair {
-  if (!existsSync(path)) throw new Error(`no key file at ${path} (run "native-wallet new" or "import")`);
+  if (!existsSync(path)) throw new WalletUsageError(`no key file at ${path} (run "native-wallet new" or "import")`);
   const { private_key } = JSON.parse(readFileSync(path, 'utf8')) as { private_key: string };
   return keyPairFromPrivate(private_key);
 }
 
+/**
+ * `--amount -5` is not a negative amount to parseArgs but a missing value followed by an unknown option; say
+ * what the user meant instead of parseArgs' puzzle.
+ */
+function refuseNegativeAmounts(argv: string[]): void {
+  argv.forEach((a, i) => {
+    const next = argv[i + 1];
+    if ((a === '--amount' || a === '--fee') && next !== undefined && /^-\d/.test(next)) {
+      throw new WalletUsageError(`${a} must not be negative, got ${JSON.stringify(next)}`);
+    }
+  });
+}
+
 /** Run one wallet command; returns the process exit code. Exported for tests. */
 export async function runWallet(argv: string[], env: NodeJS.ProcessEnv, out: Out): Promise<number> {
-  const { values, positionals } = parseArgs({
+  refuseNegativeAmounts(argv);
+  let parsed: ReturnType<typeof parseWalletArgs>;
+  try {
+    parsed = parseWalletArgs(argv);
+  } catch (err) {
+    throw new WalletUsageError(`${(err as Error).message.split('\n')[0]} (see --help)`);
+  }
+  const { values, positionals } = parsed;
+  const [cmd, arg] = positionals;
+  if (values.version) {
+    out(`native-wallet ${WALLET_VERSION}`);
+    return 0;
+  }
+  if (!cmd || values.help) {
+    out(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const raw = values.raw === true;
+  const keyFile = values['key-file'] ?? env.NATIVE_WALLET_KEY ?? join(homedir(), '.native-wallet', 'key.json');
+  const client = new NodeClient(values.url ?? env.NATIVE_URL ?? 'http://127.0.0.1:8545', values['api-key'] ?? env.NATIVE_API_KEY);
+  const addressArg = (): string => {
+    const a = arg ?? loadKey(keyFile).address;
+    if (!isAddress(a)) throw new WalletUsageError('address must be 0x + 40 hex');
+    return a.toLowerCase();
+  };
+  switch (cmd) {
+    case 'new': {
+      const key = randomKeyPair();
+      saveKey(keyFile, key);
+      out(`address: ${key.address}\nsaved to ${keyFile}`);
+      return 0;
+    }
+    case 'import': {
+      let key: KeyPair;
+      if (values['private-key']) key = keyPairFromPrivate(values['private-key']);
+      else if (values.mnemonic) key = keyPairFromMnemonic(values.mnemonic, Number(values.index ?? 0));
+      else throw new WalletUsageError('import needs --private-key or --mnemonic');
+      saveKey(keyFile, key);
+      out(`address: ${key.address}\nsaved to ${keyFile}`);
+      return 0;
+    }
+    case 'address':
+      out(loadKey(keyFile).address);
+      return 0;
+    case 'balance': {
+      const r = expectOk(client, await client.get<{ balance: bigint }>(`/accounts/${addressArg()}/balance`));
+      out(showBase(BigInt(r.balance), raw));
+      return 0;
+    }
+    case 'nonce': {
+      const r = expectOk(client, await client.get<{ nonce: bigint }>(`/accounts/${addressArg()}/nonce`));
+      out(String(r.nonce));
+      return 0;
+    }
+    case 'tx':
+      return showTx(client, arg, values.json === true, raw, out);
+    case 'send':
+      return send(client, () => loadKey(keyFile), values, raw, out);
+    case 'proof':
+      return proof(client, addressArg(), raw, out);
+    default:
+      out(`unknown command ${cmd}\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+function parseWalletArgs(argv: string[]) {
+  return parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
@@ -64,90 +168,76 @@ export async function runWallet(argv: string[], env: NodeJS.ProcessEnv, out: Out
       fee: { type: 'string' },
       'no-wait': { type: 'boolean' },
       timeout: { type: 'string' },
+      raw: { type: 'boolean' },
+      json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean' },
     },
   });
-  const [cmd, arg] = positionals;
-  if (!cmd || values.help) {
-    out(USAGE);
-    return cmd ? 0 : 2;
+}
+
+/** The body of a 200 answer, else a plain error naming the URL and the status. */
+function expectOk<T>(client: NodeClient, r: Reply<T>): T {
+  if (r.status === 200 && r.body !== null) return r.body;
+  const detail = (r.body as { error?: string } | null)?.error;
+  throw new Error(`${client.baseUrl} answered HTTP ${r.status}${detail ? `: ${detail}` : ''}`);
+}
+
+/** The fee a confirmed transaction paid, in wei: EVM gas used times its price, else the native fee. */
+async function feePaidWei(client: NodeClient, tx: TxRecord): Promise<bigint | null> {
+  if (!tx.data.startsWith('EVM:')) return BigInt(tx.fee) * WEI_PER_BASE;
+  const rc = await client.rpc<{ gasUsed: string; effectiveGasPrice: string }>('eth_getTransactionReceipt', [`0x${tx.txid}`]);
+  return rc ? BigInt(rc.gasUsed) * BigInt(rc.effectiveGasPrice) : null;
+}
+
+async function showTx(client: NodeClient, txid: string | undefined, json: boolean, raw: boolean, out: Out): Promise<number> {
+  if (!isHash(txid)) throw new WalletUsageError('tx needs a 64-hex txid');
+  const r = await client.get<TxRecord>(`/transactions/${txid}`);
+  if (r.status === 404) {
+    out('not found');
+    return 1;
   }
-  const keyFile = values['key-file'] ?? env.NATIVE_WALLET_KEY ?? join(homedir(), '.native-wallet', 'key.json');
-  const client = new NodeClient(values.url ?? env.NATIVE_URL ?? 'http://127.0.0.1:8545', values['api-key'] ?? env.NATIVE_API_KEY);
-  const addressArg = (): string => {
-    const a = arg ?? loadKey(keyFile).address;
-    if (!isAddress(a)) throw new Error('address must be 0x + 40 hex');
-    return a.toLowerCase();
-  };
-  switch (cmd) {
-    case 'new': {
-      const key = randomKeyPair();
-      saveKey(keyFile, key);
-      out(`address: ${key.address}\nsaved to ${keyFile}`);
-      return 0;
-    }
-    case 'import': {
-      let key: KeyPair;
-      if (values['private-key']) key = keyPairFromPrivate(values['private-key']);
-      else if (values.mnemonic) key = keyPairFromMnemonic(values.mnemonic, Number(values.index ?? 0));
-      else throw new Error('import needs --private-key or --mnemonic');
-      saveKey(keyFile, key);
-      out(`address: ${key.address}\nsaved to ${keyFile}`);
-      return 0;
-    }
-    case 'address':
-      out(loadKey(keyFile).address);
-      return 0;
-    case 'balance': {
-      const r = await client.get<{ balance: bigint }>(`/accounts/${addressArg()}/balance`);
-      out(String(r.body?.balance));
-      return r.status === 200 ? 0 : 1;
-    }
-    case 'nonce': {
-      const r = await client.get<{ nonce: bigint }>(`/accounts/${addressArg()}/nonce`);
-      out(String(r.body?.nonce));
-      return r.status === 200 ? 0 : 1;
-    }
-    case 'tx': {
-      if (!isHash(arg)) throw new Error('tx needs a 64-hex txid');
-      const r = await client.get(`/transactions/${arg}`);
-      out(r.status === 200 ? stringifyExact(r.body) : 'not found');
-      return r.status === 200 ? 0 : 1;
-    }
-    case 'send':
-      return send(client, loadKey(keyFile), values, out);
-    case 'proof':
-      return proof(client, addressArg(), out);
-    default:
-      out(`unknown command ${cmd}\n\n${USAGE}`);
-      return 2;
+  const tx = expectOk(client, r);
+  if (json) {
+    out(stringifyExact(tx));
+    return 0;
   }
+  const confirmed = tx.status === 'confirmed';
+  const rows: [string, string][] = [
+    ['txid', tx.txid],
+    ['status', confirmed ? `confirmed in block ${tx.block_index} (${tx.confirmations} confirmations)` : 'pending in the mempool'],
+    ['from', tx.from_address],
+    ['to', tx.to_address],
+    ['amount', showBase(BigInt(tx.amount), raw)],
+    ['nonce', String(tx.nonce)],
+  ];
+  const paid = confirmed ? await feePaidWei(client, tx) : null;
+  if (paid !== null) rows.push(['fee paid', showWei(paid, raw)]);
+  else rows.push(['max fee', `${showBase(BigInt(tx.fee), raw)} (the fee paid is known once included)`]);
+  for (const [k, v] of rows) out(`${k.padEnd(9)} ${v}`);
+  return 0;
 }
 
 async function send(
   client: NodeClient,
-  key: KeyPair,
+  loadSigner: () => KeyPair,
   values: { to?: string; amount?: string; fee?: string; 'no-wait'?: boolean; timeout?: string },
+  raw: boolean,
   out: Out,
 ): Promise<number> {
-  if (!isAddress(values.to)) throw new Error('--to must be 0x + 40 hex');
-  if (!values.amount || !/^\d+$/.test(values.amount)) throw new Error('--amount must be an integer number of base units');
-  if (values.fee !== undefined && !/^\d+$/.test(values.fee)) throw new Error('--fee must be an integer number of base units');
-  const status = await client.get<{ chain_id: number }>('/native_status');
-  const pending = await client.get<{ transactions: { from_address: string }[] }>('/mempool');
-  const nonceRes = await client.get<{ nonce: bigint }>(`/accounts/${key.address}/nonce`);
-  if (!status.body || !nonceRes.body) throw new Error('node unreachable or not answering');
+  if (!isAddress(values.to)) throw new WalletUsageError('--to must be 0x + 40 hex');
+  if (values.amount === undefined) throw new WalletUsageError('send needs --amount');
+  const amount = parseAmount('amount', values.amount);
+  const fee = values.fee === undefined ? MIN_TX_FEE_BASE : parseAmount('fee', values.fee, true);
+  // The key file is read once the arguments are known to be usable.
+  const key = loadSigner();
+  const status = expectOk(client, await client.get<{ chain_id: number }>('/native_status'));
+  const pending = expectOk(client, await client.get<{ transactions: { from_address: string }[] }>('/mempool'));
+  const nonceRes = expectOk(client, await client.get<{ nonce: bigint }>(`/accounts/${key.address}/nonce`));
   // Next nonce = committed nonce + this sender's transactions still in the mempool.
-  const inPool = (pending.body?.transactions ?? []).filter((t) => t.from_address === key.address).length;
+  const inPool = pending.transactions.filter((t) => t.from_address === key.address).length;
   const tx = signTransaction(
-    {
-      from: key.address,
-      to: values.to,
-      amount: BigInt(values.amount),
-      fee: values.fee ? BigInt(values.fee) : MIN_TX_FEE_BASE,
-      nonce: BigInt(nonceRes.body.nonce) + BigInt(inPool),
-      chain_id: status.body.chain_id,
-    },
+    { from: key.address, to: values.to, amount, fee, nonce: BigInt(nonceRes.nonce) + BigInt(inPool), chain_id: status.chain_id },
     key,
   );
   const res = await client.post<{ success: boolean; error?: string }>('/transactions', { transaction: tx });
@@ -161,7 +251,7 @@ async function send(
   while (Date.now() < deadline) {
     const r = await client.get<{ status: string; block_index: number }>(`/transactions/${tx.txid}`);
     if (r.body?.status === 'confirmed') {
-      out(`included in block ${r.body.block_index}`);
+      out(`included in block ${r.body.block_index}; fee paid ${showBase(fee, raw)}`);
       return 0;
     }
     await new Promise((ok) => setTimeout(ok, 200));
@@ -170,23 +260,19 @@ async function send(
   return 1;
 }
 
-async function proof(client: NodeClient, address: string, out: Out): Promise<number> {
-  const r = await client.get<{ height: number; proof: StateProof | null; account: { balance: bigint; nonce: bigint } | null }>(
-    `/address/${address}/proof`,
-  );
-  if (!r.body) throw new Error('no proof returned');
-  if (!r.body.proof) {
-    out(`account ${address} does not exist at height ${r.body.height}`);
+async function proof(client: NodeClient, address: string, raw: boolean, out: Out): Promise<number> {
+  const body = expectOk(client, await client.get<{ height: number; proof: StateProof | null }>(`/address/${address}/proof`));
+  if (!body.proof) {
+    out(`account ${address} does not exist at height ${body.height}`);
     return 1;
   }
   // Trust only the block header's state root, fetched separately, and the proof's own bytes.
-  const block = await client.get<{ state_root: string }>(`/chain/blocks/${r.body.height}`);
-  if (!block.body) throw new Error('block not found');
-  const keyOk = r.body.proof.key === accountKeyBytes(address).toString('hex');
-  const ok = keyOk && verifyStateProof(r.body.proof, block.body.state_root, sha256);
-  const acc = decodeAccount(Buffer.from(r.body.proof.value, 'hex'));
-  out(`height ${r.body.height} state_root ${block.body.state_root}`);
-  out(`balance_wei ${acc.balance} nonce ${acc.nonce}`);
+  const block = expectOk(client, await client.get<{ state_root: string }>(`/chain/blocks/${body.height}`));
+  const keyOk = body.proof.key === accountKeyBytes(address).toString('hex');
+  const ok = keyOk && verifyStateProof(body.proof, block.state_root, sha256);
+  const acc = decodeAccount(Buffer.from(body.proof.value, 'hex'));
+  out(`height ${body.height} state_root ${block.state_root}`);
+  out(`balance ${showWei(acc.balance, raw)} nonce ${acc.nonce}`);
   out(ok ? 'proof: VALID' : 'proof: INVALID');
   return ok ? 0 : 1;
 }
@@ -196,8 +282,9 @@ if (isMain) {
   runWallet(process.argv.slice(2), process.env, (l) => process.stdout.write(`${l}\n`)).then(
     (code) => process.exit(code),
     (err) => {
+      // Messages are written for the user; a stack trace would only hide them.
       process.stderr.write(`error: ${(err as Error).message}\n`);
-      process.exit(1);
+      process.exit(err instanceof WalletUsageError ? 2 : 1);
     },
   );
 }

@@ -26,6 +26,17 @@ export interface CallOutcome {
   gasUsed: bigint;
 }
 
+/** EIP-3860's limit on contract creation code: twice the EIP-170 code size limit (49152 bytes). */
+export const MAX_INITCODE_SIZE = 49_152;
+
+const failed = (error: string, gasUsed: bigint): CallOutcome => ({
+  ok: false,
+  returnValue: new Uint8Array(0),
+  error,
+  reverted: false,
+  gasUsed,
+});
+
 /** Intrinsic gas of a transaction with these fields (base, calldata, creation, access list). */
 export function intrinsicGas(args: CallArgs, common: Awaited<ReturnType<typeof blockVm>>['common']): bigint {
   const tx = createFeeMarket1559Tx(
@@ -73,17 +84,20 @@ function warmAsTransaction(
 export async function simulateCall(env: BlockEnv, base: StateStore, args: CallArgs): Promise<CallOutcome> {
   const overlay = new StateOverlay(base);
   const { vm, common, block } = await blockVm(env, overlay, base);
-  const intrinsic = intrinsicGas(args, common);
   const gasLimit = args.gas ?? BLOCK_GAS_LIMIT;
-  if (gasLimit < intrinsic) {
-    return {
-      ok: false,
-      returnValue: new Uint8Array(0),
-      error: `intrinsic gas too low: have ${gasLimit}, want ${intrinsic}`,
-      reverted: false,
-      gasUsed: intrinsic,
-    };
+  const dataLength = args.data?.length ?? 0;
+  // EIP-3860, checked before anything else as geth's state transition does (the transaction builder below
+  // would throw its own wording otherwise).
+  if (!args.to && common.isActivatedEIP(3860) && dataLength > MAX_INITCODE_SIZE) {
+    return failed(`max initcode size exceeded: code size ${dataLength} limit ${MAX_INITCODE_SIZE}`, gasLimit);
   }
+  let intrinsic: bigint;
+  try {
+    intrinsic = intrinsicGas(args, common);
+  } catch (err) {
+    return failed((err as Error).message.split(' (')[0], gasLimit);
+  }
+  if (gasLimit < intrinsic) return failed(`intrinsic gas too low: have ${gasLimit}, want ${intrinsic}`, intrinsic);
   const caller: Address = args.from ? createAddressFromString(args.from) : createZeroAddress();
   warmAsTransaction(vm, caller, args, block.header.coinbase);
   let result: EVMResult;
@@ -100,7 +114,7 @@ export async function simulateCall(env: BlockEnv, base: StateStore, args: CallAr
       skipBalance: args.value === undefined || args.value === 0n,
     });
   } catch (err) {
-    return { ok: false, returnValue: new Uint8Array(0), error: (err as Error).message, reverted: false, gasUsed: gasLimit };
+    return failed((err as Error).message, gasLimit);
   }
   const ex = result.execResult;
   const refund = ex.gasRefund ?? 0n;

@@ -7,6 +7,7 @@ import { startNodeServer } from './node.js';
 import type { HttpBackend, HttpHandler, HttpServer, HttpServerOptions } from './types.js';
 import { loadUws, startUwsServer } from './uws.js';
 
+export { ListenError } from './types.js';
 export type {
   HttpBackend,
   HttpHandler,

@@ -20,7 +20,7 @@ import {
   addHeader,
   tooLarge,
 } from './common.js';
-import type { HttpHandler, HttpRequest, HttpServer } from './types.js';
+import { type HttpHandler, type HttpRequest, type HttpServer, ListenError } from './types.js';
 
 /** Request phases: reading the body, in the handler, answered. */
 const BODY = 0;
@@ -151,9 +151,9 @@ export async function startNodeServer(cfg: ServerConfig, handler: HttpHandler): 
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
-    const onError = (err: Error) => {
+    const onError = (err: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
-      reject(err);
+      reject(err.code ? new ListenError(err.code, cfg.host, cfg.port) : err);
     };
     const onListening = () => {
       server.off('error', onError);

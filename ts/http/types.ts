@@ -51,3 +51,32 @@ export interface HttpServer {
   /** Stops listening, drops open connections (in-flight requests are abandoned) and resolves once closed. Idempotent. */
   close(): Promise<void>;
 }
+
+/**
+ * The server could not listen. `code` is the socket error (EADDRINUSE: another process has the port, also
+ * another uWS server, which listens with an exclusive port here; EADDRNOTAVAIL: the host is not an address of
+ * this machine; EACCES: a privileged port).
+ */
+export class ListenError extends Error {
+  constructor(
+    readonly code: string,
+    readonly host: string,
+    readonly port: number,
+  ) {
+    super(listenMessage(code, host, port));
+    this.name = 'ListenError';
+  }
+}
+
+function listenMessage(code: string, host: string, port: number): string {
+  switch (code) {
+    case 'EADDRINUSE':
+      return `port ${port} is in use on ${host} (another node or program listens there; stop it or choose --port)`;
+    case 'EADDRNOTAVAIL':
+      return `cannot listen on ${host}:${port}: ${host} is not an address of this machine`;
+    case 'EACCES':
+      return `cannot listen on ${host}:${port}: permission denied (ports below 1024 need privileges)`;
+    default:
+      return `cannot listen on ${host}:${port}: ${code}`;
+  }
+}

@@ -1,5 +1,6 @@
 /** uWebSockets.js backend (ganache's build, CJS native addon). */
 import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import type {
   HttpRequest as UwsRequest,
   HttpResponse as UwsResponse,
@@ -24,7 +25,15 @@ import {
   addHeader,
   tooLarge,
 } from './common.js';
-import type { HttpHandler, HttpRequest, HttpServer } from './types.js';
+import { type HttpHandler, type HttpRequest, type HttpServer, ListenError } from './types.js';
+
+/** uWS's listen option for a port no other socket may share (ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT). */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+
+/** listen(host, port, options, cb): in the addon, missing from the package's typings. */
+interface ListenWithOptions {
+  listen(host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void): void;
+}
 
 /** The parts of the addon used here. */
 export interface UwsModule {
@@ -192,11 +201,11 @@ export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler:
   app.any('/*', onRequest);
 
   const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
-    app.listen(cfg.host, cfg.port, (socket) => {
+    // Exclusive: uWS otherwise sets SO_REUSEPORT, and a second node on the same port would "listen" too and
+    // silently split the traffic with the first.
+    (app as unknown as ListenWithOptions).listen(cfg.host, cfg.port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
       if (socket) resolve(socket);
-      else {
-        reject(new Error(`uWS could not listen on ${cfg.host}:${cfg.port} (address in use or unavailable)`));
-      }
+      else bindFailure(cfg.host, cfg.port).then(reject, reject);
     });
   }).catch((err) => {
     closeApp(app);
@@ -219,6 +228,18 @@ export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler:
       return closing;
     },
   };
+}
+
+/**
+ * uWS reports a failed listen without a reason; binding the same address with node:net names it (the port is
+ * taken, the host is not local, ...).
+ */
+function bindFailure(host: string, port: number): Promise<ListenError> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => resolve(new ListenError(err.code ?? 'EUNKNOWN', host, port)));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(new ListenError('EUNKNOWN', host, port))));
+  });
 }
 
 function closeApp(app: TemplatedApp): void {

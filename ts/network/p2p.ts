@@ -69,6 +69,7 @@ export class P2PNetwork {
   private readonly denied = new Set<string>();
   private readonly scores = new Map<string, number>();
   private readonly heights = new Map<string, number>();
+  private readonly handshaking = new Set<string>();
   private redial: NodeJS.Timeout | null = null;
   private readonly prefix: string;
   readonly topics: { tx: string; block: string; consensus: string };
@@ -142,8 +143,17 @@ export class P2PNetwork {
     return (this.node.services as { pubsub: never }).pubsub;
   }
 
-  /** Keep the static peers connected; libp2p's own dialer backs off failing addresses. */
+  /**
+   * Keep the static peers connected (libp2p's own dialer backs off failing addresses), and retry the
+   * status handshake of connected peers whose first one failed (a busy peer may miss its deadline).
+   */
   private dialStaticPeers(): void {
+    for (const p of this.node.getPeers()) {
+      const id = p.toString();
+      if (this.heights.has(id) || this.denied.has(id) || this.handshaking.has(id)) continue;
+      this.handshaking.add(id);
+      void this.handshake(p).finally(() => this.handshaking.delete(id));
+    }
     const connected = new Set(this.node.getPeers().map((p) => p.toString()));
     for (const addr of this.opts.peers) {
       let ma: Multiaddr;
@@ -159,11 +169,16 @@ export class P2PNetwork {
   }
 
   private async onIdentify(peer: PeerId, protocols: string[]): Promise<void> {
-    const id = peer.toString();
     if (!protocols.includes(this.statusProtocol)) {
       await this.refuse(peer, 'peer does not speak this chain (chain id or genesis differ)');
       return;
     }
+    await this.handshake(peer);
+  }
+
+  /** Exchange status; a peer of another chain or genesis is refused. */
+  private async handshake(peer: PeerId): Promise<void> {
+    const id = peer.toString();
     try {
       const status = await this.requestStatus(peer);
       if (status.chain_id !== this.opts.chainId || status.genesis_hash !== this.opts.genesisHash) {

@@ -8,8 +8,10 @@ import {
 import { DEFAULT_API_PORT, MAINNET_CHAIN_ID, TESTNET_CHAIN_ID } from '../chain/params.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/common.js';
 import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/mempool.js';
+import { NODE_FLAGS } from './flags.js';
 
 export type Network = 'mainnet' | 'testnet' | 'dev';
+export type LogFormat = 'pretty' | 'json';
 
 export interface NodeConfig {
   network: Network;
@@ -25,6 +27,8 @@ export interface NodeConfig {
   maxBlockTxs: number;
   httpBackend: 'auto' | 'uws' | 'node';
   logLevel: string;
+  /** Explicit --log-format / NATIVE_LOG_FORMAT; undefined = pretty on a terminal, JSON otherwise. */
+  logFormat?: LogFormat;
   nodeName: string;
   maxPerSender: number;
   maxMempool: number;
@@ -48,49 +52,38 @@ export interface NodeConfig {
   role: 'validator' | 'full';
 }
 
-export class ConfigError extends Error {}
+export class ConfigError extends Error {
+  readonly code = 'CONFIG';
+}
+
+/** What the command line asks for: run a node, or print help / the version and exit. */
+export type Command = { kind: 'run'; config: NodeConfig } | { kind: 'help' } | { kind: 'version' };
+
+const parserOptions = Object.fromEntries(NODE_FLAGS.map((f) => [f.name, { type: f.type }])) as Record<
+  string,
+  { type: 'string' | 'boolean' }
+>;
+
+/** `--help` and `--version` win over everything else (and over bad values), as in most tools. */
+export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
+  if (argv.includes('--help') || argv.includes('-h')) return { kind: 'help' };
+  if (argv.includes('--version')) return { kind: 'version' };
+  return { kind: 'run', config: parseConfig(argv, env) };
+}
 
 /**
  * Flags win over environment variables, which win over the network preset.
- * `--dev` selects the dev chain (chain id 7120 unless NATIVE_CHAIN_ID is set).
+ * `--dev` selects the dev chain (chain id 7120 unless NATIVE_CHAIN_ID is set). The dev chain is for one developer
+ * on one machine, like anvil and Hardhat: no rate limits and CORS `*` unless set explicitly.
  */
 export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig {
-  const { values } = parseArgs({
-    args: argv,
-    allowPositionals: false,
-    strict: true,
-    options: {
-      dev: { type: 'boolean' },
-      network: { type: 'string' },
-      'chain-id': { type: 'string' },
-      host: { type: 'string' },
-      port: { type: 'string' },
-      'data-dir': { type: 'string' },
-      'api-key': { type: 'string' },
-      'cors-origin': { type: 'string' },
-      genesis: { type: 'string' },
-      'block-time-ms': { type: 'string' },
-      'window-size': { type: 'string' },
-      'max-block-txs': { type: 'string' },
-      'http-backend': { type: 'string' },
-      'log-level': { type: 'string' },
-      name: { type: 'string' },
-      'max-pending-per-sender': { type: 'string' },
-      'max-mempool': { type: 'string' },
-      'max-body-bytes': { type: 'string' },
-      'max-concurrent': { type: 'string' },
-      'rate-limit-global': { type: 'string' },
-      'rate-limit-write': { type: 'string' },
-      'rate-limit-window-secs': { type: 'string' },
-      'trusted-proxies': { type: 'string' },
-      'p2p-port': { type: 'string' },
-      'p2p-host': { type: 'string' },
-      peers: { type: 'string' },
-      role: { type: 'string' },
-    },
-  });
-  const str = (flag: string, envName: string): string | undefined =>
-    (values as Record<string, string | undefined>)[flag] ?? env[envName];
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({ args: argv, allowPositionals: false, strict: true, options: parserOptions }));
+  } catch (err) {
+    throw new ConfigError(`${(err as Error).message} (see --help)`);
+  }
+  const str = (flag: string, envName: string): string | undefined => (values[flag] as string | undefined) ?? env[envName];
   const int = (flag: string, envName: string, def: number, min = 0): number => {
     const raw = str(flag, envName);
     if (raw === undefined || raw === '') return def;
@@ -100,11 +93,16 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
   };
   const network = (values.dev ? 'dev' : (str('network', 'NATIVE_NETWORK') ?? 'mainnet')) as Network;
   if (!['mainnet', 'testnet', 'dev'].includes(network)) throw new ConfigError(`unknown network ${network}`);
+  const dev = network === 'dev';
   const defaultChainId = network === 'mainnet' ? MAINNET_CHAIN_ID : TESTNET_CHAIN_ID;
   const apiKey = str('api-key', 'NATIVE_API_KEY') || undefined;
   if (apiKey !== undefined && apiKey.length < 16) throw new ConfigError('NATIVE_API_KEY must be at least 16 characters');
   const backend = (str('http-backend', 'NATIVE_HTTP_BACKEND') ?? 'auto') as NodeConfig['httpBackend'];
   if (!['auto', 'uws', 'node'].includes(backend)) throw new ConfigError(`unknown http backend ${backend}`);
+  const logFormat = (str('log-format', 'NATIVE_LOG_FORMAT') || undefined) as LogFormat | undefined;
+  if (logFormat !== undefined && logFormat !== 'pretty' && logFormat !== 'json') {
+    throw new ConfigError(`--log-format / NATIVE_LOG_FORMAT must be pretty or json, got ${logFormat}`);
+  }
   const trustedProxies = (str('trusted-proxies', 'NATIVE_TRUSTED_PROXIES') ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -124,20 +122,21 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     apiPort: int('port', 'NATIVE_API_PORT', DEFAULT_API_PORT[network]),
     dataDir: str('data-dir', 'NATIVE_DATA_DIR') ?? `data/${network}`,
     apiKey,
-    corsOrigin: str('cors-origin', 'NATIVE_CORS_ORIGIN') || undefined,
+    corsOrigin: str('cors-origin', 'NATIVE_CORS_ORIGIN') || (dev ? '*' : undefined),
     genesisFile: str('genesis', 'NATIVE_GENESIS'),
     blockTimeMs: int('block-time-ms', 'NATIVE_BLOCK_TIME_MS', 1000, 50),
     windowSize: int('window-size', 'CHAIN_WINDOW_SIZE', 1000, 1),
     maxBlockTxs: int('max-block-txs', 'NATIVE_MAX_BLOCK_TXS', 20_000, 1),
     httpBackend: backend,
     logLevel: str('log-level', 'NATIVE_LOG_LEVEL') ?? 'info',
+    logFormat,
     nodeName: str('name', 'NATIVE_NODE_NAME') ?? `native-node-${network}`,
     maxPerSender: int('max-pending-per-sender', 'NATIVE_MAX_PENDING_PER_SENDER', DEFAULT_MEMPOOL_LIMITS.maxPerSender, 1),
     maxMempool: int('max-mempool', 'NATIVE_MAX_MEMPOOL', DEFAULT_MEMPOOL_LIMITS.maxTotal, 1),
     maxBodyBytes: int('max-body-bytes', 'NATIVE_MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1),
     maxConcurrent: int('max-concurrent', 'NATIVE_MAX_CONCURRENT', DEFAULT_MAX_CONCURRENT, 1),
-    rateLimitGlobal: int('rate-limit-global', 'NATIVE_RATE_LIMIT_GLOBAL', DEFAULT_RATE_LIMIT_GLOBAL),
-    rateLimitWrite: int('rate-limit-write', 'NATIVE_RATE_LIMIT_WRITE', DEFAULT_RATE_LIMIT_WRITE),
+    rateLimitGlobal: int('rate-limit-global', 'NATIVE_RATE_LIMIT_GLOBAL', dev ? 0 : DEFAULT_RATE_LIMIT_GLOBAL),
+    rateLimitWrite: int('rate-limit-write', 'NATIVE_RATE_LIMIT_WRITE', dev ? 0 : DEFAULT_RATE_LIMIT_WRITE),
     rateLimitWindowSecs: int('rate-limit-window-secs', 'NATIVE_RATE_LIMIT_WINDOW_SECS', DEFAULT_RATE_LIMIT_WINDOW_SECS, 1),
     trustedProxies,
     p2pPort: p2pRaw === undefined || p2pRaw === '' ? null : int('p2p-port', 'NATIVE_P2P_PORT', 0),

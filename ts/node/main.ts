@@ -1,8 +1,18 @@
 #!/usr/bin/env node
-import { pino } from 'pino';
-import { parseConfig } from './config.js';
-import { NativeNode } from './node.js';
+import { ListenError } from '../http/index.js';
+import { NODE_VERSION } from '../services/index.js';
+import { type Command, parseCommand } from './config.js';
+import { nodeHelp } from './flags.js';
+import { createLogger } from './log.js';
+import { DataDirInUseError, NativeNode } from './node.js';
 import { generateTestnet, parseTestnetArgs } from './testnet.js';
+
+/** Exit codes: 1 the node could not start or failed, 2 bad configuration. */
+const EXIT_FAILED = 1;
+const EXIT_CONFIG = 2;
+
+/** Start-up failures a user can fix: one plain line, no stack trace. */
+const isUserFixable = (err: unknown): err is Error => err instanceof ListenError || err instanceof DataDirInUseError;
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'testnet') {
@@ -14,25 +24,41 @@ async function main(): Promise<void> {
       return;
     } catch (err) {
       process.stderr.write(`testnet: ${(err as Error).message}\n`);
-      process.exit(2);
+      process.exit(EXIT_CONFIG);
     }
   }
-  let config: ReturnType<typeof parseConfig>;
+  let cmd: Command;
   try {
-    config = parseConfig(process.argv.slice(2), process.env);
+    cmd = parseCommand(process.argv.slice(2), process.env);
   } catch (err) {
     process.stderr.write(`config error: ${(err as Error).message}\n`);
-    process.exit(2);
+    process.exit(EXIT_CONFIG);
   }
-  const log = pino({ level: config.logLevel, base: { node: config.nodeName } });
-  const node = await NativeNode.start(config, log);
+  if (cmd.kind === 'help') {
+    process.stdout.write(nodeHelp(NODE_VERSION));
+    return;
+  }
+  if (cmd.kind === 'version') {
+    process.stdout.write(`native-node ${NODE_VERSION} (node ${process.version}, ${process.platform}-${process.arch})\n`);
+    return;
+  }
+  const { config } = cmd;
+  const log = createLogger({ level: config.logLevel, nodeName: config.nodeName, format: config.logFormat });
+  let node: NativeNode;
+  try {
+    node = await NativeNode.start(config, log);
+  } catch (err) {
+    if (!isUserFixable(err)) throw err;
+    process.stderr.write(`error: ${err.message}\n`);
+    process.exit(EXIT_FAILED);
+  }
   const shutdown = (signal: string): void => {
     log.info({ signal }, 'shutting down');
     node.stop().then(
       () => process.exit(0),
       (err) => {
         log.error({ err }, 'shutdown failed');
-        process.exit(1);
+        process.exit(EXIT_FAILED);
       },
     );
   };
@@ -42,5 +68,5 @@ async function main(): Promise<void> {
 
 main().catch((err) => {
   process.stderr.write(`fatal: ${(err as Error).stack ?? err}\n`);
-  process.exit(1);
+  process.exit(EXIT_FAILED);
 });

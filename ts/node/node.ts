@@ -27,7 +27,7 @@ import { P2PNetwork, PeerMisbehaviour, loadOrCreateNodeKey } from '../network/in
 import { rpcMethods } from '../rpc/index.js';
 import { BlockSync, admitGossipedTransaction } from '../sync/index.js';
 import { AuditLog, NODE_VERSION, type NodeContext, redactConfig } from '../services/index.js';
-import { type KvStore, openRocksStore } from '../storage/index.js';
+import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
 import { chainParamsFor } from './genesis-params.js';
 import { loadOrCreateValidatorKey } from './validator-key.js';
@@ -47,6 +47,31 @@ function buildId(): string {
 /** True for addresses only this machine can reach. */
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}
+
+/** "no rate limits", or the limits in force. */
+function describeRateLimits(c: NodeConfig): string {
+  if (c.rateLimitGlobal === 0 && c.rateLimitWrite === 0) return 'no rate limits';
+  const n = (v: number) => (v === 0 ? 'unlimited' : String(v));
+  return `rate limits ${n(c.rateLimitGlobal)} requests, ${n(c.rateLimitWrite)} writes per ${c.rateLimitWindowSecs} s per IP`;
+}
+
+/** Another node (or any process) has this data dir's database open. */
+export class DataDirInUseError extends Error {
+  readonly code = 'DATA_DIR_IN_USE';
+  constructor(dataDir: string, lockFile: string) {
+    super(`data dir ${dataDir} is in use by another node (lock file ${lockFile}); stop that node or choose --data-dir`);
+    this.name = 'DataDirInUseError';
+  }
+}
+
+async function openStore(dataDir: string): Promise<KvStore> {
+  try {
+    return await openRocksStore(join(dataDir, 'db'));
+  } catch (err) {
+    if (err instanceof StoreLockedError) throw new DataDirInUseError(dataDir, err.lockFile);
+    throw err;
+  }
 }
 
 /** The node's wiring: the one place that knows every component. */
@@ -69,13 +94,25 @@ export class NativeNode {
   ) {}
 
   static async start(config: NodeConfig, log: Logger): Promise<NativeNode> {
+    // The first line says what kind of node this is; on the dev chain, that it is open to every local tool.
+    if (config.network === 'dev') {
+      log.info(
+        {
+          network: 'dev',
+          chain_id: config.chainId,
+          rate_limits: describeRateLimits(config),
+          cors_origin: config.corsOrigin ?? null,
+        },
+        `dev chain ${config.chainId}: ${describeRateLimits(config)}, CORS ${config.corsOrigin ?? 'off'} (local development only)`,
+      );
+    }
     const backend = crypto().name;
     log.info({ crypto_backend: backend }, `crypto backend: ${backend === 'native' ? 'native addon' : 'JS twin (@noble)'}`);
     mkdirSync(config.dataDir, { recursive: true });
     const { key, created } = loadOrCreateValidatorKey(config.dataDir);
     if (created) log.info({ address: key.address }, 'created validator key');
     const params = chainParamsFor(config, key);
-    const db = await openRocksStore(join(config.dataDir, 'db'));
+    const db = await openStore(config.dataDir);
     let metrics: NodeMetrics | undefined;
     let audit: AuditLog | undefined;
     let http: HttpServer | undefined;
@@ -178,6 +215,7 @@ export class NativeNode {
           rate_limit_write: config.rateLimitWrite,
           rate_limit_window_secs: config.rateLimitWindowSecs,
           trusted_proxies: config.trustedProxies,
+          cors_origin: config.corsOrigin ?? null,
         },
         'API listening',
       );

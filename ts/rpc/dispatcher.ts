@@ -1,12 +1,14 @@
 import type { NodeContext } from '../services/index.js';
 import { NodeError } from '../util/errors.js';
 import { parseJsonExact } from '../util/json.js';
+import { rpcErrorOf } from './geth-errors.js';
 import { checkParams } from './params.js';
 import { RPC, type RpcTable } from './types.js';
 
 export const MAX_BATCH = 100;
 
-type Id = string | number | null;
+/** A bigint id (beyond 2^53) is echoed exactly, as geth echoes the raw JSON. */
+type Id = string | number | bigint | null;
 interface RpcResponse {
   jsonrpc: '2.0';
   id: Id;
@@ -72,13 +74,14 @@ export class RpcDispatcher {
       return err(null, RPC.invalidRequest, 'Invalid Request: expected an object');
     const r = req as Record<string, unknown>;
     const isNotification = !('id' in r);
-    const id: Id = !isNotification && validId(r.id) ? (typeof r.id === 'bigint' ? Number(r.id) : r.id) : null;
+    const id: Id = !isNotification && validId(r.id) ? r.id : null;
     if (!isNotification && !validId(r.id))
       return err(null, RPC.invalidRequest, 'Invalid Request: id must be a string, number or null');
     if (r.jsonrpc !== '2.0') return err(id, RPC.invalidRequest, 'Invalid Request: jsonrpc must be "2.0"');
     if (typeof r.method !== 'string' || r.method.length === 0)
       return err(id, RPC.invalidRequest, 'Invalid Request: method must be a string');
-    if (r.params !== undefined && !Array.isArray(r.params)) {
+    // JSON-RPC 2.0 allows params to be omitted; geth also reads an explicit null as "no params".
+    if (r.params !== undefined && r.params !== null && !Array.isArray(r.params)) {
       return err(id, RPC.invalidParams, 'invalid params: params must be an array');
     }
     const method = r.method;
@@ -93,8 +96,10 @@ export class RpcDispatcher {
         checkParams(entry.params, params);
         response = { jsonrpc: '2.0', id, result: (await entry.handler(this.ctx, params)) ?? null };
       } catch (e) {
-        if (e instanceof NodeError) response = err(id, e.rpcCode, e.message, e.data);
-        else {
+        if (e instanceof NodeError) {
+          const { code, message } = rpcErrorOf(e);
+          response = err(id, code, message, e.data);
+        } else {
           this.opts.onInternalError?.(e, method);
           response = err(id, RPC.internal, 'internal error');
         }

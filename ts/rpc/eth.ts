@@ -1,4 +1,5 @@
 import {
+  type Block,
   BLOCK_GAS_LIMIT,
   GAS_PRICE_WEI,
   INITIAL_BASE_FEE_WEI,
@@ -52,13 +53,79 @@ export async function requireHeadBlockRef(ctx: NodeContext, ref: unknown, i: num
   }
 }
 
+/** Most blocks one eth_feeHistory covers; geth caps larger counts to its limit instead of refusing them. */
+export const MAX_FEE_HISTORY_BLOCKS = 1024;
+
+/** eth_feeHistory's blockCount: a hex quantity or a decimal number/string (geth's HexOrDecimal64), capped. */
+function feeHistoryCount(v: unknown): number {
+  const n = typeof v === 'string' && /^\d{1,15}$/.test(v) ? BigInt(v) : parseQuantity(v, 0);
+  return Number(n > BigInt(MAX_FEE_HISTORY_BLOCKS) ? BigInt(MAX_FEE_HISTORY_BLOCKS) : n);
+}
+
 async function blockByTag(ctx: NodeContext, raw: unknown, full: unknown): Promise<unknown> {
-  const h = resolveHeight(ctx, parseBlockTag(raw, 0));
-  const b = await ctx.chain.blocks.getBlock(h);
+  const b = await blockAt(ctx, raw);
   return b ? ethBlock(b, full === true, ctx.chain.params.chainId, ctx.chain.params.evmHardfork) : null;
 }
 
+/** The block a tag or number names; null when it does not exist (yet). */
+async function blockAt(ctx: NodeContext, raw: unknown): Promise<Block | null> {
+  const h = resolveHeight(ctx, parseBlockTag(raw, 0));
+  return h > ctx.chain.height ? null : ((await ctx.chain.blocks.getBlock(h)) ?? null);
+}
+
+/** The block with this hash; null when unknown (geth's answer, not an error). */
+async function blockWithHash(ctx: NodeContext, hash: string): Promise<Block | null> {
+  const h = await ctx.chain.blocks.heightOfHash(hash);
+  return h === null ? null : ((await ctx.chain.blocks.getBlock(h)) ?? null);
+}
+
+/** Transaction `index` of block `b` in the Ethereum shape; null when the block or the index does not exist. */
+function txAtIndex(ctx: NodeContext, b: Block | null, rawIndex: unknown): unknown {
+  const i = parseQuantity(rawIndex, 1);
+  if (!b || i >= BigInt(b.transactions.length)) return null;
+  const index = Number(i);
+  const pos = { blockHash: b.hash, blockNumber: b.index, index };
+  return ethTransaction(b.transactions[index], pos, ctx.chain.params.chainId, ctx.chain.params.evmHardfork);
+}
+
+/** Block-indexed methods geth serves and clients call (counts, transactions by position, uncles: none under PoA). */
+const blockIndexMethods: RpcTable = {
+  eth_getBlockTransactionCountByNumber: {
+    params: ['blockTag'],
+    handler: async (ctx, [tag]) => {
+      const b = await blockAt(ctx, tag);
+      return b ? qty(b.transactions.length) : null;
+    },
+  },
+  eth_getBlockTransactionCountByHash: {
+    params: ['hash'],
+    handler: async (ctx, [hash]) => {
+      const b = await blockWithHash(ctx, hash as string);
+      return b ? qty(b.transactions.length) : null;
+    },
+  },
+  eth_getTransactionByBlockNumberAndIndex: {
+    params: ['blockTag', 'quantity'],
+    handler: async (ctx, [tag, i]) => txAtIndex(ctx, await blockAt(ctx, tag), i),
+  },
+  eth_getTransactionByBlockHashAndIndex: {
+    params: ['hash', 'quantity'],
+    handler: async (ctx, [hash, i]) => txAtIndex(ctx, await blockWithHash(ctx, hash as string), i),
+  },
+  eth_getUncleCountByBlockNumber: {
+    params: ['blockTag'],
+    handler: async (ctx, [tag]) => ((await blockAt(ctx, tag)) ? '0x0' : null),
+  },
+  eth_getUncleCountByBlockHash: {
+    params: ['hash'],
+    handler: async (ctx, [hash]) => ((await blockWithHash(ctx, hash as string)) ? '0x0' : null),
+  },
+  eth_getUncleByBlockNumberAndIndex: { params: ['blockTag', 'quantity'], handler: () => null },
+  eth_getUncleByBlockHashAndIndex: { params: ['hash', 'quantity'], handler: () => null },
+};
+
 export const ethMethods: RpcTable = {
+  ...blockIndexMethods,
   eth_chainId: { params: [], handler: (ctx) => qty(ctx.chain.params.chainId) },
   eth_blockNumber: { params: [], handler: (ctx) => qty(ctx.chain.height) },
   eth_gasPrice: { params: [], handler: () => qty(GAS_PRICE_WEI) },
@@ -84,8 +151,7 @@ export const ethMethods: RpcTable = {
   eth_getBlockByHash: {
     params: ['hash', 'bool?'],
     handler: async (ctx, [hash, full]) => {
-      const h = await ctx.chain.blocks.heightOfHash(hash as string);
-      const b = h === null ? null : await ctx.chain.blocks.getBlock(h);
+      const b = await blockWithHash(ctx, hash as string);
       return b ? ethBlock(b, full === true, ctx.chain.params.chainId, ctx.chain.params.evmHardfork) : null;
     },
   },
@@ -113,10 +179,9 @@ export const ethMethods: RpcTable = {
     },
   },
   eth_feeHistory: {
-    params: ['quantity', 'blockTag', 'array?'],
+    params: ['any', 'blockTag', 'array?'],
     handler: async (ctx, [count, newest, percentiles]) => {
-      const n = Number(parseQuantity(count, 0));
-      if (n < 1 || n > 1024) throw invalidParams('invalid argument 0: blockCount must be between 1 and 1024');
+      const n = feeHistoryCount(count);
       const pct = (percentiles ?? []) as unknown[];
       if (
         pct.length > 100 ||
@@ -124,7 +189,13 @@ export const ethMethods: RpcTable = {
       ) {
         throw invalidParams('invalid argument 2: reward percentiles must be ascending numbers in [0, 100]');
       }
-      const last = Math.min(resolveHeight(ctx, parseBlockTag(newest, 1)), ctx.chain.height);
+      const requested = resolveHeight(ctx, parseBlockTag(newest, 1));
+      if (requested > ctx.chain.height) {
+        throw new RpcError(RPC.server, `request beyond head block: requested ${requested}, head ${ctx.chain.height}`);
+      }
+      // geth answers a zero count with an empty history, not an error.
+      if (n === 0) return { oldestBlock: '0x0', baseFeePerGas: [], gasUsedRatio: [] };
+      const last = requested;
       const first = Math.max(0, last - n + 1);
       const gasUsedRatio: number[] = [];
       for (let h = first; h <= last; h++) {

@@ -9,9 +9,10 @@ import {
   ethReceipt,
   storageAt,
 } from '../services/index.js';
+import { NodeError } from '../util/errors.js';
 import { fromHex, isAddress, isHash, normHash, qty, to0x } from '../util/hex.js';
 import { requireHeadBlockRef, resolveHeight } from './eth.js';
-import { parseBlockTag, parseQuantity } from './params.js';
+import { parseBlockTag, parseQuantity, parseStorageKey } from './params.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 import { getLogs } from './logs.js';
 
@@ -55,6 +56,19 @@ function parseAccessList(raw: unknown): NonNullable<CallArgs['accessList']> {
     if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'string' && HASH_RE.test(k))) throw bad();
     return { address: (item as { address: string }).address.toLowerCase(), storageKeys: keys as string[] };
   });
+}
+
+/**
+ * A call that failed in a way the EVM layer did not name still answers its reason (-32000 with the message,
+ * as geth does), never a bare "internal error" with the cause only in the log.
+ */
+async function reasoned<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    if (err instanceof NodeError) throw err;
+    throw new RpcError(RPC.server, (err as Error)?.message || 'execution failed');
+  }
 }
 
 async function receiptByHash(ctx: NodeContext, hash: string): Promise<unknown> {
@@ -103,7 +117,7 @@ export const evmMethods: RpcTable = {
     handler: async (ctx, [call, ref]) => {
       const args = parseCallArgs(call);
       await requireHeadBlockRef(ctx, ref, 1);
-      return to0x(await ethCall(ctx, args));
+      return to0x(await reasoned(ethCall(ctx, args)));
     },
   },
   eth_estimateGas: {
@@ -111,7 +125,7 @@ export const evmMethods: RpcTable = {
     handler: async (ctx, [call, ref]) => {
       const args = parseCallArgs(call);
       await requireHeadBlockRef(ctx, ref, 1);
-      return qty(await estimateGas(ctx, args));
+      return qty(await reasoned(estimateGas(ctx, args)));
     },
   },
   eth_getCode: {
@@ -122,10 +136,9 @@ export const evmMethods: RpcTable = {
     },
   },
   eth_getStorageAt: {
-    params: ['address', 'quantity', 'blockRef?'],
+    params: ['address', 'storageKey', 'blockRef?'],
     handler: async (ctx, [a, slot, ref]) => {
-      const s = parseQuantity(slot, 1);
-      if (s >= 1n << 256n) throw invalidParams('invalid argument 1: slot above 2^256');
+      const s = parseStorageKey(slot, 1);
       await requireHeadBlockRef(ctx, ref, 2);
       return to0x(storageAt(ctx, a as string, s));
     },

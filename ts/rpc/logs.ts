@@ -36,24 +36,27 @@ export async function parseLogFilter(ctx: NodeContext, raw: unknown): Promise<Lo
   });
   if (o.blockHash !== undefined && o.blockHash !== null) {
     if (o.fromBlock !== undefined || o.toBlock !== undefined)
-      throw invalidParams('invalid argument 0: blockHash excludes fromBlock/toBlock');
+      throw invalidParams('invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other');
     if (typeof o.blockHash !== 'string' || !TOPIC_RE.test(o.blockHash))
       throw invalidParams('invalid argument 0: blockHash must be 0x + 64 hex');
     const h = await ctx.chain.blocks.heightOfHash(o.blockHash);
-    if (h === null) throw new RpcError(RPC.invalidParams, 'unknown block');
+    // geth answers an unknown hash with a plain server error, not an invalid-params one.
+    if (h === null) throw new RpcError(RPC.server, 'unknown block');
     return { fromBlock: h, toBlock: h, addresses, topics, blockHash: o.blockHash };
   }
   const head = ctx.chain.height;
   const fromBlock = o.fromBlock === undefined || o.fromBlock === null ? head : resolveHeight(ctx, parseBlockTag(o.fromBlock, 0));
   const toBlock = o.toBlock === undefined || o.toBlock === null ? head : resolveHeight(ctx, parseBlockTag(o.toBlock, 0));
   if (fromBlock > toBlock) throw invalidParams('invalid block range params');
-  if (toBlock > head) throw invalidParams('block range extends beyond current head block');
+  // The cap is checked on the numbers asked for, before the head: a too-wide range is -32005 on any chain,
+  // also a young one whose head is below the requested end.
   if (toBlock - fromBlock + 1 > MAX_LOG_RANGE) {
     throw new RpcError(
       RPC.limitExceeded,
       `query returned more than ${MAX_LOG_RANGE} results: block range exceeds ${MAX_LOG_RANGE} blocks`,
     );
   }
+  if (toBlock > head) throw invalidParams('block range extends beyond current head block');
   return { fromBlock, toBlock, addresses, topics };
 }
 

@@ -100,10 +100,16 @@ export const nativeMethods: RpcTable = {
   },
 };
 
+/** e.g. native-node/v0.1.0/linux-x64/node20.19.0 */
+export function clientVersion(version: string): string {
+  return `native-node/v${version}/${process.platform}-${process.arch}/node${process.versions.node}`;
+}
+
 export const netWeb3Methods: RpcTable = {
   net_version: { params: [], handler: (ctx) => String(ctx.chain.params.chainId) },
   net_listening: { params: [], handler: () => true },
   net_peerCount: { params: [], handler: (ctx) => qty(ctx.network?.peers().length ?? 0) },
-  // The spec fixes the form <name>/<version>/Rust; kept for client compatibility.
-  web3_clientVersion: { params: [], handler: (ctx) => `native-node/v${ctx.version}/Rust` },
+  // geth's form <name>/v<version>/<os>-<arch>/<runtime>. The spec's example ends in "Rust"; this node is
+  // TypeScript on Node.js and says so (clients parse only the name and version).
+  web3_clientVersion: { params: [], handler: (ctx) => clientVersion(ctx.version) },
 };

@@ -1,8 +1,10 @@
 import { isAddress, isHash } from '../util/hex.js';
 import { type ParamSpec, invalidParams } from './types.js';
 
-const QUANTITY_RE = /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/;
 const TAGS = new Set(['earliest', 'latest', 'pending', 'safe', 'finalized']);
+/** Longest quantity accepted: 256 bits (geth's hexutil.Big limit). */
+const MAX_QUANTITY_DIGITS = 64;
+const STORAGE_KEY_BYTES = 32;
 
 export type BlockTag = 'earliest' | 'latest' | 'pending' | 'safe' | 'finalized' | number;
 
@@ -37,6 +39,9 @@ export function checkParams(specs: ParamSpec[], params: unknown[]): void {
       case 'quantity':
         parseQuantity(v, i);
         break;
+      case 'storageKey':
+        parseStorageKey(v, i);
+        break;
       case 'object':
         if (typeof v !== 'object' || Array.isArray(v)) throw bad('expected an object');
         break;
@@ -47,17 +52,49 @@ export function checkParams(specs: ParamSpec[], params: unknown[]): void {
   });
 }
 
-/** Hex quantity (0x-prefixed, no leading zeros) or a plain non-negative JSON integer. */
+/** Why a string is not a QUANTITY, in geth's hexutil words; null when it is one. */
+function quantityProblem(s: string): string | null {
+  if (!/^0[xX]/.test(s)) return 'hex string without 0x prefix';
+  const digits = s.slice(2);
+  if (digits.length === 0) return 'hex string "0x"';
+  if (!/^[0-9a-fA-F]+$/.test(digits)) return 'invalid hex string';
+  if (digits.length > 1 && digits[0] === '0') return 'hex number with leading zero digits';
+  if (digits.length > MAX_QUANTITY_DIGITS) return 'hex number > 256 bits';
+  return null;
+}
+
+/**
+ * Hex quantity (0x-prefixed, no leading zeros, at most 256 bits) or a plain non-negative JSON integer (a
+ * leniency geth does not have; clients never send it, scripts sometimes do).
+ */
 export function parseQuantity(v: unknown, i = 0): bigint {
   if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
   if (typeof v === 'bigint' && v >= 0n) return v;
-  if (typeof v === 'string' && QUANTITY_RE.test(v) && v.length <= 66) return BigInt(v);
-  throw invalidParams(`invalid argument ${i}: hex string without leading zero digits expected`);
+  if (typeof v === 'string') {
+    const problem = quantityProblem(v);
+    if (problem === null) return BigInt(`0x${v.slice(2)}`);
+    throw invalidParams(`invalid argument ${i}: ${problem}`);
+  }
+  throw invalidParams(`invalid argument ${i}: expected a hex quantity such as "0x1"`);
 }
 
 export function parseBlockTag(v: unknown, i = 0): BlockTag {
   if (typeof v === 'string' && TAGS.has(v)) return v as BlockTag;
   const n = parseQuantity(v, i);
-  if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw invalidParams(`invalid argument ${i}: block number too large`);
+  if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw invalidParams(`invalid argument ${i}: hex number > 64 bits`);
   return Number(n);
+}
+
+/**
+ * A storage slot as geth reads it: DATA, not QUANTITY. Up to 32 bytes of hex, leading zeros allowed (the
+ * 66-character form ethers and viem send), an odd digit count padded on the left, the 0x prefix optional.
+ */
+export function parseStorageKey(v: unknown, i = 1): bigint {
+  if (typeof v !== 'string') throw invalidParams(`invalid argument ${i}: storage key must be a hex string`);
+  const digits = /^0[xX]/.test(v) ? v.slice(2) : v;
+  if (!/^[0-9a-fA-F]*$/.test(digits)) throw invalidParams(`invalid hex in storage key: ${JSON.stringify(v)}`);
+  if (Math.ceil(digits.length / 2) > STORAGE_KEY_BYTES) {
+    throw invalidParams(`storage key too long (want at most ${STORAGE_KEY_BYTES} bytes): ${JSON.stringify(v)}`);
+  }
+  return digits.length === 0 ? 0n : BigInt(`0x${digits}`);
 }

@@ -21,7 +21,17 @@ export class RpcError extends NodeError {
 export const invalidParams = (message: string): RpcError => new RpcError(RPC.invalidParams, message);
 
 /** Kinds of positional parameters; a trailing '?' marks an optional one. */
-export type ParamKind = 'address' | 'blockTag' | 'hash' | 'bool' | 'quantity' | 'object' | 'array' | 'any' | 'blockRef';
+export type ParamKind =
+  | 'address'
+  | 'blockTag'
+  | 'hash'
+  | 'bool'
+  | 'quantity'
+  | 'object'
+  | 'array'
+  | 'any'
+  | 'blockRef'
+  | 'storageKey';
 export type ParamSpec = `${ParamKind}` | `${ParamKind}?`;
 
 export interface RpcMethod {

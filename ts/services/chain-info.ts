@@ -102,7 +102,8 @@ export async function stateRootAt(
 export interface ChainPerformance {
   /** Blocks in the average block time sample (newest first from the in-memory window). */
   blocks: number;
-  avg_block_time_ms: number | null;
+  /** Mean time between the sampled blocks; 0 while fewer than two blocks exist (never null: clients chart it). */
+  avg_block_time_ms: number;
   tps_1h: number;
   tps_24h: number;
   last_block_time: number;
@@ -122,7 +123,7 @@ export async function chainPerformance(ctx: NodeContext): Promise<ChainPerforman
   const tps = (seconds: number): number => Math.round((idx.recentActivity(seconds).txs / seconds) * 1e6) / 1e6;
   return {
     blocks,
-    avg_block_time_ms: blocks > 1 ? Math.round(((newest.timestamp - oldest.timestamp) * 1000) / (blocks - 1)) : null,
+    avg_block_time_ms: blocks > 1 ? Math.round(((newest.timestamp - oldest.timestamp) * 1000) / (blocks - 1)) : 0,
     tps_1h: tps(3600),
     tps_24h: tps(86_400),
     last_block_time: newest.timestamp,

@@ -59,3 +59,6 @@ export async function getBlock(ctx: NodeContext, height: number): Promise<Block>
 export function blockDetail(b: Block): Record<string, unknown> {
   return { ...blockSummary(b), transactions: b.transactions };
 }
+
+/** The block record, for interfaces that shape blocks themselves (JSON-RPC). */
+export type { Block } from '../chain/block.js';

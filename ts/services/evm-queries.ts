@@ -1,4 +1,4 @@
-import { type CallArgs, type ReceiptRecord, simulateCall } from '../execution/index.js';
+import { BLOCK_GAS_LIMIT, type CallArgs, type ReceiptRecord, simulateCall } from '../execution/index.js';
 import { codeKey, storageKey } from '../state/accounts.js';
 import { ExecutionRevertedError, ServerError } from '../util/errors.js';
 import { fromHex, to0x } from '../util/hex.js';
@@ -34,32 +34,67 @@ export async function ethCall(ctx: ChainContext, args: CallArgs): Promise<Uint8A
   const out = await simulateCall(callEnv(ctx), ctx.chain.state, args);
   if (out.ok) return out.returnValue;
   if (out.reverted) throw new ExecutionRevertedError(revertReason(out.returnValue), to0x(out.returnValue));
-  throw new ServerError(out.error ?? 'execution failed');
+  throw callFailure(out.error);
 }
 
 /**
- * eth_estimateGas as geth does it: 21000 for a plain transfer to an account without code, else a
- * binary search for the lowest gas limit at which the call succeeds (no flat 100000 floor).
+ * EVM failures other than a revert, in geth's words (clients match on them; e.g. viem, ethers and Foundry read
+ * "max initcode size exceeded", "out of gas"): the EVM's name for the error is mapped, any detail kept.
+ */
+const GETH_CALL_ERRORS: [RegExp, string][] = [
+  [/initcode (size )?(exceeds|is too large|too large)|max initcode size/i, 'max initcode size exceeded'],
+  [/code size to deposit exceeds maximum code size|max code size/i, 'max code size exceeded'],
+  [/code store out of gas/i, 'contract creation code storage out of gas'],
+  [/create collision/i, 'contract address collision'],
+  [/insufficient balance/i, 'insufficient funds for gas * price + value'],
+  [/invalid jump/i, 'invalid jump destination'],
+  [/static state change/i, 'write protection'],
+  [/stack overflow/i, 'stack limit reached 1024'],
+];
+
+export function callFailure(evmError: string | undefined): ServerError {
+  const raw = evmError ?? 'execution failed';
+  for (const [re, words] of GETH_CALL_ERRORS) {
+    if (!re.test(raw)) continue;
+    return new ServerError(raw.toLowerCase().startsWith(words) ? raw : `${words}: ${raw}`);
+  }
+  return new ServerError(raw);
+}
+
+/** The spec's eth_estimateGas floor for a transaction carrying data ("21000 for a transfer, 100000 with data"). */
+export const DATA_GAS_FLOOR = 100_000n;
+
+/**
+ * eth_estimateGas: 21000 for a plain transfer to an account without code, else the lowest gas limit at which
+ * the call succeeds (binary search as geth does), raised to the spec's 100000 when the transaction carries
+ * data. The floor never exceeds the caller's own gas cap: a transaction limited below it still gets an answer.
  */
 export async function estimateGas(ctx: NodeContext, args: CallArgs): Promise<bigint> {
   await ctx.chain.settled();
+  const state = ctx.chain.state;
+  const hasData = args.data !== undefined && args.data.length > 0;
+  if (args.to && !hasData && !state.get(codeKey(args.to))) return 21_000n;
+  const cap = args.gas ?? BLOCK_GAS_LIMIT;
+  const needed = await lowestWorkingGas(ctx, args, cap);
+  if (!hasData) return needed;
+  const floor = DATA_GAS_FLOOR < cap ? DATA_GAS_FLOOR : cap;
+  return needed > floor ? needed : floor;
+}
+
+/** The lowest gas limit (up to `cap`) at which the call succeeds; revert and other failures as geth reports them. */
+async function lowestWorkingGas(ctx: NodeContext, args: CallArgs, cap: bigint): Promise<bigint> {
   const env = callEnv(ctx);
   const state = ctx.chain.state;
-  if (args.to && (!args.data || args.data.length === 0) && !state.get(codeKey(args.to))) return 21_000n;
-  const cap = args.gas ?? 30_000_000n;
   const top = await simulateCall(env, state, { ...args, gas: cap });
   if (!top.ok) {
     if (top.reverted) throw new ExecutionRevertedError(revertReason(top.returnValue), to0x(top.returnValue));
-    throw new ServerError(
-      top.error === 'out of gas' ? `gas required exceeds allowance (${cap})` : (top.error ?? 'execution failed'),
-    );
+    throw callFailure(top.error === 'out of gas' ? `gas required exceeds allowance (${cap})` : top.error);
   }
-  let lo = top.gasUsed - 1n;
-  let hi = cap;
   // The used gas is a good first guess; most calls succeed at it (no 63/64 or refund effects).
   const guess = await simulateCall(env, state, { ...args, gas: top.gasUsed });
   if (guess.ok) return top.gasUsed;
-  lo = top.gasUsed;
+  let lo = top.gasUsed;
+  let hi = cap;
   while (hi - lo > 1n) {
     const mid = (lo + hi) / 2n;
     const r = await simulateCall(env, state, { ...args, gas: mid });

@@ -20,9 +20,12 @@ export interface FoundLog {
 
 const eq = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && Buffer.compare(a, b) === 0;
 
-/** The spec's rule: address in the OR-list (if any); per topic slot, null = any, else one of its topics. */
+/** The spec's rule: address in the OR-list (if any); per topic slot, null = any topic present, else one of its topics. */
 export function logMatches(log: LogRecord, f: Pick<LogFilter, 'addresses' | 'topics'>): boolean {
   if (f.addresses.length > 0 && !f.addresses.some((a) => eq(a, log.address))) return false;
+  // As geth and Hardhat: a log with fewer topics than the filter has positions never matches, even when the
+  // extra positions are null wildcards (`topics: [null]` excludes LOG0 logs).
+  if (log.topics.length < f.topics.length) return false;
   for (let i = 0; i < f.topics.length; i++) {
     const slot = f.topics[i];
     if (slot === null) continue;

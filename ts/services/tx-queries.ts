@@ -61,3 +61,6 @@ export async function submitTransaction(ctx: NodeContext, raw: unknown): Promise
 export function mempoolView(ctx: NodeContext, limit = 1000): { size: number; transactions: SignedTransaction[] } {
   return { size: ctx.mempool.size, transactions: ctx.mempool.list(limit) };
 }
+
+/** Admission's refusal (with its `reason`), for interfaces that word refusals their own way (JSON-RPC). */
+export { RejectedTransactionError } from '../mempool/admission.js';

@@ -1,2 +1,2 @@
-export { type KvOp, type KvStore, openRocksStore } from './kv.js';
+export { type KvOp, type KvStore, StoreLockedError, openRocksStore } from './kv.js';
 export * from './keys.js';

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 
@@ -37,11 +38,30 @@ interface RocksDb {
   iterator(opts: object): RocksIterator;
 }
 
+/** The database is open in another process (RocksDB holds an exclusive lock on `<dir>/LOCK`). */
+export class StoreLockedError extends Error {
+  readonly code = 'STORE_LOCKED';
+  constructor(
+    readonly dir: string,
+    readonly lockFile: string,
+  ) {
+    super(`database ${dir} is locked by another process (lock file ${lockFile})`);
+    this.name = 'StoreLockedError';
+  }
+}
+
 /** Open (creating if needed) the RocksDB database in dir. */
 export async function openRocksStore(dir: string, opts: { sync?: boolean } = {}): Promise<KvStore> {
   const { RocksLevel } = require('@nxtedition/rocksdb') as { RocksLevel: new (dir: string, o: object) => RocksDb };
   const db = new RocksLevel(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
-  await db.open();
+  try {
+    await db.open();
+  } catch (err) {
+    // abstract-level reports "Database is not open" and keeps RocksDB's reason in `cause`.
+    const cause = (err as { cause?: { code?: string } }).cause;
+    if (cause?.code === 'LEVEL_LOCKED') throw new StoreLockedError(dir, join(dir, 'LOCK'));
+    throw err;
+  }
   const writeOpts = { sync: opts.sync ?? false };
   return {
     async get(key) {

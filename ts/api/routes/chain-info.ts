@@ -60,7 +60,7 @@ export const chainInfoRoutes: RouteDef[] = [
     summary: 'Average block time (recent window) and transactions per second over 1 h and 24 h',
     response: obj({
       blocks: int('blocks in the average block time sample (newest first, up to 1000 from the in-memory window)'),
-      avg_block_time_ms: nullable(int()),
+      avg_block_time_ms: int(),
       tps_1h: num(),
       tps_24h: num(),
       last_block_time: int('Unix seconds'),

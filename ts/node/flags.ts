@@ -1,0 +1,234 @@
+/**
+ * Every command-line flag of the node once: its environment variable, its default as a user reads it and a
+ * line of help. `parseConfig` builds its parser from this table and `--help` prints it, so the two (and the
+ * README's table, which a test compares) cannot drift apart.
+ */
+import { DEFAULT_RATE_LIMIT_GLOBAL, DEFAULT_RATE_LIMIT_WINDOW_SECS, DEFAULT_RATE_LIMIT_WRITE } from '../api/limits.js';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/common.js';
+import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/mempool.js';
+
+export interface FlagSpec {
+  /** Long name without the dashes. */
+  name: string;
+  type: 'string' | 'boolean';
+  /** Environment variable read when the flag is absent. */
+  env?: string;
+  /** The default in words (it may depend on the network). */
+  default: string;
+  help: string;
+  /** Placeholder of the value in the help text. */
+  value?: string;
+}
+
+export const NODE_FLAGS: readonly FlagSpec[] = [
+  { name: 'dev', type: 'boolean', default: 'off', help: 'the dev chain: funded test accounts, no rate limits, CORS *' },
+  {
+    name: 'network',
+    type: 'string',
+    env: 'NATIVE_NETWORK',
+    default: 'mainnet',
+    value: 'mainnet|testnet|dev',
+    help: 'network preset',
+  },
+  {
+    name: 'chain-id',
+    type: 'string',
+    env: 'NATIVE_CHAIN_ID',
+    default: '7119 mainnet, 7120 testnet and dev',
+    value: 'N',
+    help: 'chain id',
+  },
+  { name: 'host', type: 'string', env: 'NATIVE_API_HOST', default: '127.0.0.1', value: 'ADDR', help: 'API listen address' },
+  { name: 'port', type: 'string', env: 'NATIVE_API_PORT', default: '8545 (testnet 9545)', value: 'N', help: 'API port' },
+  {
+    name: 'data-dir',
+    type: 'string',
+    env: 'NATIVE_DATA_DIR',
+    default: 'data/<network>',
+    value: 'DIR',
+    help: 'database and validator key',
+  },
+  {
+    name: 'api-key',
+    type: 'string',
+    env: 'NATIVE_API_KEY',
+    default: 'unset (no key checks)',
+    value: 'KEY',
+    help: 'X-API-Key of write and admin routes; at least 16 characters',
+  },
+  {
+    name: 'cors-origin',
+    type: 'string',
+    env: 'NATIVE_CORS_ORIGIN',
+    default: 'unset (no CORS); dev: *',
+    value: 'ORIGIN',
+    help: '* or one origin',
+  },
+  {
+    name: 'genesis',
+    type: 'string',
+    env: 'NATIVE_GENESIS',
+    default: 'preset with this node as the only validator',
+    value: 'FILE',
+    help: 'genesis file',
+  },
+  {
+    name: 'block-time-ms',
+    type: 'string',
+    env: 'NATIVE_BLOCK_TIME_MS',
+    default: '1000',
+    value: 'MS',
+    help: 'block interval (at least 50)',
+  },
+  { name: 'window-size', type: 'string', env: 'CHAIN_WINDOW_SIZE', default: '1000', value: 'N', help: 'blocks kept in memory' },
+  {
+    name: 'max-block-txs',
+    type: 'string',
+    env: 'NATIVE_MAX_BLOCK_TXS',
+    default: '20000',
+    value: 'N',
+    help: 'transactions per block',
+  },
+  {
+    name: 'max-pending-per-sender',
+    type: 'string',
+    env: 'NATIVE_MAX_PENDING_PER_SENDER',
+    default: String(DEFAULT_MEMPOOL_LIMITS.maxPerSender),
+    value: 'N',
+    help: 'pending transactions per sender',
+  },
+  {
+    name: 'max-mempool',
+    type: 'string',
+    env: 'NATIVE_MAX_MEMPOOL',
+    default: String(DEFAULT_MEMPOOL_LIMITS.maxTotal),
+    value: 'N',
+    help: 'pending transactions in all',
+  },
+  {
+    name: 'http-backend',
+    type: 'string',
+    env: 'NATIVE_HTTP_BACKEND',
+    default: 'auto (uWebSockets.js when it loads)',
+    value: 'auto|uws|node',
+    help: 'HTTP server',
+  },
+  {
+    name: 'log-level',
+    type: 'string',
+    env: 'NATIVE_LOG_LEVEL',
+    default: 'info',
+    value: 'LEVEL',
+    help: 'trace, debug, info, warn, error, fatal or silent',
+  },
+  {
+    name: 'log-format',
+    type: 'string',
+    env: 'NATIVE_LOG_FORMAT',
+    default: 'pretty on a terminal, else json',
+    value: 'pretty|json',
+    help: 'log lines for people or for machines',
+  },
+  {
+    name: 'name',
+    type: 'string',
+    env: 'NATIVE_NODE_NAME',
+    default: 'native-node-<network>',
+    value: 'NAME',
+    help: 'node name in /health and logs',
+  },
+  {
+    name: 'rate-limit-global',
+    type: 'string',
+    env: 'NATIVE_RATE_LIMIT_GLOBAL',
+    default: `${DEFAULT_RATE_LIMIT_GLOBAL}; dev: 0`,
+    value: 'N',
+    help: 'requests per client IP per window (0 = unlimited)',
+  },
+  {
+    name: 'rate-limit-write',
+    type: 'string',
+    env: 'NATIVE_RATE_LIMIT_WRITE',
+    default: `${DEFAULT_RATE_LIMIT_WRITE}; dev: 0`,
+    value: 'N',
+    help: 'writes per client IP per window (0 = unlimited)',
+  },
+  {
+    name: 'rate-limit-window-secs',
+    type: 'string',
+    env: 'NATIVE_RATE_LIMIT_WINDOW_SECS',
+    default: String(DEFAULT_RATE_LIMIT_WINDOW_SECS),
+    value: 'S',
+    help: 'rate limit window',
+  },
+  {
+    name: 'trusted-proxies',
+    type: 'string',
+    env: 'NATIVE_TRUSTED_PROXIES',
+    default: 'unset (X-Forwarded-For ignored)',
+    value: 'LIST',
+    help: 'comma-separated IPs / CIDRs',
+  },
+  {
+    name: 'max-body-bytes',
+    type: 'string',
+    env: 'NATIVE_MAX_BODY_BYTES',
+    default: String(DEFAULT_MAX_BODY_BYTES),
+    value: 'N',
+    help: 'largest request body (413 beyond)',
+  },
+  {
+    name: 'max-concurrent',
+    type: 'string',
+    env: 'NATIVE_MAX_CONCURRENT',
+    default: String(DEFAULT_MAX_CONCURRENT),
+    value: 'N',
+    help: 'requests in flight (503 beyond)',
+  },
+  {
+    name: 'p2p-port',
+    type: 'string',
+    env: 'NATIVE_P2P_PORT',
+    default: 'off (a single-node chain)',
+    value: 'PORT',
+    help: 'P2P listen port (docs/p2p.md)',
+  },
+  { name: 'p2p-host', type: 'string', env: 'NATIVE_P2P_HOST', default: '0.0.0.0', value: 'HOST', help: 'P2P listen address' },
+  {
+    name: 'peers',
+    type: 'string',
+    env: 'NATIVE_PEERS',
+    default: 'none',
+    value: 'LIST',
+    help: 'static peers: comma-separated multiaddrs /ip4/…/tcp/…/p2p/<peer id>',
+  },
+  {
+    name: 'role',
+    type: 'string',
+    env: 'NATIVE_ROLE',
+    default: 'validator',
+    value: 'validator|full',
+    help: 'full: follow the network, never propose',
+  },
+  { name: 'help', type: 'boolean', default: 'off', help: 'print this help and exit' },
+  { name: 'version', type: 'boolean', default: 'off', help: 'print the version and exit' },
+];
+
+/** The `--help` text: usage, then one line per flag with its environment variable and default. */
+export function nodeHelp(version: string): string {
+  const rows = NODE_FLAGS.map((f) => {
+    const left = `--${f.name}${f.value ? ` ${f.value}` : ''}`;
+    const env = f.env ? `  [${f.env}]` : '';
+    return `  ${left.padEnd(36)} ${f.help}${env}\n  ${''.padEnd(36)} default: ${f.default}`;
+  });
+  return [
+    `native-node ${version}: a layer-1 blockchain node (REST, JSON-RPC, embedded EVM)`,
+    '',
+    'Usage: native-node [--dev | --network NAME] [options]',
+    '',
+    'Flags win over environment variables, which win over the network preset.',
+    '',
+    ...rows,
+    '',
+  ].join('\n');
+}
