@@ -176,7 +176,10 @@ test('a generated 4-validator network finalizes with BFT, relays transactions, s
   const full = start(nodes[4]);
   running.push(full);
   const target = await height(urls[0]);
-  await waitFor(async () => (await height(nodes[4].api_url)) >= target, 240_000, 'full node synced');
+  await waitFor(async () => (await height(nodes[4].api_url)) >= target, 240_000, 'full node synced').catch((err) => {
+    t.log(full.logs.join('').split('\n').slice(-40).join('\n'));
+    throw err;
+  });
   t.is(await blockHash(nodes[4].api_url, target), await blockHash(urls[0], target));
   const bal = async (u: string) => (await httpJson(`${u}/accounts/${bob.address}/balance`)).body.balance;
   t.is(String(await bal(nodes[4].api_url)), String(await bal(urls[0])));
