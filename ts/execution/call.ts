@@ -1,8 +1,15 @@
+import { createBlock } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import type { EVMResult } from '@ethereumjs/evm';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { type Address, createAddressFromString, createZeroAddress } from '@ethereumjs/util';
-import type { EVMResult } from '@ethereumjs/evm';
-import { StateOverlay, type StateStore } from '../state/state-store.js';
-import { BLOCK_GAS_LIMIT, type BlockEnv, blockVm } from './block-executor.js';
+import { type VM, createVM } from '@ethereumjs/vm';
+import { codeKey } from '../state/accounts.js';
+import { StateOverlay } from '../state/state-store.js';
+import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, type BlockEnv } from './block-executor.js';
+import { FEE_COLLECTOR, chainCommon } from './common.js';
+import { CallTimeoutError, installDeadline } from './deadline.js';
+import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';
 
 export interface CallArgs {
   from?: string;
@@ -27,7 +34,7 @@ export interface CallOutcome {
 }
 
 /** Intrinsic gas of a transaction with these fields (base, calldata, creation, access list). */
-export function intrinsicGas(args: CallArgs, common: Awaited<ReturnType<typeof blockVm>>['common']): bigint {
+export function intrinsicGas(args: CallArgs, common: Common): bigint {
   const tx = createFeeMarket1559Tx(
     {
       to: args.to as `0x${string}` | undefined,
@@ -46,12 +53,7 @@ export function intrinsicGas(args: CallArgs, common: Awaited<ReturnType<typeof b
  * The EIP-2929 warm set runTx starts a transaction with (precompiles, sender, recipient, coinbase per
  * EIP-3651, the access list), so a call costs exactly what the same transaction would.
  */
-function warmAsTransaction(
-  vm: Awaited<ReturnType<typeof blockVm>>['vm'],
-  caller: Address,
-  args: CallArgs,
-  coinbase: Address,
-): void {
+function warmAsTransaction(vm: VM, caller: Address, args: CallArgs, coinbase: Address): void {
   if (!vm.common.isActivatedEIP(2929)) return;
   const j = vm.evm.journal;
   const unprefixed = (a: string | Address): string => a.toString().slice(2).toLowerCase();
@@ -66,13 +68,55 @@ function warmAsTransaction(
 }
 
 /**
- * Run a call against the state without committing anything (eth_call, eth_estimateGas): a throwaway
- * overlay over the committed state, the VM of a block at env.height. No nonce, fee or balance-for-gas
- * checks (as geth's eth_call), value transfers still need the balance.
+ * The VM of a call: the environment of the block at env.height (the same header fields as
+ * blockVm in block-executor.ts: coinbase, gas limit, base fee) over a throwaway overlay on `view`.
+ * Kept apart from blockVm because a call's base is a snapshot or, in a call worker, a remote view.
  */
-export async function simulateCall(env: BlockEnv, base: StateStore, args: CallArgs): Promise<CallOutcome> {
-  const overlay = new StateOverlay(base);
-  const { vm, common, block } = await blockVm(env, overlay, base);
+async function callVm(
+  env: BlockEnv,
+  view: EvmBaseState,
+): Promise<{ vm: VM; common: Common; block: ReturnType<typeof createBlock> }> {
+  const common = chainCommon(env.chainId, env.hardfork);
+  const stateManager = new EvmStateAdapter(new StateOverlay(view), view);
+  const blockchain = {
+    getBlock: async (n: number) => {
+      const h = await env.blockHash(Number(n));
+      return { hash: () => h ?? new Uint8Array(32) };
+    },
+    putBlock: async () => undefined,
+    shallowCopy() {
+      return this;
+    },
+  };
+  const vm = await createVM({ common, stateManager, evmOpts: { blockchain } as never });
+  const block = createBlock(
+    {
+      header: {
+        number: BigInt(env.height),
+        timestamp: BigInt(env.timestamp),
+        coinbase: createAddressFromString(FEE_COLLECTOR),
+        gasLimit: BLOCK_GAS_LIMIT,
+        baseFeePerGas: BASE_FEE_PER_GAS,
+      },
+    },
+    { common, skipConsensusFormatValidation: true },
+  );
+  return { vm, common, block };
+}
+
+/**
+ * Run a call against `view` without committing anything (eth_call, eth_estimateGas): a throwaway overlay,
+ * the VM of a block at env.height. No nonce, fee or balance-for-gas checks (as geth's eth_call), value
+ * transfers still need the balance. Past `deadline` (epoch ms) it throws CallTimeoutError.
+ */
+export async function simulateCall(
+  env: BlockEnv,
+  view: EvmBaseState,
+  args: CallArgs,
+  deadline = Number.POSITIVE_INFINITY,
+): Promise<CallOutcome> {
+  const { vm, common, block } = await callVm(env, view);
+  installDeadline(vm, deadline);
   const intrinsic = intrinsicGas(args, common);
   const gasLimit = args.gas ?? BLOCK_GAS_LIMIT;
   if (gasLimit < intrinsic) {
@@ -100,6 +144,7 @@ export async function simulateCall(env: BlockEnv, base: StateStore, args: CallAr
       skipBalance: args.value === undefined || args.value === 0n,
     });
   } catch (err) {
+    if (err instanceof CallTimeoutError) throw err;
     return { ok: false, returnValue: new Uint8Array(0), error: (err as Error).message, reverted: false, gasUsed: gasLimit };
   }
   const ex = result.execResult;
@@ -117,4 +162,39 @@ export async function simulateCall(env: BlockEnv, base: StateStore, args: CallAr
     };
   }
   return { ok: true, returnValue: ex.returnValue, reverted: false, gasUsed };
+}
+
+/** eth_estimateGas's answer: the gas, or the failing run at the cap (a revert or another EVM error). */
+export type EstimateOutcome = { ok: true; gas: bigint } | { ok: false; failure: CallOutcome; cap: bigint };
+
+/**
+ * eth_estimateGas as geth does it: 21000 for a plain transfer to an account without code, else a
+ * binary search for the lowest gas limit at which the call succeeds (no flat 100000 floor), below `cap`.
+ */
+export async function estimateCallGas(
+  env: BlockEnv,
+  view: EvmBaseState,
+  args: CallArgs,
+  cap: bigint,
+  deadline = Number.POSITIVE_INFINITY,
+): Promise<EstimateOutcome> {
+  if (args.to && (!args.data || args.data.length === 0)) {
+    const k = codeKey(args.to);
+    await view.fetch?.(k);
+    if (!view.get(k)) return { ok: true, gas: 21_000n };
+  }
+  const top = await simulateCall(env, view, { ...args, gas: cap }, deadline);
+  if (!top.ok) return { ok: false, failure: top, cap };
+  // The used gas is a good first guess; most calls succeed at it (no 63/64 or refund effects).
+  const guess = await simulateCall(env, view, { ...args, gas: top.gasUsed }, deadline);
+  if (guess.ok) return { ok: true, gas: top.gasUsed };
+  let lo = top.gasUsed;
+  let hi = cap;
+  while (hi - lo > 1n) {
+    const mid = (lo + hi) / 2n;
+    const r = await simulateCall(env, view, { ...args, gas: mid }, deadline);
+    if (r.ok) hi = mid;
+    else lo = mid;
+  }
+  return { ok: true, gas: hi };
 }

@@ -6,6 +6,12 @@ import {
   DEFAULT_RATE_LIMIT_WRITE,
 } from '../api/limits.js';
 import { DEFAULT_API_PORT, MAINNET_CHAIN_ID, TESTNET_CHAIN_ID } from '../chain/params.js';
+import {
+  DEFAULT_RPC_EVM_QUEUE,
+  DEFAULT_RPC_EVM_TIMEOUT_MS,
+  DEFAULT_RPC_GAS_CAP,
+  defaultCallWorkers,
+} from '../execution/index.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/common.js';
 import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/mempool.js';
 
@@ -39,6 +45,14 @@ export interface NodeConfig {
   rateLimitWindowSecs: number;
   /** Proxies (IPs or CIDR ranges) whose X-Forwarded-For names the client; empty = use the socket address. */
   trustedProxies: string[];
+  /** Gas of an eth_call without `gas` and the most any call or estimate may use; 0n = no cap (geth --rpc.gascap). */
+  rpcGasCap: bigint;
+  /** Time limit of eth_call / eth_estimateGas, queueing included (geth --rpc.evmtimeout). */
+  rpcEvmTimeoutMs: number;
+  /** Call worker threads (calls running at once). */
+  rpcEvmWorkers: number;
+  /** Calls waiting for a worker; beyond, -32005 / 503. */
+  rpcEvmQueue: number;
 }
 
 export class ConfigError extends Error {}
@@ -76,6 +90,10 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
       'rate-limit-write': { type: 'string' },
       'rate-limit-window-secs': { type: 'string' },
       'trusted-proxies': { type: 'string' },
+      'rpc-gascap': { type: 'string' },
+      'rpc-evmtimeout': { type: 'string' },
+      'rpc-evm-workers': { type: 'string' },
+      'rpc-evm-queue': { type: 'string' },
     },
   });
   const str = (flag: string, envName: string): string | undefined =>
@@ -126,5 +144,19 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     rateLimitWrite: int('rate-limit-write', 'NATIVE_RATE_LIMIT_WRITE', DEFAULT_RATE_LIMIT_WRITE),
     rateLimitWindowSecs: int('rate-limit-window-secs', 'NATIVE_RATE_LIMIT_WINDOW_SECS', DEFAULT_RATE_LIMIT_WINDOW_SECS, 1),
     trustedProxies,
+    rpcGasCap: BigInt(int('rpc-gascap', 'NATIVE_RPC_GASCAP', Number(DEFAULT_RPC_GAS_CAP))),
+    rpcEvmTimeoutMs: duration(str('rpc-evmtimeout', 'NATIVE_RPC_EVMTIMEOUT'), DEFAULT_RPC_EVM_TIMEOUT_MS),
+    rpcEvmWorkers: int('rpc-evm-workers', 'NATIVE_RPC_EVM_WORKERS', defaultCallWorkers(), 1),
+    rpcEvmQueue: int('rpc-evm-queue', 'NATIVE_RPC_EVM_QUEUE', DEFAULT_RPC_EVM_QUEUE),
   };
+}
+
+/** `--rpc-evmtimeout`: a Go-style duration (`5s`, `1.5s`, `300ms`) or milliseconds; at least 1 ms. */
+function duration(raw: string | undefined, def: number): number {
+  if (raw === undefined || raw === '') return def;
+  const m = /^(\d{1,9}(?:\.\d{1,3})?)(ms|s)?$/.exec(raw.trim());
+  const ms = m ? Math.round(Number(m[1]) * (m[2] === 's' ? 1000 : 1)) : Number.NaN;
+  if (!(ms >= 1))
+    throw new ConfigError(`--rpc-evmtimeout / NATIVE_RPC_EVMTIMEOUT must be a duration like 5s or 300ms, got ${raw}`);
+  return ms;
 }

@@ -8,6 +8,7 @@ import { rpcHooks } from '../api/routes/rpc.js';
 import { Chain } from '../chain/chain.js';
 import { PoaEngine } from '../consensus/poa.js';
 import { crypto } from '../crypto/index.js';
+import { CallPool } from '../execution/index.js';
 import { type HttpServer, startHttpServer } from '../http/index.js';
 import { TxAdmission } from '../mempool/admission.js';
 import { Mempool } from '../mempool/mempool.js';
@@ -49,6 +50,7 @@ export class NativeNode {
     readonly metrics: NodeMetrics,
     private readonly db: KvStore,
     private readonly log: Logger,
+    private readonly evmCalls: CallPool,
   ) {}
 
   static async start(config: NodeConfig, log: Logger): Promise<NativeNode> {
@@ -62,6 +64,12 @@ export class NativeNode {
     let metrics: NodeMetrics | undefined;
     let audit: AuditLog | undefined;
     let http: HttpServer | undefined;
+    const evmCalls = new CallPool({
+      workers: config.rpcEvmWorkers,
+      maxQueue: config.rpcEvmQueue,
+      gasCap: config.rpcGasCap,
+      timeoutMs: config.rpcEvmTimeoutMs,
+    });
     try {
       const chain = new Chain(params, db, config.windowSize);
       await chain.open();
@@ -89,6 +97,7 @@ export class NativeNode {
         startedAt: Date.now(),
         cryptoBackend: backend,
         audit: auditLog,
+        evmCalls,
       };
       const m = createMetrics(new Registry(), {
         height: () => chain.height,
@@ -136,7 +145,7 @@ export class NativeNode {
         },
         handler,
       );
-      const node = new NativeNode(config, ctx, consensus, http, auditLog, m, db, log);
+      const node = new NativeNode(config, ctx, consensus, http, auditLog, m, db, log, evmCalls);
       consensus.onProduced = (info) => {
         m.blockProduced(info);
         if (info.txCount > 0) log.info(info, 'block produced');
@@ -163,6 +172,7 @@ export class NativeNode {
       return node;
     } catch (err) {
       await http?.close();
+      await evmCalls.close();
       if (metrics) closeMetrics(metrics);
       await audit?.close();
       await db.close();
@@ -175,6 +185,7 @@ export class NativeNode {
     this.stopping ??= (async () => {
       await this.consensus.stop();
       await this.http.close();
+      await this.evmCalls.close();
       closeMetrics(this.metrics);
       await this.audit.close();
       await this.db.close();

@@ -1,6 +1,16 @@
-import { type CallArgs, type ReceiptRecord, simulateCall } from '../execution/index.js';
+import {
+  BLOCK_GAS_LIMIT,
+  type CallArgs,
+  type CallKind,
+  type CallOutcome,
+  CallPoolBusyError,
+  type CallReply,
+  type CallRunner,
+  InProcessCallRunner,
+  type ReceiptRecord,
+} from '../execution/index.js';
 import { codeKey, storageKey } from '../state/accounts.js';
-import { ExecutionRevertedError, ServerError } from '../util/errors.js';
+import { EvmBusyError, EvmTimeoutError, ExecutionRevertedError, type NodeError, ServerError } from '../util/errors.js';
 import { fromHex, to0x } from '../util/hex.js';
 import type { ChainContext, NodeContext } from './context.js';
 
@@ -28,45 +38,71 @@ function callEnv(ctx: ChainContext) {
   return ctx.chain.blockEnv(head.index + 1, head.validator, Math.max(head.timestamp, Math.floor(Date.now() / 1000)));
 }
 
+/** Where no node runs (benches, service tests), calls run in-process with the default limits. */
+const inProcess = new InProcessCallRunner();
+
+const runnerOf = (ctx: ChainContext): CallRunner => (ctx as Partial<NodeContext>).evmCalls ?? inProcess;
+
+/** Gas of a call: its own `gas` (or the cap when absent), never above the RPC gas cap (geth's rule). */
+function cappedGas(gas: bigint | undefined, cap: bigint): bigint {
+  if (cap === 0n) return gas ?? UNCAPPED_GAS;
+  return gas === undefined || gas > cap ? cap : gas;
+}
+
+/** Gas of a call when the operator set no cap (`--rpc-gascap 0`): the time limit alone bounds it. */
+const UNCAPPED_GAS = 1n << 62n;
+
+/**
+ * One call on a snapshot of the head state (taken once no proposal is in flight), in the call pool or
+ * in-process. A timeout and a saturated pool become the node's errors.
+ */
+async function runOnHead(ctx: ChainContext, kind: CallKind, args: CallArgs, cap: bigint): Promise<CallReply> {
+  const runner = runnerOf(ctx);
+  await ctx.chain.settled();
+  const env = callEnv(ctx);
+  const snapshot = ctx.chain.state.snapshot();
+  let reply: CallReply;
+  try {
+    reply = await runner.run({ kind, env, snapshot, args, cap });
+  } catch (err) {
+    if (err instanceof CallPoolBusyError) throw new EvmBusyError(err.message);
+    throw err;
+  } finally {
+    snapshot.release();
+  }
+  if (reply.kind === 'timeout') throw new EvmTimeoutError(runner.timeoutMs);
+  return reply;
+}
+
+function callFailure(out: CallOutcome): NodeError {
+  if (out.reverted) return new ExecutionRevertedError(revertReason(out.returnValue), to0x(out.returnValue));
+  return new ServerError(out.error ?? 'execution failed');
+}
+
 /** eth_call: output bytes, or ExecutionRevertedError (code 3) / ServerError for other EVM errors. */
 export async function ethCall(ctx: ChainContext, args: CallArgs): Promise<Uint8Array> {
-  await ctx.chain.settled();
-  const out = await simulateCall(callEnv(ctx), ctx.chain.state, args);
-  if (out.ok) return out.returnValue;
-  if (out.reverted) throw new ExecutionRevertedError(revertReason(out.returnValue), to0x(out.returnValue));
-  throw new ServerError(out.error ?? 'execution failed');
+  const gas = cappedGas(args.gas, runnerOf(ctx).gasCap);
+  const reply = await runOnHead(ctx, 'call', { ...args, gas }, gas);
+  if (reply.kind !== 'call') throw new Error(`unexpected call reply ${reply.kind}`);
+  if (reply.outcome.ok) return reply.outcome.returnValue;
+  throw callFailure(reply.outcome);
 }
 
 /**
  * eth_estimateGas as geth does it: 21000 for a plain transfer to an account without code, else a
- * binary search for the lowest gas limit at which the call succeeds (no flat 100000 floor).
+ * binary search for the lowest gas limit at which the call succeeds (no flat 100000 floor), up to the
+ * call's `gas`, else the block gas limit, never above the RPC gas cap.
  */
 export async function estimateGas(ctx: NodeContext, args: CallArgs): Promise<bigint> {
-  await ctx.chain.settled();
-  const env = callEnv(ctx);
-  const state = ctx.chain.state;
-  if (args.to && (!args.data || args.data.length === 0) && !state.get(codeKey(args.to))) return 21_000n;
-  const cap = args.gas ?? 30_000_000n;
-  const top = await simulateCall(env, state, { ...args, gas: cap });
-  if (!top.ok) {
-    if (top.reverted) throw new ExecutionRevertedError(revertReason(top.returnValue), to0x(top.returnValue));
-    throw new ServerError(
-      top.error === 'out of gas' ? `gas required exceeds allowance (${cap})` : (top.error ?? 'execution failed'),
-    );
+  const top = cappedGas(args.gas ?? BLOCK_GAS_LIMIT, runnerOf(ctx).gasCap);
+  const reply = await runOnHead(ctx, 'estimate', args, top);
+  if (reply.kind !== 'estimate') throw new Error(`unexpected estimate reply ${reply.kind}`);
+  const out = reply.outcome;
+  if (out.ok) return out.gas;
+  if (!out.failure.reverted && out.failure.error === 'out of gas') {
+    throw new ServerError(`gas required exceeds allowance (${out.cap})`);
   }
-  let lo = top.gasUsed - 1n;
-  let hi = cap;
-  // The used gas is a good first guess; most calls succeed at it (no 63/64 or refund effects).
-  const guess = await simulateCall(env, state, { ...args, gas: top.gasUsed });
-  if (guess.ok) return top.gasUsed;
-  lo = top.gasUsed;
-  while (hi - lo > 1n) {
-    const mid = (lo + hi) / 2n;
-    const r = await simulateCall(env, state, { ...args, gas: mid });
-    if (r.ok) hi = mid;
-    else lo = mid;
-  }
-  return hi;
+  throw callFailure(out.failure);
 }
 
 /** Code of an account (empty when it has none). */

@@ -1,0 +1,214 @@
+/**
+ * eth_call / eth_estimateGas off the main thread: a Piscina pool of call workers (call-worker.ts), each
+ * call reading a StateSnapshot over its own MessageChannel (docs/evm.md "Calls off the main thread").
+ * Bounded: `workers` calls run at once, `maxQueue` more wait; beyond that run() refuses at once. Every
+ * call has a deadline: the worker stops itself at its next check (deadline.ts); a call still queued then
+ * is dropped, and a worker that does not stop within GRACE_MS is terminated (Piscina replaces it).
+ */
+import { availableParallelism } from 'node:os';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { NS, accountKey, codeKey } from '../state/accounts.js';
+import type { StateSnapshot } from '../state/snapshots.js';
+import type { KeyStr } from '../state/state-store.js';
+import type { BlockEnv } from './block-executor.js';
+import type { CallArgs } from './call.js';
+import { type CallKind, type CallReply, type CallTask, runCall } from './call-task.js';
+import type { StateReply, StateRequest } from './remote-state.js';
+
+/** geth's `--rpc.gascap` default: the gas an eth_call may use and the top of an estimate's search. */
+export const DEFAULT_RPC_GAS_CAP = 50_000_000n;
+/** geth's `--rpc.evmtimeout` default. */
+export const DEFAULT_RPC_EVM_TIMEOUT_MS = 5000;
+/** Calls waiting for a worker, beyond those running. */
+export const DEFAULT_RPC_EVM_QUEUE = 32;
+/** How long past its deadline a running call may take to stop itself before its worker is terminated. */
+export const GRACE_MS = 1000;
+
+/** Leave a core to the main thread (HTTP, block production); at most 4 workers. */
+export function defaultCallWorkers(): number {
+  return Math.max(1, Math.min(4, availableParallelism() - 1));
+}
+
+export interface CallLimits {
+  /** Gas of an eth_call without `gas`, and the most any call may use; 0n = no cap. */
+  gasCap: bigint;
+  timeoutMs: number;
+}
+
+export interface CallPoolOptions extends CallLimits {
+  workers: number;
+  maxQueue: number;
+}
+
+/** One call to run: its kind, the environment of the next block, the state it reads. */
+export interface CallRequest {
+  kind: CallKind;
+  env: BlockEnv;
+  snapshot: StateSnapshot;
+  args: CallArgs;
+  /** estimate: the highest gas limit searched. */
+  cap: bigint;
+}
+
+/** Runs calls; the pool in a node, in-process where no node runs (benches, service tests). */
+export interface CallRunner extends CallLimits {
+  run(req: CallRequest): Promise<CallReply>;
+}
+
+/** The pool's running and queued calls are at their bound. */
+export class CallPoolBusyError extends Error {
+  readonly code = 'CALL_POOL_BUSY';
+  constructor(readonly capacity: number) {
+    super(`too many EVM calls in progress (${capacity} running or queued); try again later`);
+  }
+}
+
+/** In-process: the same code as a worker runs, on the calling thread (nothing else runs meanwhile). */
+export class InProcessCallRunner implements CallRunner {
+  constructor(
+    readonly gasCap = DEFAULT_RPC_GAS_CAP,
+    readonly timeoutMs = DEFAULT_RPC_EVM_TIMEOUT_MS,
+  ) {}
+
+  run(req: CallRequest): Promise<CallReply> {
+    return runCall(req.kind, req.env, req.snapshot, req.args, req.cap, Date.now() + this.timeoutMs);
+  }
+}
+
+/** Answers a worker's state reads from the call's snapshot; onStart when the call left the queue. */
+function serve(port: MessagePort, snapshot: StateSnapshot, env: BlockEnv, onStart: () => void): void {
+  const reply = (r: StateReply) => port.postMessage(r);
+  port.on('message', (m: StateRequest) => {
+    try {
+      switch (m.op) {
+        case 'start':
+          onStart();
+          return;
+        case 'get':
+          reply({ id: m.id, values: withCode(snapshot, m.key) });
+          return;
+        case 'keys':
+          reply({ id: m.id, keys: [...snapshot.storageKeysOf(m.owner)] });
+          return;
+        case 'hash':
+          env.blockHash(m.height).then(
+            (hash) => reply({ id: m.id, hash }),
+            (err: Error) => reply({ id: m.id, error: err.message }),
+          );
+          return;
+      }
+    } catch (err) {
+      if ('id' in m) reply({ id: m.id, error: (err as Error).message });
+    }
+  });
+}
+
+/** A contract's account comes with its code: the EVM reads the code right after (one round trip saved). */
+function withCode(snapshot: StateSnapshot, key: KeyStr): [KeyStr, Uint8Array | null][] {
+  const v = snapshot.get(key) ?? null;
+  const out: [KeyStr, Uint8Array | null][] = [[key, v]];
+  if (v !== null && key.charCodeAt(0) === NS.account && v.length >= 72) {
+    const ck = String.fromCharCode(NS.code) + key.slice(1);
+    out.push([ck, snapshot.get(ck) ?? null]);
+  }
+  return out;
+}
+
+/** The values a call reads first, sent with the task. */
+function prefetch(snapshot: StateSnapshot, args: CallArgs): [KeyStr, Uint8Array | null][] {
+  const keys: KeyStr[] = [];
+  if (args.to) keys.push(accountKey(args.to), codeKey(args.to));
+  if (args.from && args.from !== args.to) keys.push(accountKey(args.from));
+  return keys.map((k) => [k, snapshot.get(k) ?? null]);
+}
+
+export class CallPool implements CallRunner {
+  private pool: Piscina | null = null;
+  private inFlight = 0;
+  readonly gasCap: bigint;
+  readonly timeoutMs: number;
+
+  constructor(readonly opts: CallPoolOptions) {
+    this.gasCap = opts.gasCap;
+    this.timeoutMs = opts.timeoutMs;
+  }
+
+  /** Calls running or queued at most. */
+  get capacity(): number {
+    return this.opts.workers + this.opts.maxQueue;
+  }
+
+  /** Calls running or queued now. */
+  get pending(): number {
+    return this.inFlight;
+  }
+
+  /** Started on first use: a node that serves no calls spawns no threads (~300 ms of loading each). */
+  private piscina(): Piscina {
+    this.pool ??= new Piscina({
+      filename: new URL('./call-worker.js', import.meta.url).href,
+      minThreads: this.opts.workers,
+      maxThreads: this.opts.workers,
+      idleTimeout: Number.POSITIVE_INFINITY,
+      concurrentTasksPerWorker: 1,
+      // A call cannot need more (memory expansion is priced quadratically); a runaway one dies alone.
+      resourceLimits: { maxOldGenerationSizeMb: 512 },
+    });
+    return this.pool;
+  }
+
+  async run(req: CallRequest): Promise<CallReply> {
+    if (this.inFlight >= this.capacity) throw new CallPoolBusyError(this.capacity);
+    this.inFlight++;
+    const deadline = Date.now() + this.timeoutMs;
+    const { port1, port2 } = new MessageChannel();
+    const abort = new AbortController();
+    let started = false;
+    let grace: NodeJS.Timeout | undefined;
+    serve(port1, req.snapshot, req.env, () => {
+      started = true;
+    });
+    // Still queued at the deadline: dropped (no worker is touched). Running: the worker stops itself at
+    // its next deadline check; one that does not is terminated GRACE_MS later.
+    const timer = setTimeout(() => {
+      if (!started) abort.abort();
+      else grace = setTimeout(() => abort.abort(), GRACE_MS);
+    }, this.timeoutMs);
+    const { env } = req;
+    const task: CallTask = {
+      kind: req.kind,
+      env: {
+        height: env.height,
+        timestamp: env.timestamp,
+        proposer: env.proposer,
+        chainId: env.chainId,
+        hardfork: env.hardfork,
+        tokenomicsV2Height: env.tokenomicsV2Height,
+        evmActivationHeight: env.evmActivationHeight,
+      },
+      args: req.args,
+      cap: req.cap,
+      deadline,
+      prefetch: prefetch(req.snapshot, req.args),
+      port: port2,
+    };
+    try {
+      return (await this.piscina().run(task, { transferList: [port2] as never, signal: abort.signal })) as CallReply;
+    } catch (err) {
+      if (abort.signal.aborted) return { kind: 'timeout' };
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      clearTimeout(grace);
+      port1.close();
+      this.inFlight--;
+    }
+  }
+
+  async close(): Promise<void> {
+    const p = this.pool;
+    this.pool = null;
+    await p?.destroy();
+  }
+}
