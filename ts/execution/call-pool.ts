@@ -1,9 +1,10 @@
 /**
  * eth_call / eth_estimateGas off the main thread: a Piscina pool of call workers (call-worker.ts), each
  * call reading a StateSnapshot over its own MessageChannel (docs/evm.md "Calls off the main thread").
- * Bounded: `workers` calls run at once, `maxQueue` more wait; beyond that run() refuses at once. Every
- * call has a deadline: the worker stops itself at its next check (deadline.ts); a call still queued then
- * is dropped, and a worker that does not stop within GRACE_MS is terminated (Piscina replaces it).
+ * Bounded: `workers` calls run at once, `maxQueue` more wait in the pool's own queue; beyond that run()
+ * refuses at once. Every call has a deadline, queueing included: a call still queued then ends without
+ * touching a worker; a running one is stopped by the worker itself at its next check (deadline.ts), and
+ * a worker that has not answered GRACE_MS later is terminated (Piscina replaces it).
  */
 import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
@@ -76,15 +77,12 @@ export class InProcessCallRunner implements CallRunner {
   }
 }
 
-/** Answers a worker's state reads from the call's snapshot; onStart when the call left the queue. */
-function serve(port: MessagePort, snapshot: StateSnapshot, env: BlockEnv, onStart: () => void): void {
+/** Answers a worker's state reads from the call's snapshot. */
+function serve(port: MessagePort, snapshot: StateSnapshot, env: BlockEnv): void {
   const reply = (r: StateReply) => port.postMessage(r);
   port.on('message', (m: StateRequest) => {
     try {
       switch (m.op) {
-        case 'start':
-          onStart();
-          return;
         case 'get':
           reply({ id: m.id, values: withCode(snapshot, m.key) });
           return;
@@ -99,7 +97,7 @@ function serve(port: MessagePort, snapshot: StateSnapshot, env: BlockEnv, onStar
           return;
       }
     } catch (err) {
-      if ('id' in m) reply({ id: m.id, error: (err as Error).message });
+      reply({ id: m.id, error: (err as Error).message });
     }
   });
 }
@@ -123,9 +121,18 @@ function prefetch(snapshot: StateSnapshot, args: CallArgs): [KeyStr, Uint8Array 
   return keys.map((k) => [k, snapshot.get(k) ?? null]);
 }
 
+/** A call waiting for a worker. */
+interface Waiting {
+  start: () => void;
+  timer: NodeJS.Timeout;
+}
+
 export class CallPool implements CallRunner {
   private pool: Piscina | null = null;
-  private inFlight = 0;
+  /** Calls handed to Piscina: never more than the workers, so each starts at once. */
+  private running = 0;
+  /** Calls waiting for a worker, FIFO; the pool's own queue, so a call past its deadline leaves it untouched. */
+  private readonly queue: Waiting[] = [];
   readonly gasCap: bigint;
   readonly timeoutMs: number;
 
@@ -141,7 +148,7 @@ export class CallPool implements CallRunner {
 
   /** Calls running or queued now. */
   get pending(): number {
-    return this.inFlight;
+    return this.running + this.queue.length;
   }
 
   /** Started on first use: a node that serves no calls spawns no threads (~300 ms of loading each). */
@@ -159,22 +166,44 @@ export class CallPool implements CallRunner {
   }
 
   async run(req: CallRequest): Promise<CallReply> {
-    if (this.inFlight >= this.capacity) throw new CallPoolBusyError(this.capacity);
-    this.inFlight++;
+    if (this.pending >= this.capacity) throw new CallPoolBusyError(this.capacity);
     const deadline = Date.now() + this.timeoutMs;
+    if (this.running >= this.opts.workers) {
+      const started = await new Promise<boolean>((resolve) => {
+        const w: Waiting = {
+          start: () => resolve(true),
+          // Still waiting at the deadline: the call ends here, no worker touched.
+          timer: setTimeout(() => {
+            this.queue.splice(this.queue.indexOf(w), 1);
+            resolve(false);
+          }, this.timeoutMs),
+        };
+        this.queue.push(w);
+      });
+      if (!started) return { kind: 'timeout' };
+    }
+    this.running++;
+    try {
+      return await this.dispatch(req, deadline);
+    } finally {
+      this.running--;
+      const next = this.queue.shift();
+      if (next) {
+        clearTimeout(next.timer);
+        next.start();
+      }
+    }
+  }
+
+  /**
+   * Runs one call on a worker. The worker stops itself at the deadline (deadline.ts); one that has not
+   * answered GRACE_MS later is terminated (Piscina starts a new one) and the call times out.
+   */
+  private async dispatch(req: CallRequest, deadline: number): Promise<CallReply> {
     const { port1, port2 } = new MessageChannel();
+    serve(port1, req.snapshot, req.env);
     const abort = new AbortController();
-    let started = false;
-    let grace: NodeJS.Timeout | undefined;
-    serve(port1, req.snapshot, req.env, () => {
-      started = true;
-    });
-    // Still queued at the deadline: dropped (no worker is touched). Running: the worker stops itself at
-    // its next deadline check; one that does not is terminated GRACE_MS later.
-    const timer = setTimeout(() => {
-      if (!started) abort.abort();
-      else grace = setTimeout(() => abort.abort(), GRACE_MS);
-    }, this.timeoutMs);
+    const kill = setTimeout(() => abort.abort(), Math.max(0, deadline - Date.now()) + GRACE_MS);
     const { env } = req;
     const task: CallTask = {
       kind: req.kind,
@@ -199,10 +228,8 @@ export class CallPool implements CallRunner {
       if (abort.signal.aborted) return { kind: 'timeout' };
       throw err;
     } finally {
-      clearTimeout(timer);
-      clearTimeout(grace);
+      clearTimeout(kill);
       port1.close();
-      this.inFlight--;
     }
   }
 

@@ -63,6 +63,11 @@ export async function runCall(
 
 /** The worker side of a task (call-worker.ts). */
 export async function runCallTask(task: CallTask): Promise<CallReply> {
+  // A worker that was still starting (or being replaced) may get a call whose time is already up.
+  if (Date.now() > task.deadline) {
+    task.port.close();
+    return { kind: 'timeout' };
+  }
   const view = new RemoteStateView(task.port, task.prefetch, task.deadline);
   try {
     const env: BlockEnv = { ...task.env, blockHash: (h) => view.blockHash(h) };

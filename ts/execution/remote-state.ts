@@ -8,9 +8,8 @@ import type { KeyStr } from '../state/state-store.js';
 import { CallTimeoutError } from './deadline.js';
 import type { EvmBaseState } from './state-adapter.js';
 
-/** Worker -> main thread. `start` tells the main thread the call left the queue. */
+/** Worker -> main thread. */
 export type StateRequest =
-  | { op: 'start' }
   | { op: 'get'; id: number; key: KeyStr }
   | { op: 'keys'; id: number; owner: string }
   | { op: 'hash'; id: number; height: number };
@@ -52,7 +51,6 @@ export class RemoteStateView implements EvmBaseState {
       if (r.error !== undefined) w.reject(new RemoteStateError(r.error));
       else w.resolve(r);
     });
-    port.postMessage({ op: 'start' } satisfies StateRequest);
   }
 
   private keep(values: readonly [KeyStr, Uint8Array | null][] | undefined): void {
