@@ -132,12 +132,18 @@ export class Chain extends EventEmitter<ChainEvents> {
    * Execute txs on top of the head into an overlay. The state is untouched, so transaction
    * admission may run while this awaits; seal() then applies the result in one synchronous step.
    */
-  async execute(txs: readonly SignedTransaction[], proposer: string, timestamp: number): Promise<Execution> {
+  async execute(
+    txs: readonly SignedTransaction[],
+    proposer: string,
+    timestamp: number,
+    packGasLimit?: bigint,
+  ): Promise<Execution> {
     const t0 = performance.now();
     const height = this.height + 1;
     const ts = Math.max(timestamp, this.headBlock.timestamp);
     const overlay = new StateOverlay(this.state);
-    const result = await executeBlock(this.blockEnv(height, proposer, ts), overlay, this.state, txs);
+    const env = { ...this.blockEnv(height, proposer, ts), packGasLimit };
+    const result = await executeBlock(env, overlay, this.state, txs);
     return { height, timestamp: ts, proposer, overlay, result, executeMs: performance.now() - t0 };
   }
 

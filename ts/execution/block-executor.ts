@@ -29,6 +29,11 @@ export interface BlockEnv {
   evmActivationHeight: number;
   /** Hash (32 bytes) of an earlier block, for the BLOCKHASH opcode. */
   blockHash: (height: number) => Promise<Uint8Array | null>;
+  /**
+   * Proposer's packing limit (docs/evm.md "Block time"): EVM transactions beyond it are deferred, except
+   * the block's first, which may use up to BLOCK_GAS_LIMIT. Absent when validating: 30M is the rule.
+   */
+  packGasLimit?: bigint;
 }
 
 export interface ExecutionResult {
@@ -146,7 +151,8 @@ export async function executeBlock(
     }
     evm ??= await blockVm(env, state, base);
     const typed = typedTransactionOf(tx, evm.common);
-    if (r.gasUsed + typed.gasLimit > BLOCK_GAS_LIMIT) {
+    const limit = env.packGasLimit !== undefined && r.gasUsed > 0n ? env.packGasLimit : BLOCK_GAS_LIMIT;
+    if (r.gasUsed + typed.gasLimit > limit) {
       deferredSenders.add(tx.from_address);
       r.deferred.push(tx);
       continue;

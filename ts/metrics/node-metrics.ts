@@ -38,6 +38,7 @@ export class NodeMetrics {
   private readonly txRejected: Counter<'reason'>;
   private readonly txIncluded: Counter;
   private readonly blocksProduced: Counter;
+  private readonly blocksLate: Counter;
   private readonly blockTxs: Histogram;
   private readonly blockTotal: Histogram;
   private readonly blockExecute: Histogram;
@@ -134,6 +135,11 @@ export class NodeMetrics {
       registers,
     });
     this.blocksProduced = new Counter({ name: 'native_blocks_produced_total', help: 'Blocks produced by this node', registers });
+    this.blocksLate = new Counter({
+      name: 'native_blocks_late_total',
+      help: 'Blocks this node committed after their slot ended (the next slot is lost)',
+      registers,
+    });
     this.blockTxs = new Histogram({
       name: 'native_block_transactions',
       help: 'Transactions per block produced by this node',
@@ -182,6 +188,7 @@ export class NodeMetrics {
 
   blockProduced(info: ProducedBlockInfo): void {
     this.blocksProduced.inc();
+    if (info.lateMs > 0) this.blocksLate.inc();
     this.txIncluded.inc(info.txCount);
     this.blockTxs.observe(info.txCount);
     this.blockTotal.observe(info.totalMs / 1000);

@@ -6,6 +6,7 @@ import {
   DEFAULT_RATE_LIMIT_WRITE,
 } from '../api/limits.js';
 import { DEFAULT_API_PORT, MAINNET_CHAIN_ID, TESTNET_CHAIN_ID } from '../chain/params.js';
+import { DEFAULT_PACK_GAS_LIMIT } from '../consensus/interface.js';
 import {
   DEFAULT_RPC_EVM_QUEUE,
   DEFAULT_RPC_EVM_TIMEOUT_MS,
@@ -29,6 +30,8 @@ export interface NodeConfig {
   blockTimeMs: number;
   windowSize: number;
   maxBlockTxs: number;
+  /** EVM gas the proposer packs into a block (the first EVM transaction may use up to the 30M limit). */
+  packGasLimit: bigint;
   httpBackend: 'auto' | 'uws' | 'node';
   logLevel: string;
   nodeName: string;
@@ -79,6 +82,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
       'block-time-ms': { type: 'string' },
       'window-size': { type: 'string' },
       'max-block-txs': { type: 'string' },
+      'block-pack-gas': { type: 'string' },
       'http-backend': { type: 'string' },
       'log-level': { type: 'string' },
       name: { type: 'string' },
@@ -133,6 +137,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     blockTimeMs: int('block-time-ms', 'NATIVE_BLOCK_TIME_MS', 1000, 50),
     windowSize: int('window-size', 'CHAIN_WINDOW_SIZE', 1000, 1),
     maxBlockTxs: int('max-block-txs', 'NATIVE_MAX_BLOCK_TXS', 20_000, 1),
+    packGasLimit: BigInt(int('block-pack-gas', 'NATIVE_BLOCK_PACK_GAS', Number(DEFAULT_PACK_GAS_LIMIT), 21_000)),
     httpBackend: backend,
     logLevel: str('log-level', 'NATIVE_LOG_LEVEL') ?? 'info',
     nodeName: str('name', 'NATIVE_NODE_NAME') ?? `native-node-${network}`,

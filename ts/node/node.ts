@@ -85,7 +85,11 @@ export class NativeNode {
       }
       const mempool = new Mempool({ maxPerSender: config.maxPerSender, maxTotal: config.maxMempool });
       const admission = new TxAdmission(chain, mempool);
-      const consensus = new PoaEngine(chain, mempool, key, { blockTimeMs: config.blockTimeMs, maxBlockTxs: config.maxBlockTxs });
+      const consensus = new PoaEngine(chain, mempool, key, {
+        blockTimeMs: config.blockTimeMs,
+        maxBlockTxs: config.maxBlockTxs,
+        packGasLimit: config.packGasLimit,
+      });
       const ctx: NodeContext = {
         chain,
         mempool,
@@ -148,8 +152,11 @@ export class NativeNode {
       const node = new NativeNode(config, ctx, consensus, http, auditLog, m, db, log, evmCalls);
       consensus.onProduced = (info) => {
         m.blockProduced(info);
-        if (info.txCount > 0) log.info(info, 'block produced');
-        else log.debug(info, 'block produced');
+        const fields = { ...info, gasUsed: Number(info.gasUsed) };
+        // A late block costs the next slot (PoA waits for the following slot boundary).
+        if (info.lateMs > 0) log.warn({ ...fields, blockTimeMs: config.blockTimeMs }, 'block ran late: committed after its slot');
+        else if (info.txCount > 0) log.info(fields, 'block produced');
+        else log.debug(fields, 'block produced');
       };
       consensus.onError = (err) => {
         log.fatal({ err }, 'block production failed; stopping (restart resumes from the last committed block)');
