@@ -7,15 +7,16 @@
  * a worker that has not answered GRACE_MS later is terminated (Piscina replaces it).
  */
 import { availableParallelism } from 'node:os';
-import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { MessagePort as MessagePortClass, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { NS, accountKey, codeKey } from '../state/accounts.js';
 import type { StateSnapshot } from '../state/snapshots.js';
 import type { KeyStr } from '../state/state-store.js';
+import { ZERO_ADDRESS } from '../ledger/units.js';
 import type { BlockEnv } from './block-executor.js';
 import type { CallArgs } from './call.js';
 import { type CallKind, type CallReply, type CallTask, runCall } from './call-task.js';
-import type { StateReply, StateRequest } from './remote-state.js';
+import { STATE_PORT, type StateReply, type StateRequest } from './remote-state.js';
 
 /** geth's `--rpc.gascap` default: the gas an eth_call may use and the top of an estimate's search. */
 export const DEFAULT_RPC_GAS_CAP = 50_000_000n;
@@ -77,20 +78,31 @@ export class InProcessCallRunner implements CallRunner {
   }
 }
 
-/** Answers a worker's state reads from the call's snapshot. */
-function serve(port: MessagePort, snapshot: StateSnapshot, env: BlockEnv): void {
+/** A call on a worker: what its state requests are answered from. */
+interface Live {
+  snapshot: StateSnapshot;
+  env: BlockEnv;
+}
+
+/** Answers a worker's state requests from the snapshot of the call each names. */
+function serve(port: MessagePort, live: ReadonlyMap<number, Live>): void {
   const reply = (r: StateReply) => port.postMessage(r);
   port.on('message', (m: StateRequest) => {
+    const call = live.get(m.task);
+    if (!call) {
+      reply({ id: m.id, error: 'call ended' });
+      return;
+    }
     try {
       switch (m.op) {
         case 'get':
-          reply({ id: m.id, values: withCode(snapshot, m.key) });
+          reply({ id: m.id, values: withCode(call.snapshot, m.key) });
           return;
         case 'keys':
-          reply({ id: m.id, keys: [...snapshot.storageKeysOf(m.owner)] });
+          reply({ id: m.id, keys: [...call.snapshot.storageKeysOf(m.owner)] });
           return;
         case 'hash':
-          env.blockHash(m.height).then(
+          call.env.blockHash(m.height).then(
             (hash) => reply({ id: m.id, hash }),
             (err: Error) => reply({ id: m.id, error: err.message }),
           );
@@ -117,7 +129,9 @@ function withCode(snapshot: StateSnapshot, key: KeyStr): [KeyStr, Uint8Array | n
 function prefetch(snapshot: StateSnapshot, args: CallArgs): [KeyStr, Uint8Array | null][] {
   const keys: KeyStr[] = [];
   if (args.to) keys.push(accountKey(args.to), codeKey(args.to));
-  if (args.from && args.from !== args.to) keys.push(accountKey(args.from));
+  // The EVM reads the caller's account first (the zero address when the call names none).
+  const from = args.from ?? ZERO_ADDRESS;
+  if (from !== args.to) keys.push(accountKey(from));
   return keys.map((k) => [k, snapshot.get(k) ?? null]);
 }
 
@@ -133,6 +147,9 @@ export class CallPool implements CallRunner {
   private running = 0;
   /** Calls waiting for a worker, FIFO; the pool's own queue, so a call past its deadline leaves it untouched. */
   private readonly queue: Waiting[] = [];
+  /** Calls on workers by task id: their state requests are answered from these. */
+  private readonly live = new Map<number, Live>();
+  private nextTask = 1;
   readonly gasCap: bigint;
   readonly timeoutMs: number;
 
@@ -151,17 +168,26 @@ export class CallPool implements CallRunner {
     return this.running + this.queue.length;
   }
 
-  /** Started on first use: a node that serves no calls spawns no threads (~300 ms of loading each). */
+  /**
+   * Started on first use: a node that serves no calls spawns no threads (~300 ms of loading each). Each
+   * worker sends its state port as it starts (call-worker.ts); a replaced worker sends a new one.
+   */
   private piscina(): Piscina {
-    this.pool ??= new Piscina({
-      filename: new URL('./call-worker.js', import.meta.url).href,
-      minThreads: this.opts.workers,
-      maxThreads: this.opts.workers,
-      idleTimeout: Number.POSITIVE_INFINITY,
-      concurrentTasksPerWorker: 1,
-      // A call cannot need more (memory expansion is priced quadratically); a runaway one dies alone.
-      resourceLimits: { maxOldGenerationSizeMb: 512 },
-    });
+    if (!this.pool) {
+      this.pool = new Piscina({
+        filename: new URL('./call-worker.js', import.meta.url).href,
+        minThreads: this.opts.workers,
+        maxThreads: this.opts.workers,
+        idleTimeout: Number.POSITIVE_INFINITY,
+        concurrentTasksPerWorker: 1,
+        // A call cannot need more (memory expansion is priced quadratically); a runaway one dies alone.
+        resourceLimits: { maxOldGenerationSizeMb: 512 },
+      });
+      this.pool.on('message', (m: unknown) => {
+        const port = (m as Record<string, unknown> | null)?.[STATE_PORT];
+        if (port instanceof MessagePortClass) serve(port, this.live);
+      });
+    }
     return this.pool;
   }
 
@@ -200,8 +226,8 @@ export class CallPool implements CallRunner {
    * answered GRACE_MS later is terminated (Piscina starts a new one) and the call times out.
    */
   private async dispatch(req: CallRequest, deadline: number): Promise<CallReply> {
-    const { port1, port2 } = new MessageChannel();
-    serve(port1, req.snapshot, req.env);
+    const id = this.nextTask++;
+    this.live.set(id, { snapshot: req.snapshot, env: req.env });
     const abort = new AbortController();
     const kill = setTimeout(() => abort.abort(), Math.max(0, deadline - Date.now()) + GRACE_MS);
     const { env } = req;
@@ -220,16 +246,16 @@ export class CallPool implements CallRunner {
       cap: req.cap,
       deadline,
       prefetch: prefetch(req.snapshot, req.args),
-      port: port2,
+      id,
     };
     try {
-      return (await this.piscina().run(task, { transferList: [port2] as never, signal: abort.signal })) as CallReply;
+      return (await this.piscina().run(task, { signal: abort.signal })) as CallReply;
     } catch (err) {
       if (abort.signal.aborted) return { kind: 'timeout' };
       throw err;
     } finally {
       clearTimeout(kill);
-      port1.close();
+      this.live.delete(id);
     }
   }
 

@@ -2,12 +2,11 @@
  * One eth_call / eth_estimateGas as a task: what the main thread sends a call worker, what comes back,
  * and the code that runs it (in a worker over a RemoteStateView, or in-process over a snapshot).
  */
-import type { MessagePort } from 'node:worker_threads';
 import type { KeyStr } from '../state/state-store.js';
 import type { BlockEnv } from './block-executor.js';
 import { type CallArgs, type CallOutcome, type EstimateOutcome, estimateCallGas, simulateCall } from './call.js';
 import { CallTimeoutError } from './deadline.js';
-import { RemoteStateView } from './remote-state.js';
+import { RemoteStateView, type StateChannel } from './remote-state.js';
 import type { EvmBaseState } from './state-adapter.js';
 
 export type CallKind = 'call' | 'estimate';
@@ -25,8 +24,8 @@ export interface CallTask {
   deadline: number;
   /** Values sent along to save round trips: the callee's account and code, the caller's account. */
   prefetch: [KeyStr, Uint8Array | null][];
-  /** The call's channel to the main thread's snapshot (transferred). */
-  port: MessagePort;
+  /** Names the call in the worker's state requests (the main thread maps it to the call's snapshot). */
+  id: number;
 }
 
 export type CallReply =
@@ -61,14 +60,11 @@ export async function runCall(
   }
 }
 
-/** The worker side of a task (call-worker.ts). */
-export async function runCallTask(task: CallTask): Promise<CallReply> {
+/** The worker side of a task (call-worker.ts), reading state over the worker's channel. */
+export async function runCallTask(task: CallTask, channel: StateChannel): Promise<CallReply> {
   // A worker that was still starting (or being replaced) may get a call whose time is already up.
-  if (Date.now() > task.deadline) {
-    task.port.close();
-    return { kind: 'timeout' };
-  }
-  const view = new RemoteStateView(task.port, task.prefetch, task.deadline);
+  if (Date.now() > task.deadline) return { kind: 'timeout' };
+  const view = new RemoteStateView(channel, task.id, task.prefetch, task.deadline);
   try {
     const env: BlockEnv = { ...task.env, blockHash: (h) => view.blockHash(h) };
     return await runCall(task.kind, env, view, task.args, task.cap, task.deadline);

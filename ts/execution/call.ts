@@ -1,14 +1,14 @@
 import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import type { EVMResult } from '@ethereumjs/evm';
-import { createFeeMarket1559Tx } from '@ethereumjs/tx';
+import type { EVM, EVMResult } from '@ethereumjs/evm';
+import { createFeeMarket1559Tx, paramsTx } from '@ethereumjs/tx';
 import { type Address, createAddressFromString, createZeroAddress } from '@ethereumjs/util';
 import { type VM, createVM } from '@ethereumjs/vm';
 import { codeKey } from '../state/accounts.js';
 import { StateOverlay } from '../state/state-store.js';
 import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, type BlockEnv } from './block-executor.js';
 import { FEE_COLLECTOR, chainCommon } from './common.js';
-import { CallTimeoutError, installDeadline } from './deadline.js';
+import { CallTimeoutError, type DeadlineGuard, installDeadline } from './deadline.js';
 import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';
 
 export interface CallArgs {
@@ -33,8 +33,8 @@ export interface CallOutcome {
   gasUsed: bigint;
 }
 
-/** Intrinsic gas of a transaction with these fields (base, calldata, creation, access list). */
-export function intrinsicGas(args: CallArgs, common: Common): bigint {
+/** Intrinsic gas of a transaction with these fields, by building it (what runTx charges). */
+export function txIntrinsicGas(args: CallArgs, common: Common): bigint {
   const tx = createFeeMarket1559Tx(
     {
       to: args.to as `0x${string}` | undefined,
@@ -47,6 +47,47 @@ export function intrinsicGas(args: CallArgs, common: Common): bigint {
     { common },
   );
   return tx.getIntrinsicGas();
+}
+
+const txCommons = new WeakMap<Common, Common>();
+
+/** The chain's Common with the transaction parameters a transaction adds to its own copy. */
+function withTxParams(common: Common): Common {
+  let c = txCommons.get(common);
+  if (!c) {
+    c = common.copy();
+    c.updateParams(paramsTx);
+    txCommons.set(common, c);
+  }
+  return c;
+}
+
+/** EIPs that change intrinsic gas beyond the rule below (later hardforks): with any active, the transaction is built. */
+const LATER_INTRINSIC_EIPS = [2780, 7981, 8038];
+
+/**
+ * Intrinsic gas of a transaction with these fields (base, calldata, creation and init code words, access
+ * list), the rule of @ethereumjs/tx's getIntrinsicGas up to Prague, from the Common's parameters. Building
+ * the transaction to ask it costs ~100 µs (it copies the Common), and an estimate runs ~20 calls.
+ */
+export function intrinsicGas(args: CallArgs, chain: Common): bigint {
+  if (LATER_INTRINSIC_EIPS.some((e) => chain.isActivatedEIP(e))) return txIntrinsicGas(args, chain);
+  const common = withTxParams(chain);
+  const data = args.data ?? new Uint8Array(0);
+  let zeros = 0;
+  for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++;
+  let gas =
+    common.param('txGas') +
+    BigInt(zeros) * common.param('txDataZeroGas') +
+    BigInt(data.length - zeros) * common.param('txDataNonZeroGas');
+  if (!args.to) {
+    gas += common.param('txCreationGas');
+    if (common.isActivatedEIP(3860)) gas += common.param('initCodeWordGas') * BigInt(Math.ceil(data.length / 32));
+  }
+  for (const item of args.accessList ?? []) {
+    gas += common.param('accessListAddressGas') + BigInt(item.storageKeys.length) * common.param('accessListStorageKeyGas');
+  }
+  return gas;
 }
 
 /**
@@ -67,41 +108,76 @@ function warmAsTransaction(vm: VM, caller: Address, args: CallArgs, coinbase: Ad
   }
 }
 
+/** A call VM kept between calls: creating one costs about a millisecond (opcode tables, precompiles). */
+interface CallVm {
+  key: string;
+  vm: VM;
+  common: Common;
+  adapter: EvmStateAdapter;
+  guard: DeadlineGuard;
+  /** The environment of the call it runs now (BLOCKHASH reads it). */
+  env: BlockEnv;
+  block: ReturnType<typeof createBlock> | null;
+}
+
+/** Idle call VMs of this thread by chain; a call takes one and gives it back (in-process calls may interleave). */
+const idleVms = new Map<string, CallVm[]>();
+const MAX_IDLE_VMS = 4;
+
 /**
- * The VM of a call: the environment of the block at env.height (the same header fields as
- * blockVm in block-executor.ts: coinbase, gas limit, base fee) over a throwaway overlay on `view`.
- * Kept apart from blockVm because a call's base is a snapshot or, in a call worker, a remote view.
+ * A call VM set up for env over a throwaway overlay on `view`: the environment of the block at env.height
+ * (the same header fields as blockVm in block-executor.ts: coinbase, gas limit, base fee). Kept apart
+ * from blockVm because a call's base is a snapshot or, in a call worker, a remote view, and its VM is reused.
  */
-async function callVm(
-  env: BlockEnv,
-  view: EvmBaseState,
-): Promise<{ vm: VM; common: Common; block: ReturnType<typeof createBlock> }> {
-  const common = chainCommon(env.chainId, env.hardfork);
-  const stateManager = new EvmStateAdapter(new StateOverlay(view), view);
-  const blockchain = {
-    getBlock: async (n: number) => {
-      const h = await env.blockHash(Number(n));
-      return { hash: () => h ?? new Uint8Array(32) };
-    },
-    putBlock: async () => undefined,
-    shallowCopy() {
-      return this;
-    },
-  };
-  const vm = await createVM({ common, stateManager, evmOpts: { blockchain } as never });
-  const block = createBlock(
-    {
-      header: {
-        number: BigInt(env.height),
-        timestamp: BigInt(env.timestamp),
-        coinbase: createAddressFromString(FEE_COLLECTOR),
-        gasLimit: BLOCK_GAS_LIMIT,
-        baseFeePerGas: BASE_FEE_PER_GAS,
+async function acquireVm(env: BlockEnv, view: EvmBaseState): Promise<CallVm> {
+  const key = `${env.chainId}:${env.hardfork}`;
+  let c = idleVms.get(key)?.pop();
+  if (!c) {
+    const common = chainCommon(env.chainId, env.hardfork);
+    const adapter = new EvmStateAdapter(new StateOverlay(view), view);
+    const holder: { c?: CallVm } = {};
+    const blockchain = {
+      getBlock: async (n: number) => {
+        const h = await (holder.c as CallVm).env.blockHash(Number(n));
+        return { hash: () => h ?? new Uint8Array(32) };
       },
-    },
-    { common, skipConsensusFormatValidation: true },
-  );
-  return { vm, common, block };
+      putBlock: async () => undefined,
+      shallowCopy() {
+        return this;
+      },
+    };
+    const vm = await createVM({ common, stateManager: adapter, evmOpts: { blockchain } as never });
+    c = { key, vm, common, adapter, guard: installDeadline(vm), env, block: null };
+    holder.c = c;
+  }
+  c.env = env;
+  c.adapter.rebase(new StateOverlay(view), view);
+  // What a finished call leaves in the EVM: warm sets, touched accounts, transient storage.
+  c.vm.evm.journal.cleanJournal();
+  (c.vm.evm as EVM).transientStorage.clear();
+  const h = c.block?.header;
+  if (!h || h.number !== BigInt(env.height) || h.timestamp !== BigInt(env.timestamp)) {
+    c.block = createBlock(
+      {
+        header: {
+          number: BigInt(env.height),
+          timestamp: BigInt(env.timestamp),
+          coinbase: createAddressFromString(FEE_COLLECTOR),
+          gasLimit: BLOCK_GAS_LIMIT,
+          baseFeePerGas: BASE_FEE_PER_GAS,
+        },
+      },
+      { common: c.common, skipConsensusFormatValidation: true },
+    );
+  }
+  return c;
+}
+
+function releaseVm(c: CallVm): void {
+  c.guard.deadline = Number.POSITIVE_INFINITY;
+  let list = idleVms.get(c.key);
+  if (!list) idleVms.set(c.key, (list = []));
+  if (list.length < MAX_IDLE_VMS) list.push(c);
 }
 
 /**
@@ -115,8 +191,18 @@ export async function simulateCall(
   args: CallArgs,
   deadline = Number.POSITIVE_INFINITY,
 ): Promise<CallOutcome> {
-  const { vm, common, block } = await callVm(env, view);
-  installDeadline(vm, deadline);
+  const c = await acquireVm(env, view);
+  try {
+    c.guard.deadline = deadline;
+    return await runOn(c, args);
+  } finally {
+    releaseVm(c);
+  }
+}
+
+async function runOn(c: CallVm, args: CallArgs): Promise<CallOutcome> {
+  const { vm, common } = c;
+  const block = c.block as ReturnType<typeof createBlock>;
   const intrinsic = intrinsicGas(args, common);
   const gasLimit = args.gas ?? BLOCK_GAS_LIMIT;
   if (gasLimit < intrinsic) {

@@ -18,19 +18,24 @@ interface OpEntry {
   opHandler: (runState: unknown, common: unknown) => unknown;
 }
 
+/** The deadline of the call a VM runs now (epoch ms); set before each call. */
+export interface DeadlineGuard {
+  deadline: number;
+}
+
 /**
- * Makes the interpreter throw CallTimeoutError once Date.now() passes `deadline`. The EVM has no
+ * Makes the interpreter throw CallTimeoutError once Date.now() passes `guard.deadline`. The EVM has no
  * cancellation of its own and runs every step in one chain of microtasks, so nothing else gets a say
  * until it ends; the check rides on the handlers of the opcodes any long run keeps executing. A
  * non-EVM error is not an exceptional halt: the interpreter rethrows it out of runCall.
  */
-export function installDeadline(vm: VM, deadline: number): void {
-  if (!Number.isFinite(deadline)) return;
+export function installDeadline(vm: VM): DeadlineGuard {
+  const guard: DeadlineGuard = { deadline: Number.POSITIVE_INFINITY };
   const evm = vm.evm as unknown as { _opcodeMap: OpEntry[] };
   const map = evm._opcodeMap;
   let jumps = 0;
   const check = (): void => {
-    if (Date.now() > deadline) throw new CallTimeoutError();
+    if (Date.now() > guard.deadline) throw new CallTimeoutError();
   };
   for (const op of JUMPS) {
     const entry = map[op];
@@ -57,4 +62,5 @@ export function installDeadline(vm: VM, deadline: number): void {
       },
     };
   }
+  return guard;
 }

@@ -50,10 +50,21 @@ export class EvmStateAdapter implements StateManagerInterface {
   };
 
   constructor(
-    readonly overlay: StateOverlay,
+    public overlay: StateOverlay,
     /** The state under the overlay (for per-contract storage key lookup and remote loads). */
-    private readonly base: EvmBaseState,
+    private base: EvmBaseState,
   ) {}
+
+  /**
+   * Points the adapter at another overlay and base, forgetting journals and original values: a call VM is
+   * kept between calls (creating one costs ~1 ms) and gets a fresh state view per call.
+   */
+  rebase(overlay: StateOverlay, base: EvmBaseState): void {
+    this.overlay = overlay;
+    this.base = base;
+    this.journals.length = 0;
+    this.original = new Map();
+  }
 
   private write(key: KeyStr, value: Buffer | null): void {
     const j = this.journals[this.journals.length - 1];
