@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { createApiHandler, restRoutes } from '../api/index.js';
+import { apiRequestHeaders, createApiHandler, restRoutes } from '../api/index.js';
 import { rpcHooks } from '../api/routes/rpc.js';
 import { Chain } from '../chain/chain.js';
 import { PoaEngine } from '../consensus/poa.js';
@@ -146,6 +146,7 @@ export class NativeNode {
           maxBodyBytes: config.maxBodyBytes,
           maxConcurrent: config.maxConcurrent,
           logger: log,
+          requestHeaders: apiRequestHeaders(config),
         },
         handler,
       );

@@ -1,12 +1,33 @@
-import { type DispatchOptions, type RpcDispatcher, createRpcDispatcher } from '../../rpc/index.js';
+import { type DispatchOptions, type RpcDispatcher, type RpcOutcome, createRpcDispatcher, serializeRpc } from '../../rpc/index.js';
 import type { NodeContext } from '../../services/index.js';
-import { stringifyExact } from '../../util/json.js';
-import type { RouteDef } from '../types.js';
+import type { ApiResult, RouteDef } from '../types.js';
 
 const dispatchers = new WeakMap<NodeContext, RpcDispatcher>();
 
 /** Hooks the node sets before serving (metrics, error logs). */
 export const rpcHooks: DispatchOptions = {};
+
+/** Shared, frozen: the HTTP layer validates a frozen header set once (ts/http/common.ts). */
+const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json' });
+
+function dispatcherOf(ctx: NodeContext): RpcDispatcher {
+  let d = dispatchers.get(ctx);
+  if (!d) {
+    d = createRpcDispatcher(ctx, {
+      maxBatch: rpcHooks.maxBatch,
+      onCall: (method, ok, seconds) => rpcHooks.onCall?.(method, ok, seconds),
+      onInternalError: (err, method) => rpcHooks.onInternalError?.(err, method),
+    });
+    dispatchers.set(ctx, d);
+  }
+  return d;
+}
+
+function answer(out: RpcOutcome): ApiResult {
+  // Only notifications: nothing to answer (JSON-RPC 2.0 §6).
+  if (out === null) return { status: 200, raw: '', headers: JSON_HEADERS };
+  return { raw: serializeRpc(out), headers: JSON_HEADERS };
+}
 
 /** POST /rpc: JSON-RPC 2.0, key-checked and write-rate-limited like the spec says. */
 export const rpcRoutes: RouteDef[] = [
@@ -15,20 +36,10 @@ export const rpcRoutes: RouteDef[] = [
     path: '/rpc',
     auth: true,
     write: true,
-    handler: async (ctx, req) => {
-      let d = dispatchers.get(ctx);
-      if (!d) {
-        d = createRpcDispatcher(ctx, {
-          maxBatch: rpcHooks.maxBatch,
-          onCall: (...a) => rpcHooks.onCall?.(...a),
-          onInternalError: (...a) => rpcHooks.onInternalError?.(...a),
-        });
-        dispatchers.set(ctx, d);
-      }
-      const out = await d.handleBody(req.body);
-      // Only notifications: nothing to answer (JSON-RPC 2.0 §6).
-      if (out === null) return { status: 200, raw: '', headers: { 'content-type': 'application/json' } };
-      return { raw: stringifyExact(out), headers: { 'content-type': 'application/json' } };
+    // Synchronous when the call is (most reads): no promise between reading the body and writing the answer.
+    handler: (ctx, req) => {
+      const out = dispatcherOf(ctx).handleBody(req.body);
+      return out instanceof Promise ? out.then(answer) : answer(out);
     },
   },
 ];
