@@ -100,7 +100,11 @@ function rawLane(port: number, bodies: string[]): Promise<{ ok: number; failed: 
       );
     };
     sock.setEncoding('latin1');
-    sock.on('connect', () => (bodies.length ? send() : (sock.end(), resolve({ ok, failed }))));
+    sock.on('connect', () => {
+      if (bodies.length) return send();
+      sock.end();
+      resolve({ ok, failed });
+    });
     sock.on('error', reject);
     sock.on('data', (d: string) => {
       buf += d;
