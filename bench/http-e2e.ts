@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -80,6 +80,62 @@ function pipelined(port: number, bodies: string[], depth: number): Promise<{ ok:
   });
 }
 
+/**
+ * Keep-alive lanes without node:http: one raw socket per lane, one request in flight on it (the same
+ * traffic as an Agent with one socket per sender), so the client spends ~10x less CPU per request than
+ * node:http's client and leaves the shared cores to the node under test.
+ */
+function rawLane(port: number, bodies: string[]): Promise<{ ok: number; failed: string[] }> {
+  return new Promise((resolve, reject) => {
+    const sock = connect(port, '127.0.0.1');
+    sock.setNoDelay(true);
+    let next = 0;
+    let ok = 0;
+    const failed: string[] = [];
+    let buf = '';
+    const send = (): void => {
+      const b = bodies[next++];
+      sock.write(
+        `POST /transactions HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(b)}\r\n\r\n${b}`,
+      );
+    };
+    sock.setEncoding('latin1');
+    sock.on('connect', () => {
+      if (bodies.length) return send();
+      sock.end();
+      resolve({ ok, failed });
+    });
+    sock.on('error', reject);
+    sock.on('data', (d: string) => {
+      buf += d;
+      const head = buf.indexOf('\r\n\r\n');
+      if (head < 0) return;
+      const m = /content-length: (\d+)/i.exec(buf.slice(0, head));
+      const len = m ? Number(m[1]) : 0;
+      if (buf.length < head + 4 + len) return;
+      if (buf.startsWith('HTTP/1.1 200')) ok++;
+      else failed.push(`${buf.slice(9, 12)} ${buf.slice(head + 4, head + 4 + Math.min(len, 60))}`);
+      buf = buf.slice(head + 4 + len);
+      if (next < bodies.length) send();
+      else {
+        sock.end();
+        resolve({ ok, failed });
+      }
+    });
+  });
+}
+
+/** CPU milliseconds a process has used (Linux /proc; undefined elsewhere). */
+function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 async function getJson(port: number, path: string): Promise<any> {
   const r = await fetch(`http://127.0.0.1:${port}${path}`);
   return r.json();
@@ -90,11 +146,14 @@ async function getJson(port: number, path: string): Promise<any> {
  * client, with one keep-alive connection per sender ("lane") so each sender's nonces arrive in order.
  * Measured from the first submission until every transaction is in a committed block.
  */
+export type SubmissionClient = 'keep-alive lanes' | 'raw keep-alive lanes' | 'pipelined';
+
 export async function benchHttpSubmission(
   backend: 'uws' | 'node',
   lanes = 64,
   perSender = 160,
-  mode: 'keep-alive lanes' | 'pipelined' = 'keep-alive lanes',
+  mode: SubmissionClient = 'keep-alive lanes',
+  opts: { main?: string; label?: string } = {},
 ): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'native-bench-http-'));
   const validator = randomKeyPair();
@@ -104,7 +163,7 @@ export async function benchHttpSubmission(
   writeGenesisFile(genesis, benchChainParams(validator, keys));
   const txs = signedTransfers(keys, perSender, 7120);
   // The node in its own process (as in production), on this genesis, rate limits off.
-  const server = await startNative(backend, dir, ['--genesis', genesis, '--max-pending-per-sender', '100000']);
+  const server = await startNative(backend, dir, ['--genesis', genesis, '--max-pending-per-sender', '100000'], opts.main);
   const { port } = server;
   try {
     const startHeight = (await getJson(port, '/native_status')).sync_info.latest_block_height as number;
@@ -114,8 +173,16 @@ export async function benchHttpSubmission(
     );
     let accepted = 0;
     const rejected = new Map<string, number>();
+    const cpu0 = process.cpuUsage();
+    const nodeCpu0 = processCpuMs(server.child.pid);
     const t0 = performance.now();
-    if (mode === 'pipelined') {
+    if (mode === 'raw keep-alive lanes') {
+      const rs = await Promise.all(bodies.map((list) => rawLane(port, list)));
+      for (const r of rs) {
+        accepted += r.ok;
+        for (const f of r.failed) rejected.set(f, (rejected.get(f) ?? 0) + 1);
+      }
+    } else if (mode === 'pipelined') {
       // 4 connections, each carrying a quarter of the senders (their txs interleaved by nonce).
       const conns = Array.from({ length: 4 }, (_, c) => {
         const mine = bodies.filter((_, lane) => lane % 4 === c);
@@ -148,19 +215,27 @@ export async function benchHttpSubmission(
       await new Promise((r) => setTimeout(r, 20));
     }
     const t2 = performance.now();
+    const clientCpu = process.cpuUsage(cpu0);
+    const nodeCpu1 = processCpuMs(server.child.pid);
     agent.destroy();
     const endHeight = (await getJson(port, '/native_status')).sync_info.latest_block_height as number;
     const rej = [...rejected].map(([k, v]) => `${v}x ${k}`).join('; ');
+    const perTx = (ms: number) => `${((ms * 1000) / txs.length).toFixed(0)} µs`;
+    const cpuNote =
+      nodeCpu0 !== undefined && nodeCpu1 !== undefined
+        ? `; CPU per tx: node ${perTx(nodeCpu1 - nodeCpu0)}, client ${perTx((clientCpu.user + clientCpu.system) / 1000)}`
+        : '';
+    const who = `${backend}, ${mode}${opts.label ? `, ${opts.label}` : ''}`;
     return [
       {
-        name: `HTTP submission [${backend}, ${mode}]: ${txs.length.toLocaleString()} signed transfers from ${lanes} senders, node in its own process`,
+        name: `HTTP submission [${who}]: ${txs.length.toLocaleString()} signed transfers from ${lanes} senders, node in its own process`,
         value: `${Math.round(accepted / ((t1 - t0) / 1000)).toLocaleString()} tx/s accepted`,
         note: `${accepted} accepted${rej ? `, rejected: ${rej}` : ''}`,
       },
       {
-        name: `HTTP submission -> inclusion [${backend}, ${mode}]`,
+        name: `HTTP submission -> inclusion [${who}]`,
         value: `${Math.round(accepted / ((t2 - t0) / 1000)).toLocaleString()} tx/s`,
-        note: `all included in ${endHeight - startHeight} blocks within ${((t2 - t0) / 1000).toFixed(2)} s (1 s blocks bound the tail)`,
+        note: `all included in ${endHeight - startHeight} blocks within ${((t2 - t0) / 1000).toFixed(2)} s (1 s blocks bound the tail)${cpuNote}`,
       },
     ];
   } finally {

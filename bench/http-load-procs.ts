@@ -148,12 +148,18 @@ export async function startBare(backend: 'uws' | 'node'): Promise<Server> {
  * extraArgs adds flags (e.g. `--genesis <file>`, which takes precedence over the dev preset).
  * BENCH_NODE_ARGS adds node flags (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
-export async function startNative(backend: 'uws' | 'node', dataDir: string, extraArgs: string[] = []): Promise<Server> {
+export async function startNative(
+  backend: 'uws' | 'node',
+  dataDir: string,
+  extraArgs: string[] = [],
+  main = MAIN,
+  name = `native [${backend}]`,
+): Promise<Server> {
   const child = spawnTracked(
     process.execPath,
     [
       ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
-      MAIN,
+      main,
       '--dev',
       '--data-dir',
       dataDir,
@@ -175,8 +181,8 @@ export async function startNative(backend: 'uws' | 'node', dataDir: string, extr
     },
   );
   const stderr = tail(child);
-  const port = await portFromStdout(child, `native [${backend}]`, /"port":(\d+)[^\n]*"msg":"API listening"/, stderr);
-  const s: Server = { name: `native [${backend}]`, child, port, rpcPath: '/rpc', kind: 'native' };
+  const port = await portFromStdout(child, name, /"port":(\d+)[^\n]*"msg":"API listening"/, stderr);
+  const s: Server = { name, child, port, rpcPath: '/rpc', kind: 'native' };
   await waitForRpc(s, 30_000, stderr);
   return s;
 }

@@ -121,6 +121,18 @@ for (const backend of BACKENDS) {
     for (const name of Object.keys(got.headers)) t.is(name, name.toLowerCase());
   });
 
+  test(`${backend}: requestHeaders: the handler sees the named headers (uWS: only those); limits still apply`, async (t) => {
+    const { url } = await start(t, backend, echo, { requestHeaders: ['X-Wanted'], maxBodyBytes: 10 });
+    const res = await fetch(`${url}/e?q=1`, { headers: { 'X-Wanted': 'yes', 'X-Other': 'no' } });
+    const got = JSON.parse(await res.text());
+    t.is(got.headers['x-wanted'], 'yes');
+    t.is(got.headers['x-other'], backend === 'uws' ? undefined : 'no');
+    t.deepEqual(got.query, [['q', '1']]);
+    t.is(got.ip, '127.0.0.1');
+    // The framing headers are read whatever the list: an announced oversized body is refused.
+    t.is((await fetch(`${url}/p`, { method: 'POST', body: 'x'.repeat(11) })).status, 413);
+  });
+
   test(`${backend}: POST small body is echoed`, async (t) => {
     const { url } = await start(t, backend, echoBody);
     const res = await fetch(`${url}/p`, { method: 'POST', body: 'hello world' });

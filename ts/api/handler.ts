@@ -41,6 +41,20 @@ export interface ApiOptions {
   onResponse?: (method: string, route: string, status: number, seconds: number) => void;
 }
 
+/**
+ * The request headers the API reads, for the HTTP layer (HttpServerOptions.requestHeaders). Behind trusted
+ * proxies every header is copied, so repeated X-Forwarded-For lines are joined and read from the right.
+ */
+export function apiRequestHeaders(
+  opts: Pick<ApiOptions, 'trustedProxies' | 'corsOrigin' | 'apiKey'>,
+): readonly string[] | undefined {
+  if (opts.trustedProxies && opts.trustedProxies.length > 0) return undefined;
+  const names: string[] = [];
+  if (opts.corsOrigin) names.push('origin');
+  if (opts.apiKey) names.push('x-api-key');
+  return names;
+}
+
 /** Constant-time comparison of the X-API-Key header with the configured key. */
 export function apiKeyMatches(expected: string, given: string | undefined): boolean {
   if (given === undefined) return false;
@@ -68,40 +82,78 @@ export function rateLimitBody(limit: number, windowSecs: number): string {
   return JSON.stringify({ error: 'rate limit exceeded', limit, window_secs: windowSecs });
 }
 
+const isPromise = <T>(v: T | Promise<T>): v is Promise<T> =>
+  typeof (v as { then?: unknown } | null | undefined)?.then === 'function';
+
+/** Route of a path without parameters, by method then exact path (find-my-way for the rest). */
+type StaticRoutes = Map<string, Map<string, RouteDef>>;
+
+function staticRoutes(routes: readonly RouteDef[]): StaticRoutes {
+  const out: StaticRoutes = new Map();
+  for (const r of routes) {
+    if (/[:*]/.test(r.path)) continue;
+    let byPath = out.get(r.method);
+    if (!byPath) out.set(r.method, (byPath = new Map()));
+    byPath.set(r.path, r);
+    // find-my-way runs with ignoreTrailingSlash; the map answers both spellings the same way.
+    if (r.path !== '/') byPath.set(`${r.path}/`, r);
+  }
+  return out;
+}
+
 /**
  * Build the HTTP handler serving the given REST routes. Pipeline (after the HTTP layer's concurrency cap and
  * body limit): CORS (preflight answered here), rate limits, routing (404), API key (401), the route handler.
+ * A route handler that answers synchronously gets a synchronous response: no promise on the hot path.
  */
 export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: ApiOptions = {}): HttpHandler {
   const router = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 200 });
   for (const r of routes) router.on(r.method, r.path, () => undefined, r);
-  const limiter = opts.rateLimits ? new RateLimiter(opts.rateLimits) : null;
+  const exact = staticRoutes(routes);
+  // No limiter when both limits are off: it would read every client's address for nothing.
+  const rl = opts.rateLimits;
+  const limiter = rl && (rl.global > 0 || rl.write > 0) ? new RateLimiter(rl) : null;
   const clientIp = new ClientIpResolver(opts.trustedProxies ?? []);
-  const { onResponse } = opts;
+  const { onResponse, corsOrigin } = opts;
 
-  const cors = (headers: Record<string, string>, req: HttpRequest): void => {
-    if (!opts.corsOrigin) return;
-    if (opts.corsOrigin === '*') headers['access-control-allow-origin'] = '*';
-    else {
-      // The answer depends on Origin for every request, also when it is not echoed.
-      headers.vary = 'Origin';
-      if (req.headers.origin === opts.corsOrigin) headers['access-control-allow-origin'] = opts.corsOrigin;
-    }
+  /** Response headers: CORS ones (when configured) and the route's; a route's own object when nothing is added. */
+  const cors = (req: HttpRequest): Record<string, string> | undefined => {
+    if (!corsOrigin) return undefined;
+    if (corsOrigin === '*') return { 'access-control-allow-origin': '*' };
+    // The answer depends on Origin for every request, also when it is not echoed.
+    const h: Record<string, string> = { vary: 'Origin' };
+    if (req.headers.origin === corsOrigin) h['access-control-allow-origin'] = corsOrigin;
+    return h;
   };
 
-  const handle = async (
+  const toResponse = (result: ApiResult, base: Record<string, string> | undefined): HttpResponse => {
+    const status = result.status ?? 200;
+    let headers = base ? (result.headers ? Object.assign(base, result.headers) : base) : result.headers;
+    if (result.raw !== undefined) return { status, headers, body: result.raw };
+    if (result.body === undefined) return { status, headers };
+    headers = headers === result.headers ? { ...headers } : (headers ?? {});
+    headers['content-type'] = 'application/json';
+    return { status, headers, body: stringifyExact(result.body) };
+  };
+
+  const failed = (err: unknown, req: HttpRequest, base: Record<string, string> | undefined): HttpResponse => {
+    if (!(err instanceof NodeError)) opts.onError?.(err, req);
+    return toResponse(errorResult(err), base);
+  };
+
+  const handle = (
     req: HttpRequest,
-    ip: string,
-    headers: Record<string, string>,
+    ip: () => string,
+    headers: Record<string, string> | undefined,
     route: RouteDef | null,
     params: object,
-  ): Promise<HttpResponse> => {
+  ): HttpResponse | Promise<HttpResponse> => {
     if (route === null) return { status: 404, headers };
     if (route.auth && opts.apiKey) {
       const given = req.headers['x-api-key'];
       if (!apiKeyMatches(opts.apiKey, given)) {
         opts.onAuthFailure?.({
-          ip,
+          ip: ip(),
           method: req.method,
           path: req.path.slice(0, MAX_REPORTED_PATH),
           route: route.path,
@@ -110,28 +162,28 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
         return { status: 401, headers };
       }
     }
-    let result: ApiResult;
+    let result: ApiResult | Promise<ApiResult>;
     try {
-      result = await route.handler(ctx, req, params as Record<string, string>);
+      result = route.handler(ctx, req, params as Record<string, string>);
     } catch (err) {
-      if (!(err instanceof NodeError)) opts.onError?.(err, req);
-      result = errorResult(err);
+      return failed(err, req, headers);
     }
-    Object.assign(headers, result.headers);
-    if (result.raw !== undefined) return { status: result.status ?? 200, headers, body: result.raw };
-    if (result.body === undefined) return { status: result.status ?? 200, headers };
-    headers['content-type'] = 'application/json';
-    return { status: result.status ?? 200, headers, body: stringifyExact(result.body) };
+    if (isPromise(result)) {
+      return result.then(
+        (r) => toResponse(r, headers),
+        (err) => failed(err, req, headers),
+      );
+    }
+    return toResponse(result, headers);
   };
 
-  return async (req: HttpRequest): Promise<HttpResponse> => {
+  return (req: HttpRequest): HttpResponse | Promise<HttpResponse> => {
     const t0 = onResponse ? performance.now() : 0;
-    const headers: Record<string, string> = {};
-    cors(headers, req);
-    let res: HttpResponse;
+    let res: HttpResponse | Promise<HttpResponse>;
     let label: string;
     if (req.method === 'OPTIONS') {
-      if (opts.corsOrigin) {
+      const headers = cors(req) ?? {};
+      if (corsOrigin) {
         headers['access-control-allow-methods'] = 'GET, POST, OPTIONS';
         headers['access-control-allow-headers'] = 'Content-Type, X-API-Key';
         headers['access-control-max-age'] = '600';
@@ -139,23 +191,45 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
       res = { status: 204, headers };
       label = PREFLIGHT_ROUTE;
     } else {
-      const found = router.find((req.method === 'HEAD' ? 'GET' : req.method) as 'GET', req.path);
-      const route = found ? (found.store as RouteDef) : null;
-      label = route ? route.path : UNMATCHED_ROUTE;
-      const ip = clientIp.resolve(req.ip, req.headers['x-forwarded-for']);
-      const limited = limiter?.check(ip, route?.write === true);
+      const method = req.method === 'HEAD' ? 'GET' : req.method;
+      let found: RouteDef | null | undefined = exact.get(method)?.get(req.path);
+      let params: object = EMPTY_PARAMS;
+      if (found === undefined) {
+        const m = router.find(method as 'GET', req.path);
+        found = m ? (m.store as RouteDef) : null;
+        if (m) params = m.params;
+      }
+      label = found ? found.path : UNMATCHED_ROUTE;
+      const headers = cors(req);
+      // The client address only when a limit or an audit record needs it (reading it has a cost on uWS).
+      let resolved: string | undefined;
+      const ip = () => {
+        resolved ??= clientIp.resolve(req.ip, req.headers['x-forwarded-for']);
+        return resolved;
+      };
+      const limited = limiter?.check(ip(), found?.write === true);
       if (limited) {
-        opts.onRateLimited?.(limited.bucket, ip);
-        headers['retry-after'] = String(limited.retryAfterSecs);
+        opts.onRateLimited?.(limited.bucket, ip());
+        const h = headers ?? {};
+        h['retry-after'] = String(limited.retryAfterSecs);
         // let browser clients of an allowed origin read when to retry
-        if (headers['access-control-allow-origin']) headers['access-control-expose-headers'] = 'Retry-After';
-        headers['content-type'] = 'application/json';
-        res = { status: 429, headers, body: rateLimitBody(limited.limit, limiter!.windowSecs) };
+        if (h['access-control-allow-origin']) h['access-control-expose-headers'] = 'Retry-After';
+        h['content-type'] = 'application/json';
+        res = { status: 429, headers: h, body: rateLimitBody(limited.limit, limiter!.windowSecs) };
       } else {
-        res = await handle(req, ip, headers, route, found ? found.params : {});
+        res = handle(req, ip, headers, found, params);
       }
     }
-    onResponse?.(req.method, label, res.status, (performance.now() - t0) / 1000);
+    if (!onResponse) return res;
+    if (isPromise(res)) {
+      return res.then((r) => {
+        onResponse(req.method, label, r.status, (performance.now() - t0) / 1000);
+        return r;
+      });
+    }
+    onResponse(req.method, label, res.status, (performance.now() - t0) / 1000);
     return res;
   };
 }
+
+const EMPTY_PARAMS = Object.freeze({});

@@ -16,7 +16,7 @@ import { transactionRoutes } from './routes/transactions.js';
 import { validatorRoutes } from './routes/validators.js';
 import type { RouteDef } from './types.js';
 
-export { createApiHandler, apiKeyMatches, errorResult, type ApiOptions } from './handler.js';
+export { createApiHandler, apiKeyMatches, apiRequestHeaders, errorResult, type ApiOptions } from './handler.js';
 export type { ApiResult, RouteDef, RouteHandler } from './types.js';
 
 /** Every REST route of the node. */

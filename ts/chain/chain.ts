@@ -152,7 +152,6 @@ export class Chain extends EventEmitter<ChainEvents> {
       hardfork: this.params.evmHardfork,
       tokenomicsV2Height: this.params.activation.tokenomicsV2,
       evmActivationHeight: this.params.activation.evm,
-      rules: txRuleContext(this.params, height, timestamp),
       blockHash: async (h) => {
         const b = await this.blocks.getBlock(h);
         return b ? fromHex(b.hash) : null;
@@ -164,7 +163,12 @@ export class Chain extends EventEmitter<ChainEvents> {
    * Execute txs on top of the head into an overlay. The state is untouched, so transaction
    * admission may run while this awaits; seal() then applies the result in one synchronous step.
    */
-  async execute(txs: readonly SignedTransaction[], proposer: string, timestamp: number): Promise<Execution> {
+  async execute(
+    txs: readonly SignedTransaction[],
+    proposer: string,
+    timestamp: number,
+    packGasLimit?: bigint,
+  ): Promise<Execution> {
     // Held while executing: a block import or proposal check must not change the state under the reads.
     await this.acquire();
     try {
@@ -172,7 +176,8 @@ export class Chain extends EventEmitter<ChainEvents> {
       const height = this.height + 1;
       const ts = Math.max(timestamp, this.headBlock.timestamp);
       const overlay = new StateOverlay(this.state);
-      const result = await executeBlock(this.blockEnv(height, proposer, ts), overlay, this.state, txs);
+      const env = { ...this.blockEnv(height, proposer, ts), packGasLimit };
+      const result = await executeBlock(env, overlay, this.state, txs);
       return { height, timestamp: ts, proposer, overlay, result, executeMs: performance.now() - t0 };
     } finally {
       this.settle();

@@ -10,6 +10,13 @@ export interface ConsensusEngine {
   nextProposer(): string | null;
 }
 
+/**
+ * Default gas a proposer packs into a block (`--block-pack-gas`): what the slowest measured mix, a tight
+ * loop, executes in about half of a 1 s slot (bench/RESULTS.md "EVM gas"; docs/evm.md "Block time").
+ * The block gas limit (30M) stays the validity rule; the block's first EVM transaction may use all of it.
+ */
+export const DEFAULT_PACK_GAS_LIMIT = 8_000_000n;
+
 export interface ProducedBlockInfo {
   height: number;
   txCount: number;
@@ -17,4 +24,8 @@ export interface ProducedBlockInfo {
   stateRootMs: number;
   commitMs: number;
   totalMs: number;
+  /** EVM gas used by the block. */
+  gasUsed: bigint;
+  /** How long after its slot ended the block was committed; > 0: the next slot is lost (logged as a warning). */
+  lateMs: number;
 }

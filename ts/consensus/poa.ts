@@ -8,6 +8,8 @@ import type { ConsensusEngine, ProducedBlockInfo } from './interface.js';
 export interface PoaOptions {
   blockTimeMs: number;
   maxBlockTxs: number;
+  /** Gas the proposer packs into a block (docs/evm.md "Block time"); undefined = the 30M validity limit. */
+  packGasLimit?: bigint;
 }
 
 /**
@@ -55,21 +57,22 @@ export class PoaEngine implements ConsensusEngine {
     // Aim each block at a multiple of the block time, so production time does not drift the cadence.
     const now = Date.now();
     const delay = this.opts.blockTimeMs - (now % this.opts.blockTimeMs);
+    const slot = now + delay;
     this.timer = setTimeout(() => {
-      this.inFlight = this.tick().finally(() => {
+      this.inFlight = this.tick(slot).finally(() => {
         this.inFlight = null;
         this.schedule();
       });
     }, delay);
   }
 
-  private async tick(): Promise<void> {
+  private async tick(slot: number): Promise<void> {
     if (this.nextProposer() !== this.key.address) return;
     // From the BFT activation on, heights are decided by the BFT engine's rounds.
     if (this.chain.consensusAt(this.chain.height + 1) === 'DPoS+BFT') return;
     if (this.canPropose && !this.canPropose()) return;
     try {
-      await this.produce();
+      await this.produce(slot);
     } catch (err) {
       // A block imported from a peer while this one executed: the slot is gone, not a failure.
       if (err instanceof StaleExecutionError) return;
@@ -77,11 +80,14 @@ export class PoaEngine implements ConsensusEngine {
     }
   }
 
-  /** Build, execute and commit one block from the mempool (also used by tests and benches). */
-  async produce(): Promise<ProducedBlockInfo> {
+  /**
+   * Build, execute and commit one block from the mempool (also used by tests and benches). `slot`: the
+   * wall-clock time (ms) the block was scheduled for; it is late when committed after slot + blockTimeMs.
+   */
+  async produce(slot = Date.now()): Promise<ProducedBlockInfo> {
     const t0 = performance.now();
     const txs = this.mempool.take(this.opts.maxBlockTxs);
-    const exec = await this.chain.execute(txs, this.key.address, this.chain.now());
+    const exec = await this.chain.execute(txs, this.key.address, this.chain.now(), this.opts.packGasLimit);
     // seal() makes the block's state live in the trie; the pool must change in the same tick, as
     // admission (which runs between awaits) reads both.
     const proposal = this.chain.seal(exec, this.key);
@@ -101,6 +107,8 @@ export class PoaEngine implements ConsensusEngine {
       stateRootMs: proposal.timings.stateRootMs,
       commitMs: t2 - t1,
       totalMs: t2 - t0,
+      gasUsed: proposal.block.gas_used,
+      lateMs: Math.max(0, Date.now() - (slot + this.opts.blockTimeMs)),
     };
     this.onProduced?.(info);
     return info;

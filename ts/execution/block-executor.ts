@@ -3,7 +3,7 @@ import type { Common } from '@ethereumjs/common';
 import { createAddressFromString } from '@ethereumjs/util';
 import { type VM, createVM, runTx } from '@ethereumjs/vm';
 import { applyNativeTransfer } from '../ledger/executor.js';
-import { type NativeRuleContext, checkNativeTransaction } from '../ledger/rules.js';
+import { NO_OPERATIONS_ACTIVE, type NativeRuleContext, checkNativeTransaction } from '../ledger/rules.js';
 import { blockReward } from '../ledger/rewards.js';
 import { getSupply, maxSupplyBase, putSupply } from '../ledger/supply.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
@@ -31,8 +31,11 @@ export interface BlockEnv {
   evmActivationHeight: number;
   /** Hash (32 bytes) of an earlier block, for the BLOCKHASH opcode. */
   blockHash: (height: number) => Promise<Uint8Array | null>;
-  /** The transaction rules' context at this height (ledger/rules.ts). */
-  rules: NativeRuleContext;
+  /**
+   * Proposer's packing limit (docs/evm.md "Block time"): EVM transactions beyond it are deferred, except
+   * the block's first, which may use up to BLOCK_GAS_LIMIT. Absent when validating: 30M is the rule.
+   */
+  packGasLimit?: bigint;
 }
 
 export interface ExecutionResult {
@@ -53,11 +56,23 @@ export interface ExecutionResult {
 
 const EMPTY = new Uint8Array(0);
 
+/**
+ * The transaction rules' context of a block (ledger/rules.ts): the same one block validation builds
+ * (chain/validate-block.ts txRuleContext), derived from the block's own fields so worker threads need
+ * nothing more than the plain environment.
+ */
+const ruleContext = (env: BlockEnv): NativeRuleContext => ({
+  chainId: env.chainId,
+  height: env.height,
+  now: env.timestamp,
+  operations: NO_OPERATIONS_ACTIVE,
+});
+
 function statelessRuleError(tx: SignedTransaction, env: BlockEnv): string | null {
   try {
     if (isEvmTransaction(tx)) {
       if (env.height >= env.evmActivationHeight) checkStoredEvmTransaction(tx, chainCommon(env.chainId, env.hardfork));
-    } else checkNativeTransaction(tx, env.rules);
+    } else checkNativeTransaction(tx, ruleContext(env));
     return null;
   } catch (err) {
     return (err as Error).message;
@@ -168,7 +183,8 @@ export async function executeBlock(
     }
     evm ??= await blockVm(env, state, base);
     const typed = typedTransactionOf(tx, evm.common);
-    if (r.gasUsed + typed.gasLimit > BLOCK_GAS_LIMIT) {
+    const limit = env.packGasLimit !== undefined && r.gasUsed > 0n ? env.packGasLimit : BLOCK_GAS_LIMIT;
+    if (r.gasUsed + typed.gasLimit > limit) {
       deferredSenders.add(tx.from_address);
       r.deferred.push(tx);
       continue;

@@ -1,8 +1,15 @@
-import { createFeeMarket1559Tx } from '@ethereumjs/tx';
+import { createBlock } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import type { EVM, EVMResult } from '@ethereumjs/evm';
+import { createFeeMarket1559Tx, paramsTx } from '@ethereumjs/tx';
 import { type Address, createAddressFromString, createZeroAddress } from '@ethereumjs/util';
-import type { EVMResult } from '@ethereumjs/evm';
-import { StateOverlay, type StateStore } from '../state/state-store.js';
-import { BLOCK_GAS_LIMIT, type BlockEnv, blockVm } from './block-executor.js';
+import { type VM, createVM } from '@ethereumjs/vm';
+import { codeKey } from '../state/accounts.js';
+import { StateOverlay } from '../state/state-store.js';
+import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, type BlockEnv } from './block-executor.js';
+import { FEE_COLLECTOR, chainCommon } from './common.js';
+import { CallTimeoutError, type DeadlineGuard, installDeadline } from './deadline.js';
+import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';
 
 export interface CallArgs {
   from?: string;
@@ -26,19 +33,8 @@ export interface CallOutcome {
   gasUsed: bigint;
 }
 
-/** EIP-3860's limit on contract creation code: twice the EIP-170 code size limit (49152 bytes). */
-export const MAX_INITCODE_SIZE = 49_152;
-
-const failed = (error: string, gasUsed: bigint): CallOutcome => ({
-  ok: false,
-  returnValue: new Uint8Array(0),
-  error,
-  reverted: false,
-  gasUsed,
-});
-
-/** Intrinsic gas of a transaction with these fields (base, calldata, creation, access list). */
-export function intrinsicGas(args: CallArgs, common: Awaited<ReturnType<typeof blockVm>>['common']): bigint {
+/** Intrinsic gas of a transaction with these fields, by building it (what runTx charges). */
+export function txIntrinsicGas(args: CallArgs, common: Common): bigint {
   const tx = createFeeMarket1559Tx(
     {
       to: args.to as `0x${string}` | undefined,
@@ -53,16 +49,52 @@ export function intrinsicGas(args: CallArgs, common: Awaited<ReturnType<typeof b
   return tx.getIntrinsicGas();
 }
 
+const txCommons = new WeakMap<Common, Common>();
+
+/** The chain's Common with the transaction parameters a transaction adds to its own copy. */
+function withTxParams(common: Common): Common {
+  let c = txCommons.get(common);
+  if (!c) {
+    c = common.copy();
+    c.updateParams(paramsTx);
+    txCommons.set(common, c);
+  }
+  return c;
+}
+
+/** EIPs that change intrinsic gas beyond the rule below (later hardforks): with any active, the transaction is built. */
+const LATER_INTRINSIC_EIPS = [2780, 7981, 8038];
+
+/**
+ * Intrinsic gas of a transaction with these fields (base, calldata, creation and init code words, access
+ * list), the rule of @ethereumjs/tx's getIntrinsicGas up to Prague, from the Common's parameters. Building
+ * the transaction to ask it costs ~100 µs (it copies the Common), and an estimate runs ~20 calls.
+ */
+export function intrinsicGas(args: CallArgs, chain: Common): bigint {
+  if (LATER_INTRINSIC_EIPS.some((e) => chain.isActivatedEIP(e))) return txIntrinsicGas(args, chain);
+  const common = withTxParams(chain);
+  const data = args.data ?? new Uint8Array(0);
+  let zeros = 0;
+  for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++;
+  let gas =
+    common.param('txGas') +
+    BigInt(zeros) * common.param('txDataZeroGas') +
+    BigInt(data.length - zeros) * common.param('txDataNonZeroGas');
+  if (!args.to) {
+    gas += common.param('txCreationGas');
+    if (common.isActivatedEIP(3860)) gas += common.param('initCodeWordGas') * BigInt(Math.ceil(data.length / 32));
+  }
+  for (const item of args.accessList ?? []) {
+    gas += common.param('accessListAddressGas') + BigInt(item.storageKeys.length) * common.param('accessListStorageKeyGas');
+  }
+  return gas;
+}
+
 /**
  * The EIP-2929 warm set runTx starts a transaction with (precompiles, sender, recipient, coinbase per
  * EIP-3651, the access list), so a call costs exactly what the same transaction would.
  */
-function warmAsTransaction(
-  vm: Awaited<ReturnType<typeof blockVm>>['vm'],
-  caller: Address,
-  args: CallArgs,
-  coinbase: Address,
-): void {
+function warmAsTransaction(vm: VM, caller: Address, args: CallArgs, coinbase: Address): void {
   if (!vm.common.isActivatedEIP(2929)) return;
   const j = vm.evm.journal;
   const unprefixed = (a: string | Address): string => a.toString().slice(2).toLowerCase();
@@ -76,17 +108,115 @@ function warmAsTransaction(
   }
 }
 
+/** A call VM kept between calls: creating one costs about a millisecond (opcode tables, precompiles). */
+interface CallVm {
+  key: string;
+  vm: VM;
+  common: Common;
+  adapter: EvmStateAdapter;
+  guard: DeadlineGuard;
+  /** The environment of the call it runs now (BLOCKHASH reads it). */
+  env: BlockEnv;
+  block: ReturnType<typeof createBlock> | null;
+}
+
+/** Idle call VMs of this thread by chain; a call takes one and gives it back (in-process calls may interleave). */
+const idleVms = new Map<string, CallVm[]>();
+const MAX_IDLE_VMS = 4;
+
 /**
- * Run a call against the state without committing anything (eth_call, eth_estimateGas): a throwaway
- * overlay over the committed state, the VM of a block at env.height. No nonce, fee or balance-for-gas
- * checks (as geth's eth_call), value transfers still need the balance.
+ * A call VM set up for env over a throwaway overlay on `view`: the environment of the block at env.height
+ * (the same header fields as blockVm in block-executor.ts: coinbase, gas limit, base fee). Kept apart
+ * from blockVm because a call's base is a snapshot or, in a call worker, a remote view, and its VM is reused.
  */
-export async function simulateCall(env: BlockEnv, base: StateStore, args: CallArgs): Promise<CallOutcome> {
-  const overlay = new StateOverlay(base);
-  const { vm, common, block } = await blockVm(env, overlay, base);
+async function acquireVm(env: BlockEnv, view: EvmBaseState): Promise<CallVm> {
+  const key = `${env.chainId}:${env.hardfork}`;
+  let c = idleVms.get(key)?.pop();
+  if (!c) {
+    const common = chainCommon(env.chainId, env.hardfork);
+    const adapter = new EvmStateAdapter(new StateOverlay(view), view);
+    const holder: { c?: CallVm } = {};
+    const blockchain = {
+      getBlock: async (n: number) => {
+        const h = await (holder.c as CallVm).env.blockHash(Number(n));
+        return { hash: () => h ?? new Uint8Array(32) };
+      },
+      putBlock: async () => undefined,
+      shallowCopy() {
+        return this;
+      },
+    };
+    const vm = await createVM({ common, stateManager: adapter, evmOpts: { blockchain } as never });
+    c = { key, vm, common, adapter, guard: installDeadline(vm), env, block: null };
+    holder.c = c;
+  }
+  c.env = env;
+  c.adapter.rebase(new StateOverlay(view), view);
+  // What a finished call leaves in the EVM: warm sets, touched accounts, transient storage.
+  c.vm.evm.journal.cleanJournal();
+  (c.vm.evm as EVM).transientStorage.clear();
+  const h = c.block?.header;
+  if (!h || h.number !== BigInt(env.height) || h.timestamp !== BigInt(env.timestamp)) {
+    c.block = createBlock(
+      {
+        header: {
+          number: BigInt(env.height),
+          timestamp: BigInt(env.timestamp),
+          coinbase: createAddressFromString(FEE_COLLECTOR),
+          gasLimit: BLOCK_GAS_LIMIT,
+          baseFeePerGas: BASE_FEE_PER_GAS,
+        },
+      },
+      { common: c.common, skipConsensusFormatValidation: true },
+    );
+  }
+  return c;
+}
+
+function releaseVm(c: CallVm): void {
+  c.guard.deadline = Number.POSITIVE_INFINITY;
+  let list = idleVms.get(c.key);
+  if (!list) idleVms.set(c.key, (list = []));
+  if (list.length < MAX_IDLE_VMS) list.push(c);
+}
+
+/**
+ * Run a call against `view` without committing anything (eth_call, eth_estimateGas): a throwaway overlay,
+ * the VM of a block at env.height. No nonce, fee or balance-for-gas checks (as geth's eth_call), value
+ * transfers still need the balance. Past `deadline` (epoch ms) it throws CallTimeoutError.
+ */
+export async function simulateCall(
+  env: BlockEnv,
+  view: EvmBaseState,
+  args: CallArgs,
+  deadline = Number.POSITIVE_INFINITY,
+): Promise<CallOutcome> {
+  const c = await acquireVm(env, view);
+  try {
+    c.guard.deadline = deadline;
+    return await runOn(c, args);
+  } finally {
+    releaseVm(c);
+  }
+}
+
+/** EIP-3860's limit on contract creation code: twice the EIP-170 code size limit (49152 bytes). */
+export const MAX_INITCODE_SIZE = 49_152;
+
+const failed = (error: string, gasUsed: bigint): CallOutcome => ({
+  ok: false,
+  returnValue: new Uint8Array(0),
+  error,
+  reverted: false,
+  gasUsed,
+});
+
+async function runOn(c: CallVm, args: CallArgs): Promise<CallOutcome> {
+  const { vm, common } = c;
+  const block = c.block as ReturnType<typeof createBlock>;
   const gasLimit = args.gas ?? BLOCK_GAS_LIMIT;
   const dataLength = args.data?.length ?? 0;
-  // EIP-3860, checked before anything else as geth's state transition does (the transaction builder below
+  // EIP-3860, checked before anything else as geth's state transition does (the transaction builder
   // would throw its own wording otherwise).
   if (!args.to && common.isActivatedEIP(3860) && dataLength > MAX_INITCODE_SIZE) {
     return failed(`max initcode size exceeded: code size ${dataLength} limit ${MAX_INITCODE_SIZE}`, gasLimit);
@@ -114,6 +244,7 @@ export async function simulateCall(env: BlockEnv, base: StateStore, args: CallAr
       skipBalance: args.value === undefined || args.value === 0n,
     });
   } catch (err) {
+    if (err instanceof CallTimeoutError) throw err;
     return failed((err as Error).message, gasLimit);
   }
   const ex = result.execResult;
@@ -131,4 +262,39 @@ export async function simulateCall(env: BlockEnv, base: StateStore, args: CallAr
     };
   }
   return { ok: true, returnValue: ex.returnValue, reverted: false, gasUsed };
+}
+
+/** eth_estimateGas's answer: the gas, or the failing run at the cap (a revert or another EVM error). */
+export type EstimateOutcome = { ok: true; gas: bigint } | { ok: false; failure: CallOutcome; cap: bigint };
+
+/**
+ * eth_estimateGas as geth does it: 21000 for a plain transfer to an account without code, else a
+ * binary search for the lowest gas limit at which the call succeeds (no flat 100000 floor), below `cap`.
+ */
+export async function estimateCallGas(
+  env: BlockEnv,
+  view: EvmBaseState,
+  args: CallArgs,
+  cap: bigint,
+  deadline = Number.POSITIVE_INFINITY,
+): Promise<EstimateOutcome> {
+  if (args.to && (!args.data || args.data.length === 0)) {
+    const k = codeKey(args.to);
+    await view.fetch?.(k);
+    if (!view.get(k)) return { ok: true, gas: 21_000n };
+  }
+  const top = await simulateCall(env, view, { ...args, gas: cap }, deadline);
+  if (!top.ok) return { ok: false, failure: top, cap };
+  // The used gas is a good first guess; most calls succeed at it (no 63/64 or refund effects).
+  const guess = await simulateCall(env, view, { ...args, gas: top.gasUsed }, deadline);
+  if (guess.ok) return { ok: true, gas: top.gasUsed };
+  let lo = top.gasUsed;
+  let hi = cap;
+  while (hi - lo > 1n) {
+    const mid = (lo + hi) / 2n;
+    const r = await simulateCall(env, view, { ...args, gas: mid }, deadline);
+    if (r.ok) hi = mid;
+    else lo = mid;
+  }
+  return { ok: true, gas: hi };
 }

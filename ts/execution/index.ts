@@ -18,7 +18,20 @@ export {
 } from './evm-tx.js';
 export { type LogRecord, type ReceiptRecord, EMPTY_BLOOM, decodeReceipts, encodeReceipts, logsBloom } from './receipts.js';
 export { EvmStateAdapter } from './state-adapter.js';
-export { type CallArgs, type CallOutcome, intrinsicGas, simulateCall } from './call.js';
+export { type CallArgs, type CallOutcome, type EstimateOutcome, estimateCallGas, intrinsicGas, simulateCall } from './call.js';
+export { CallTimeoutError } from './deadline.js';
+export type { CallKind, CallReply } from './call-task.js';
+export {
+  CallPool,
+  CallPoolBusyError,
+  type CallPoolOptions,
+  type CallRunner,
+  DEFAULT_RPC_EVM_QUEUE,
+  DEFAULT_RPC_EVM_TIMEOUT_MS,
+  DEFAULT_RPC_GAS_CAP,
+  InProcessCallRunner,
+  defaultCallWorkers,
+} from './call-pool.js';
 export {
   MalformedRawTransactionError,
   checkEvmGasRules,

@@ -2,10 +2,24 @@ import type { StateManagerInterface } from '@ethereumjs/common';
 import { Account, type Address, KECCAK256_NULL, KECCAK256_RLP, createAccount } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
 import { NS, accountKey, codeKey, decodeAccount, encodeAccount, storageKey } from '../state/accounts.js';
-import type { KeyStr, StateOverlay, StateStore } from '../state/state-store.js';
+import type { KeyStr, StateOverlay, StateReader } from '../state/state-store.js';
 
 const EMPTY = new Uint8Array(0);
 type Journal = Map<KeyStr, Buffer | null | undefined>;
+
+/**
+ * What the adapter reads under its overlay: the committed store (block execution), a snapshot of it
+ * (calls), or, in a call worker, a view that fetches values from the main thread by message.
+ */
+export interface EvmBaseState extends StateReader {
+  /** Keys of every stored slot of a contract (address as 20 raw bytes in latin1). */
+  storageKeysOf(addressLatin1: string): ReadonlySet<KeyStr> | Promise<ReadonlySet<KeyStr>>;
+  /**
+   * Makes get(key) answer (a remote view loads the value first). Absent when every key is readable at
+   * once, so block execution pays nothing for it.
+   */
+  fetch?(key: KeyStr): Promise<void>;
+}
 
 const EMPTY_CODE_HASH = Buffer.from(KECCAK256_NULL);
 const isEmptyCodeHash = (h: Uint8Array): boolean => EMPTY_CODE_HASH.equals(h);
@@ -24,6 +38,7 @@ export class EvmStateAdapter implements StateManagerInterface {
       const k = storageKey(address.bytes, key);
       let v = this.original.get(k);
       if (v === undefined) {
+        if (this.base.fetch) await this.load(k);
         v = this.overlay.get(k) ?? EMPTY;
         this.original.set(k, v);
       }
@@ -35,10 +50,21 @@ export class EvmStateAdapter implements StateManagerInterface {
   };
 
   constructor(
-    readonly overlay: StateOverlay,
-    /** The committed store under the overlay (for per-contract storage key lookup). */
-    private readonly base: StateStore,
+    public overlay: StateOverlay,
+    /** The state under the overlay (for per-contract storage key lookup and remote loads). */
+    private base: EvmBaseState,
   ) {}
+
+  /**
+   * Points the adapter at another overlay and base, forgetting journals and original values: a call VM is
+   * kept between calls (creating one costs ~1 ms) and gets a fresh state view per call.
+   */
+  rebase(overlay: StateOverlay, base: EvmBaseState): void {
+    this.overlay = overlay;
+    this.base = base;
+    this.journals.length = 0;
+    this.original = new Map();
+  }
 
   private write(key: KeyStr, value: Buffer | null): void {
     const j = this.journals[this.journals.length - 1];
@@ -47,8 +73,18 @@ export class EvmStateAdapter implements StateManagerInterface {
     else this.overlay.set(key, value);
   }
 
+  /**
+   * Loads a key the overlay does not hold from a remote base. Callers test `this.base.fetch` first, so
+   * block execution (a local base) reads synchronously, without an extra await per state read.
+   */
+  private load(key: KeyStr): Promise<void> | undefined {
+    return this.overlay.changes.has(key) ? undefined : this.base.fetch?.(key);
+  }
+
   async getAccount(address: Address): Promise<Account | undefined> {
-    const raw = this.overlay.get(accountKey(address.bytes));
+    const k = accountKey(address.bytes);
+    if (this.base.fetch) await this.load(k);
+    const raw = this.overlay.get(k);
     if (!raw) return undefined;
     const a = decodeAccount(raw);
     return createAccount({
@@ -94,7 +130,9 @@ export class EvmStateAdapter implements StateManagerInterface {
   }
 
   async getCode(address: Address): Promise<Uint8Array> {
-    return this.overlay.get(codeKey(address.bytes)) ?? EMPTY;
+    const k = codeKey(address.bytes);
+    if (this.base.fetch) await this.load(k);
+    return this.overlay.get(k) ?? EMPTY;
   }
 
   async getCodeSize(address: Address): Promise<number> {
@@ -103,7 +141,9 @@ export class EvmStateAdapter implements StateManagerInterface {
 
   /** Slot values are stored without leading zeros (as the EVM hands them over); zero = absent. */
   async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
-    return this.overlay.get(storageKey(address.bytes, key)) ?? EMPTY;
+    const k = storageKey(address.bytes, key);
+    if (this.base.fetch) await this.load(k);
+    return this.overlay.get(k) ?? EMPTY;
   }
 
   async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
@@ -114,11 +154,14 @@ export class EvmStateAdapter implements StateManagerInterface {
 
   async clearStorage(address: Address): Promise<void> {
     const owner = Buffer.from(address.bytes).toString('latin1');
-    const keys = new Set(this.base.storageKeysOf(owner));
+    const keys = new Set(await this.base.storageKeysOf(owner));
     for (const k of this.overlay.changes.keys()) {
       if (k.length === 53 && k.charCodeAt(0) === NS.storage && k.slice(1, 21) === owner) keys.add(k);
     }
-    for (const k of keys) if (this.overlay.get(k) !== undefined) this.write(k, null);
+    for (const k of keys) {
+      if (this.base.fetch) await this.load(k);
+      if (this.overlay.get(k) !== undefined) this.write(k, null);
+    }
   }
 
   async checkpoint(): Promise<void> {

@@ -19,6 +19,8 @@ export interface ServerConfig {
   maxBodyBytes: number;
   maxConcurrent: number;
   logger: HttpLogger;
+  /** Request headers the handler reads (lower case); undefined = every header. */
+  requestHeaders?: readonly string[];
 }
 
 /** A response checked and ready to write; `length` is the Content-Length (also for HEAD, whose body is dropped). */
@@ -47,10 +49,36 @@ export function statusLine(status: number): string {
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+/** Shared by answers without headers; Prepared.headers are never changed after preparation. */
+const NO_HEADERS: Array<[string, string]> = [];
 /** Framing and connection headers are ours to set; a handler's values for them are ignored. */
 const DROPPED = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade']);
 
-/** Validates a handler's answer; throws (-> 500) when it cannot be sent as is, identically on both backends. */
+/** Checked headers of a frozen header object (a handler's shared constant), and whether it sets a type. */
+const checkedHeaders = new WeakMap<object, { headers: Array<[string, string]>; hasType: boolean }>();
+
+/** A handler's headers, checked: lower-case names, values without control characters, framing dropped. */
+function checkHeaders(given: Record<string, string>): { headers: Array<[string, string]>; hasType: boolean } {
+  const headers: Array<[string, string]> = [];
+  let hasType = false;
+  for (const name of Object.keys(given)) {
+    const value: unknown = given[name];
+    if (value === undefined) continue;
+    const k = name.toLowerCase();
+    const v = String(value);
+    if (!TOKEN.test(k)) throw new TypeError(`invalid response header name ${JSON.stringify(name)}`);
+    if (BAD_VALUE.test(v)) throw new TypeError(`invalid value for response header ${k}`);
+    if (DROPPED.has(k)) continue;
+    if (k === 'content-type') hasType = true;
+    headers.push([k, v]);
+  }
+  return { headers, hasType };
+}
+
+/**
+ * Validates a handler's answer; throws (-> 500) when it cannot be sent as is, identically on both backends.
+ * A frozen header object is checked once and its result reused (the JSON-RPC route answers with one).
+ */
 export function prepareResponse(res: HttpResponse, isHead: boolean): Prepared {
   if (res === null || typeof res !== 'object') throw new TypeError('handler did not return a response object');
   const status = res.status;
@@ -74,22 +102,18 @@ export function prepareResponse(res: HttpResponse, isHead: boolean): Prepared {
     body = undefined;
     length = 0;
   }
-  const headers: Array<[string, string]> = [];
+  let headers: Array<[string, string]> = NO_HEADERS;
   let hasType = false;
-  if (res.headers) {
-    for (const name of Object.keys(res.headers)) {
-      const value: unknown = res.headers[name];
-      if (value === undefined) continue;
-      const k = name.toLowerCase();
-      const v = String(value);
-      if (!TOKEN.test(k)) throw new TypeError(`invalid response header name ${JSON.stringify(name)}`);
-      if (BAD_VALUE.test(v)) throw new TypeError(`invalid value for response header ${k}`);
-      if (DROPPED.has(k)) continue;
-      if (k === 'content-type') hasType = true;
-      headers.push([k, v]);
+  const given = res.headers;
+  if (given) {
+    let checked = Object.isFrozen(given) ? checkedHeaders.get(given) : undefined;
+    if (!checked) {
+      checked = checkHeaders(given);
+      if (Object.isFrozen(given)) checkedHeaders.set(given, checked);
     }
+    ({ headers, hasType } = checked);
   }
-  if (length > 0 && !hasType) headers.push(['content-type', 'application/json']);
+  if (length > 0 && !hasType) headers = [...headers, ['content-type', 'application/json']];
   return { status, statusLine: statusLine(status), headers, body: isHead ? undefined : body, length, noBody };
 }
 
@@ -120,6 +144,16 @@ export function addHeader(headers: Record<string, string>, name: string, value: 
 /** Content-Length as a number; undefined when absent, -1 when malformed. */
 export function parseContentLength(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
+  // Fast path (every ordinary request): 1 to 15 digits, nothing else.
+  const n = value.length;
+  if (n > 0 && n <= 15) {
+    let digits = true;
+    for (let i = 0; i < n && digits; i++) {
+      const c = value.charCodeAt(i);
+      digits = c >= 48 && c <= 57;
+    }
+    if (digits) return Number(value);
+  }
   if (!/^\s*\d{1,15}\s*$/.test(value)) return -1;
   return Number(value);
 }
@@ -165,6 +199,37 @@ export function formatIp(bytes: Uint8Array): string {
 
 /** Shared zero-length body (cannot be mutated). */
 export const EMPTY = Buffer.alloc(0);
+
+/**
+ * A request as handlers see it. The query string is parsed on first use (most routes read none), and the
+ * client address may be read on first use too (uWS hands it out as a fresh ArrayBuffer per call, a cost
+ * only rate limits and audit records need to pay).
+ */
+export class Request implements HttpRequest {
+  body: Buffer = EMPTY;
+  private parsed: URLSearchParams | undefined;
+
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    private readonly rawQuery: string,
+    readonly headers: Record<string, string>,
+    private address: string | (() => string),
+  ) {}
+
+  get query(): URLSearchParams {
+    this.parsed ??= new URLSearchParams(this.rawQuery);
+    return this.parsed;
+  }
+
+  get ip(): string {
+    if (typeof this.address === 'function') this.address = this.address();
+    return this.address;
+  }
+}
+
+/** Framing headers a backend reads itself (body limit), whatever the handler asks for. */
+export const FRAMING_HEADERS = ['content-length', 'transfer-encoding'] as const;
 
 /**
  * Accumulates a request body up to `limit` bytes. With a known length the bytes go straight into one buffer;

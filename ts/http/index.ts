@@ -42,6 +42,7 @@ export async function startHttpServer(opts: HttpServerOptions, handler: HttpHand
     maxBodyBytes: positiveInt(opts.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 'maxBodyBytes'),
     maxConcurrent: positiveInt(opts.maxConcurrent, DEFAULT_MAX_CONCURRENT, 'maxConcurrent'),
     logger,
+    requestHeaders: opts.requestHeaders?.map((h) => h.toLowerCase()),
   };
 
   const asked = opts.backend ?? 'auto';

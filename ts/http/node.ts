@@ -6,13 +6,13 @@ import {
   BUSY,
   BodyCollector,
   DRAIN_MAX_BYTES,
-  EMPTY,
   forMethod,
   KEEP_ALIVE_TIMEOUT_MS,
   logAbort,
   normalizeIp,
   type Prepared,
   parseContentLength,
+  Request,
   runHandler,
   safeLog,
   type ServerConfig,
@@ -91,14 +91,13 @@ export async function startNodeServer(cfg: ServerConfig, handler: HttpHandler): 
       const headers: Record<string, string> = {};
       const raw = req.rawHeaders;
       for (let i = 0; i + 1 < raw.length; i += 2) addHeader(headers, raw[i].toLowerCase(), raw[i + 1]);
-      const request: HttpRequest = {
+      const request = new Request(
         method,
         path,
-        query: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)),
+        q === -1 ? '' : url.slice(q + 1),
         headers,
-        body: EMPTY,
-        ip: normalizeIp(req.socket.remoteAddress ?? ''),
-      };
+        normalizeIp(req.socket.remoteAddress ?? ''),
+      );
       const contentLength = parseContentLength(headers['content-length']);
       if (contentLength === -1) {
         respond(forMethod(BAD_REQUEST, isHead), true);

@@ -12,12 +12,13 @@ import {
   BUSY,
   BodyCollector,
   DRAIN_MAX_BYTES,
-  EMPTY,
+  FRAMING_HEADERS,
   formatIp,
   forMethod,
   logAbort,
   type Prepared,
   parseContentLength,
+  Request,
   runHandler,
   safeLog,
   type ServerConfig,
@@ -62,6 +63,9 @@ export function loadUws(): { mod: UwsModule | null; error?: unknown } {
   return loaded;
 }
 
+/** uWS reports methods in lower case; the usual ones map to constant strings (no allocation per request). */
+const METHODS = new Map(['get', 'post', 'head', 'options', 'put', 'delete', 'patch'].map((m) => [m, m.toUpperCase()]));
+
 /** Request phases: reading the body, in the handler, answered. */
 const BODY = 0;
 const HANDLER = 1;
@@ -70,7 +74,8 @@ const DONE = 2;
 /** Writes a whole response in one corked batch. The caller guarantees `res` is still valid (not aborted/ended). */
 function write(res: UwsResponse, p: Prepared, isHead: boolean, close = false): void {
   res.cork(() => {
-    res.writeStatus(p.statusLine);
+    // uWS writes "200 OK" itself when no status is given.
+    if (p.status !== 200) res.writeStatus(p.statusLine);
     const h = p.headers;
     for (let i = 0; i < h.length; i++) res.writeHeader(h[i][0], h[i][1]);
     if (p.noBody) {
@@ -87,8 +92,30 @@ function write(res: UwsResponse, p: Prepared, isHead: boolean, close = false): v
   });
 }
 
+/** Copies the request headers out of uWS's request: every header (repeats joined), or just the named ones. */
+function headerReader(names: readonly string[] | undefined): (req: UwsRequest) => Record<string, string> {
+  if (names === undefined) {
+    return (req) => {
+      const headers: Record<string, string> = {};
+      req.forEach((k, v) => addHeader(headers, k, v));
+      return headers;
+    };
+  }
+  const wanted = [...new Set([...FRAMING_HEADERS, ...names])];
+  return (req) => {
+    const headers: Record<string, string> = {};
+    for (const name of wanted) {
+      const v = req.getHeader(name);
+      // uWS answers '' for an absent header.
+      if (v !== '') headers[name] = v;
+    }
+    return headers;
+  };
+}
+
 export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler: HttpHandler): Promise<HttpServer> {
   const { logger, maxBodyBytes } = cfg;
+  const readHeaders = headerReader(cfg.requestHeaders);
   const slots = new Slots(cfg.maxConcurrent);
   const rejectTooLarge = tooLarge(maxBodyBytes);
   let closed = false;
@@ -96,7 +123,8 @@ export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler:
 
   const onRequest = (res: UwsResponse, req: UwsRequest): void => {
     // uWS's req is only valid during this synchronous call: everything is copied out before any await.
-    const method = req.getMethod().toUpperCase();
+    const lower = req.getMethod();
+    const method = METHODS.get(lower) ?? lower.toUpperCase();
     const isHead = method === 'HEAD';
     if (closed) {
       write(res, forMethod(BUSY, isHead), isHead, true);
@@ -138,16 +166,10 @@ export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler:
     };
 
     try {
-      const headers: Record<string, string> = {};
-      req.forEach((k, v) => addHeader(headers, k, v));
-      const request: HttpRequest = {
-        method,
-        path,
-        query: new URLSearchParams(req.getQuery() ?? ''),
-        headers,
-        body: EMPTY,
-        ip: formatIp(new Uint8Array(res.getRemoteAddress())),
-      };
+      const headers = readHeaders(req);
+      // The address is read when the handler asks, while the response is still open.
+      const ip = () => (phase === DONE ? '' : formatIp(new Uint8Array(res.getRemoteAddress())));
+      const request = new Request(method, path, req.getQuery() ?? '', headers, ip);
       const contentLength = parseContentLength(headers['content-length']);
       if (contentLength === -1) {
         respond(forMethod(BAD_REQUEST, isHead), true);

@@ -14,11 +14,18 @@ function labelText(names: readonly string[], values: readonly string[], extra?: 
 
 const num = (v: number): string => (Number.isFinite(v) ? String(v) : v > 0 ? '+Inf' : v < 0 ? '-Inf' : 'NaN');
 
-interface HistogramState {
+/** One label set of a histogram; callers may keep it and pass it to observeIn. */
+export interface HistogramState {
   values: string[];
   buckets: Float64Array;
   sum: number;
   count: number;
+}
+
+/** One label set of a counter; callers may keep it and bump `n`. */
+export interface CounterState {
+  values: string[];
+  n: number;
 }
 
 export class HotHistogram {
@@ -33,11 +40,20 @@ export class HotHistogram {
 
   /** key must identify the label values (callers build it once per distinct label set). */
   observe(key: string, values: readonly string[], v: number): void {
+    this.observeIn(this.state(key, values), v);
+  }
+
+  /** The series of a label set, created on first use: the hot path keeps it instead of a key. */
+  state(key: string, values: readonly string[]): HistogramState {
     let s = this.series.get(key);
     if (s === undefined) {
       s = { values: [...values], buckets: new Float64Array(this.bounds.length), sum: 0, count: 0 };
       this.series.set(key, s);
     }
+    return s;
+  }
+
+  observeIn(s: HistogramState, v: number): void {
     const b = this.bounds;
     for (let i = 0; i < b.length; i++) {
       if (v <= b[i]) {
@@ -66,7 +82,7 @@ export class HotHistogram {
 }
 
 export class HotCounter {
-  private readonly series = new Map<string, { values: string[]; n: number }>();
+  private readonly series = new Map<string, CounterState>();
 
   constructor(
     readonly name: string,
@@ -75,9 +91,17 @@ export class HotCounter {
   ) {}
 
   inc(key: string, values: readonly string[], by = 1): void {
-    const s = this.series.get(key);
-    if (s) s.n += by;
-    else this.series.set(key, { values: [...values], n: by });
+    this.state(key, values).n += by;
+  }
+
+  /** The series of a label set, created at 0 on first use: the hot path keeps it instead of a key. */
+  state(key: string, values: readonly string[]): CounterState {
+    let s = this.series.get(key);
+    if (!s) {
+      s = { values: [...values], n: 0 };
+      this.series.set(key, s);
+    }
+    return s;
   }
 
   render(): string {

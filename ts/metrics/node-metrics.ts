@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { ProducedBlockInfo } from '../consensus/interface.js';
 import { REJECT_REASONS, type RejectReason } from '../mempool/admission.js';
-import { HotCounter, HotHistogram } from './hot-series.js';
+import { type CounterState, HotCounter, HotHistogram, type HistogramState } from './hot-series.js';
 import { processRegistry } from './process.js';
 import { rpcMethodLabel } from './rpc-methods.js';
 
@@ -26,6 +26,20 @@ const TXS_PER_BLOCK_BUCKETS = [0, 1, 10, 50, 100, 500, 1000, 2500, 5000, 10_000,
 
 const statusClass = (status: number): string => `${Math.floor(status / 100)}xx`;
 
+/** The series one request or call updates, looked up once per label set and kept. */
+interface HotSeries {
+  count: CounterState;
+  duration: HistogramState;
+}
+
+/** An RPC method's series by outcome (each outcome's series appears with its first call). */
+interface RpcSeries {
+  label: string;
+  ok: CounterState | null;
+  error: CounterState | null;
+  duration: HistogramState;
+}
+
 /** Typed handles on one node's metrics; created by createMetrics and wired in ts/node. */
 export class NodeMetrics {
   readonly contentType: string;
@@ -35,9 +49,14 @@ export class NodeMetrics {
   private readonly authFailures: Counter<'route'>;
   private readonly rpcCalls: HotCounter;
   private readonly rpcDuration: HotHistogram;
+  /** HTTP series by route pattern, then method, then status (the route strings are the route table's own). */
+  private readonly httpSeries = new Map<string, Map<string, HotSeries[]>>();
+  /** RPC series by label (method names outside the known set share the `other` series). */
+  private readonly rpcSeries = new Map<string, RpcSeries>();
   private readonly txRejected: Counter<'reason'>;
   private readonly txIncluded: Counter;
   private readonly blocksProduced: Counter;
+  private readonly blocksLate: Counter;
   private readonly blockTxs: Histogram;
   private readonly blockTotal: Histogram;
   private readonly blockExecute: Histogram;
@@ -134,6 +153,11 @@ export class NodeMetrics {
       registers,
     });
     this.blocksProduced = new Counter({ name: 'native_blocks_produced_total', help: 'Blocks produced by this node', registers });
+    this.blocksLate = new Counter({
+      name: 'native_blocks_late_total',
+      help: 'Blocks this node committed after their slot ended (the next slot is lost)',
+      registers,
+    });
     this.blockTxs = new Histogram({
       name: 'native_block_transactions',
       help: 'Transactions per block produced by this node',
@@ -152,12 +176,22 @@ export class NodeMetrics {
 
   /** One answered API request; `route` is the route pattern, never the raw path. */
   observeHttp(method: string, route: string, status: number, seconds: number): void {
+    let byRoute = this.httpSeries.get(route);
+    if (!byRoute) this.httpSeries.set(route, (byRoute = new Map()));
+    // Bounded: the known methods and other, and the statuses the API answers with (an array by status).
     const m = HTTP_METHODS.has(method) ? method : 'other';
-    const cls = statusClass(status);
-    const key = `${m} ${route} ${cls}`;
-    const values = [m, route, cls];
-    this.httpRequests.inc(key, values);
-    this.httpDuration.observe(key, values, seconds);
+    let byStatus = byRoute.get(m);
+    if (!byStatus) byRoute.set(m, (byStatus = []));
+    let s = byStatus[status];
+    if (!s) {
+      const cls = statusClass(status);
+      const key = `${m} ${route} ${cls}`;
+      const values = [m, route, cls];
+      s = { count: this.httpRequests.state(key, values), duration: this.httpDuration.state(key, values) };
+      byStatus[status] = s;
+    }
+    s.count.n++;
+    this.httpDuration.observeIn(s.duration, seconds);
   }
 
   rateLimit(bucket: 'global' | 'write'): void {
@@ -170,10 +204,23 @@ export class NodeMetrics {
 
   /** One executed JSON-RPC call (method names outside the known set are labelled other). */
   recordRpcCall(method: string, ok: boolean, seconds: number): void {
-    const label = rpcMethodLabel(method);
-    const outcome = ok ? 'ok' : 'error';
-    this.rpcCalls.inc(`${label} ${outcome}`, [label, outcome]);
-    this.rpcDuration.observe(label, [label], seconds);
+    let s = this.rpcSeries.get(method);
+    if (!s) {
+      const label = rpcMethodLabel(method);
+      s = this.rpcSeries.get(label);
+      if (!s) {
+        s = {
+          label,
+          ok: null,
+          error: null,
+          duration: this.rpcDuration.state(label, [label]),
+        };
+        this.rpcSeries.set(label, s);
+      }
+    }
+    if (ok) (s.ok ??= this.rpcCalls.state(`${s.label} ok`, [s.label, 'ok'])).n++;
+    else (s.error ??= this.rpcCalls.state(`${s.label} error`, [s.label, 'error'])).n++;
+    this.rpcDuration.observeIn(s.duration, seconds);
   }
 
   txRejectedBy(reason: RejectReason): void {
@@ -182,6 +229,7 @@ export class NodeMetrics {
 
   blockProduced(info: ProducedBlockInfo): void {
     this.blocksProduced.inc();
+    if (info.lateMs > 0) this.blocksLate.inc();
     this.txIncluded.inc(info.txCount);
     this.blockTxs.observe(info.txCount);
     this.blockTotal.observe(info.totalMs / 1000);

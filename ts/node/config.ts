@@ -6,6 +6,13 @@ import {
   DEFAULT_RATE_LIMIT_WRITE,
 } from '../api/limits.js';
 import { DEFAULT_API_PORT, MAINNET_CHAIN_ID, TESTNET_CHAIN_ID } from '../chain/params.js';
+import { DEFAULT_PACK_GAS_LIMIT } from '../consensus/interface.js';
+import {
+  DEFAULT_RPC_EVM_QUEUE,
+  DEFAULT_RPC_EVM_TIMEOUT_MS,
+  DEFAULT_RPC_GAS_CAP,
+  defaultCallWorkers,
+} from '../execution/index.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/common.js';
 import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/mempool.js';
 import { NODE_FLAGS } from './flags.js';
@@ -25,6 +32,8 @@ export interface NodeConfig {
   blockTimeMs: number;
   windowSize: number;
   maxBlockTxs: number;
+  /** EVM gas the proposer packs into a block (the first EVM transaction may use up to the 30M limit). */
+  packGasLimit: bigint;
   httpBackend: 'auto' | 'uws' | 'node';
   logLevel: string;
   /** Explicit --log-format / NATIVE_LOG_FORMAT; undefined = pretty on a terminal, JSON otherwise. */
@@ -50,6 +59,14 @@ export interface NodeConfig {
   peers: string[];
   /** `validator` produces blocks when its key is scheduled; `full` only follows. */
   role: 'validator' | 'full';
+  /** Gas of an eth_call without `gas` and the most any call or estimate may use; 0n = no cap (geth --rpc.gascap). */
+  rpcGasCap: bigint;
+  /** Time limit of eth_call / eth_estimateGas, queueing included (geth --rpc.evmtimeout). */
+  rpcEvmTimeoutMs: number;
+  /** Call worker threads (calls running at once). */
+  rpcEvmWorkers: number;
+  /** Calls waiting for a worker; beyond, -32005 / 503. */
+  rpcEvmQueue: number;
 }
 
 export class ConfigError extends Error {
@@ -127,6 +144,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     blockTimeMs: int('block-time-ms', 'NATIVE_BLOCK_TIME_MS', 1000, 50),
     windowSize: int('window-size', 'CHAIN_WINDOW_SIZE', 1000, 1),
     maxBlockTxs: int('max-block-txs', 'NATIVE_MAX_BLOCK_TXS', 20_000, 1),
+    packGasLimit: BigInt(int('block-pack-gas', 'NATIVE_BLOCK_PACK_GAS', Number(DEFAULT_PACK_GAS_LIMIT), 21_000)),
     httpBackend: backend,
     logLevel: str('log-level', 'NATIVE_LOG_LEVEL') ?? 'info',
     logFormat,
@@ -146,5 +164,19 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
       .map((s) => s.trim())
       .filter((s) => s !== ''),
     role,
+    rpcGasCap: BigInt(int('rpc-gascap', 'NATIVE_RPC_GASCAP', Number(DEFAULT_RPC_GAS_CAP))),
+    rpcEvmTimeoutMs: duration(str('rpc-evmtimeout', 'NATIVE_RPC_EVMTIMEOUT'), DEFAULT_RPC_EVM_TIMEOUT_MS),
+    rpcEvmWorkers: int('rpc-evm-workers', 'NATIVE_RPC_EVM_WORKERS', defaultCallWorkers(), 1),
+    rpcEvmQueue: int('rpc-evm-queue', 'NATIVE_RPC_EVM_QUEUE', DEFAULT_RPC_EVM_QUEUE),
   };
+}
+
+/** `--rpc-evmtimeout`: a Go-style duration (`5s`, `1.5s`, `300ms`) or milliseconds; at least 1 ms. */
+function duration(raw: string | undefined, def: number): number {
+  if (raw === undefined || raw === '') return def;
+  const m = /^(\d{1,9}(?:\.\d{1,3})?)(ms|s)?$/.exec(raw.trim());
+  const ms = m ? Math.round(Number(m[1]) * (m[2] === 's' ? 1000 : 1)) : Number.NaN;
+  if (!(ms >= 1))
+    throw new ConfigError(`--rpc-evmtimeout / NATIVE_RPC_EVMTIMEOUT must be a duration like 5s or 300ms, got ${raw}`);
+  return ms;
 }

@@ -3,11 +3,12 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { createApiHandler, restRoutes } from '../api/index.js';
+import { apiRequestHeaders, createApiHandler, restRoutes } from '../api/index.js';
 import { rpcHooks } from '../api/routes/rpc.js';
 import { Chain } from '../chain/chain.js';
 import { PoaEngine } from '../consensus/poa.js';
 import { crypto } from '../crypto/index.js';
+import { CallPool } from '../execution/index.js';
 import { type HttpServer, startHttpServer } from '../http/index.js';
 import { TxAdmission } from '../mempool/admission.js';
 import { DEFAULT_MEMPOOL_LIMITS, Mempool } from '../mempool/mempool.js';
@@ -91,6 +92,7 @@ export class NativeNode {
     readonly metrics: NodeMetrics,
     private readonly db: KvStore,
     private readonly log: Logger,
+    private readonly evmCalls: CallPool,
   ) {}
 
   static async start(config: NodeConfig, log: Logger): Promise<NativeNode> {
@@ -116,6 +118,12 @@ export class NativeNode {
     let metrics: NodeMetrics | undefined;
     let audit: AuditLog | undefined;
     let http: HttpServer | undefined;
+    const evmCalls = new CallPool({
+      workers: config.rpcEvmWorkers,
+      maxQueue: config.rpcEvmQueue,
+      gasCap: config.rpcGasCap,
+      timeoutMs: config.rpcEvmTimeoutMs,
+    });
     try {
       const chain = new Chain(params, db, config.windowSize);
       await chain.open();
@@ -131,7 +139,11 @@ export class NativeNode {
       }
       const mempool = new Mempool({ ...DEFAULT_MEMPOOL_LIMITS, maxPerSender: config.maxPerSender, maxTotal: config.maxMempool });
       const admission = new TxAdmission(chain, mempool);
-      const consensus = new PoaEngine(chain, mempool, key, { blockTimeMs: config.blockTimeMs, maxBlockTxs: config.maxBlockTxs });
+      const consensus = new PoaEngine(chain, mempool, key, {
+        blockTimeMs: config.blockTimeMs,
+        maxBlockTxs: config.maxBlockTxs,
+        packGasLimit: config.packGasLimit,
+      });
       const ctx: NodeContext = {
         chain,
         mempool,
@@ -143,6 +155,7 @@ export class NativeNode {
         startedAt: Date.now(),
         cryptoBackend: backend,
         audit: auditLog,
+        evmCalls,
       };
       const m = createMetrics(new Registry(), {
         height: () => chain.height,
@@ -187,15 +200,19 @@ export class NativeNode {
           maxBodyBytes: config.maxBodyBytes,
           maxConcurrent: config.maxConcurrent,
           logger: log,
+          requestHeaders: apiRequestHeaders(config),
         },
         handler,
       );
-      const node = new NativeNode(config, ctx, consensus, http, auditLog, m, db, log);
+      const node = new NativeNode(config, ctx, consensus, http, auditLog, m, db, log, evmCalls);
       consensus.onPoolChanged = () => admission.onBlock();
       consensus.onProduced = (info) => {
         m.blockProduced(info);
-        if (info.txCount > 0) log.info(info, 'block produced');
-        else log.debug(info, 'block produced');
+        const fields = { ...info, gasUsed: Number(info.gasUsed) };
+        // A late block costs the next slot (PoA waits for the following slot boundary).
+        if (info.lateMs > 0) log.warn({ ...fields, blockTimeMs: config.blockTimeMs }, 'block ran late: committed after its slot');
+        else if (info.txCount > 0) log.info(fields, 'block produced');
+        else log.debug(fields, 'block produced');
       };
       consensus.onError = (err) => {
         log.fatal({ err }, 'block production failed; stopping (restart resumes from the last committed block)');
@@ -222,6 +239,7 @@ export class NativeNode {
       return node;
     } catch (err) {
       await http?.close();
+      await evmCalls.close();
       if (metrics) closeMetrics(metrics);
       await audit?.close();
       await db.close();
@@ -310,6 +328,7 @@ export class NativeNode {
       await this.sync?.stop();
       await this.net?.stop();
       await this.http.close();
+      await this.evmCalls.close();
       closeMetrics(this.metrics);
       await this.audit.close();
       await this.db.close();

@@ -1,6 +1,6 @@
 import type { NodeContext } from '../services/index.js';
 import { NodeError } from '../util/errors.js';
-import { parseJsonExact } from '../util/json.js';
+import { parseJsonExact, stringifyExact } from '../util/json.js';
 import { rpcErrorOf } from './geth-errors.js';
 import { checkParams } from './params.js';
 import { RPC, type RpcTable } from './types.js';
@@ -9,7 +9,7 @@ export const MAX_BATCH = 100;
 
 /** A bigint id (beyond 2^53) is echoed exactly, as geth echoes the raw JSON. */
 type Id = string | number | bigint | null;
-interface RpcResponse {
+export interface RpcResponse {
   jsonrpc: '2.0';
   id: Id;
   result?: unknown;
@@ -32,22 +32,37 @@ const err = (id: Id, code: number, message: string, data?: unknown): RpcResponse
 const validId = (v: unknown): v is Id =>
   v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'bigint';
 
+/** What a request body gets back: one response, a batch's responses, or nothing (notifications only). */
+export type RpcOutcome = RpcResponse | RpcResponse[] | null;
+
+const isPromise = <T>(v: T | Promise<T>): v is Promise<T> =>
+  typeof (v as { then?: unknown } | null | undefined)?.then === 'function';
+
 /**
  * JSON-RPC 2.0 over one request body: single or batch (at most MAX_BATCH), notifications get no
  * entry, every failure becomes an error object. Returns null when nothing must be sent back.
+ *
+ * Hot path: a single request whose method answers synchronously (eth_blockNumber, eth_chainId,
+ * eth_getBalance, ...) is answered synchronously, without a promise or a microtask; the HTTP layer then
+ * writes the response in the same callback that read the body.
  */
 export class RpcDispatcher {
+  /** The method table as a Map: one lookup per call, no prototype to guard against. */
+  private readonly table: ReadonlyMap<string, RpcTable[string]>;
+
   constructor(
     private readonly ctx: NodeContext,
-    private readonly methods: RpcTable,
+    methods: RpcTable,
     private readonly opts: DispatchOptions = {},
-  ) {}
-
-  has(method: string): boolean {
-    return Object.hasOwn(this.methods, method);
+  ) {
+    this.table = new Map(Object.entries(methods));
   }
 
-  async handleBody(body: Buffer): Promise<RpcResponse | RpcResponse[] | null> {
+  has(method: string): boolean {
+    return this.table.has(method);
+  }
+
+  handleBody(body: Buffer): RpcOutcome | Promise<RpcOutcome> {
     let parsed: unknown;
     try {
       parsed = parseJsonExact(body.toString('utf8'));
@@ -60,52 +75,81 @@ export class RpcDispatcher {
     if (parsed.length > max) {
       return err(null, RPC.invalidRequest, `Invalid Request: batch too large: max ${max} requests, received ${parsed.length}`);
     }
+    return this.batch(parsed);
+  }
+
+  /** Sequential on purpose: calls in a batch see each other's effects in order (e.g. nonces). */
+  private async batch(items: unknown[]): Promise<RpcResponse[] | null> {
     const out: RpcResponse[] = [];
-    // Sequential on purpose: calls in a batch see each other's effects in order (e.g. nonces).
-    for (const item of parsed) {
+    for (const item of items) {
       const r = await this.call(item);
       if (r) out.push(r);
     }
     return out.length ? out : null;
   }
 
-  private async call(req: unknown): Promise<RpcResponse | null> {
+  private call(req: unknown): RpcResponse | null | Promise<RpcResponse | null> {
     if (typeof req !== 'object' || req === null || Array.isArray(req))
       return err(null, RPC.invalidRequest, 'Invalid Request: expected an object');
     const r = req as Record<string, unknown>;
     const isNotification = !('id' in r);
-    const id: Id = !isNotification && validId(r.id) ? r.id : null;
-    if (!isNotification && !validId(r.id))
-      return err(null, RPC.invalidRequest, 'Invalid Request: id must be a string, number or null');
+    const rawId = r.id;
+    const idOk = isNotification || validId(rawId);
+    const id: Id = idOk && !isNotification ? (rawId as Id) : null;
+    if (!idOk) return err(null, RPC.invalidRequest, 'Invalid Request: id must be a string, number or null');
     if (r.jsonrpc !== '2.0') return err(id, RPC.invalidRequest, 'Invalid Request: jsonrpc must be "2.0"');
-    if (typeof r.method !== 'string' || r.method.length === 0)
+    const method = r.method;
+    if (typeof method !== 'string' || method.length === 0)
       return err(id, RPC.invalidRequest, 'Invalid Request: method must be a string');
     // JSON-RPC 2.0 allows params to be omitted; geth also reads an explicit null as "no params".
-    if (r.params !== undefined && r.params !== null && !Array.isArray(r.params)) {
-      return err(id, RPC.invalidParams, 'invalid params: params must be an array');
-    }
-    const method = r.method;
-    const entry = Object.hasOwn(this.methods, method) ? this.methods[method] : undefined;
+    const params = r.params === undefined || r.params === null ? [] : r.params;
+    if (!Array.isArray(params)) return err(id, RPC.invalidParams, 'invalid params: params must be an array');
+    const entry = this.table.get(method);
     const t0 = performance.now();
-    let response: RpcResponse;
     if (!entry) {
-      response = err(id, RPC.methodNotFound, `the method ${method.slice(0, 100)} does not exist/is not available`);
-    } else {
-      try {
-        const params = (r.params ?? []) as unknown[];
-        checkParams(entry.params, params);
-        response = { jsonrpc: '2.0', id, result: (await entry.handler(this.ctx, params)) ?? null };
-      } catch (e) {
-        if (e instanceof NodeError) {
-          const { code, message } = rpcErrorOf(e);
-          response = err(id, code, message, e.data);
-        } else {
-          this.opts.onInternalError?.(e, method);
-          response = err(id, RPC.internal, 'internal error');
-        }
-      }
+      const miss = err(id, RPC.methodNotFound, `the method ${method.slice(0, 100)} does not exist/is not available`);
+      return this.done('other', miss, t0, isNotification);
     }
-    this.opts.onCall?.(entry ? method : 'other', response.error === undefined, (performance.now() - t0) / 1000);
+    let result: unknown;
+    try {
+      checkParams(entry.params, params);
+      result = entry.handler(this.ctx, params);
+    } catch (e) {
+      return this.done(method, this.failure(id, e, method), t0, isNotification);
+    }
+    if (isPromise(result)) {
+      return result.then(
+        (v) => this.done(method, { jsonrpc: '2.0', id, result: v ?? null }, t0, isNotification),
+        (e) => this.done(method, this.failure(id, e, method), t0, isNotification),
+      );
+    }
+    return this.done(method, { jsonrpc: '2.0', id, result: result ?? null }, t0, isNotification);
+  }
+
+  private failure(id: Id, e: unknown, method: string): RpcResponse {
+    if (e instanceof NodeError) {
+      const { code, message } = rpcErrorOf(e);
+      return err(id, code, message, e.data);
+    }
+    this.opts.onInternalError?.(e, method);
+    return err(id, RPC.internal, 'internal error');
+  }
+
+  private done(label: string, response: RpcResponse, t0: number, isNotification: boolean): RpcResponse | null {
+    this.opts.onCall?.(label, response.error === undefined, (performance.now() - t0) / 1000);
     return isNotification ? null : response;
   }
+}
+
+/**
+ * The response body. A single success with a string result (most answers: hex quantities and data) is
+ * written by hand, byte for byte what JSON.stringify gives; everything else goes through stringifyExact.
+ */
+export function serializeRpc(out: RpcResponse | RpcResponse[]): string {
+  if (!Array.isArray(out) && out.error === undefined && typeof out.result === 'string') {
+    const id = out.id;
+    const idText = typeof id === 'number' ? (Number.isFinite(id) ? String(id) : 'null') : JSON.stringify(id);
+    return `{"jsonrpc":"2.0","id":${idText},"result":${JSON.stringify(out.result)}}`;
+  }
+  return stringifyExact(out);
 }

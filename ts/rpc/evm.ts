@@ -38,10 +38,8 @@ export function parseCallArgs(raw: unknown): CallArgs {
   const data = o.input ?? o.data;
   if (data !== undefined && data !== null) args.data = hexData(data, 'data');
   if (o.value !== undefined && o.value !== null) args.value = parseQuantity(o.value, 0);
-  if (o.gas !== undefined && o.gas !== null) {
-    args.gas = parseQuantity(o.gas, 0);
-    if (args.gas > 30_000_000n) args.gas = 30_000_000n;
-  }
+  // Capped by the services layer (--rpc-gascap), like geth.
+  if (o.gas !== undefined && o.gas !== null) args.gas = parseQuantity(o.gas, 0);
   if (o.accessList !== undefined && o.accessList !== null) args.accessList = parseAccessList(o.accessList);
   return args;
 }

@@ -5,7 +5,7 @@ import { evmMethods } from './evm.js';
 import { nativeMethods, netWeb3Methods } from './native.js';
 import { RPC, RpcError, type RpcTable } from './types.js';
 
-export { MAX_BATCH, RpcDispatcher, type DispatchOptions } from './dispatcher.js';
+export { MAX_BATCH, RpcDispatcher, type DispatchOptions, type RpcOutcome, serializeRpc } from './dispatcher.js';
 export { RPC, RpcError, type RpcTable } from './types.js';
 
 /** Methods of the spec's eth_ table that need the embedded EVM (issue: EVM). */

@@ -1,5 +1,6 @@
 import type { Chain } from '../chain/chain.js';
 import type { ConsensusEngine } from '../consensus/interface.js';
+import type { CallRunner } from '../execution/index.js';
 import type { TxAdmission } from '../mempool/admission.js';
 import type { Mempool } from '../mempool/mempool.js';
 import type { AuditLog } from './audit-log.js';
@@ -20,6 +21,8 @@ export interface NodeContext {
   audit?: AuditLog;
   /** This node's Prometheus registry (GET /metrics); absent in contexts built without ts/node. */
   metrics?: MetricsExposition;
+  /** Runs eth_call / eth_estimateGas in the call worker pool; absent: in-process (benches, service tests). */
+  evmCalls?: CallRunner;
   /** The P2P view (peers, sync); absent on a node started without networking. */
   network?: NetworkView;
 }

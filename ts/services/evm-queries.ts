@@ -1,6 +1,16 @@
-import { BLOCK_GAS_LIMIT, type CallArgs, type ReceiptRecord, simulateCall } from '../execution/index.js';
+import {
+  BLOCK_GAS_LIMIT,
+  type CallArgs,
+  type CallKind,
+  type CallOutcome,
+  CallPoolBusyError,
+  type CallReply,
+  type CallRunner,
+  InProcessCallRunner,
+  type ReceiptRecord,
+} from '../execution/index.js';
 import { codeKey, storageKey } from '../state/accounts.js';
-import { ExecutionRevertedError, ServerError } from '../util/errors.js';
+import { EvmBusyError, EvmTimeoutError, ExecutionRevertedError, type NodeError, ServerError } from '../util/errors.js';
 import { fromHex, to0x } from '../util/hex.js';
 import type { ChainContext, NodeContext } from './context.js';
 
@@ -28,13 +38,45 @@ function callEnv(ctx: ChainContext) {
   return ctx.chain.blockEnv(head.index + 1, head.validator, Math.max(head.timestamp, Math.floor(Date.now() / 1000)));
 }
 
-/** eth_call: output bytes, or ExecutionRevertedError (code 3) / ServerError for other EVM errors. */
-export async function ethCall(ctx: ChainContext, args: CallArgs): Promise<Uint8Array> {
+/** Where no node runs (benches, service tests), calls run in-process with the default limits. */
+const inProcess = new InProcessCallRunner();
+
+const runnerOf = (ctx: ChainContext): CallRunner => (ctx as Partial<NodeContext>).evmCalls ?? inProcess;
+
+/** Gas of a call: its own `gas` (or the cap when absent), never above the RPC gas cap (geth's rule). */
+function cappedGas(gas: bigint | undefined, cap: bigint): bigint {
+  if (cap === 0n) return gas ?? UNCAPPED_GAS;
+  return gas === undefined || gas > cap ? cap : gas;
+}
+
+/** Gas of a call when the operator set no cap (`--rpc-gascap 0`): the time limit alone bounds it. */
+const UNCAPPED_GAS = 1n << 62n;
+
+/**
+ * One call on a snapshot of the head state (taken once no proposal is in flight), in the call pool or
+ * in-process. A timeout and a saturated pool become the node's errors.
+ */
+async function runOnHead(ctx: ChainContext, kind: CallKind, args: CallArgs, cap: bigint): Promise<CallReply> {
+  const runner = runnerOf(ctx);
   await ctx.chain.settled();
-  const out = await simulateCall(callEnv(ctx), ctx.chain.state, args);
-  if (out.ok) return out.returnValue;
-  if (out.reverted) throw new ExecutionRevertedError(revertReason(out.returnValue), to0x(out.returnValue));
-  throw callFailure(out.error);
+  const env = callEnv(ctx);
+  const snapshot = ctx.chain.state.snapshot();
+  let reply: CallReply;
+  try {
+    reply = await runner.run({ kind, env, snapshot, args, cap });
+  } catch (err) {
+    if (err instanceof CallPoolBusyError) throw new EvmBusyError(err.message);
+    throw err;
+  } finally {
+    snapshot.release();
+  }
+  if (reply.kind === 'timeout') throw new EvmTimeoutError(runner.timeoutMs);
+  return reply;
+}
+
+function callFailure(out: CallOutcome): NodeError {
+  if (out.reverted) return new ExecutionRevertedError(revertReason(out.returnValue), to0x(out.returnValue));
+  return evmFailure(out.error);
 }
 
 /**
@@ -52,7 +94,7 @@ const GETH_CALL_ERRORS: [RegExp, string][] = [
   [/stack overflow/i, 'stack limit reached 1024'],
 ];
 
-export function callFailure(evmError: string | undefined): ServerError {
+export function evmFailure(evmError: string | undefined): ServerError {
   const raw = evmError ?? 'execution failed';
   for (const [re, words] of GETH_CALL_ERRORS) {
     if (!re.test(raw)) continue;
@@ -64,44 +106,35 @@ export function callFailure(evmError: string | undefined): ServerError {
 /** The spec's eth_estimateGas floor for a transaction carrying data ("21000 for a transfer, 100000 with data"). */
 export const DATA_GAS_FLOOR = 100_000n;
 
-/**
- * eth_estimateGas: 21000 for a plain transfer to an account without code, else the lowest gas limit at which
- * the call succeeds (binary search as geth does), raised to the spec's 100000 when the transaction carries
- * data. The floor never exceeds the caller's own gas cap: a transaction limited below it still gets an answer.
- */
-export async function estimateGas(ctx: NodeContext, args: CallArgs): Promise<bigint> {
-  await ctx.chain.settled();
-  const state = ctx.chain.state;
-  const hasData = args.data !== undefined && args.data.length > 0;
-  if (args.to && !hasData && !state.get(codeKey(args.to))) return 21_000n;
-  const cap = args.gas ?? BLOCK_GAS_LIMIT;
-  const needed = await lowestWorkingGas(ctx, args, cap);
-  if (!hasData) return needed;
-  const floor = DATA_GAS_FLOOR < cap ? DATA_GAS_FLOOR : cap;
-  return needed > floor ? needed : floor;
+/** eth_call: output bytes, or ExecutionRevertedError (code 3) / ServerError for other EVM errors. */
+export async function ethCall(ctx: ChainContext, args: CallArgs): Promise<Uint8Array> {
+  const gas = cappedGas(args.gas, runnerOf(ctx).gasCap);
+  const reply = await runOnHead(ctx, 'call', { ...args, gas }, gas);
+  if (reply.kind !== 'call') throw new Error(`unexpected call reply ${reply.kind}`);
+  if (reply.outcome.ok) return reply.outcome.returnValue;
+  throw callFailure(reply.outcome);
 }
 
-/** The lowest gas limit (up to `cap`) at which the call succeeds; revert and other failures as geth reports them. */
-async function lowestWorkingGas(ctx: NodeContext, args: CallArgs, cap: bigint): Promise<bigint> {
-  const env = callEnv(ctx);
-  const state = ctx.chain.state;
-  const top = await simulateCall(env, state, { ...args, gas: cap });
-  if (!top.ok) {
-    if (top.reverted) throw new ExecutionRevertedError(revertReason(top.returnValue), to0x(top.returnValue));
-    throw callFailure(top.error === 'out of gas' ? `gas required exceeds allowance (${cap})` : top.error);
+/**
+ * eth_estimateGas: 21000 for a plain transfer to an account without code, else a binary search (as geth)
+ * for the lowest gas limit at which the call succeeds, up to the call's `gas`, else the block gas limit,
+ * never above the RPC gas cap; raised to the spec's 100000 when the transaction carries data.
+ */
+export async function estimateGas(ctx: NodeContext, args: CallArgs): Promise<bigint> {
+  const top = cappedGas(args.gas ?? BLOCK_GAS_LIMIT, runnerOf(ctx).gasCap);
+  const reply = await runOnHead(ctx, 'estimate', args, top);
+  if (reply.kind !== 'estimate') throw new Error(`unexpected estimate reply ${reply.kind}`);
+  const out = reply.outcome;
+  if (out.ok) {
+    // The spec's floor with data, never above the caller's own cap (a transaction limited below it still gets an answer).
+    if (args.data === undefined || args.data.length === 0) return out.gas;
+    const floor = DATA_GAS_FLOOR < top ? DATA_GAS_FLOOR : top;
+    return out.gas > floor ? out.gas : floor;
   }
-  // The used gas is a good first guess; most calls succeed at it (no 63/64 or refund effects).
-  const guess = await simulateCall(env, state, { ...args, gas: top.gasUsed });
-  if (guess.ok) return top.gasUsed;
-  let lo = top.gasUsed;
-  let hi = cap;
-  while (hi - lo > 1n) {
-    const mid = (lo + hi) / 2n;
-    const r = await simulateCall(env, state, { ...args, gas: mid });
-    if (r.ok) hi = mid;
-    else lo = mid;
+  if (!out.failure.reverted && out.failure.error === 'out of gas') {
+    throw new ServerError(`gas required exceeds allowance (${out.cap})`);
   }
-  return hi;
+  throw callFailure(out.failure);
 }
 
 /** Code of an account (empty when it has none). */

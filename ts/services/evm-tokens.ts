@@ -2,7 +2,7 @@
  * Token-standard (ERC-20-like) EVM tokens held by an address: contracts found through the log index
  * (Transfer logs whose recipient topic is the address), balances and metadata read by eth_call.
  */
-import { NodeError } from '../util/errors.js';
+import { EvmBusyError, NodeError } from '../util/errors.js';
 import { fromHex, to0x } from '../util/hex.js';
 import type { ChainContext } from './context.js';
 import { ethCall } from './evm-queries.js';
@@ -35,7 +35,8 @@ async function view(ctx: ChainContext, contract: string, selector: string, arg =
   try {
     return await ethCall(ctx, { to: contract, data: fromHex(selector + arg), gas: TOKEN_CALL_GAS });
   } catch (err) {
-    if (err instanceof NodeError) return null;
+    // A saturated call pool is the node's state, not the token's: the request fails (503) instead.
+    if (err instanceof NodeError && !(err instanceof EvmBusyError)) return null;
     throw err;
   }
 }

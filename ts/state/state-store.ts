@@ -1,4 +1,5 @@
 import { createTrie } from './native-trie.js';
+import { SnapshotLog, type StateSnapshot } from './snapshots.js';
 import type { AuthenticatedTrie, StateProof } from './trie.js';
 
 /** First byte of contract storage keys (mirrors NS.storage in accounts.ts, which imports this module). */
@@ -31,6 +32,8 @@ export class StateStore implements StateReader {
   private readonly trie: AuthenticatedTrie = createTrie();
   /** Storage-slot keys per contract (address bytes as latin1), so clearing a contract's storage is not a full scan. */
   private readonly storageKeys = new Map<string, Set<KeyStr>>();
+  /** Undo records kept for open snapshots (calls running off the main thread). */
+  private readonly snapshots = new SnapshotLog(this);
 
   /** Keys of every stored slot of a contract (address as 20 raw bytes in latin1). */
   storageKeysOf(addressLatin1: string): ReadonlySet<KeyStr> {
@@ -73,7 +76,21 @@ export class StateStore implements StateReader {
       if (v === null) this.trie.delete(k);
       else this.trie.set(k, v);
     }
+    this.snapshots.record(undo);
     return undo;
+  }
+
+  /**
+   * A read-only view of the current state that stays as it is while later blocks are applied
+   * (snapshots.ts); release() it when done.
+   */
+  snapshot(): StateSnapshot {
+    return this.snapshots.snapshot();
+  }
+
+  /** Open snapshots and the undo records kept for them (tests, diagnostics). */
+  snapshotStats(): { open: number; retained: number } {
+    return { open: this.snapshots.open, retained: this.snapshots.retained };
   }
 
   revert(undo: StateUndo): void {

@@ -52,3 +52,22 @@ export class ExecutionRevertedError extends NodeError {
     super(reason ? `execution reverted: ${reason}` : 'execution reverted', 400, 3, dataHex);
   }
 }
+
+/** Go's time.Duration.String() for whole milliseconds (geth words its EVM timeout with it): 5s, 1.5s, 300ms. */
+export function goDuration(ms: number): string {
+  return ms < 1000 ? `${ms}ms` : `${ms / 1000}s`;
+}
+
+/** A call ran past `--rpc-evmtimeout` (geth's wording and code). */
+export class EvmTimeoutError extends NodeError {
+  constructor(timeoutMs: number) {
+    super(`execution aborted (timeout = ${goDuration(timeoutMs)})`, 503, -32000);
+  }
+}
+
+/** Every call worker is busy and the queue is full: 503 on REST, -32005 (limit exceeded) on JSON-RPC. */
+export class EvmBusyError extends NodeError {
+  constructor(message: string) {
+    super(message, 503, -32005);
+  }
+}

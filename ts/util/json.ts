@@ -1,12 +1,19 @@
 import { isInteger, parse } from 'lossless-json';
 
 /**
+ * A number token of 16+ digits: a JSON number starts the text or follows `:`, `,` or `[` (whitespace and a
+ * minus sign between). A run of digits inside a string (hex signatures and keys hold many) does not match,
+ * unless the string itself contains such a sequence: then the exact parser runs, still correctly.
+ */
+const LONG_NUMBER = /(?:^|[:,[])\s*-?\d{16}/;
+
+/**
  * Parse JSON keeping integers exact: integers beyond 2^53 become bigint, others stay numbers.
- * The fast path (JSON.parse) is taken when no run of 16+ digits appears, since every integer
+ * The fast path (JSON.parse) is taken when no number token of 16+ digits appears, since every integer
  * of at most 15 digits is exact in a double.
  */
 export function parseJsonExact(text: string): unknown {
-  if (!/\d{16}/.test(text)) return JSON.parse(text);
+  if (!LONG_NUMBER.test(text)) return JSON.parse(text);
   return parse(text, null, (value: string) => {
     if (isInteger(value)) {
       const n = Number(value);

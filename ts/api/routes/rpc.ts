@@ -1,28 +1,38 @@
-import { type DispatchOptions, type RpcDispatcher, createRpcDispatcher } from '../../rpc/index.js';
+import { type DispatchOptions, type RpcDispatcher, type RpcOutcome, createRpcDispatcher, serializeRpc } from '../../rpc/index.js';
 import type { NodeContext } from '../../services/index.js';
-import { stringifyExact } from '../../util/json.js';
-import type { RouteDef } from '../types.js';
+import type { ApiResult, RouteDef } from '../types.js';
 
 const dispatchers = new WeakMap<NodeContext, RpcDispatcher>();
 
 /** Hooks the node sets before serving (metrics, error logs). */
 export const rpcHooks: DispatchOptions = {};
 
-/** Answers one JSON-RPC body through this node's dispatcher (created on first use). */
-const handleRpc: RouteDef['handler'] = async (ctx, req) => {
+/** Shared, frozen: the HTTP layer validates a frozen header set once (ts/http/common.ts). */
+const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json' });
+
+function dispatcherOf(ctx: NodeContext): RpcDispatcher {
   let d = dispatchers.get(ctx);
   if (!d) {
     d = createRpcDispatcher(ctx, {
       maxBatch: rpcHooks.maxBatch,
-      onCall: (...a) => rpcHooks.onCall?.(...a),
-      onInternalError: (...a) => rpcHooks.onInternalError?.(...a),
+      onCall: (method, ok, seconds) => rpcHooks.onCall?.(method, ok, seconds),
+      onInternalError: (err, method) => rpcHooks.onInternalError?.(err, method),
     });
     dispatchers.set(ctx, d);
   }
-  const out = await d.handleBody(req.body);
+  return d;
+}
+
+function answer(out: RpcOutcome): ApiResult {
   // Only notifications: nothing to answer (JSON-RPC 2.0 §6).
-  if (out === null) return { status: 200, raw: '', headers: { 'content-type': 'application/json' } };
-  return { raw: stringifyExact(out), headers: { 'content-type': 'application/json' } };
+  if (out === null) return { status: 200, raw: '', headers: JSON_HEADERS };
+  return { raw: serializeRpc(out), headers: JSON_HEADERS };
+}
+
+/** Answers one JSON-RPC body; synchronous when the call is (most reads): no promise between body and answer. */
+const handleRpc: RouteDef['handler'] = (ctx, req) => {
+  const out = dispatcherOf(ctx).handleBody(req.body);
+  return out instanceof Promise ? out.then(answer) : answer(out);
 };
 
 /**

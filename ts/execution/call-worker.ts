@@ -1,0 +1,32 @@
+/**
+ * Entry point of the call worker threads (Piscina, started by call-pool.ts): one eth_call or
+ * eth_estimateGas per task, its state read from the main thread's snapshot by message. When the thread
+ * loads this module it hands the main thread one end of its state channel (a Piscina pool 'message'),
+ * before Piscina reports the worker ready, so no task arrives before the channel is there.
+ */
+import { MessageChannel, parentPort } from 'node:worker_threads';
+import { type CallReply, type CallTask, runCallTask } from './call-task.js';
+import { STATE_PORT, StateChannel } from './remote-state.js';
+
+const { port1, port2 } = new MessageChannel();
+parentPort?.postMessage({ [STATE_PORT]: port2 }, [port2]);
+const channel = new StateChannel(port1);
+
+export default function callWorker(task: CallTask): Promise<CallReply> {
+  return runCallTask(task, channel);
+}
+
+/**
+ * Niceness a call worker adds to itself once loaded: contract code yields the CPU to the main thread
+ * (HTTP, block production) when cores are short; a nice +10 thread gets about a tenth of a nice 0 one's
+ * share. Loading ran at full priority, so a busy machine does not stretch the first call's wait. Piscina's
+ * niceIncrement would lower it before loading; @napi-rs/nice (Piscina's optional dependency) does it here.
+ */
+const NICE_INCREMENT = 10;
+const NICE_MODULE = '@napi-rs/nice';
+try {
+  const { nice } = (await import(NICE_MODULE)) as { nice(increment: number): number };
+  nice(NICE_INCREMENT);
+} catch {
+  // Not installed or not supported here (Windows): the worker runs at the main thread's priority.
+}
