@@ -35,6 +35,9 @@ export async function startTestNode(overrides: Partial<NodeConfig> = {}, env: No
     dataDir: tmp.dir,
     blockTimeMs: 200,
     logLevel: 'silent',
+    // A cold call worker loads the EVM first; on a loaded 2-core machine that alone can pass geth's 5 s.
+    // Tests of the timeout itself set their own.
+    rpcEvmTimeoutMs: 30_000,
     ...overrides,
   };
   let node: NativeNode;

@@ -20,7 +20,7 @@ import {
   addHeader,
   tooLarge,
 } from './common.js';
-import { type HttpHandler, type HttpRequest, type HttpServer, ListenError } from './types.js';
+import { type HttpHandler, type HttpServer, ListenError } from './types.js';
 
 /** Request phases: reading the body, in the handler, answered. */
 const BODY = 0;

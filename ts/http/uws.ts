@@ -26,7 +26,7 @@ import {
   addHeader,
   tooLarge,
 } from './common.js';
-import { type HttpHandler, type HttpRequest, type HttpServer, ListenError } from './types.js';
+import { type HttpHandler, type HttpServer, ListenError } from './types.js';
 
 /** uWS's listen option for a port no other socket may share (ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT). */
 const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
