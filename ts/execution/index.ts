@@ -19,6 +19,7 @@ export {
 export { type LogRecord, type ReceiptRecord, EMPTY_BLOOM, decodeReceipts, encodeReceipts, logsBloom } from './receipts.js';
 export { EvmStateAdapter } from './state-adapter.js';
 export { type CallArgs, type CallOutcome, intrinsicGas, simulateCall } from './call.js';
+export * from './trace/index.js';
 export {
   MalformedRawTransactionError,
   checkEvmGasRules,

@@ -13,7 +13,7 @@ import { TxAdmission } from '../mempool/admission.js';
 import { DEFAULT_MEMPOOL_LIMITS, Mempool } from '../mempool/mempool.js';
 import { closeMetrics, createMetrics, type NodeMetrics, recordRpcCall, registerRpcMethods } from '../metrics/index.js';
 import { rpcMethods } from '../rpc/index.js';
-import { AuditLog, NODE_VERSION, type NodeContext, redactConfig } from '../services/index.js';
+import { AuditLog, NODE_VERSION, type NodeContext, redactConfig, traceHistoryOf } from '../services/index.js';
 import { type KvStore, openRocksStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
 import { chainParamsFor } from './genesis-params.js';
@@ -65,6 +65,8 @@ export class NativeNode {
     try {
       const chain = new Chain(params, db, config.windowSize);
       await chain.open();
+      // Tracing needs the undo records of blocks from now on (the state store holds the head only).
+      traceHistoryOf(chain);
       log.info(
         { height: chain.height, head: chain.head.hash, chain_id: params.chainId, network: params.network },
         'chain opened',

@@ -1,0 +1,135 @@
+import { RawJson } from '../../util/json.js';
+import { type StepEvent, TraceOutputTooLargeError, type TraceOptions } from './types.js';
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** Bytes as hex without 0x (geth's `%x`: memory words, storage keys and values, returnValue). */
+function bareHex(b: Uint8Array, from = 0, to = b.length): string {
+  let s = '';
+  for (let i = from; i < to; i++) s += HEX[b[i]];
+  return s;
+}
+
+const word = (v: bigint): string => v.toString(16).padStart(64, '0');
+
+/** geth names where @ethereumjs/evm's differ (0x44 after the merge). */
+const GETH_OP_NAMES: Record<string, string> = { PREVRANDAO: 'DIFFICULTY' };
+
+/** Ops whose gasCost geth reports with the gas handed to the callee (opCall* dynamic gas adds callGasTemp). */
+const CALL_OPS = new Set(['CALL', 'CALLCODE', 'DELEGATECALL', 'STATICCALL']);
+
+interface PendingCall {
+  /** Index in `logs` of the CALL step, whose gasCost gets the callee's gas once its message starts. */
+  index: number;
+  head: string;
+  tail: string;
+  cost: bigint;
+  /** The stipend ethereumjs adds to the callee's gas limit for a value-carrying CALL/CALLCODE (not charged). */
+  stipend: bigint;
+}
+
+/**
+ * geth's struct logger: one JSON object per executed op, produced as text while the EVM runs so the
+ * output cap is counted exactly and no second serialization pass is needed. Field order and encodings
+ * follow geth's `StructLogRes`: stack as 0x-quantities, memory as 64-hex words, storage as 64-hex maps.
+ */
+export class StructLogger {
+  private readonly logs: string[] = [];
+  private bytes = 0;
+  /** Storage slots touched so far, per contract address (geth shows the current contract's map). */
+  private readonly storage = new Map<string, Map<string, string>>();
+  private pendingCall: PendingCall | null = null;
+  private lastDepth = 0;
+  private lastIndex = -1;
+  /** The return data buffer of each depth: the output of the last call it made. */
+  private readonly returnData = new Map<number, Uint8Array>();
+
+  constructor(private readonly opts: TraceOptions) {}
+
+  /** Record one step; `storageValue` is the slot's current value for SLOAD (read by the caller). */
+  step(e: StepEvent, storageValue?: bigint): void {
+    const name = GETH_OP_NAMES[e.opcode.name] ?? e.opcode.name;
+    const depth = e.depth + 1;
+    this.pendingCall = null;
+    let head = `{"pc":${e.pc},"op":"${name}","gas":${e.gasLeft},"gasCost":`;
+    const cost = e.opcode.dynamicFee ?? BigInt(e.opcode.fee);
+    let tail = `,"depth":${depth}`;
+    if (!this.opts.disableStack) {
+      tail += ',"stack":[';
+      for (let i = 0; i < e.stack.length; i++) tail += `${i ? ',' : ''}"0x${e.stack[i].toString(16)}"`;
+      tail += ']';
+    }
+    if (this.opts.enableMemory) {
+      tail += ',"memory":[';
+      for (let i = 0; i + 32 <= e.memory.length; i += 32) tail += `${i ? ',' : ''}"${bareHex(e.memory, i, i + 32)}"`;
+      tail += ']';
+    }
+    if (!this.opts.disableStorage && (name === 'SLOAD' || name === 'SSTORE')) tail += `,"storage":${this.touch(e, storageValue)}`;
+    if (e.gasRefund > 0n) tail += `,"refund":${e.gasRefund}`;
+    const returnData = this.opts.enableReturnData ? this.returnData.get(depth) : undefined;
+    if (returnData && returnData.length > 0) tail += `,"returnData":"0x${bareHex(returnData)}"`;
+    const index = this.logs.length;
+    this.push(`${head}${cost}${tail}}`);
+    this.lastDepth = depth;
+    this.lastIndex = index;
+    if (CALL_OPS.has(name)) {
+      const value = name === 'CALL' || name === 'CALLCODE' ? e.stack[e.stack.length - 3] : 0n;
+      this.pendingCall = { index, head, tail, cost, stipend: value > 0n ? 2300n : 0n };
+    }
+  }
+
+  /** A message starts: if a CALL-family op just ran, its gasCost includes the callee's gas (geth). */
+  messageStarted(gasLimit: bigint): void {
+    const p = this.pendingCall;
+    this.pendingCall = null;
+    if (!p) return;
+    const text = `${p.head}${p.cost + gasLimit - p.stipend}${p.tail}}`;
+    this.bytes += text.length - this.logs[p.index].length;
+    this.logs[p.index] = text;
+  }
+
+  /** A message at `depth` returned: its output is its caller's return data buffer. */
+  returned(depth: number, output: Uint8Array): void {
+    if (this.opts.enableReturnData) this.returnData.set(depth - 1, output);
+  }
+
+  /** An op failed: geth puts the error on the failing step (the last one of the frame it ended). */
+  fault(depth: number, error: string): void {
+    if (this.lastIndex < 0 || this.lastDepth !== depth) return;
+    const text = this.logs[this.lastIndex];
+    if (text.includes('"error":')) return;
+    const withError = `${text.slice(0, -1)},"error":${JSON.stringify(error)}}`;
+    this.bytes += withError.length - text.length;
+    this.logs[this.lastIndex] = withError;
+  }
+
+  private touch(e: StepEvent, storageValue: bigint | undefined): string {
+    const addr = e.address.toString();
+    let slots = this.storage.get(addr);
+    if (!slots) this.storage.set(addr, (slots = new Map()));
+    const top = e.stack.length - 1;
+    const key = word(e.stack[top]);
+    if (e.opcode.name === 'SLOAD') slots.set(key, word(storageValue ?? 0n));
+    else slots.set(key, word(e.stack[top - 1]));
+    let s = '{';
+    for (const [k, v] of slots) s += `${s.length > 1 ? ',' : ''}"${k}":"${v}"`;
+    return `${s}}`;
+  }
+
+  private push(text: string): void {
+    this.bytes += text.length + 1;
+    if (this.bytes > this.opts.outputCap) throw new TraceOutputTooLargeError();
+    this.logs.push(text);
+  }
+
+  /** The top-level result: gas used, failure, output (hex without 0x, as geth) and the logs. */
+  result(gasUsed: bigint, failed: boolean, returnValue: Uint8Array): Record<string, unknown> {
+    const structLogs = new RawJson(`[${this.logs.join(',')}]`);
+    this.logs.length = 0;
+    return { gas: Number(gasUsed), failed, returnValue: bareHex(returnValue), structLogs };
+  }
+
+  get outputBytes(): number {
+    return this.bytes;
+  }
+}
