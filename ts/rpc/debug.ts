@@ -1,9 +1,4 @@
-import {
-  DEFAULT_TRACE_OPTIONS,
-  TRACE_TIMEOUT_MAX_MS,
-  type TraceOptions,
-  type TracerName,
-} from '../execution/index.js';
+import { DEFAULT_TRACE_OPTIONS, TRACE_TIMEOUT_MAX_MS, type TraceOptions, type TracerName } from '../execution/index.js';
 import { type NodeContext, traceBlock, traceNativeTransaction, traceTransaction } from '../services/index.js';
 import { NotFoundError } from '../util/errors.js';
 import { resolveHeight } from './eth.js';
@@ -72,7 +67,8 @@ export function parseTraceOptions(raw: unknown): TraceOptions {
     if (typeof cfg !== 'object' || Array.isArray(cfg)) throw invalid('tracerConfig must be an object');
     const c = cfg as Record<string, unknown>;
     for (const key of Object.keys(c)) {
-      if (!TRACER_CONFIG[opts.tracer].includes(key)) throw invalid(`tracerConfig: unknown field ${key.slice(0, 64)} for ${opts.tracer}`);
+      if (!TRACER_CONFIG[opts.tracer].includes(key))
+        throw invalid(`tracerConfig: unknown field ${key.slice(0, 64)} for ${opts.tracer}`);
     }
     opts.onlyTopCall = bool(c, 'onlyTopCall', 'tracerConfig.') ?? false;
     opts.withLog = bool(c, 'withLog', 'tracerConfig.') ?? false;

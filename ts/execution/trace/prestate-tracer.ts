@@ -118,7 +118,12 @@ export class PrestateTracer {
         if (BigInt(after) !== 0n) postSlots[s] = after;
       }
       const codeChanged = !(a.code ?? Buffer.alloc(0)).equals(b.code ?? Buffer.alloc(0));
-      const changed = a.exists !== b.exists || a.balance !== b.balance || a.nonce !== b.nonce || codeChanged || Object.keys(preSlots).length > 0;
+      const changed =
+        a.exists !== b.exists ||
+        a.balance !== b.balance ||
+        a.nonce !== b.nonce ||
+        codeChanged ||
+        Object.keys(preSlots).length > 0;
       if (!changed) continue;
       if (a.exists) pre[address] = shape(a, preSlots);
       if (!b.exists) continue;

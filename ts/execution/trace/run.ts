@@ -30,7 +30,12 @@ export interface TraceSite {
  * and reward) and the supply at the end of the block; that happens after the block's last transaction,
  * so it is taken back here. Returns the EVM gas they used.
  */
-export async function applyUntraced(env: BlockEnv, state: StateOverlay, store: StateStore, txs: readonly SignedTransaction[]): Promise<bigint> {
+export async function applyUntraced(
+  env: BlockEnv,
+  state: StateOverlay,
+  store: StateStore,
+  txs: readonly SignedTransaction[],
+): Promise<bigint> {
   if (txs.length === 0) return 0n;
   const supplyBefore = getSupply(state);
   const r = await executeBlock(env, state, store, txs);
@@ -70,7 +75,8 @@ function makeSink(opts: TraceOptions, pre: StateReader, txGas: bigint) {
   if (opts.tracer === 'callTracer') {
     const t = new CallTracer(opts, txGas);
     const sink: Sink = {
-      step: (e, state) => t.step(e, e.opcode.name === 'SELFDESTRUCT' ? getAccount(state, e.address.toString()).balance : undefined),
+      step: (e, state) =>
+        t.step(e, e.opcode.name === 'SELFDESTRUCT' ? getAccount(state, e.address.toString()).balance : undefined),
       enter: (m) => t.enter(m),
       exit: (r) => t.exit(r),
     };
@@ -107,7 +113,13 @@ interface FinishInput {
  * Attach a sink to a VM's events. Every TRACE_YIELD_STEPS steps the run yields to the event loop (the
  * node keeps serving), waits for `pause`, and stops with TraceTimeoutError once past the deadline.
  */
-function attach(vm: Awaited<ReturnType<typeof blockVm>>['vm'], sink: Sink, state: StateReader, deadline: number, pause?: () => Promise<void>) {
+function attach(
+  vm: Awaited<ReturnType<typeof blockVm>>['vm'],
+  sink: Sink,
+  state: StateReader,
+  deadline: number,
+  pause?: () => Promise<void>,
+) {
   let steps = 0;
   const depths: number[] = [];
   const events = vm.evm.events;
@@ -118,7 +130,10 @@ function attach(vm: Awaited<ReturnType<typeof blockVm>>['vm'], sink: Sink, state
     if (Date.now() > deadline) throw new TraceTimeoutError();
     setImmediate(() => {
       if (!pause) return resolve?.();
-      pause().then(() => resolve?.(), () => resolve?.());
+      pause().then(
+        () => resolve?.(),
+        () => resolve?.(),
+      );
     });
   });
   events.on('beforeMessage', (m: MessageEvent) => {
@@ -149,7 +164,10 @@ async function traceOne(
   // As the block executor: the VM's fee payment to the collector is replaced by the block's fee split.
   post.delete(accountKey(FEE_COLLECTOR));
   const failed = r.execResult.exceptionError !== undefined;
-  const result = finish({ gasUsed: r.totalGasSpent, failed, returnValue: r.execResult.returnValue, post });
+  // geth: the output when successful, the revert data when reverted, nothing on other failures.
+  const reverted = r.execResult.exceptionError?.error === 'revert';
+  const returnValue = failed && !reverted ? new Uint8Array(0) : r.execResult.returnValue;
+  const result = finish({ gasUsed: r.totalGasSpent, failed, returnValue, post });
   state.absorb(pre);
   state.absorb(post);
   return { result, gasUsed: r.totalGasSpent, failed, outputBytes: outputBytes() };

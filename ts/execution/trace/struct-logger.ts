@@ -15,8 +15,11 @@ const word = (v: bigint): string => v.toString(16).padStart(64, '0');
 /** geth names where @ethereumjs/evm's differ (0x44 after the merge). */
 const GETH_OP_NAMES: Record<string, string> = { PREVRANDAO: 'DIFFICULTY' };
 
-/** Ops whose gasCost geth reports with the gas handed to the callee (opCall* dynamic gas adds callGasTemp). */
-const CALL_OPS = new Set(['CALL', 'CALLCODE', 'DELEGATECALL', 'STATICCALL']);
+/**
+ * Ops whose gasCost includes the gas handed to the callee: geth's opCall* dynamic gas adds callGasTemp;
+ * for CREATE/CREATE2 Hardhat (the tests' oracle) reports it too.
+ */
+const CALL_OPS = new Set(['CALL', 'CALLCODE', 'DELEGATECALL', 'STATICCALL', 'CREATE', 'CREATE2']);
 
 interface PendingCall {
   /** Index in `logs` of the CALL step, whose gasCost gets the callee's gas once its message starts. */
@@ -51,7 +54,7 @@ export class StructLogger {
     const name = GETH_OP_NAMES[e.opcode.name] ?? e.opcode.name;
     const depth = e.depth + 1;
     this.pendingCall = null;
-    let head = `{"pc":${e.pc},"op":"${name}","gas":${e.gasLeft},"gasCost":`;
+    const head = `{"pc":${e.pc},"op":"${name}","gas":${e.gasLeft},"gasCost":`;
     const cost = e.opcode.dynamicFee ?? BigInt(e.opcode.fee);
     let tail = `,"depth":${depth}`;
     if (!this.opts.disableStack) {
@@ -93,8 +96,12 @@ export class StructLogger {
     if (this.opts.enableReturnData) this.returnData.set(depth - 1, output);
   }
 
-  /** An op failed: geth puts the error on the failing step (the last one of the frame it ended). */
+  /**
+   * A frame ended with an error: geth puts it on the failing step (the frame's last). A REVERT step
+   * carries none: it executed, and geth logs a step with an error only when the op itself could not run.
+   */
   fault(depth: number, error: string): void {
+    if (error === 'execution reverted') return;
     if (this.lastIndex < 0 || this.lastDepth !== depth) return;
     const text = this.logs[this.lastIndex];
     if (text.includes('"error":')) return;
