@@ -70,6 +70,22 @@ test('callTracer: nested frames, CREATE2, revert reasons, SELFDESTRUCT, onlyTopC
   t.is(oog.output, undefined);
   const deploy = await rpcOk(n.url, 'debug_traceTransaction', [byName(txs, 'deploy'), { tracer: 'callTracer' }]);
   t.like(deploy, { type: 'CREATE', to: tracer });
+
+  // debug_traceCall: the same call as eth_call, on the head state (the child exists by now: no CREATE2).
+  const call = { from: devKey(1).address, to: tracer, data: tracerIface.encodeFunctionData('nested', [9n]), gas: '0x7a120' };
+  const traced = await rpcOk(n.url, 'debug_traceCall', [call, 'latest', { tracer: 'callTracer' }]);
+  t.deepEqual(
+    traced.calls.map((c: any) => c.type),
+    ['CALL', 'STATICCALL', 'STATICCALL', 'STATICCALL'],
+  );
+  t.is(traced.gas, '0x7a120');
+  // estimateGas is the lowest limit at which the call succeeds: at least the gas it uses.
+  t.true(BigInt(await rpcOk(n.url, 'eth_estimateGas', [call])) >= BigInt(traced.gasUsed));
+  const logs = await rpcOk(n.url, 'debug_traceCall', [call, 'latest']);
+  t.is(`0x${logs.returnValue}`, await rpcOk(n.url, 'eth_call', [call, 'latest']));
+  t.is(logs.failed, false);
+  t.is(logs.structLogs[0].op, 'PUSH1');
+  t.is((await rpc(n.url, 'debug_traceCall', [call, '0x1'])).error?.code, -32000);
 });
 
 test('prestateTracer: pre-state of every touched account; diffMode keeps what changed', async (t) => {

@@ -46,7 +46,7 @@ export function intrinsicGas(args: CallArgs, common: Awaited<ReturnType<typeof b
  * The EIP-2929 warm set runTx starts a transaction with (precompiles, sender, recipient, coinbase per
  * EIP-3651, the access list), so a call costs exactly what the same transaction would.
  */
-function warmAsTransaction(
+export function warmAsTransaction(
   vm: Awaited<ReturnType<typeof blockVm>>['vm'],
   caller: Address,
   args: CallArgs,

@@ -1,7 +1,8 @@
 import { DEFAULT_TRACE_OPTIONS, TRACE_TIMEOUT_MAX_MS, type TraceOptions, type TracerName } from '../execution/index.js';
-import { type NodeContext, traceBlock, traceNativeTransaction, traceTransaction } from '../services/index.js';
+import { type NodeContext, traceBlock, traceCall, traceNativeTransaction, traceTransaction } from '../services/index.js';
 import { NotFoundError } from '../util/errors.js';
-import { resolveHeight } from './eth.js';
+import { requireHeadBlockRef, resolveHeight } from './eth.js';
+import { parseCallArgs } from './evm.js';
 import { parseBlockTag } from './params.js';
 import { RPC, RpcError, type RpcTable } from './types.js';
 
@@ -103,6 +104,16 @@ export const traceMethods: RpcTable = {
       const height = await ctx.chain.blocks.heightOfHash(hash as string);
       if (height === null) throw new NotFoundError(`block ${hash} not found`);
       return traceBlock(ctx, await blockAt(ctx, height), opts);
+    },
+  },
+  debug_traceCall: {
+    params: ['any', 'blockRef?', 'any?'],
+    handler: async (ctx, [call, ref, options]) => {
+      const args = parseCallArgs(call);
+      const opts = parseTraceOptions(options);
+      // As eth_call: the node keeps the head state only (older blocks: "historical state is not available").
+      await requireHeadBlockRef(ctx, ref, 1);
+      return traceCall(ctx, args, opts);
     },
   },
   native_traceTransaction: {

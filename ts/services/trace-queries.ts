@@ -5,6 +5,8 @@ import {
   type TraceSite,
   isEvmTransaction,
   traceBlockTransactions,
+  traceCall as traceCallAt,
+  type CallArgs,
   traceTransaction as traceAt,
   traceNativeTransfer,
 } from '../execution/index.js';
@@ -81,4 +83,15 @@ export async function traceNativeTransaction(ctx: ChainContext, txid: string): P
   const { block, index, tx } = await locate(ctx, txid);
   if (isEvmTransaction(tx)) throw new EvmTransactionError();
   return atBlock(ctx, block, index, (site) => traceNativeTransfer(site, tx));
+}
+
+/** debug_traceCall: a call traced as eth_call runs it, in the environment of the block after the head. */
+export async function traceCall(ctx: ChainContext, args: CallArgs, opts: TraceOptions): Promise<unknown> {
+  const chain = ctx.chain;
+  await chain.settled();
+  const head = chain.head;
+  const env = chain.blockEnv(head.index + 1, head.validator, Math.max(head.timestamp, Math.floor(Date.now() / 1000)));
+  return traceHistoryOf(chain).withStateAfter(head.index, (parentState) =>
+    traceCallAt({ env, parentState, store: chain.state, prefix: [], pause: () => chain.settled() }, args, opts),
+  );
 }

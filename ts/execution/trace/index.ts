@@ -9,5 +9,12 @@ export {
   type TraceOptions,
   type TracerName,
 } from './types.js';
-export { type BlockTraceEntry, type TraceOutcome, type TraceSite, traceBlockTransactions, traceTransaction } from './run.js';
+export {
+  type BlockTraceEntry,
+  type TraceOutcome,
+  type TraceSite,
+  traceBlockTransactions,
+  traceCall,
+  traceTransaction,
+} from './run.js';
 export { traceNativeTransfer } from './native.js';

@@ -1,3 +1,4 @@
+import { type Address, createAddressFromString, createZeroAddress } from '@ethereumjs/util';
 import { type RunTxResult, runTx } from '@ethereumjs/vm';
 import { getSupply, putSupply } from '../../ledger/supply.js';
 import type { SignedTransaction } from '../../ledger/transaction.js';
@@ -5,8 +6,10 @@ import { baseToWei } from '../../ledger/units.js';
 import { accountKey, getAccount, putAccount, storageKey } from '../../state/accounts.js';
 import { FEE_COLLECTOR } from '../common.js';
 import { StateOverlay, type StateReader, type StateStore } from '../../state/state-store.js';
-import { type BlockEnv, blockVm, executeBlock } from '../block-executor.js';
+import { BLOCK_GAS_LIMIT, type BlockEnv, blockVm, executeBlock } from '../block-executor.js';
+import { type CallArgs, intrinsicGas, warmAsTransaction } from '../call.js';
 import { typedTransactionOf } from '../evm-tx.js';
+import { ServerError } from '../../util/errors.js';
 import { CallTracer, type MessageEvent, type MessageResult, gethError } from './call-tracer.js';
 import { PrestateTracer } from './prestate-tracer.js';
 import { StructLogger } from './struct-logger.js';
@@ -215,4 +218,41 @@ export async function traceBlockTransactions(
     out.push({ txHash: `0x${tx.txid}`, result: t.result });
   }
   return out;
+}
+
+/**
+ * debug_traceCall: trace a call as eth_call runs it (ts/execution/call.ts: intrinsic gas charged, the
+ * warm set of a real transaction, no nonce or fee checks) on top of `site.parentState`.
+ */
+export async function traceCall(site: TraceSite, args: CallArgs, opts: TraceOptions): Promise<unknown> {
+  const deadline = Date.now() + opts.timeoutMs;
+  const pre = new StateOverlay(site.parentState);
+  const post = new StateOverlay(pre);
+  const { vm, common, block } = await blockVm(site.env, post, site.store);
+  const intrinsic = intrinsicGas(args, common);
+  const gasLimit = args.gas ?? BLOCK_GAS_LIMIT;
+  if (gasLimit < intrinsic) throw new ServerError(`intrinsic gas too low: have ${gasLimit}, want ${intrinsic}`);
+  const caller: Address = args.from ? createAddressFromString(args.from) : createZeroAddress();
+  warmAsTransaction(vm, caller, args, block.header.coinbase);
+  const { sink, finish } = makeSink(opts, pre, gasLimit);
+  attach(vm, sink, post, deadline, site.pause);
+  const r = await vm.evm.runCall({
+    block,
+    caller,
+    origin: caller,
+    to: args.to ? createAddressFromString(args.to) : undefined,
+    data: args.data ?? new Uint8Array(0),
+    value: args.value ?? 0n,
+    gasLimit: gasLimit - intrinsic,
+    gasPrice: 0n,
+    skipBalance: args.value === undefined || args.value === 0n,
+  });
+  const ex = r.execResult;
+  const spent = intrinsic + ex.executionGasUsed;
+  const refund = ex.gasRefund ?? 0n;
+  // London+: refunds are capped at a fifth of the gas used (as simulateCall).
+  const gasUsed = spent - (refund < spent / 5n ? refund : spent / 5n);
+  const failed = ex.exceptionError !== undefined;
+  const returnValue = failed && ex.exceptionError?.error !== 'revert' ? new Uint8Array(0) : ex.returnValue;
+  return finish({ gasUsed, failed, returnValue, post });
 }
