@@ -1,13 +1,26 @@
 import { RawJson } from '../../util/json.js';
 import { type StepEvent, TraceOutputTooLargeError, type TraceOptions } from './types.js';
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
 /** Bytes as hex without 0x (geth's `%x`: memory words, storage keys and values, returnValue). */
 function bareHex(b: Uint8Array, from = 0, to = b.length): string {
-  let s = '';
-  for (let i = from; i < to; i++) s += HEX[b[i]];
-  return s;
+  return Buffer.from(b.buffer, b.byteOffset + from, to - from).toString('hex');
+}
+
+/**
+ * Memory as a JSON array of 64-hex words: one native hex conversion, then slices of that flat string
+ * (building it a character at a time made deep string ropes: ~30x slower on a loop's trace).
+ */
+function memoryWords(m: Uint8Array): string {
+  const hex = bareHex(m, 0, m.length - (m.length % 32));
+  const words: string[] = new Array(hex.length / 64);
+  for (let i = 0; i < words.length; i++) words[i] = `"${hex.slice(i * 64, i * 64 + 64)}"`;
+  return `[${words.join(',')}]`;
+}
+
+function stackItems(stack: bigint[]): string {
+  const items: string[] = new Array(stack.length);
+  for (let i = 0; i < stack.length; i++) items[i] = `"0x${stack[i].toString(16)}"`;
+  return `[${items.join(',')}]`;
 }
 
 const word = (v: bigint): string => v.toString(16).padStart(64, '0');
@@ -57,16 +70,8 @@ export class StructLogger {
     const head = `{"pc":${e.pc},"op":"${name}","gas":${e.gasLeft},"gasCost":`;
     const cost = e.opcode.dynamicFee ?? BigInt(e.opcode.fee);
     let tail = `,"depth":${depth}`;
-    if (!this.opts.disableStack) {
-      tail += ',"stack":[';
-      for (let i = 0; i < e.stack.length; i++) tail += `${i ? ',' : ''}"0x${e.stack[i].toString(16)}"`;
-      tail += ']';
-    }
-    if (this.opts.enableMemory) {
-      tail += ',"memory":[';
-      for (let i = 0; i + 32 <= e.memory.length; i += 32) tail += `${i ? ',' : ''}"${bareHex(e.memory, i, i + 32)}"`;
-      tail += ']';
-    }
+    if (!this.opts.disableStack) tail += `,"stack":${stackItems(e.stack)}`;
+    if (this.opts.enableMemory) tail += `,"memory":${memoryWords(e.memory)}`;
     if (!this.opts.disableStorage && (name === 'SLOAD' || name === 'SSTORE')) tail += `,"storage":${this.touch(e, storageValue)}`;
     if (e.gasRefund > 0n) tail += `,"refund":${e.gasRefund}`;
     const returnData = this.opts.enableReturnData ? this.returnData.get(depth) : undefined;
