@@ -138,7 +138,7 @@ export async function benchTracing(log: (s: string) => void = () => undefined): 
     rows.push({
       name: `struct logs, loop(${LOOP_HEAVY}), 50 MB cap [node]`,
       value: `${refused} after ${((performance.now() - t0) / 1000).toFixed(2)} s`,
-      note: `RSS +${((peak - rss0) / 2 ** 20).toFixed(0)} MiB while producing (cap 50 MB)`,
+      note: `peak RSS ${(peak / 2 ** 20).toFixed(0)} MiB (before: ${(rss0 / 2 ** 20).toFixed(0)} MiB, after earlier traces), cap 50 MB`,
     });
     // The timeout: asked 500 ms.
     const t1 = performance.now();
