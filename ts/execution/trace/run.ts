@@ -122,11 +122,13 @@ function attach(
   state: StateReader,
   deadline: number,
   pause?: () => Promise<void>,
-) {
+): void {
   let steps = 0;
   const depths: number[] = [];
   const events = vm.evm.events;
   if (!events) throw new Error('the EVM has no event emitter');
+  // A two-argument listener: the EVM awaits `resolve`, which is how the trace yields between slices
+  // (a throw here rejects that promise and ends the run: timeout, output cap).
   events.on('step', (e: StepEvent, resolve?: (v?: unknown) => void) => {
     sink.step(e, state);
     if (++steps % TRACE_YIELD_STEPS !== 0) return resolve?.();
@@ -144,7 +146,6 @@ function attach(
     sink.enter(m);
   });
   events.on('afterMessage', (r: MessageResult) => sink.exit(r, depths.pop() ?? 1));
-  return () => steps;
 }
 
 /** Trace one EVM transaction on `state` (changed as the transaction changes it). */
@@ -171,7 +172,7 @@ async function traceOne(
   const reverted = r.execResult.exceptionError?.error === 'revert';
   const returnValue = failed && !reverted ? new Uint8Array(0) : r.execResult.returnValue;
   const result = finish({ gasUsed: r.totalGasSpent, failed, returnValue, post });
-  state.absorb(pre);
+  // `pre` only reads through to `state`; the transaction's writes are all in `post`.
   state.absorb(post);
   return { result, gasUsed: r.totalGasSpent, failed, outputBytes: outputBytes() };
 }
