@@ -1,4 +1,10 @@
 import test from 'ava';
+import { join } from 'node:path';
+import { writeGenesisFile } from '../../ts/chain/genesis.js';
+import { randomKeyPair } from '../../ts/ledger/keys.js';
+import { BASE_PER_COIN } from '../../ts/ledger/units.js';
+import { saveValidatorKey } from '../../ts/node/validator-key.js';
+import { toHex } from '../../ts/util/hex.js';
 import { ethers } from 'ethers';
 import { devKey, ethersWallet, rpc, rpcOk, sendNative, signCall, waitReceipt } from '../helpers/evm.js';
 import { startTestNode } from '../helpers/node.js';
@@ -259,4 +265,35 @@ test('historical state: older blocks traced from the undo history; blocks before
   await waitReceipt(n.url, h2);
   const st = await rpcOk(n.url, 'debug_traceTransaction', [h2, { tracer: 'callTracer' }]);
   t.is(st.to, tracer.toLowerCase());
+});
+
+test('before EVM activation: debug_traceTransaction answers "tx is not an EVM transaction", native_traceTransaction works', async (t) => {
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const v = randomKeyPair();
+  saveValidatorKey(tmp.dir, v);
+  const genesisFile = join(tmp.dir, 'genesis.json');
+  writeGenesisFile(genesisFile, {
+    network: 'testnet',
+    chainId: 7120,
+    genesisTimestamp: Math.floor(Date.now() / 1000),
+    activation: { dposBft: 0, evm: 1_000_000, rewardV2: 0, tokenomicsV2: 0, nft: 1_000_000 },
+    validators: [{ address: v.address, public_key: toHex(v.publicKey), name: 'v' }],
+    alloc: new Map([[devKey(0).address, 10_000n * BASE_PER_COIN]]),
+    evmHardfork: 'prague',
+    epochLength: 3600,
+  });
+  const n = await startTestNode({ dataDir: tmp.dir, genesisFile });
+  t.teardown(() => n.stop());
+  const id = `0x${await sendNative(n.url, devKey(0), devKey(5).address, 1_000n, 0n)}`;
+  await waitFor(async () => (await rpc(n.url, 'native_traceTransaction', [id])).result, 15_000, 'native trace');
+  t.deepEqual((await rpc(n.url, 'debug_traceTransaction', [id])).error, {
+    code: -32000,
+    message: 'tx is not an EVM transaction',
+  });
+  t.like(await rpcOk(n.url, 'native_traceTransaction', [id]), {
+    op: 'NativeTransfer',
+    amount_base: 1_000,
+    to: devKey(5).address,
+  });
 });
