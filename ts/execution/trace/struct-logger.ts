@@ -34,9 +34,37 @@ const GETH_OP_NAMES: Record<string, string> = { PREVRANDAO: 'DIFFICULTY' };
  */
 const CALL_OPS = new Set(['CALL', 'CALLCODE', 'DELEGATECALL', 'STATICCALL', 'CREATE', 'CREATE2']);
 
+/** Bytes per buffer of struct-log text (a step is written into one buffer whole). */
+const CHUNK_BYTES = 1 << 20;
+
+/**
+ * The struct logs' JSON text in 1 MB buffers: about one byte of memory per byte of output, where keeping
+ * each step as a string (a rope of its parts) cost more than twice that.
+ */
+class TextChunks {
+  private readonly full: Buffer[] = [];
+  private current = Buffer.allocUnsafe(CHUNK_BYTES);
+  private used = 0;
+
+  /** Append ASCII text (every field of a step is ASCII: hex, numbers, op names, JSON-escaped errors). */
+  append(text: string): void {
+    if (this.used + text.length > this.current.length) {
+      this.full.push(this.current.subarray(0, this.used));
+      this.current = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, text.length));
+      this.used = 0;
+    }
+    this.used += this.current.write(text, this.used, 'latin1');
+  }
+
+  text(): string {
+    const parts = [...this.full, this.current.subarray(0, this.used)].map((b) => b.toString('latin1'));
+    this.full.length = 0;
+    return parts.join('');
+  }
+}
+
+/** The CALL-family step just logged, whose gasCost gets the callee's gas once its message starts. */
 interface PendingCall {
-  /** Index in `logs` of the CALL step, whose gasCost gets the callee's gas once its message starts. */
-  index: number;
   head: string;
   tail: string;
   cost: bigint;
@@ -50,13 +78,15 @@ interface PendingCall {
  * follow geth's `StructLogRes`: stack as 0x-quantities, memory as 64-hex words, storage as 64-hex maps.
  */
 export class StructLogger {
-  private readonly logs: string[] = [];
+  private readonly out = new TextChunks();
+  private count = 0;
+  /** The latest step, kept as text until the next one: a message start or a fault may still change it. */
+  private last: string | null = null;
   private bytes = 0;
   /** Storage slots touched so far, per contract address (geth shows the current contract's map). */
   private readonly storage = new Map<string, Map<string, string>>();
   private pendingCall: PendingCall | null = null;
   private lastDepth = 0;
-  private lastIndex = -1;
   /** The return data buffer of each depth: the output of the last call it made. */
   private readonly returnData = new Map<number, Uint8Array>();
 
@@ -76,13 +106,11 @@ export class StructLogger {
     if (e.gasRefund > 0n) tail += `,"refund":${e.gasRefund}`;
     const returnData = this.opts.enableReturnData ? this.returnData.get(depth) : undefined;
     if (returnData && returnData.length > 0) tail += `,"returnData":"0x${bareHex(returnData)}"`;
-    const index = this.logs.length;
     this.push(`${head}${cost}${tail}}`);
     this.lastDepth = depth;
-    this.lastIndex = index;
     if (CALL_OPS.has(name)) {
       const value = name === 'CALL' || name === 'CALLCODE' ? e.stack[e.stack.length - 3] : 0n;
-      this.pendingCall = { index, head, tail, cost, stipend: value > 0n ? 2300n : 0n };
+      this.pendingCall = { head, tail, cost, stipend: value > 0n ? 2300n : 0n };
     }
   }
 
@@ -90,10 +118,8 @@ export class StructLogger {
   messageStarted(gasLimit: bigint): void {
     const p = this.pendingCall;
     this.pendingCall = null;
-    if (!p) return;
-    const text = `${p.head}${p.cost + gasLimit - p.stipend}${p.tail}}`;
-    this.bytes += text.length - this.logs[p.index].length;
-    this.logs[p.index] = text;
+    if (!p || this.last === null) return;
+    this.replaceLast(`${p.head}${p.cost + gasLimit - p.stipend}${p.tail}}`);
   }
 
   /** A message at `depth` returned: its output is its caller's return data buffer. */
@@ -107,12 +133,20 @@ export class StructLogger {
    */
   fault(depth: number, error: string): void {
     if (error === 'execution reverted') return;
-    if (this.lastIndex < 0 || this.lastDepth !== depth) return;
-    const text = this.logs[this.lastIndex];
-    if (text.includes('"error":')) return;
-    const withError = `${text.slice(0, -1)},"error":${JSON.stringify(error)}}`;
-    this.bytes += withError.length - text.length;
-    this.logs[this.lastIndex] = withError;
+    const text = this.last;
+    if (text === null || this.lastDepth !== depth || text.includes('"error":')) return;
+    this.replaceLast(`${text.slice(0, -1)},"error":${JSON.stringify(error)}}`);
+  }
+
+  private replaceLast(text: string): void {
+    this.bytes += text.length - (this.last?.length ?? 0);
+    this.last = text;
+  }
+
+  private flushLast(): void {
+    if (this.last === null) return;
+    this.out.append(this.count++ === 0 ? this.last : `,${this.last}`);
+    this.last = null;
   }
 
   private touch(e: StepEvent, storageValue: bigint | undefined): string {
@@ -131,13 +165,14 @@ export class StructLogger {
   private push(text: string): void {
     this.bytes += text.length + 1;
     if (this.bytes > this.opts.outputCap) throw new TraceOutputTooLargeError();
-    this.logs.push(text);
+    this.flushLast();
+    this.last = text;
   }
 
   /** The top-level result: gas used, failure, output (hex without 0x, as geth) and the logs. */
   result(gasUsed: bigint, failed: boolean, returnValue: Uint8Array): Record<string, unknown> {
-    const structLogs = new RawJson(`[${this.logs.join(',')}]`);
-    this.logs.length = 0;
+    this.flushLast();
+    const structLogs = new RawJson(`[${this.out.text()}]`);
     return { gas: Number(gasUsed), failed, returnValue: bareHex(returnValue), structLogs };
   }
 
