@@ -42,6 +42,9 @@ export async function applyUntraced(
   if (txs.length === 0) return 0n;
   const supplyBefore = getSupply(state);
   const r = await executeBlock(env, state, store, txs);
+  // These transactions are in a committed block: each applied then, so each must apply again.
+  const lost = r.dropped[0]?.reason ?? (r.deferred.length ? 'deferred' : null);
+  if (lost) throw new ServerError(`re-execution of block ${env.height} diverged: ${lost}`);
   const credit = r.feesWei - r.burnedWei + baseToWei(r.rewardBase);
   if (credit > 0n) {
     const proposer = getAccount(state, env.proposer);
