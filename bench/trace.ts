@@ -11,7 +11,9 @@ import { EvmSender, callData, deployData, devParams, openChain, produce, storedE
 import type { Row } from './ledger.js';
 
 const HARDHAT_FIXTURE = fileURLToPath(new URL('../../test/fixtures/hardhat/', import.meta.url));
-const RUNS = 3;
+/** Timed runs per measurement (median), after WARM untimed ones (both sides: JIT and caches warm). */
+const RUNS = 5;
+const WARM = 3;
 /** Loop iterations whose default struct logs stay under the 50 MB cap (hardhat answers the same trace). */
 const LOOP_SMALL = 1_000n;
 /** A heavy loop (~1.6 M steps) for the call tracer, the output cap and the timeout. */
@@ -115,6 +117,7 @@ export async function benchTracing(log: (s: string) => void = () => undefined): 
     for (const c of cases) {
       const times: number[] = [];
       let text = '';
+      for (let i = 0; i < WARM; i++) await run(c.txid, DEFAULT_TRACE_OPTIONS);
       for (let i = 0; i < RUNS; i++) ({ ms: times[i], text } = await run(c.txid, DEFAULT_TRACE_OPTIONS));
       const n = text.split('"pc":').length - 1;
       steps.set(c.name, n);
@@ -124,7 +127,9 @@ export async function benchTracing(log: (s: string) => void = () => undefined): 
         note: `${n.toLocaleString()} steps, ${(text.length / 1e6).toFixed(1)} MB, median of ${RUNS}`,
       });
       const callTimes: number[] = [];
-      for (let i = 0; i < RUNS; i++) callTimes[i] = (await run(c.txid, { ...DEFAULT_TRACE_OPTIONS, tracer: 'callTracer' })).ms;
+      const callOpts: TraceOptions = { ...DEFAULT_TRACE_OPTIONS, tracer: 'callTracer' };
+      for (let i = 0; i < WARM; i++) await run(c.txid, callOpts);
+      for (let i = 0; i < RUNS; i++) callTimes[i] = (await run(c.txid, callOpts)).ms;
       rows.push({
         name: `callTracer, ${c.name} [node]`,
         value: perSec(n, median(callTimes)),
@@ -161,10 +166,10 @@ export async function benchTracing(log: (s: string) => void = () => undefined): 
     log('  hardhat ...');
     const hh = await hardhatTimings(
       raws,
-      cases.flatMap((c) => Array.from({ length: RUNS }, () => ({ hash: `0x${c.txid}` }))),
+      cases.flatMap((c) => Array.from({ length: WARM + RUNS }, () => ({ hash: `0x${c.txid}` }))),
     );
     cases.forEach((c, i) => {
-      const runs = hh.slice(i * RUNS, (i + 1) * RUNS);
+      const runs = hh.slice(i * (WARM + RUNS) + WARM, (i + 1) * (WARM + RUNS));
       const ms = median(runs.map((r) => r.ms));
       rows.push({
         name: `struct logs, ${c.name} [hardhat@2]`,
