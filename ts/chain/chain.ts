@@ -7,7 +7,7 @@ import type { NativeRuleContext } from '../ledger/rules.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import { baseToWei } from '../ledger/units.js';
 import { getAccount, putAccount } from '../state/accounts.js';
-import { StateOverlay, StateStore } from '../state/state-store.js';
+import { StateOverlay, StateStore, type StateUndo } from '../state/state-store.js';
 import type { KvStore } from '../storage/index.js';
 import { fromHex, toHex } from '../util/hex.js';
 import {
@@ -44,7 +44,8 @@ export interface Execution {
 }
 
 export interface ChainEvents {
-  block: [Block, ExecutionResult | null];
+  /** A committed block, its execution, and the undo record of its state changes (tracing keeps recent ones). */
+  block: [Block, ExecutionResult | null, StateUndo];
 }
 
 /**
@@ -284,7 +285,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     }
     this.headBlock = p.block;
     this.settle();
-    this.emit('block', p.block, p.result);
+    this.emit('block', p.block, p.result, p.undo);
   }
 
   /** Drop a proposal that will not be committed. */

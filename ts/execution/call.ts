@@ -94,7 +94,7 @@ export function intrinsicGas(args: CallArgs, chain: Common): bigint {
  * The EIP-2929 warm set runTx starts a transaction with (precompiles, sender, recipient, coinbase per
  * EIP-3651, the access list), so a call costs exactly what the same transaction would.
  */
-function warmAsTransaction(vm: VM, caller: Address, args: CallArgs, coinbase: Address): void {
+export function warmAsTransaction(vm: VM, caller: Address, args: CallArgs, coinbase: Address): void {
   if (!vm.common.isActivatedEIP(2929)) return;
   const j = vm.evm.journal;
   const unprefixed = (a: string | Address): string => a.toString().slice(2).toLowerCase();

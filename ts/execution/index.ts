@@ -32,6 +32,7 @@ export {
   InProcessCallRunner,
   defaultCallWorkers,
 } from './call-pool.js';
+export * from './trace/index.js';
 export {
   MalformedRawTransactionError,
   checkEvmGasRules,

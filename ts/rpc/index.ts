@@ -1,5 +1,6 @@
 import type { NodeContext } from '../services/index.js';
 import { type DispatchOptions, RpcDispatcher } from './dispatcher.js';
+import { traceMethods } from './debug.js';
 import { ethMethods } from './eth.js';
 import { evmMethods } from './evm.js';
 import { nativeMethods, netWeb3Methods } from './native.js';
@@ -36,6 +37,7 @@ export const rpcMethods: RpcTable = {
   ...ethMethods,
   ...netWeb3Methods,
   ...nativeMethods,
+  ...traceMethods,
 };
 
 export function createRpcDispatcher(ctx: NodeContext, opts: DispatchOptions = {}): RpcDispatcher {

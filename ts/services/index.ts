@@ -18,3 +18,5 @@ export * from './stats-queries.js';
 export * from './evm-queries.js';
 export * from './log-queries.js';
 export * from './evm-tokens.js';
+export * from './trace-queries.js';
+export { TRACE_HISTORY_BLOCKS, traceHistoryOf } from './trace-history.js';

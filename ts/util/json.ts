@@ -23,15 +23,39 @@ export function parseJsonExact(text: string): unknown {
   });
 }
 
-/** JSON.stringify that writes bigint as a bare JSON integer (exact), not a string. */
+/** Texts of the RawJson values met by the JSON.stringify call in progress (synchronous, so one list suffices). */
+let rawTexts: string[] = [];
+
+/**
+ * Already serialized JSON that stringifyExact inserts verbatim: a trace's struct logs are produced as
+ * text while the EVM runs (counted against the output cap), not as objects serialized again at the end.
+ */
+export class RawJson {
+  constructor(readonly text: string) {}
+  toJSON(): string {
+    rawTexts.push(this.text);
+    return `\u0000RAW${rawTexts.length - 1}\u0000`;
+  }
+}
+
+function insertRaw(text: string): string {
+  if (rawTexts.length === 0) return text;
+  const texts = rawTexts;
+  rawTexts = [];
+  return text.replace(/"\\u0000RAW(\d+)\\u0000"/g, (_m, i: string) => texts[Number(i)]);
+}
+
+/** JSON.stringify that writes bigint as a bare JSON integer (exact), not a string, and RawJson verbatim. */
 export function stringifyExact(value: unknown): string {
+  rawTexts = [];
   // Fast path: most answers (all JSON-RPC results are hex strings) hold no bigint; JSON.stringify
   // throws a TypeError on the first bigint it meets, and only then is the replacer walk needed.
   try {
-    return JSON.stringify(value);
+    return insertRaw(JSON.stringify(value));
   } catch (err) {
     if (!(err instanceof TypeError)) throw err;
   }
+  rawTexts = [];
   const marks: string[] = [];
   const text = JSON.stringify(value, (_k, v) => {
     if (typeof v === 'bigint') {
@@ -40,8 +64,8 @@ export function stringifyExact(value: unknown): string {
     }
     return v;
   });
-  if (marks.length === 0) return text;
-  return text.replace(/"\\u0000BIG(\d+)\\u0000"/g, (_m, i: string) => marks[Number(i)]);
+  const exact = marks.length === 0 ? text : text.replace(/"\\u0000BIG(\d+)\\u0000"/g, (_m, i: string) => marks[Number(i)]);
+  return insertRaw(exact);
 }
 
 /** Integer-valued JSON field as bigint, or undefined when it is not an exact non-negative integer. */

@@ -1,0 +1,20 @@
+export {
+  DEFAULT_TRACE_OPTIONS,
+  HistoricalStateUnavailableError,
+  TRACE_OUTPUT_CAP_BYTES,
+  TRACE_TIMEOUT_DEFAULT_MS,
+  TRACE_TIMEOUT_MAX_MS,
+  TraceOutputTooLargeError,
+  TraceTimeoutError,
+  type TraceOptions,
+  type TracerName,
+} from './types.js';
+export {
+  type BlockTraceEntry,
+  type TraceOutcome,
+  type TraceSite,
+  traceBlockTransactions,
+  traceCall,
+  traceTransaction,
+} from './run.js';
+export { traceNativeTransfer } from './native.js';

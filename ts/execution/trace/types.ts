@@ -1,0 +1,74 @@
+import { NodeError } from '../../util/errors.js';
+
+/** Spec limits (auxiliary interfaces, Limits): trace timeout default and maximum, struct-log output cap. */
+export const TRACE_TIMEOUT_DEFAULT_MS = 10_000;
+export const TRACE_TIMEOUT_MAX_MS = 30_000;
+export const TRACE_OUTPUT_CAP_BYTES = 50 * 1024 * 1024;
+/** Steps between two yields to the event loop (and timeout checks) while a trace runs on the main thread. */
+export const TRACE_YIELD_STEPS = 4096;
+
+export type TracerName = 'structLogger' | 'callTracer' | 'prestateTracer';
+
+/** Options of debug_traceTransaction / debug_traceCall / debug_traceBlock*, after parsing (rpc/debug.ts). */
+export interface TraceOptions {
+  tracer: TracerName;
+  timeoutMs: number;
+  /** Struct-log output cap in bytes of JSON (the spec's 50 MB by default). */
+  outputCap: number;
+  disableStack: boolean;
+  enableMemory: boolean;
+  disableStorage: boolean;
+  enableReturnData: boolean;
+  /** callTracer */
+  onlyTopCall: boolean;
+  withLog: boolean;
+  /** prestateTracer */
+  diffMode: boolean;
+}
+
+export const DEFAULT_TRACE_OPTIONS: TraceOptions = {
+  tracer: 'structLogger',
+  timeoutMs: TRACE_TIMEOUT_DEFAULT_MS,
+  outputCap: TRACE_OUTPUT_CAP_BYTES,
+  disableStack: false,
+  enableMemory: true,
+  disableStorage: false,
+  enableReturnData: false,
+  onlyTopCall: false,
+  withLog: false,
+  diffMode: false,
+};
+
+/** The trace ran past its timeout (spec: -32000 "trace timeout"). */
+export class TraceTimeoutError extends NodeError {
+  constructor() {
+    super('trace timeout', 400, -32000);
+  }
+}
+
+/** The struct-log output passed the cap while being produced (spec: -32000 "output too large"). */
+export class TraceOutputTooLargeError extends NodeError {
+  constructor() {
+    super('output too large', 400, -32000);
+  }
+}
+
+/** The state before the traced transaction cannot be rebuilt (geth: "historical state not available"). */
+export class HistoricalStateUnavailableError extends NodeError {
+  constructor(height: number, reason: string) {
+    super(`historical state not available: block ${height} (${reason})`, 400, -32000);
+  }
+}
+
+/** What every tracer sees of a step (the fields of @ethereumjs/evm's `step` event it reads). */
+export interface StepEvent {
+  pc: number;
+  gasLeft: bigint;
+  gasRefund: bigint;
+  opcode: { name: string; fee: number; dynamicFee?: bigint; code: number };
+  stack: bigint[];
+  depth: number;
+  memory: Uint8Array;
+  address: { bytes: Uint8Array; toString(): string };
+  codeAddress: { toString(): string };
+}
