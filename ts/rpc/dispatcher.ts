@@ -148,7 +148,14 @@ export class RpcDispatcher {
 export function serializeRpc(out: RpcResponse | RpcResponse[]): string {
   if (!Array.isArray(out) && out.error === undefined && typeof out.result === 'string') {
     const id = out.id;
-    const idText = typeof id === 'number' ? (Number.isFinite(id) ? String(id) : 'null') : JSON.stringify(id);
+    const idText =
+      typeof id === 'bigint'
+        ? id.toString()
+        : typeof id === 'number'
+          ? Number.isFinite(id)
+            ? String(id)
+            : 'null'
+          : JSON.stringify(id);
     return `{"jsonrpc":"2.0","id":${idText},"result":${JSON.stringify(out.result)}}`;
   }
   return stringifyExact(out);
