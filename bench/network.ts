@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +15,11 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
 function start(n: TestnetNode): ChildProcess {
   const argv = n.start.split(' ');
-  return spawn(process.execPath, argv.slice(1), { cwd: REPO, stdio: 'ignore' });
+  const p = spawn(process.execPath, argv.slice(1), { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
+  p.once('exit', (code, signal) => {
+    if (signal !== 'SIGKILL') process.stderr.write(`${n.name} exited early (${code ?? signal})\n`);
+  });
+  return p;
 }
 
 async function height(url: string): Promise<number> {
@@ -28,9 +33,25 @@ async function height(url: string): Promise<number> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+const portFree = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+
+/** A base port whose API (P+i) and P2P (P+100+i) ports are free for 5 nodes. */
+async function freeBase(): Promise<number> {
+  for (;;) {
+    const base = 41_000 + Math.floor(Math.random() * 40) * 200;
+    const ports = [0, 1, 2, 3, 4].flatMap((i) => [base + i, base + 100 + i]);
+    if ((await Promise.all(ports.map(portFree))).every(Boolean)) return base;
+  }
+}
+
 export async function benchNetwork(blocks = 40, syncBlocks = 300): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'native-bench-net-'));
-  const base = 41_000 + Math.floor(Math.random() * 40) * 100;
+  const base = await freeBase();
   const procs: ChildProcess[] = [];
   try {
     const nodes = generateTestnet({
