@@ -43,7 +43,8 @@ const portFree = (port: number): Promise<boolean> =>
 /** A base port whose API (P+i) and P2P (P+100+i) ports are free for 5 nodes. */
 async function freeBase(): Promise<number> {
   for (;;) {
-    const base = 41_000 + Math.floor(Math.random() * 40) * 200;
+    // Below Linux's ephemeral range (32768+), where outgoing connections could take a port first.
+    const base = 20_000 + Math.floor(Math.random() * 60) * 200;
     const ports = [0, 1, 2, 3, 4].flatMap((i) => [base + i, base + 100 + i]);
     if ((await Promise.all(ports.map(portFree))).every(Boolean)) return base;
   }

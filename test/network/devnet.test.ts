@@ -24,7 +24,8 @@ async function portFree(port: number): Promise<boolean> {
 /** A base port whose API (P+i) and P2P (P+100+i) ports are all free for n nodes. */
 async function freeBasePort(n: number): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 400) * 100;
+    // Below Linux's ephemeral range (32768+), where outgoing connections could take a port first.
+    const base = 20_000 + Math.floor(Math.random() * 120) * 100;
     const ports = Array.from({ length: n }, (_, i) => [base + i, base + 100 + i]).flat();
     if ((await Promise.all(ports.map(portFree))).every(Boolean)) return base;
   }
