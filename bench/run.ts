@@ -4,8 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { crypto } from '../ts/crypto/index.js';
 import { benchCrypto } from './crypto.js';
 import { benchEvmExecution, benchGetLogs } from './evm.js';
+import { benchEvmGas } from './evm-gas.js';
 import { benchHttpSubmission } from './http-e2e.js';
-import { benchHttpLoad } from './http-load.js';
+import { baselineMain, benchHttpLoad } from './http-load.js';
 import { type Row, benchBlockExecution, benchStateRoot } from './ledger.js';
 
 /** Runs every benchmark and writes bench/RESULTS.md (machine, date, command, numbers). */
@@ -33,8 +34,27 @@ async function main(): Promise<void> {
     md: [`Crypto backend in use: \`${crypto().name}\` (the native addon when built: \`npm run build:native\`).`, ''],
     rows: [...(await benchEvmExecution()), ...(await benchGetLogs(log))],
   });
+  log('EVM gas throughput ...');
+  sections.push({
+    title: 'EVM gas throughput and the block slot',
+    md: [
+      'What block production spends per gas (execute + state root, the part that grows with gas), and what a',
+      'full 30M-gas block costs; the proposer packs `--block-pack-gas` (docs/evm.md "Block time"). eth_call',
+      'through the call-worker pool against in-process.',
+      '',
+    ],
+    rows: await benchEvmGas(),
+  });
   log('HTTP end-to-end ...');
   const http: Row[] = [];
+  const before = baselineMain();
+  const rounds = Number(process.env.BENCH_E2E_ROUNDS ?? 3);
+  // Before and after alternate, BENCH_E2E_ROUNDS times each; every run is a row (the machine is noisy).
+  for (let r = 0; r < rounds; r++) {
+    if (before)
+      http.push(...(await benchHttpSubmission('uws', 64, 160, 'raw keep-alive lanes', { main: before, label: 'before' })));
+    http.push(...(await benchHttpSubmission('uws', 64, 160, 'raw keep-alive lanes')));
+  }
   for (const backend of ['uws', 'node'] as const) http.push(...(await benchHttpSubmission(backend)));
   sections.push({ title: 'End-to-end HTTP submission', rows: http });
   log('HTTP load vs peers ...');
@@ -51,7 +71,7 @@ async function main(): Promise<void> {
     `- Date: ${new Date().toISOString()}`,
     `- Machine: ${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${process.platform}`,
     `- Node.js ${process.version}`,
-    '- Command: `npm run bench` (compiles, then `node dist/bench/run.js`)',
+    `- Command: \`${before ? `BENCH_BASELINE=${process.env.BENCH_BASELINE} ` : ''}npm run bench\` (compiles, then \`node dist/bench/run.js\`)${before ? `; "before" rows: the baseline build in ${process.env.BENCH_BASELINE} (scripts/bench-baseline.sh)` : ''}`,
     '- Shared, noisy machine: treat differences under ~15% as noise.',
     '',
     ...sections.flatMap((s) => [

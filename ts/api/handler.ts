@@ -131,9 +131,12 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
     let headers = base ? (result.headers ? Object.assign(base, result.headers) : base) : result.headers;
     if (result.raw !== undefined) return { status, headers, body: result.raw };
     if (result.body === undefined) return { status, headers };
-    headers = headers === result.headers ? { ...headers } : (headers ?? {});
+    const body = stringifyExact(result.body);
+    // Most JSON answers add no header: the shared frozen set (checked once by the HTTP layer).
+    if (!headers) return { status, headers: JSON_TYPE, body };
+    headers = headers === result.headers ? { ...headers } : headers;
     headers['content-type'] = 'application/json';
-    return { status, headers, body: stringifyExact(result.body) };
+    return { status, headers, body };
   };
 
   const failed = (err: unknown, req: HttpRequest, base: Record<string, string> | undefined): HttpResponse => {
@@ -233,3 +236,4 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
 }
 
 const EMPTY_PARAMS = Object.freeze({});
+const JSON_TYPE: Record<string, string> = Object.freeze({ 'content-type': 'application/json' });

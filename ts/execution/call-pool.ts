@@ -1,6 +1,6 @@
 /**
  * eth_call / eth_estimateGas off the main thread: a Piscina pool of call workers (call-worker.ts), each
- * call reading a StateSnapshot over its own MessageChannel (docs/evm.md "Calls off the main thread").
+ * call reading a StateSnapshot through its worker's state channel (docs/evm.md "Calls off the main thread").
  * Bounded: `workers` calls run at once, `maxQueue` more wait in the pool's own queue; beyond that run()
  * refuses at once. Every call has a deadline, queueing included: a call still queued then ends without
  * touching a worker; a running one is stopped by the worker itself at its next check (deadline.ts), and
@@ -41,6 +41,8 @@ export interface CallLimits {
 export interface CallPoolOptions extends CallLimits {
   workers: number;
   maxQueue: number;
+  /** A worker failed outside a call (it is replaced); the calls it ran fail on their own. */
+  onError?: (err: unknown) => void;
 }
 
 /** One call to run: its kind, the environment of the next block, the state it reads. */
@@ -135,7 +137,7 @@ function prefetch(snapshot: StateSnapshot, args: CallArgs): [KeyStr, Uint8Array 
   return keys.map((k) => [k, snapshot.get(k) ?? null]);
 }
 
-/** A call waiting for a worker. */
+/** A call waiting for a worker; start() hands it the slot of a call that ended. */
 interface Waiting {
   start: () => void;
   timer: NodeJS.Timeout;
@@ -143,7 +145,7 @@ interface Waiting {
 
 export class CallPool implements CallRunner {
   private pool: Piscina | null = null;
-  /** Calls handed to Piscina: never more than the workers, so each starts at once. */
+  /** Slots taken by calls handed to Piscina: never more than the workers, so each starts at once. */
   private running = 0;
   /** Calls waiting for a worker, FIFO; the pool's own queue, so a call past its deadline leaves it untouched. */
   private readonly queue: Waiting[] = [];
@@ -187,6 +189,8 @@ export class CallPool implements CallRunner {
         const port = (m as Record<string, unknown> | null)?.[STATE_PORT];
         if (port instanceof MessagePortClass) serve(port, this.live);
       });
+      // Without a listener an 'error' event would throw on the main thread.
+      this.pool.on('error', (err: unknown) => this.opts.onError?.(err));
     }
     return this.pool;
   }
@@ -194,7 +198,8 @@ export class CallPool implements CallRunner {
   async run(req: CallRequest): Promise<CallReply> {
     if (this.pending >= this.capacity) throw new CallPoolBusyError(this.capacity);
     const deadline = Date.now() + this.timeoutMs;
-    if (this.running >= this.opts.workers) {
+    if (this.running < this.opts.workers) this.running++;
+    else {
       const started = await new Promise<boolean>((resolve) => {
         const w: Waiting = {
           start: () => resolve(true),
@@ -208,16 +213,15 @@ export class CallPool implements CallRunner {
       });
       if (!started) return { kind: 'timeout' };
     }
-    this.running++;
     try {
       return await this.dispatch(req, deadline);
     } finally {
-      this.running--;
+      // The slot passes to the oldest waiting call, or is freed.
       const next = this.queue.shift();
       if (next) {
         clearTimeout(next.timer);
         next.start();
-      }
+      } else this.running--;
     }
   }
 

@@ -123,6 +123,7 @@ export class NativeNode {
       maxQueue: config.rpcEvmQueue,
       gasCap: config.rpcGasCap,
       timeoutMs: config.rpcEvmTimeoutMs,
+      onError: (err) => log.error({ err }, 'call worker failed'),
     });
     try {
       const chain = new Chain(params, db, config.windowSize);
