@@ -148,6 +148,15 @@ async function getJson(port: number, path: string): Promise<any> {
  */
 const signedCache = new Map<string, ReturnType<typeof signedTransfers>>();
 
+/** One run's numbers (for medians over runs). */
+export interface SubmissionStats {
+  acceptedPerSec: number;
+  includedPerSec: number;
+  /** CPU microseconds per transaction (Linux only). */
+  nodeCpuUs?: number;
+  clientCpuUs?: number;
+}
+
 export type SubmissionClient = 'keep-alive lanes' | 'raw keep-alive lanes' | 'pipelined';
 
 export async function benchHttpSubmission(
@@ -155,7 +164,7 @@ export async function benchHttpSubmission(
   lanes = 64,
   perSender = 160,
   mode: SubmissionClient = 'keep-alive lanes',
-  opts: { main?: string; label?: string } = {},
+  opts: { main?: string; label?: string; onStats?: (s: SubmissionStats) => void } = {},
 ): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'native-bench-http-'));
   const validator = randomKeyPair();
@@ -231,6 +240,12 @@ export async function benchHttpSubmission(
         ? `; CPU per tx: node ${perTx(nodeCpu1 - nodeCpu0)}, client ${perTx((clientCpu.user + clientCpu.system) / 1000)}`
         : '';
     const who = `${backend}, ${mode}${opts.label ? `, ${opts.label}` : ''}`;
+    opts.onStats?.({
+      acceptedPerSec: accepted / ((t1 - t0) / 1000),
+      includedPerSec: accepted / ((t2 - t0) / 1000),
+      nodeCpuUs: nodeCpu0 !== undefined && nodeCpu1 !== undefined ? ((nodeCpu1 - nodeCpu0) * 1000) / txs.length : undefined,
+      clientCpuUs: ((clientCpu.user + clientCpu.system) / 1000 / txs.length) * 1000,
+    });
     return [
       {
         name: `HTTP submission [${who}]: ${txs.length.toLocaleString()} signed transfers from ${lanes} senders, node in its own process`,

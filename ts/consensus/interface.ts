@@ -12,10 +12,11 @@ export interface ConsensusEngine {
 
 /**
  * Default gas a proposer packs into a block (`--block-pack-gas`): what the slowest measured mix, a tight
- * loop, executes in about half of a 1 s slot (bench/RESULTS.md "EVM gas"; docs/evm.md "Block time").
- * The block gas limit (30M) stays the validity rule; the block's first EVM transaction may use all of it.
+ * loop, executes in at most ~0.6 s of a 1 s slot on the shared bench machine (bench/RESULTS.md "EVM gas
+ * throughput"; docs/evm.md "Block time"). The block gas limit (30M) stays the validity rule; the block's
+ * first EVM transaction may use all of it.
  */
-export const DEFAULT_PACK_GAS_LIMIT = 8_000_000n;
+export const DEFAULT_PACK_GAS_LIMIT = 5_000_000n;
 
 export interface ProducedBlockInfo {
   height: number;

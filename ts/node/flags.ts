@@ -189,7 +189,7 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
     name: 'block-pack-gas',
     type: 'string',
     env: 'NATIVE_BLOCK_PACK_GAS',
-    default: '8000000',
+    default: '5000000',
     value: 'GAS',
     help: 'EVM gas a proposer packs per block (the 30M limit stays the validity rule; docs/evm.md)',
   },
