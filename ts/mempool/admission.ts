@@ -54,6 +54,8 @@ export class TxAdmission {
   onReject?: (reason: RejectReason) => void;
   /** A transaction entered the pool from an API submission (the node gossips it to peers). */
   onAdmitted?: (tx: SignedTransaction) => void;
+  /** A transaction entered the pool as pending, from any source (the node's event feed). */
+  onPooled?: (tx: SignedTransaction) => void;
   /** The node's clock in Unix seconds (tests move it). */
   now: () => number = () => Math.floor(Date.now() / 1000);
 
@@ -67,6 +69,7 @@ export class TxAdmission {
     try {
       const status = await this.admit(tx, source);
       if (source === 'api') this.onAdmitted?.(tx);
+      if (status === 'pending') this.onPooled?.(tx);
       return status;
     } catch (err) {
       this.report(err);
@@ -115,7 +118,8 @@ export class TxAdmission {
       tx = storedEvmTransaction(typed, raw, this.now());
       checkEvmGasRules(typed);
       markEvmChecked(tx);
-      this.checkPoolRules(tx, typed.value + typed.gasLimit * maxPricePerGas(typed), source);
+      if (this.checkPoolRules(tx, typed.value + typed.gasLimit * maxPricePerGas(typed), source) === 'pending')
+        this.onPooled?.(tx);
     } catch (err) {
       if (err instanceof MalformedRawTransactionError) throw new InvalidParamsError(err.message);
       throw err;

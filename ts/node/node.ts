@@ -27,7 +27,7 @@ import type { KeyPair } from '../ledger/keys.js';
 import { P2PNetwork, PeerMisbehaviour, loadOrCreateNodeKey } from '../network/index.js';
 import { rpcMethods } from '../rpc/index.js';
 import { BlockSync, admitGossipedTransaction } from '../sync/index.js';
-import { AuditLog, NODE_VERSION, type NodeContext, redactConfig, traceHistoryOf } from '../services/index.js';
+import { AuditLog, ChainEventFeed, NODE_VERSION, type NodeContext, redactConfig, traceHistoryOf } from '../services/index.js';
 import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
 import { chainParamsFor } from './genesis-params.js';
@@ -142,6 +142,9 @@ export class NativeNode {
       }
       const mempool = new Mempool({ ...DEFAULT_MEMPOOL_LIMITS, maxPerSender: config.maxPerSender, maxTotal: config.maxMempool });
       const admission = new TxAdmission(chain, mempool);
+      const events = new ChainEventFeed();
+      events.attachChain(chain);
+      admission.onPooled = (tx) => events.pendingTransaction(tx);
       const consensus = new PoaEngine(chain, mempool, key, {
         blockTimeMs: config.blockTimeMs,
         maxBlockTxs: config.maxBlockTxs,
@@ -159,6 +162,7 @@ export class NativeNode {
         cryptoBackend: backend,
         audit: auditLog,
         evmCalls,
+        events,
       };
       const m = createMetrics(new Registry(), {
         height: () => chain.height,

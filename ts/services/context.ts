@@ -4,6 +4,7 @@ import type { CallRunner } from '../execution/index.js';
 import type { TxAdmission } from '../mempool/admission.js';
 import type { Mempool } from '../mempool/mempool.js';
 import type { AuditLog } from './audit-log.js';
+import type { ChainEventFeed } from './chain-events.js';
 
 /** Everything a query or command needs; built once by ts/node and passed to every interface. */
 export interface NodeContext {
@@ -23,6 +24,8 @@ export interface NodeContext {
   metrics?: MetricsExposition;
   /** Runs eth_call / eth_estimateGas in the call worker pool; absent: in-process (benches, service tests). */
   evmCalls?: CallRunner;
+  /** The node's event source (finalized blocks, pending transactions) for push interfaces. */
+  events?: ChainEventFeed;
   /** The P2P view (peers, sync); absent on a node started without networking. */
   network?: NetworkView;
 }

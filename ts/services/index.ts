@@ -20,3 +20,4 @@ export * from './log-queries.js';
 export * from './evm-tokens.js';
 export * from './trace-queries.js';
 export { TRACE_HISTORY_BLOCKS, traceHistoryOf } from './trace-history.js';
+export * from './chain-events.js';
