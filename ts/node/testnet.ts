@@ -124,7 +124,7 @@ export function generateTestnet(o: TestnetOptions): TestnetNode[] {
       `--port ${o.basePort + i}`,
       '--p2p-host 127.0.0.1',
       `--p2p-port ${o.basePort + 100 + i}`,
-      `--peers ${peers.join(',')}`,
+      ...(peers.length ? [`--peers ${peers.join(',')}`] : []),
       `--block-time-ms ${o.blockTimeMs}`,
       // A local devnet: no per-IP rate limits (the spec's limits stay the default elsewhere).
       '--rate-limit-global 0 --rate-limit-write 0',
