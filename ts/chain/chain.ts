@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { crypto } from '../crypto/index.js';
-import { type BlockEnv, type ExecutionResult, encodeReceipts, executeBlock } from '../execution/index.js';
+import { type BlockEnv, type ExecutionResult, encodeReceipts, executeBlock, operationEnv } from '../execution/index.js';
 import { type KeyPair, signDigest } from '../ledger/keys.js';
 import { getSupply, putSupply } from '../ledger/supply.js';
 import type { NativeRuleContext } from '../ledger/rules.js';
@@ -11,19 +11,32 @@ import { StateOverlay, StateStore, type StateUndo } from '../state/state-store.j
 import type { KvStore } from '../storage/index.js';
 import { fromHex, toHex } from '../util/hex.js';
 import {
+  BFT_HEADER_VERSION,
   type Block,
   type BlockHeader,
+  type ConsensusData,
   type ConsensusPhase,
   EMPTY_BLOOM_HEX,
   HEADER_VERSION,
   blockHash,
+  evidenceHash,
+  lastCommitHash,
   receiptsRootOf,
   txMerkleRoot,
 } from './block.js';
+import { applyEvidence, decodeEvidence } from './evidence.js';
 import { BlockStore } from './block-store.js';
 import { type ChainParams, ledgerParams } from './params.js';
 import { consensusPhaseAt } from './schedule.js';
-import { type AppliedBlock, type BlockContext, txRuleContext, validateAndApply, validateExecuted } from './validate-block.js';
+import {
+  type AppliedBlock,
+  type BlockContext,
+  type CheckedBlock,
+  txRuleContext,
+  validateAndApply,
+  validateChecked,
+  validateExecuted,
+} from './validate-block.js';
 
 /** The head moved (a block was imported) while a proposal was being executed. */
 export class StaleExecutionError extends Error {}
@@ -41,7 +54,11 @@ export interface Execution {
   overlay: StateOverlay;
   result: ExecutionResult;
   executeMs: number;
+  /** The block's consensus data (version 2): the parent's commit certificate and included evidence. */
+  consensusData: ConsensusData;
 }
+
+const NO_CONSENSUS_DATA: ConsensusData = { last_commit: new Uint8Array(0), evidence: [] };
 
 export interface ChainEvents {
   /** A committed block, its execution, and the undo record of its state changes (tracing keeps recent ones). */
@@ -131,6 +148,8 @@ export class Chain extends EventEmitter<ChainEvents> {
       gas_used: 0n,
       logs_bloom: EMPTY_BLOOM_HEX,
       consensus: 'PoA',
+      last_commit_hash: '',
+      evidence_hash: '',
     };
     const block: Block = {
       ...header,
@@ -138,6 +157,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       signature: '',
       justification: new Uint8Array(0),
       transactions: [],
+      ...NO_CONSENSUS_DATA,
     };
     await this.blocks.commit(block, overlay.changes, []);
     this.headBlock = block;
@@ -164,12 +184,15 @@ export class Chain extends EventEmitter<ChainEvents> {
   /**
    * Execute txs on top of the head into an overlay. The state is untouched, so transaction
    * admission may run while this awaits; seal() then applies the result in one synchronous step.
+   * consensusData (BFT proposers): the parent's commit certificate and evidence to include; the
+   * evidence is applied before the transactions, as block validation does.
    */
   async execute(
     txs: readonly SignedTransaction[],
     proposer: string,
     timestamp: number,
     packGasLimit?: bigint,
+    consensusData: ConsensusData = NO_CONSENSUS_DATA,
   ): Promise<Execution> {
     // Held while executing: a block import or proposal check must not change the state under the reads.
     await this.acquire();
@@ -179,8 +202,9 @@ export class Chain extends EventEmitter<ChainEvents> {
       const ts = Math.max(timestamp, this.headBlock.timestamp);
       const overlay = new StateOverlay(this.state);
       const env = { ...this.blockEnv(height, proposer, ts), packGasLimit };
+      applyEvidence(overlay, consensusData.evidence.map(decodeEvidence), operationEnv(env));
       const result = await executeBlock(env, overlay, this.state, txs);
-      return { height, timestamp: ts, proposer, overlay, result, executeMs: performance.now() - t0 };
+      return { height, timestamp: ts, proposer, overlay, result, executeMs: performance.now() - t0, consensusData };
     } finally {
       this.settle();
     }
@@ -206,8 +230,11 @@ export class Chain extends EventEmitter<ChainEvents> {
     const stateRoot = toHex(this.state.root());
     const t2 = performance.now();
     const { result } = exec;
+    const consensus = this.consensusAt(exec.height);
+    const bft = consensus === 'DPoS+BFT';
+    const data = bft ? exec.consensusData : NO_CONSENSUS_DATA;
     const header: BlockHeader = {
-      version: HEADER_VERSION,
+      version: bft ? BFT_HEADER_VERSION : HEADER_VERSION,
       index: exec.height,
       previous_hash: this.headBlock.hash,
       timestamp: exec.timestamp,
@@ -219,7 +246,9 @@ export class Chain extends EventEmitter<ChainEvents> {
       round,
       gas_used: result.gasUsed,
       logs_bloom: toHex(result.logsBloom),
-      consensus: this.consensusAt(exec.height),
+      consensus,
+      last_commit_hash: bft ? lastCommitHash(data.last_commit) : '',
+      evidence_hash: bft ? evidenceHash(data.evidence) : '',
     };
     const hash = blockHash(header);
     const block: Block = {
@@ -228,6 +257,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       signature: toHex(signDigest(fromHex(hash), proposer.privateKey)),
       justification: new Uint8Array(0),
       transactions: result.included,
+      ...data,
     };
     let applied: AppliedBlock;
     try {
@@ -241,16 +271,37 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /**
    * Check a BFT proposal (a block without its commit certificate yet) under every block rule, executing
-   * it on the live state and dropping the result again. Throws InvalidBlockError.
+   * it on the live state and dropping the result again; the outcome is kept for commitChecked, so a
+   * decided block is not executed twice. Throws InvalidBlockError.
    */
-  async checkProposal(block: Block): Promise<void> {
+  async checkProposal(block: Block): Promise<CheckedBlock> {
     await this.acquire();
     try {
+      const parentHash = this.headBlock.hash;
       const applied = await validateAndApply(this.blockContext(), block, { proposal: true });
       this.state.revert(applied.undo);
+      return { parentHash, ...checkedOf(applied) };
     } finally {
       this.settle();
     }
+  }
+
+  /**
+   * Commit a decided BFT block (with its commit certificate) whose proposal was checked on the current
+   * head: the header rules and the certificate are verified, the checked changes applied and committed
+   * atomically. Throws InvalidBlockError (nothing persists) when anything differs.
+   */
+  async commitChecked(block: Block, checked: CheckedBlock): Promise<AppliedBlock> {
+    await this.acquire();
+    let applied: AppliedBlock;
+    try {
+      applied = validateChecked(this.blockContext(), block, checked);
+    } catch (err) {
+      this.settle();
+      throw err;
+    }
+    await this.commit(applied);
+    return applied;
   }
 
   /**
@@ -321,6 +372,11 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (block.signature.length !== 128) return false;
     return crypto().verify(fromHex(block.signature), fromHex(block.hash), fromHex(publicKeyHex));
   }
+}
+
+/** What commitChecked needs of a sealed or checked block (its execution outcome). */
+export function checkedOf(a: AppliedBlock): Omit<CheckedBlock, 'parentHash'> {
+  return { changes: a.changes, result: a.result, encodedReceipts: a.encodedReceipts };
 }
 
 /** Genesis allocations into a fresh state; minted supply starts at their sum. */

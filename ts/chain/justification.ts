@@ -10,6 +10,7 @@ import { crypto, sha256 } from '../crypto/index.js';
 import { isLowS } from '../ledger/rules.js';
 import { bigToBytes, bytesToBig, fromHex, to0x, toHex } from '../util/hex.js';
 import type { GenesisValidator } from './params.js';
+import { type ActiveValidator, totalPower } from './schedule.js';
 
 export const PREVOTE = 1;
 export const PRECOMMIT = 2;
@@ -42,8 +43,19 @@ export function verifyVote(chainId: number, v: Vote, validator: GenesisValidator
   return isLowS(sig) && crypto().verify(sig, voteDigest(chainId, v), fromHex(validator.public_key));
 }
 
-/** Votes (by stake) needed for a quorum: at least 3/4 of the total (spec). Equal stakes until staking. */
-export const quorum = (validators: number): number => Math.ceil((validators * 3) / 4);
+/** A quorum: voting power of at least 3/4 of the active set's total (spec: "3/4 stake-weighted"). */
+export const isQuorum = (power: bigint, total: bigint): boolean => total > 0n && power * 4n >= total * 3n;
+
+/** More than 1/4 of the total power: at least one honest validator is among them (the f + 1 of the paper). */
+export const isMoreThanFaulty = (power: bigint, total: bigint): boolean => power * 4n > total;
+
+/** Voting power of the given validators in a set (unknown addresses count nothing). */
+export function powerOf(set: readonly ActiveValidator[], addresses: Iterable<string>): bigint {
+  const byAddress = new Map(set.map((v) => [v.address, v.power]));
+  let sum = 0n;
+  for (const a of addresses) sum += byAddress.get(a) ?? 0n;
+  return sum;
+}
 
 export interface Justification {
   /** Round of the precommits (the block may have been proposed in an earlier round). */
@@ -78,7 +90,7 @@ export function justificationProblem(
   height: number,
   blockHash: string,
   bytes: Uint8Array,
-  validators: readonly GenesisValidator[],
+  validators: readonly ActiveValidator[],
 ): string | null {
   let j: Justification;
   try {
@@ -94,7 +106,18 @@ export function justificationProblem(
     const vote: Vote = { type: PRECOMMIT, height, round: j.round, block_hash: blockHash, ...p };
     if (!verifyVote(chainId, vote, byAddress.get(p.validator))) return `precommit of ${p.validator} does not verify`;
   }
-  const need = quorum(validators.length);
-  if (seen.size < need) return `${seen.size} precommits, ${need} needed (3/4 of the stake)`;
+  const power = powerOf(validators, seen);
+  const total = totalPower(validators);
+  if (!isQuorum(power, total)) return `precommits carry ${power} of ${total} voting power, 3/4 needed`;
   return null;
+}
+
+/** Addresses whose precommits a stored justification holds (empty when none or unreadable). */
+export function justificationSigners(bytes: Uint8Array): string[] {
+  if (bytes.length === 0) return [];
+  try {
+    return decodeJustification(bytes).precommits.map((p) => p.validator);
+  } catch {
+    return [];
+  }
 }

@@ -18,6 +18,7 @@ import {
   encodeReceipts,
   executeBlock,
   isEvmTransaction,
+  operationEnv,
 } from '../execution/index.js';
 import {
   type NativeRuleContext,
@@ -29,10 +30,29 @@ import {
   markSignatureVerified,
 } from '../ledger/rules.js';
 import { type SignedTransaction, encodeTransaction } from '../ledger/transaction.js';
-import { StateOverlay, type StateStore, type StateUndo } from '../state/state-store.js';
+import { StateOverlay, type StateReader, type StateStore, type StateUndo } from '../state/state-store.js';
 import { NodeError } from '../util/errors.js';
 import { fromHex, isAddress, isHash, toHex } from '../util/hex.js';
-import { type Block, HEADER_VERSION, blockHash, headerOf, receiptsRootOf, txMerkleRoot } from './block.js';
+import {
+  BFT_HEADER_VERSION,
+  type Block,
+  HEADER_VERSION,
+  blockHash,
+  evidenceHash,
+  headerOf,
+  lastCommitHash,
+  receiptsRootOf,
+  txMerkleRoot,
+} from './block.js';
+import {
+  type DoubleSignEvidence,
+  EvidenceDecodeError,
+  MAX_EVIDENCE_PER_BLOCK,
+  applyEvidence,
+  decodeEvidence,
+  evidenceId,
+  evidenceProblem,
+} from './evidence.js';
 import { type ChainParams, ledgerParams } from './params.js';
 import { justificationProblem } from './justification.js';
 import { consensusPhaseAt, proposerAt, validatorSetAt } from './schedule.js';
@@ -54,6 +74,8 @@ export const BLOCK_RULES = [
   'consensus',
   'round',
   'justification',
+  'last_commit',
+  'evidence',
   'tx_count',
   'block_size',
   'gas_limit',
@@ -98,6 +120,17 @@ export interface BlockExecution {
   result: ExecutionResult;
 }
 
+/**
+ * A block checked against a parent (every rule but its commit certificate, which arrives later) with
+ * the outcome of its execution, so the commit applies the same changes instead of executing again.
+ */
+export interface CheckedBlock {
+  parentHash: string;
+  changes: StateOverlay['changes'];
+  result: ExecutionResult;
+  encodedReceipts: Uint8Array;
+}
+
 export interface AppliedBlock {
   block: Block;
   changes: StateOverlay['changes'];
@@ -119,14 +152,12 @@ export async function validateAndApply(
   opts: { proposal?: boolean } = {},
 ): Promise<AppliedBlock> {
   checkHeader(ctx, block, opts.proposal === true);
+  const evidence = checkConsensusData(ctx, block);
   checkTransactions(ctx, block);
   const overlay = new StateOverlay(ctx.state);
-  const result = await executeBlock(
-    ctx.env(block.index, block.validator, block.timestamp),
-    overlay,
-    ctx.state,
-    block.transactions,
-  );
+  const env = ctx.env(block.index, block.validator, block.timestamp);
+  applyEvidence(overlay, evidence, operationEnv(env));
+  const result = await executeBlock(env, overlay, ctx.state, block.transactions);
   const r = result;
   const fail = (rule: BlockRule, detail: string, txid?: string): never => {
     throw new InvalidBlockError(rule, block.index, detail, txid);
@@ -153,12 +184,87 @@ export function validateExecuted(
 ): AppliedBlock {
   try {
     checkHeader(ctx, block, proposal);
+    checkConsensusData(ctx, block, appliedUndo);
     checkTransactions(ctx, block);
   } catch (err) {
     if (appliedUndo) ctx.state.revert(appliedUndo);
     throw err;
   }
   return checkOutcomeAndApply(ctx, block, exec, appliedUndo);
+}
+
+/**
+ * Commit-time validation of a BFT block whose proposal was checked (and executed) on this very parent:
+ * the header rules run again, now with the commit certificate, and the checked changes are applied
+ * and compared with the state root, without executing the transactions a second time.
+ */
+export function validateChecked(ctx: BlockContext, block: Block, checked: CheckedBlock): AppliedBlock {
+  if (checked.parentHash !== ctx.parent.hash || block.previous_hash !== ctx.parent.hash) {
+    throw new InvalidBlockError('parent_hash', block.index, 'the block was checked against another parent');
+  }
+  checkHeader(ctx, block, false);
+  const undo = ctx.state.applyChanges(checked.changes);
+  const root = toHex(ctx.state.root());
+  if (root !== block.state_root) {
+    ctx.state.revert(undo);
+    throw new InvalidBlockError('state_root', block.index, `header ${block.state_root}, execution ${root}`);
+  }
+  return { block, changes: checked.changes, undo, result: checked.result, encodedReceipts: checked.encodedReceipts };
+}
+
+/**
+ * The consensus data of a version-2 (BFT) block: `last_commit` is a valid commit certificate of the
+ * parent when the parent is a BFT block (empty otherwise), and each evidence item is real, verified,
+ * of a validator of its height, recent, and not included before (in an earlier block or this one).
+ * appliedUndo: the block's changes are already in the state (production), so the "included before"
+ * check reads the state as it was before them.
+ */
+function checkConsensusData(ctx: BlockContext, b: Block, appliedUndo?: StateUndo): DoubleSignEvidence[] {
+  const fail = (rule: BlockRule, detail: string): never => {
+    throw new InvalidBlockError(rule, b.index, detail);
+  };
+  if (b.version < BFT_HEADER_VERSION) {
+    if (b.last_commit.length > 0 || b.evidence.length > 0)
+      fail('evidence', `a version ${b.version} block carries consensus data`);
+    return [];
+  }
+  const { params, parent } = ctx;
+  if (lastCommitHash(b.last_commit) !== b.last_commit_hash) fail('last_commit', 'last_commit_hash does not match the body');
+  if (evidenceHash(b.evidence) !== b.evidence_hash) fail('evidence', 'evidence_hash does not match the body');
+  const state = appliedUndo ? stateBefore(ctx.state, appliedUndo) : ctx.state;
+  if (parent.consensus === 'DPoS+BFT') {
+    const problem = justificationProblem(
+      params.chainId,
+      parent.index,
+      parent.hash,
+      b.last_commit,
+      validatorSetAt(params, state, parent.index),
+    );
+    if (problem) fail('last_commit', `not a commit certificate of the parent: ${problem}`);
+  } else if (b.last_commit.length > 0) fail('last_commit', 'the parent is not a BFT block');
+  if (b.evidence.length > MAX_EVIDENCE_PER_BLOCK)
+    fail('evidence', `${b.evidence.length} items, at most ${MAX_EVIDENCE_PER_BLOCK}`);
+  const seen = new Set<string>();
+  return b.evidence.map((bytes, i) => {
+    let e: DoubleSignEvidence;
+    try {
+      e = decodeEvidence(bytes);
+    } catch (err) {
+      if (!(err instanceof EvidenceDecodeError)) throw err;
+      return fail('evidence', `item ${i}: ${err.message}`);
+    }
+    const id = evidenceId(e);
+    if (seen.has(id)) fail('evidence', `item ${i} appears twice`);
+    seen.add(id);
+    const problem = evidenceProblem(params.chainId, e, b.index, (h) => validatorSetAt(params, state, h), state);
+    if (problem) fail('evidence', `item ${i}: ${problem}`);
+    return e;
+  });
+}
+
+/** A read view of the state without the given applied changes (their undo record holds the old values). */
+function stateBefore(state: StateStore, undo: StateUndo): StateReader {
+  return { get: (k) => (undo.has(k) ? undo.get(k) : state.get(k)) };
 }
 
 function checkOutcomeAndApply(ctx: BlockContext, block: Block, exec: BlockExecution, appliedUndo?: StateUndo): AppliedBlock {
@@ -196,8 +302,9 @@ function checkHeader(ctx: BlockContext, b: Block, proposal = false): void {
     throw new InvalidBlockError(rule, b.index, detail);
   };
   const { params, parent } = ctx;
-  if (b.version !== HEADER_VERSION && !(b.version === 0 && parent.version === 0)) {
-    fail('version', `header version ${b.version} (expected ${HEADER_VERSION})`);
+  const version = consensusPhaseAt(params, ctx.state, b.index) === 'DPoS+BFT' ? BFT_HEADER_VERSION : HEADER_VERSION;
+  if (b.version !== version && !(b.version === 0 && parent.version === 0)) {
+    fail('version', `header version ${b.version} (expected ${version})`);
   }
   if (b.index !== parent.index + 1) fail('height', `height ${b.index} does not follow the parent ${parent.index}`);
   if (b.previous_hash !== parent.hash) fail('parent_hash', `previous_hash ${b.previous_hash} is not the parent ${parent.hash}`);

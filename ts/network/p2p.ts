@@ -17,8 +17,10 @@ export const MAX_GOSSIP_BYTES = 1024 * 1024;
 export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
 /** Blocks per range request. */
 export const MAX_BLOCKS_PER_REQUEST = 256;
-/** A peer whose score falls below this is disconnected and refused. */
-const BAN_SCORE = -50;
+/** A peer whose score falls to this is disconnected and refused. */
+export const BAN_SCORE = -50;
+/** Points an invalid message costs its sender by default (malformed, forged or invalid: dropped at once). */
+export const INVALID_MESSAGE_PENALTY = 50;
 
 export interface ChainStatus {
   chain_id: number;
@@ -51,12 +53,23 @@ export interface P2POptions {
   onBlock: (bytes: Uint8Array, from: string) => Promise<void>;
   /** Proposals and votes (BFT). */
   onConsensus?: (bytes: Uint8Array, from: string) => Promise<void>;
+  /** Double-sign evidence. */
+  onEvidence?: (bytes: Uint8Array, from: string) => Promise<void>;
+  /** An encoded block by hash (a proposal's, or a committed one), for peers' block-by-hash requests. */
+  blockByHash?: (hash: string) => Promise<Uint8Array | null>;
   onPeerStatus?: (peer: string, status: ChainStatus) => void;
   log: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; debug: (o: object, m: string) => void };
 }
 
 /** A message was invalid; the sender is scored down (oversized, undecodable, invalid block or transaction). */
-export class PeerMisbehaviour extends Error {}
+export class PeerMisbehaviour extends Error {
+  constructor(
+    message: string,
+    readonly penalty = INVALID_MESSAGE_PENALTY,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * The node's libp2p host (the stack Lodestar runs: TCP, Noise, Yamux, identify, gossipsub) and the
@@ -72,11 +85,18 @@ export class P2PNetwork {
   private readonly handshaking = new Set<string>();
   private redial: NodeJS.Timeout | null = null;
   private readonly prefix: string;
-  readonly topics: { tx: string; block: string; consensus: string };
+  readonly topics: { tx: string; block: string; consensus: string; evidence: string };
+  /** Gossip messages received per topic, and messages refused as invalid (metrics). */
+  readonly counters = { received: 0, invalid: 0 };
 
   constructor(private readonly opts: P2POptions) {
     this.prefix = `/native/${opts.chainId}/${opts.genesisHash.slice(0, 16)}`;
-    this.topics = { tx: `${this.prefix}/tx/1`, block: `${this.prefix}/block/1`, consensus: `${this.prefix}/consensus/1` };
+    this.topics = {
+      tx: `${this.prefix}/tx/1`,
+      block: `${this.prefix}/block/1`,
+      consensus: `${this.prefix}/consensus/1`,
+      evidence: `${this.prefix}/evidence/1`,
+    };
   }
 
   private get statusProtocol(): string {
@@ -84,6 +104,9 @@ export class P2PNetwork {
   }
   private get blocksProtocol(): string {
     return `${this.prefix}/blocks/1`;
+  }
+  private get blockByHashProtocol(): string {
+    return `${this.prefix}/block-by-hash/1`;
   }
 
   get peerId(): string {
@@ -117,12 +140,14 @@ export class P2PNetwork {
     });
     await this.node.handle(this.statusProtocol, (s, c) => void this.serveStatus(s, c));
     await this.node.handle(this.blocksProtocol, (s, c) => void this.serveBlocks(s, c));
+    await this.node.handle(this.blockByHashProtocol, (s) => void this.serveBlockByHash(s));
     this.node.addEventListener('peer:identify', (e) => void this.onIdentify(e.detail.peerId, e.detail.protocols));
     this.node.addEventListener('peer:disconnect', (e) => this.heights.delete(e.detail.toString()));
     const pubsub = this.pubsub();
     pubsub.subscribe(this.topics.tx);
     pubsub.subscribe(this.topics.block);
     pubsub.subscribe(this.topics.consensus);
+    pubsub.subscribe(this.topics.evidence);
     pubsub.addEventListener('message', (e) => void this.onGossip(e.detail));
     this.dialStaticPeers();
     this.redial = setInterval(() => this.dialStaticPeers(), 2000);
@@ -210,16 +235,37 @@ export class P2PNetwork {
     }
   }
 
+  /**
+   * A gossip message. Messages are signed by their author (gossipsub's strict signing), so `from` is the
+   * peer that wrote it, not a relay: an invalid message costs its author.
+   */
   private async onGossip(msg: { topic: string; data: Uint8Array; from?: PeerId }): Promise<void> {
     const from = msg.from?.toString() ?? 'unknown';
-    if (msg.data.length > MAX_GOSSIP_BYTES) return this.penalize(from, 20, 'oversized gossip message');
+    this.counters.received++;
+    if (this.denied.has(from)) return;
+    if (msg.data.length > MAX_GOSSIP_BYTES) {
+      this.counters.invalid++;
+      return this.penalize(from, INVALID_MESSAGE_PENALTY, `oversized gossip message (${msg.data.length} bytes)`);
+    }
     try {
       if (msg.topic === this.topics.tx) await this.opts.onTransaction(msg.data, from);
       else if (msg.topic === this.topics.block) await this.opts.onBlock(msg.data, from);
       else if (msg.topic === this.topics.consensus) await this.opts.onConsensus?.(msg.data, from);
+      else if (msg.topic === this.topics.evidence) await this.opts.onEvidence?.(msg.data, from);
     } catch (err) {
-      if (err instanceof PeerMisbehaviour) await this.penalize(from, 10, err.message);
+      if (!(err instanceof PeerMisbehaviour)) {
+        this.opts.log.warn({ peer: from, topic: msg.topic, err: (err as Error).message }, 'gossip message failed');
+        return;
+      }
+      this.counters.invalid++;
+      await this.penalize(from, err.penalty, err.message);
     }
+  }
+
+  async publishEvidence(bytes: Uint8Array): Promise<void> {
+    await this.pubsub()
+      .publish(this.topics.evidence, bytes)
+      .catch(() => undefined);
   }
 
   async publishConsensus(bytes: Uint8Array): Promise<void> {
@@ -302,6 +348,37 @@ export class P2PNetwork {
     }
     await stream.close().catch(() => undefined);
     return out;
+  }
+
+  // --- one block by hash (a proposal's block that did not fit in gossip) ---
+
+  private async serveBlockByHash(stream: Stream): Promise<void> {
+    const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES });
+    try {
+      const hash = (await lp.read()).subarray();
+      if (hash.length !== 32) throw new Error('bad hash');
+      await lp.write((await this.opts.blockByHash?.(Buffer.from(hash).toString('hex'))) ?? new Uint8Array(0));
+      await stream.close();
+    } catch {
+      stream.abort(new Error('block-by-hash request failed'));
+    }
+  }
+
+  /** An encoded block by hash from a peer, or null when it does not have it. */
+  async requestBlockByHash(peer: string, hash: string): Promise<Uint8Array | null> {
+    const target = this.peerById(peer);
+    if (!target) return null;
+    const stream = await this.node.dialProtocol(target, this.blockByHashProtocol, { signal: AbortSignal.timeout(10_000) });
+    const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES });
+    await lp.write(Buffer.from(hash, 'hex'));
+    const frame = (await lp.read({ signal: AbortSignal.timeout(10_000) })).subarray();
+    await stream.close().catch(() => undefined);
+    return frame.length ? frame : null;
+  }
+
+  /** Peers that passed the handshake (ids). */
+  connectedPeerIds(): string[] {
+    return [...this.heights.keys()];
   }
 
   private peerById(id: string): PeerId | undefined {
