@@ -4,6 +4,7 @@ import { addressRoutes } from './routes/addresses.js';
 import { adminRoutes } from './routes/admin.js';
 import { chainInfoRoutes } from './routes/chain-info.js';
 import { chainRoutes } from './routes/chain.js';
+import { consensusRoutes } from './routes/consensus.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { opsRoutes } from './routes/ops.js';
 import { recentTransactionRoutes } from './routes/recent-transactions.js';
@@ -25,6 +26,7 @@ export const restRoutes: RouteDef[] = [
   ...opsRoutes,
   ...chainRoutes,
   ...chainInfoRoutes,
+  ...consensusRoutes,
   ...accountRoutes,
   ...addressRoutes,
   ...transactionRoutes,

@@ -1,27 +1,25 @@
-import { epochOf, validatorSetAt } from '../chain/schedule.js';
+import { epochOf, totalPower, validatorSetAt } from '../chain/schedule.js';
 import { WEI_PER_COIN } from '../ledger/units.js';
 import { TransactionShapeError } from '../ledger/transaction.js';
-import { type NodeContext, getBalanceWei, submitTransaction } from '../services/index.js';
+import {
+  type NodeContext,
+  bftStatus,
+  chainIndex,
+  finalizedView,
+  getBalanceWei,
+  submitTransaction,
+  uptimeOf,
+} from '../services/index.js';
 import { qty } from '../util/hex.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 import { parseQuantity } from './params.js';
 
-function blocksProducedThisEpoch(ctx: NodeContext): Map<string, number> {
-  const { epochLength } = ctx.chain.params;
-  const epochStart = Math.floor(ctx.chain.height / epochLength) * epochLength;
-  const counts = new Map<string, number>();
-  for (const b of ctx.chain.blocks.recentBlocks()) {
-    if (b.index < epochStart || b.index === 0) break;
-    counts.set(b.validator, (counts.get(b.validator) ?? 0) + 1);
-  }
-  return counts;
-}
-
-function validatorSet(ctx: NodeContext): Record<string, unknown> {
+/** The validator set with production and uptime (signed / (signed + missed) certificates) for the current epoch. */
+async function validatorSet(ctx: NodeContext): Promise<Record<string, unknown>> {
   const validators = validatorSetAt(ctx.chain.params, ctx.chain.state, ctx.chain.height);
-  const produced = blocksProducedThisEpoch(ctx);
-  // Under PoA there is no stake: voting power is a flat equal split of one coin (in wei).
-  const power = validators.length ? WEI_PER_COIN / BigInt(validators.length) : 0n;
+  const idx = await chainIndex(ctx);
+  const epoch = idx.epochs.get(epochOf(ctx.chain.params, ctx.chain.height));
+  const total = totalPower(validators);
   return {
     consensus: ctx.chain.head.consensus,
     active_count: validators.length,
@@ -34,23 +32,12 @@ function validatorSet(ctx: NodeContext): Record<string, unknown> {
       stake: '0x0',
       commission: 0.0,
       status: 'active',
-      blocks_produced_epoch: produced.get(v.address) ?? 0,
-      uptime: 1.0,
-      voting_power: qty(power),
+      blocks_produced_epoch: epoch?.producers.get(v.address)?.blocks ?? 0,
+      uptime: uptimeOf(epoch?.signing.get(v.address)),
+      // Under PoA there is no stake: voting power is a flat equal split of one coin (in wei), by power share.
+      voting_power: qty(total > 0n ? (WEI_PER_COIN * v.power) / total : 0n),
     })),
   };
-}
-
-function bftStatus(ctx: NodeContext): Record<string, unknown> {
-  const head = ctx.chain.head;
-  const base = {
-    consensus: head.consensus,
-    current_leader: ctx.consensus.nextProposer(),
-    last_finalized_height: ctx.consensus.finalizedHeight(),
-    last_finalized_hash: head.hash,
-  };
-  if (head.consensus === 'PoA') return base;
-  return { ...base, current_round: head.round, current_view: head.index + 1, phase: null, rounds_since_last_block: 0 };
 }
 
 export const nativeMethods: RpcTable = {
@@ -69,19 +56,7 @@ export const nativeMethods: RpcTable = {
   native_getBalance: { params: ['address'], handler: (ctx, [a]) => qty(getBalanceWei(ctx, a as string)) },
   native_getValidatorSet: { params: [], handler: (ctx) => validatorSet(ctx) },
   native_getBftStatus: { params: [], handler: (ctx) => bftStatus(ctx) },
-  native_getFinalizedHeight: {
-    params: [],
-    handler: async (ctx) => {
-      const finalized = ctx.consensus.finalizedHeight();
-      const b = await ctx.chain.blocks.getBlock(finalized);
-      return {
-        finalized_height: finalized,
-        finalized_hash: b?.hash ?? null,
-        latest_height: ctx.chain.height,
-        blocks_behind_finality: ctx.chain.height - finalized,
-      };
-    },
-  },
+  native_getFinalizedHeight: { params: [], handler: (ctx) => finalizedView(ctx) },
   // Staking arrives with the DPoS module; until then the state holds no delegations or rewards.
   native_getDelegations: {
     params: ['address'],

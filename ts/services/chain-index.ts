@@ -6,7 +6,9 @@
  * on it carry its coverage (`IndexCoverage`); on a chain shorter than one backfill step they are complete
  * from the first request.
  */
-import type { Block } from '../chain/block.js';
+import { BFT_HEADER_VERSION, type Block } from '../chain/block.js';
+import { justificationSigners } from '../chain/justification.js';
+import { validatorSetAt } from '../chain/schedule.js';
 import type { Chain } from '../chain/chain.js';
 import type { ExecutionResult } from '../execution/index.js';
 import { scheduledReward } from '../ledger/rewards.js';
@@ -34,13 +36,25 @@ export interface ProducerTally {
   lastHeight: number;
 }
 
+/** Commit certificates a validator's precommit was in, or missing from (BFT blocks, read from the next block's last_commit). */
+export interface SigningTally {
+  signed: number;
+  missed: number;
+}
+
 export interface EpochAgg {
   blocks: number;
   txs: number;
   firstTs: number;
   lastTs: number;
   producers: Map<string, ProducerTally>;
+  /** By validator, for the BFT blocks of the epoch whose certificate a later block fixed. */
+  signing: Map<string, SigningTally>;
 }
+
+/** Uptime: signed / (signed + missed); 1.0 while no certificate counted (PoA, or no BFT block yet). */
+export const uptimeOf = (t: SigningTally | undefined): number =>
+  t && t.signed + t.missed > 0 ? t.signed / (t.signed + t.missed) : 1.0;
 
 export interface DayAgg {
   blocks: number;
@@ -66,6 +80,8 @@ export class ChainIndex {
   private from: number;
   private to: number;
   readonly producers = new Map<string, ProducerTally>();
+  /** All-time signing tallies by validator. */
+  readonly signing = new Map<string, SigningTally>();
   readonly epochs = new Map<number, EpochAgg>();
   readonly days = new Map<number, DayAgg>();
   readonly minutes = new Map<number, { blocks: number; txs: number }>();
@@ -122,9 +138,7 @@ export class ChainIndex {
     for (const tx of b.transactions) fees += tx.fee / 2n;
     const reward = result ? result.rewardBase : scheduledReward(b.index);
     const epochNo = epochOf(this.chain.params, b.index);
-    let e = this.epochs.get(epochNo);
-    if (!e)
-      this.epochs.set(epochNo, (e = { blocks: 0, txs: 0, firstTs: b.timestamp, lastTs: b.timestamp, producers: new Map() }));
+    const e = this.epoch(epochNo, b.timestamp);
     e.blocks++;
     e.txs += b.tx_count;
     e.firstTs = Math.min(e.firstTs, b.timestamp);
@@ -137,6 +151,7 @@ export class ChainIndex {
       t.feesBase += fees;
       t.lastHeight = Math.max(t.lastHeight, b.index);
     }
+    this.foldSigning(b);
     const now = Math.floor(Date.now() / 1000);
     const day = Math.floor(b.timestamp / DAY_SECONDS);
     if (day > Math.floor(now / DAY_SECONDS) - STATS_DAYS) {
@@ -168,6 +183,31 @@ export class ChainIndex {
         m.blocks++;
         m.txs += b.tx_count;
       } else this.minutes.set(minute, { blocks: 1, txs: b.tx_count });
+    }
+  }
+
+  private epoch(n: number, ts: number): EpochAgg {
+    let e = this.epochs.get(n);
+    if (!e) {
+      e = { blocks: 0, txs: 0, firstTs: ts, lastTs: ts, producers: new Map(), signing: new Map() };
+      this.epochs.set(n, e);
+    }
+    return e;
+  }
+
+  /** The parent's signers, from this block's last_commit (the certificate every node holds alike). */
+  private foldSigning(b: Block): void {
+    if (b.version < BFT_HEADER_VERSION || b.last_commit.length === 0) return;
+    const parent = b.index - 1;
+    const signed = new Set(justificationSigners(b.last_commit));
+    const e = this.epoch(epochOf(this.chain.params, parent), b.timestamp);
+    for (const v of validatorSetAt(this.chain.params, this.chain.state, parent)) {
+      for (const tallies of [this.signing, e.signing]) {
+        let t = tallies.get(v.address);
+        if (!t) tallies.set(v.address, (t = { signed: 0, missed: 0 }));
+        if (signed.has(v.address)) t.signed++;
+        else t.missed++;
+      }
     }
   }
 

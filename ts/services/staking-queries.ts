@@ -4,7 +4,7 @@
  */
 import { BASE_PER_COIN } from '../ledger/units.js';
 import { InvalidParamsError } from '../util/errors.js';
-import { chainIndex } from './chain-index.js';
+import { chainIndex, uptimeOf } from './chain-index.js';
 import type { NodeContext } from './context.js';
 import { epochEnd, epochOf, epochStart, epochView } from './epochs.js';
 import { NotActiveError, STAKING_NOT_ACTIVE } from './not-active.js';
@@ -28,7 +28,7 @@ export async function stakingValidators(ctx: NodeContext): Promise<Record<string
     delegated_stake: 0n,
     commission: 0,
     commission_bps: 0,
-    uptime: 1.0,
+    uptime: uptimeOf(epoch?.signing.get(v.address)),
     blocks_produced_epoch: epoch?.producers.get(v.address)?.blocks ?? 0,
   }));
   return {
