@@ -154,11 +154,12 @@ export class BftEngine {
     this.onHead();
     // Gossip delivers each message once; a validator that restarted or was cut off missed them. Like
     // CometBFT's vote gossip, re-send what this validator signed at a height that is not moving.
+    const stuckMs = Math.max(2 * this.opts.blockTimeMs, this.timeouts.proposeMs);
     this.regossip = setInterval(
       () => {
-        if (Date.now() - this.heightStartedAt > this.opts.blockTimeMs * 2) for (const m of this.sent) this.broadcast(m);
+        if (Date.now() - this.heightStartedAt > stuckMs) for (const m of this.sent) this.broadcast(m);
       },
-      Math.max(500, this.opts.blockTimeMs),
+      Math.max(1000, this.opts.blockTimeMs),
     );
     this.regossip.unref();
   }

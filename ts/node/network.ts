@@ -47,14 +47,19 @@ export interface NetworkDeps {
  * makes a validator kill itself (SIGKILL) right after signing and sending a prevote for a block at a
  * height ≥ H, so tests can crash it between its prevote and its precommit.
  */
-function failPoint(log: Logger): ((vote: { type: number; height: number; block_hash: string }) => void) | undefined {
+function failPoint(
+  log: Logger,
+  engine: BftEngine,
+): ((vote: { type: number; height: number; block_hash: string }) => void) | undefined {
   const m = /^after-prevote@(\d+)$/.exec(process.env.NATIVE_FAILPOINT ?? '');
   if (!m) return undefined;
   const from = Number(m[1]);
   return (vote) => {
     if (vote.type !== 1 || vote.block_hash === '' || vote.height < from) return;
     log.warn({ height: vote.height }, 'fail point after-prevote: killing this process');
-    setTimeout(() => process.kill(process.pid, 'SIGKILL'), 50);
+    // The engine signs nothing more (its stop flag is set at once); the prevote itself is still sent.
+    void engine.stop();
+    setTimeout(() => process.kill(process.pid, 'SIGKILL'), 100);
   };
 }
 
@@ -170,7 +175,7 @@ export async function startNetworking(d: NetworkDeps): Promise<Networking> {
     };
     bft.onRound = (_h, r) => networkMetrics.roundStarted(r);
     bft.onFinalized = (f) => networkMetrics.finalized(f.proposalToFinalityMs);
-    bft.onVoteSigned = failPoint(logger);
+    bft.onVoteSigned = failPoint(logger, bft);
     bft.onError = (err) => logger.error({ err }, 'BFT step failed');
     bft.start();
   }
