@@ -200,6 +200,7 @@ test.serial('conflicting votes become evidence: gossiped, included once, the sam
     90_000,
     'evidence included in a block',
   );
+  await rogue.stop();
   const ev = committed[0];
   t.is(ev.validator, key.address);
   t.is(ev.type, 1);
@@ -208,18 +209,30 @@ test.serial('conflicting votes become evidence: gossiped, included once, the sam
     live([0, 1, 2, 3]).map(async (u) => (await httpJson(`${u}/chain/blocks/${ev.included_at}`)).body),
   );
   for (const b of blocks) t.deepEqual(b, blocks[0]);
-  t.is(blocks[0].evidence.length, 1);
-  t.is(blocks[0].evidence[0].id, ev.id);
-  // Included once: no later block carries it again, and no pool still holds it.
-  const after = (await height(urls[0])) + 3;
-  await reach(t, [0, 1, 2, 3], after, 30_000, 'three more blocks');
+  t.true(blocks[0].evidence.some((x: { id: string }) => x.id === ev.id));
+  // Every item seen is included exactly once (the real node 3's own votes conflict with the forged ones
+  // too), and the pools empty out.
   for (const u of live([0, 1, 2, 3])) {
-    const e = (await httpJson(`${u}/chain/evidence`)).body;
-    t.deepEqual(e.pending, [], u);
-    t.is(e.committed.filter((x: { id: string }) => x.id === ev.id).length, 1, u);
+    const e = await waitFor(
+      async () => {
+        const body = (await httpJson(`${u}/chain/evidence`)).body;
+        return body.pending.length === 0 ? body : null;
+      },
+      60_000,
+      `${u}: the evidence pool empties into blocks`,
+    );
+    const ids = e.committed.map((x: { id: string }) => x.id);
+    t.is(new Set(ids).size, ids.length, `${u}: no evidence included twice`);
+    t.true(ids.includes(ev.id));
   }
-  for (let h = ev.included_at + 1; h <= after; h++)
-    t.deepEqual((await httpJson(`${urls[0]}/chain/blocks/${h}`)).body.evidence, []);
+  const top = await minHeight([0, 1, 2, 3]);
+  const seen = new Map<string, number>();
+  for (let h = ev.included_at - 5; h <= top; h++) {
+    for (const x of (await httpJson(`${urls[0]}/chain/blocks/${h}`)).body.evidence as { id: string }[]) {
+      t.false(seen.has(x.id), `${x.id} included at ${seen.get(x.id)} and again at ${h}`);
+      seen.set(x.id, h);
+    }
+  }
 });
 
 test.serial('one validator killed: the other three keep finalizing; restarted, it catches up and follows', async (t) => {
@@ -301,7 +314,11 @@ test.serial('malformed, oversized and invalid messages and blocks get their send
         30_000,
         `${what}: the sender is dropped`,
       );
-      t.true((running[0] as Running).logs.join('').includes(rogue.peerId), `${what}: node0 logged the misbehaving peer`);
+      await waitFor(
+        () => (running[0] as Running).logs.join('').includes(rogue.peerId),
+        10_000,
+        `${what}: node0 logs the misbehaving peer`,
+      );
     } finally {
       await rogue.stop();
     }

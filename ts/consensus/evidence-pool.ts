@@ -56,10 +56,14 @@ export class EvidencePool {
     chain.on('block', (b) => this.onBlock(b));
   }
 
-  /** Check and add evidence; false when already known. Throws InvalidEvidenceError for evidence that can never be valid. */
+  /**
+   * Check and add evidence; false when already known or not checkable yet (a height beyond the one being
+   * decided: this node is behind). Evidence of the height being decided waits in the pool until a later
+   * block may include it. Throws InvalidEvidenceError for evidence that can never be valid.
+   */
   add(e: DoubleSignEvidence): boolean {
     const id = evidenceId(e);
-    if (this.pending.has(id)) return false;
+    if (this.pending.has(id) || e.a.height > this.chain.height + 1) return false;
     const problem = this.problem(e);
     if (problem?.startsWith('already included')) return false;
     if (problem) throw new InvalidEvidenceError(problem);
@@ -82,15 +86,19 @@ export class EvidencePool {
     return this.add(e) ? e : null;
   }
 
+  /** The block rule for this evidence in the next block (or, for the height being decided, the one after). */
   private problem(e: DoubleSignEvidence): string | null {
     const { params, state } = this.chain;
-    return evidenceProblem(params.chainId, e, this.chain.height + 1, (h) => validatorSetAt(params, state, h), state);
+    const at = Math.max(this.chain.height + 1, e.a.height + 1);
+    return evidenceProblem(params.chainId, e, at, (h) => validatorSetAt(params, state, h), state);
   }
 
   /** Evidence for the next block: still valid against the head, at most MAX_EVIDENCE_PER_BLOCK items. */
   forProposal(): Uint8Array[] {
     const out: Uint8Array[] = [];
+    const next = this.chain.height + 1;
     for (const [id, e] of this.pending) {
+      if (e.a.height >= next) continue; // of the height being decided: a later block includes it
       if (this.problem(e)) {
         this.pending.delete(id);
         continue;

@@ -130,7 +130,7 @@ export async function startNetworking(d: NetworkDeps): Promise<Networking> {
   });
   await net.start();
   sync.start();
-  poa.canPropose = () => !sync.catchingUp();
+  poa.canPropose = () => !sync.behind();
   admission.onAdmitted = (tx) => void net.publishTransaction(encodeTransaction(tx));
   const produced = poa.onProduced;
   poa.onProduced = (info) => {
