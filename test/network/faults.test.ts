@@ -272,7 +272,7 @@ test.serial('malformed, oversized and invalid messages and blocks get their send
   const peer0 = (await httpJson(`${urls[0]}/net/peers`)).body.peer_id as string;
   const junk = (n: number) => new Uint8Array(Array.from({ length: n }, (_, i) => (i * 7919) % 256));
   const kinds: [string, (r: RoguePeer) => Promise<void>][] = [
-    ['an undecodable transaction', (r) => r.net.publishTransaction(junk(120))],
+    ['an undecodable transaction', async (r) => r.net.publishTransaction(junk(120))],
     ['a malformed consensus message', (r) => r.net.publishConsensus(Buffer.from('\x02{"type": 1, "height": "x"'))],
     ['an oversized message', (r) => r.net.publishConsensus(Buffer.concat([Buffer.from([1]), junk(1_500_000)]))],
     [

@@ -181,6 +181,8 @@ export class BftEngine {
     const h = this.chain.height + 1;
     if (h <= this.height && this.height !== 0) return;
     this.clearTimers();
+    // When the block just committed was proposed (here or elsewhere): the next proposal is due one slot later.
+    const parentProposedAt = this.proposalSeenAt.get(this.chain.head.hash);
     this.height = h;
     this.lockedRound = -1;
     this.lockedHash = null;
@@ -212,7 +214,7 @@ export class BftEngine {
         this.step = 'prevote';
         this.vote(PRECOMMIT, last.block_hash);
       }
-    } else this.startRound(0);
+    } else this.startRound(0, parentProposedAt);
     const pending = this.future.filter((x) => messageHeight(x.m) === h);
     this.future = [];
     for (const x of pending) void this.receive(x.m, x.from).catch(() => undefined);
@@ -230,19 +232,24 @@ export class BftEngine {
     this.timers.push(t);
   }
 
-  /** Time until the next block-time slot boundary (round 0 proposals go out on it). */
-  private untilSlot(): number {
+  /**
+   * Time until round 0's proposal is due: one block time after the slot the parent's proposal went out in
+   * (proposals go out on slot boundaries, so a late height does not push every later one back), or the
+   * next slot boundary when the parent's proposal was not seen here (synced, or after a restart).
+   */
+  private untilSlot(parentProposedAt?: number): number {
     const bt = this.opts.blockTimeMs;
     const now = Date.now();
-    return Math.ceil(now / bt) * bt - now;
+    const due = parentProposedAt === undefined ? Math.ceil(now / bt) * bt : Math.floor(parentProposedAt / bt) * bt + bt;
+    return Math.max(0, due - now);
   }
 
-  private startRound(r: number): void {
+  private startRound(r: number, parentProposedAt?: number): void {
     this.round = r;
     this.step = 'propose';
     const h = this.height;
     this.onRound?.(h, r);
-    const wait = r === 0 ? this.untilSlot() : 0;
+    const wait = r === 0 ? this.untilSlot(parentProposedAt) : 0;
     const proposer = proposerAt(this.chain.params, this.chain.state, h, r);
     if (proposer?.address === this.key.address) {
       // Not in this tick: the commit that started the height updates the mempool once its event is handled.
@@ -349,8 +356,9 @@ export class BftEngine {
   private async addProposal(p: Proposal): Promise<void> {
     this.checkProposalSignature(p, p.block.hash);
     if (this.proposals.has(p.round)) return;
+    this.reusePoolTransactions(p.block);
     this.proposals.set(p.round, p);
-    if (!this.proposalSeenAt.has(p.block.hash)) this.proposalSeenAt.set(p.block.hash, performance.now());
+    if (!this.proposalSeenAt.has(p.block.hash)) this.proposalSeenAt.set(p.block.hash, Date.now());
     await this.checkValid(p.block);
   }
 
@@ -361,6 +369,20 @@ export class BftEngine {
     if (!block || block.hash !== ref.block_hash || ref.height !== this.height) return;
     const { block_hash: _, ...rest } = ref;
     await this.addProposal({ ...rest, block });
+  }
+
+  /**
+   * A proposal's transactions that this node's pool already admitted are the very same transactions
+   * (same txid, i.e. the same signed fields, and the same signature and key): use the pool's objects,
+   * whose signatures admission verified, so the proposal check does not verify them a second time.
+   */
+  private reusePoolTransactions(b: Block): void {
+    const txs = b.transactions;
+    for (let i = 0; i < txs.length; i++) {
+      const known = this.mempool.get(txs[i].txid);
+      if (known && known !== txs[i] && known.signature === txs[i].signature && known.public_key === txs[i].public_key)
+        txs[i] = known;
+    }
   }
 
   /** The block-validity rule on a proposal (executed on an overlay, then dropped), once per block hash. */
@@ -509,7 +531,7 @@ export class BftEngine {
       this.onFinalized?.({
         height: final.index,
         round,
-        proposalToFinalityMs: seenAt === undefined ? null : performance.now() - seenAt,
+        proposalToFinalityMs: seenAt === undefined ? null : Date.now() - seenAt,
       });
       this.onCommitted?.(final);
     } catch (err) {

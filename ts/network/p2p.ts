@@ -9,12 +9,16 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import { tcp } from '@libp2p/tcp';
 import { lpStream } from '@libp2p/utils';
 import { type Multiaddr, multiaddr } from '@multiformats/multiaddr';
+import { RLP } from '@ethereumjs/rlp';
 import { createLibp2p } from 'libp2p';
 
 /** Gossip messages stay far below gossipsub's silent ~4 MiB drop; larger blocks go by request/response. */
 export const MAX_GOSSIP_BYTES = 1024 * 1024;
 /** One request/response frame (a block) at most. */
 export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
+/** Transactions gossiped in one message at most, and how long the first of a batch waits for company. */
+export const MAX_TXS_PER_GOSSIP = 256;
+export const TX_BATCH_WINDOW_MS = 10;
 /** Blocks per range request. */
 export const MAX_BLOCKS_PER_REQUEST = 256;
 /** A peer whose score falls to this is disconnected and refused. */
@@ -86,13 +90,16 @@ export class P2PNetwork {
   private redial: NodeJS.Timeout | null = null;
   private readonly prefix: string;
   readonly topics: { tx: string; block: string; consensus: string; evidence: string };
+  private txBatch: Uint8Array[] = [];
+  private txBatchBytes = 0;
+  private txFlush: NodeJS.Timeout | null = null;
   /** Gossip messages received per topic, and messages refused as invalid (metrics). */
   readonly counters = { received: 0, invalid: 0 };
 
   constructor(private readonly opts: P2POptions) {
     this.prefix = `/native/${opts.chainId}/${opts.genesisHash.slice(0, 16)}`;
     this.topics = {
-      tx: `${this.prefix}/tx/1`,
+      tx: `${this.prefix}/txs/1`,
       block: `${this.prefix}/block/1`,
       consensus: `${this.prefix}/consensus/1`,
       evidence: `${this.prefix}/evidence/1`,
@@ -157,6 +164,7 @@ export class P2PNetwork {
 
   async stop(): Promise<void> {
     if (this.redial) clearInterval(this.redial);
+    this.flushTransactions();
     await this.node?.stop();
   }
 
@@ -248,7 +256,7 @@ export class P2PNetwork {
       return this.penalize(from, INVALID_MESSAGE_PENALTY, `oversized gossip message (${msg.data.length} bytes)`);
     }
     try {
-      if (msg.topic === this.topics.tx) await this.opts.onTransaction(msg.data, from);
+      if (msg.topic === this.topics.tx) await this.onTransactions(msg.data, from);
       else if (msg.topic === this.topics.block) await this.opts.onBlock(msg.data, from);
       else if (msg.topic === this.topics.consensus) await this.opts.onConsensus?.(msg.data, from);
       else if (msg.topic === this.topics.evidence) await this.opts.onEvidence?.(msg.data, from);
@@ -274,10 +282,41 @@ export class P2PNetwork {
       .catch(() => undefined);
   }
 
-  async publishTransaction(bytes: Uint8Array): Promise<void> {
-    await this.pubsub()
-      .publish(this.topics.tx, bytes)
+  /**
+   * Gossip a transaction. Transactions travel in batches (RLP list of typed encodings): the first waits
+   * TX_BATCH_WINDOW_MS for others, so a busy node sends tens of messages a second instead of thousands
+   * (each gossip message is signed by its author and verified by every receiver).
+   */
+  publishTransaction(bytes: Uint8Array): void {
+    if (this.txBatchBytes + bytes.length > MAX_GOSSIP_BYTES - 1024) this.flushTransactions();
+    this.txBatch.push(bytes);
+    this.txBatchBytes += bytes.length;
+    if (this.txBatch.length >= MAX_TXS_PER_GOSSIP) this.flushTransactions();
+    else this.txFlush ??= setTimeout(() => this.flushTransactions(), TX_BATCH_WINDOW_MS);
+  }
+
+  private flushTransactions(): void {
+    if (this.txFlush) clearTimeout(this.txFlush);
+    this.txFlush = null;
+    if (this.txBatch.length === 0) return;
+    const batch = RLP.encode(this.txBatch);
+    this.txBatch = [];
+    this.txBatchBytes = 0;
+    void this.pubsub()
+      .publish(this.topics.tx, batch)
       .catch(() => undefined);
+  }
+
+  private async onTransactions(data: Uint8Array, from: string): Promise<void> {
+    let items: unknown;
+    try {
+      items = RLP.decode(data);
+    } catch (err) {
+      throw new PeerMisbehaviour(`undecodable transaction batch: ${(err as Error).message}`);
+    }
+    if (!Array.isArray(items) || items.length > MAX_TXS_PER_GOSSIP || items.some((x) => !(x instanceof Uint8Array)))
+      throw new PeerMisbehaviour('a transaction batch must be a list of at most 256 byte strings');
+    await Promise.all((items as Uint8Array[]).map((tx) => this.opts.onTransaction(tx, from)));
   }
 
   /** Gossip a block when it is small enough; peers fetch larger ones by range when they see the gap. */
