@@ -51,8 +51,17 @@ async function evmTx(key: KeyPair, nonce: number, to: string | null, data: strin
   );
 }
 
+export interface PrebuildOptions {
+  /** Fresh accounts funded with 1 coin each by dev accounts 3-9, 1,000 per block from height 2 on. */
+  fund?: KeyPair[];
+  /** Blocks after the funding that each carry one transfer from every one of these (funded) senders. */
+  load?: { senders: KeyPair[]; blocks: number };
+}
+
+const FUNDING_PER_BLOCK = 1000;
+
 /** Make `count` blocks on node 0's data dir, then copy its database to the other validators. */
-export async function prebuildChain(nodes: TestnetNode[], count: number): Promise<Prebuilt> {
+export async function prebuildChain(nodes: TestnetNode[], count: number, opts: PrebuildOptions = {}): Promise<Prebuilt> {
   const validators = nodes.filter((n) => n.role === 'validator');
   const keys = validators.map(validatorKeyOf);
   const keyOf = (address: string) => keys.find((k) => k.address === address) as KeyPair;
@@ -65,9 +74,27 @@ export async function prebuildChain(nodes: TestnetNode[], count: number): Promis
   const tokenIface = new ethers.Interface(compiled('Token').abi);
   const deployData = `${compiled('Token').bytecode}${tokenIface.encodeDeploy(['Devnet', 'DVN', 10n ** 24n]).slice(2)}`;
   let transfers = 0;
+  const funders = [3, 4, 5, 6, 7, 8, 9].map(devKey);
+  const nonces = new Map<string, bigint>();
+  const send = (from: KeyPair, to: string, amount: bigint): SignedTransaction => {
+    const nonce = nonces.get(from.address) ?? 0n;
+    nonces.set(from.address, nonce + 1n);
+    return signTransaction({ from: from.address, to, amount, fee: 10_000n, nonce, chain_id: params.chainId }, from);
+  };
+  const toFund = [...(opts.fund ?? [])];
+  const fundingBlocks = Math.ceil(toFund.length / FUNDING_PER_BLOCK);
+  const loadFrom = 2 + fundingBlocks;
   try {
     for (let h = chain.height + 1; h <= count; h++) {
       const txs: SignedTransaction[] = [];
+      if (h >= 2 && toFund.length > 0) {
+        toFund
+          .splice(0, FUNDING_PER_BLOCK)
+          .forEach((k, i) => txs.push(send(funders[i % funders.length], k.address, 100_000_000n)));
+      }
+      if (opts.load && h >= loadFrom && h < loadFrom + opts.load.blocks) {
+        for (const k of opts.load.senders) txs.push(send(k, bob.address, 1n));
+      }
       if (h % 7 === 0) {
         txs.push(
           signTransaction(

@@ -55,7 +55,8 @@ import {
 } from './evidence.js';
 import { type ChainParams, ledgerParams } from './params.js';
 import { justificationProblem } from './justification.js';
-import { consensusPhaseAt, proposerAt, validatorSetAt } from './schedule.js';
+import { type ActiveValidator, consensusPhaseAt, proposerAt, validatorSetAt } from './schedule.js';
+import { type SignatureCheck, firstFailing, publicKeyBytes } from './signature-checks.js';
 
 /** A block may be dated at most this far ahead of the validating node's clock (CometBFT-style drift bound). */
 export const MAX_BLOCK_FUTURE_DRIFT_S = 15;
@@ -319,7 +320,7 @@ function checkHeader(ctx: BlockContext, b: Block, proposal = false): void {
   if (!proposer || b.validator !== proposer.address)
     fail('proposer', `proposer ${b.validator} is not the scheduled ${proposer?.address}`);
   const sig = /^[0-9a-f]{128}$/.test(b.signature) ? fromHex(b.signature) : null;
-  if (!sig || !isLowS(sig) || !crypto().verify(sig, fromHex(b.hash), fromHex((proposer as { public_key: string }).public_key))) {
+  if (!sig || !isLowS(sig) || firstFailing([proposerCheck(b, proposer as ActiveValidator)])) {
     fail('proposer_signature', 'the proposer signature does not verify (or is not low-S)');
   }
   if (b.timestamp < parent.timestamp)
@@ -347,6 +348,13 @@ function checkHeader(ctx: BlockContext, b: Block, proposal = false): void {
   if (b.tx_count !== b.transactions.length) fail('tx_count', `tx_count ${b.tx_count}, body has ${b.transactions.length}`);
   if (b.gas_used > BLOCK_GAS_LIMIT) fail('gas_limit', `gas_used ${b.gas_used} above the block gas limit ${BLOCK_GAS_LIMIT}`);
 }
+
+const proposerCheck = (b: Block, proposer: ActiveValidator): SignatureCheck => ({
+  sig: fromHex(b.signature),
+  digest: fromHex(b.hash),
+  pub: publicKeyBytes(proposer.public_key),
+  what: `the proposer signature of block ${b.index}`,
+});
 
 /** Field shapes of a transaction decoded from untrusted bytes (the JSON path checks these at parse time). */
 function shapeProblem(tx: SignedTransaction): string | null {

@@ -155,15 +155,14 @@ export class BlockSync {
         return;
       }
       try {
-        for (const f of frames) {
-          let b: Block;
+        const blocks = frames.map((f) => {
           try {
-            b = decodeBlock(f);
+            return decodeBlock(f);
           } catch (err) {
             throw new PeerMisbehaviour(`undecodable block: ${(err as Error).message}`);
           }
-          await this.importOne(b, peer);
-        }
+        });
+        for (const b of blocks) await this.importOne(b, peer);
       } catch (err) {
         if (!(err instanceof PeerMisbehaviour)) throw err;
         await this.net.penalize(peer, 50, err.message);
