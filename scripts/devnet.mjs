@@ -30,7 +30,7 @@ for (const n of nodes) process.stdout.write(`${n.name.padEnd(6)} ${n.role.padEnd
 
 async function status(url) {
   try {
-    const r = await fetch(`${url}/native_status`, { signal: AbortSignal.timeout(1000) });
+    const r = await fetch(`${url}/native_status`, { signal: AbortSignal.timeout(3000) });
     const s = await r.json();
     const c = s.consensus_state;
     const round = c?.round === null || c?.round === undefined ? '' : ` r${c.round}`;
@@ -46,7 +46,7 @@ const timer = setInterval(async () => {
   const line = (await Promise.all(nodes.map(async (n) => `${n.name}=${await status(n.api_url)}`))).join('  ');
   // Every committed block is final (BFT commits only blocks with a 3/4 certificate): height = finalized.
   const text = `finalized heights: ${line}`;
-  process.stdout.write(tty ? `\r\x1b[2K${text}` : `${text}\n`);
+  if (!stopping) process.stdout.write(tty ? `\r\x1b[2K${text}` : `${text}\n`);
 }, 1000);
 
 function stop() {
