@@ -246,6 +246,13 @@ function decodeConsensusData(version: number, data: unknown): ConsensusData {
   return { last_commit: data[0], evidence: evidence as Uint8Array[] };
 }
 
+/** Height of an encoded block from its header alone (throws BlockDecodeError on malformed bytes). */
+export function blockHeightOf(bytes: Uint8Array): number {
+  const top = RLP.decode(bytes);
+  if (!Array.isArray(top) || !(top[0] instanceof Uint8Array)) throw new BlockDecodeError('block must be a list');
+  return decodeHeader(top[0]).index;
+}
+
 /** Hash and transaction ids of an encoded block without decoding its transactions (log queries read many). */
 export function decodeBlockRefs(bytes: Uint8Array): { hash: string; txids: Uint8Array[] } {
   const [headerRlp, , , txs] = RLP.decode(bytes) as [Uint8Array, Uint8Array, Uint8Array, (Uint8Array | Uint8Array[])[]];

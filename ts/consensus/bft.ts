@@ -1,19 +1,16 @@
 import type { Block } from '../chain/block.js';
 import { type Chain, checkedOf } from '../chain/chain.js';
-import { type DoubleSignEvidence, doubleSignEvidence } from '../chain/evidence.js';
+import type { DoubleSignEvidence } from '../chain/evidence.js';
 import {
   PRECOMMIT,
   PREVOTE,
   type Vote,
   type VoteType,
   encodeJustification,
-  isMoreThanFaulty,
-  isQuorum,
   proposalDigest,
-  verifyVote,
   voteDigest,
 } from '../chain/justification.js';
-import { type ActiveValidator, proposerAt, totalPower, validatorSetAt } from '../chain/schedule.js';
+import { proposerAt, validatorSetAt } from '../chain/schedule.js';
 import type { CheckedBlock } from '../chain/validate-block.js';
 import { crypto } from '../crypto/index.js';
 import { type KeyPair, signDigest } from '../ledger/keys.js';
@@ -23,6 +20,7 @@ import { fromHex, toHex } from '../util/hex.js';
 import type { EvidencePool } from './evidence-pool.js';
 import { type ConsensusMessage, InvalidConsensusMessage, type Proposal, type ProposalRef, messageHeight } from './messages.js';
 import { STEP_PRECOMMIT, STEP_PREVOTE, STEP_PROPOSE, type SignGuard } from './privval.js';
+import { HeightVotes } from './vote-set.js';
 
 export { type ConsensusMessage, InvalidConsensusMessage, type Proposal } from './messages.js';
 
@@ -87,10 +85,8 @@ export class BftEngine {
   private lockedHash: string | null = null;
   private validRound = -1;
   private validBlock: Block | null = null;
-  private validators: readonly ActiveValidator[] = [];
-  private total = 0n;
   private proposals = new Map<number, Proposal>();
-  private votes = new Map<string, Map<string, Vote>>();
+  private votes = new HeightVotes(0, []);
   private checking = new Map<string, Promise<boolean>>();
   private valid = new Map<string, boolean>();
   private checked = new Map<string, CheckedBlock>();
@@ -173,7 +169,7 @@ export class BftEngine {
 
   /** Whether this node takes part at a height (a validator there, and the height runs BFT). */
   private active(height: number): boolean {
-    return this.chain.consensusAt(height) === 'DPoS+BFT' && this.validators.some((v) => v.address === this.key.address);
+    return this.chain.consensusAt(height) === 'DPoS+BFT' && this.votes.has(this.key.address);
   }
 
   private readonly onHead = (): void => {
@@ -188,10 +184,8 @@ export class BftEngine {
     this.lockedHash = null;
     this.validRound = -1;
     this.validBlock = null;
-    this.validators = validatorSetAt(this.chain.params, this.chain.state, h);
-    this.total = totalPower(this.validators);
     this.proposals.clear();
-    this.votes.clear();
+    this.votes = new HeightVotes(this.chain.params.chainId, validatorSetAt(this.chain.params, this.chain.state, h));
     this.checking.clear();
     this.valid.clear();
     this.checked.clear();
@@ -318,28 +312,16 @@ export class BftEngine {
   }
 
   private addVote(v: Vote): void {
-    const validator = this.validators.find((x) => x.address === v.validator);
-    if (!verifyVote(this.chain.params.chainId, v, validator))
-      throw new InvalidConsensusMessage(`vote of ${v.validator} does not verify`);
-    const key = `${v.round}/${v.type}`;
-    let byValidator = this.votes.get(key);
-    if (!byValidator) this.votes.set(key, (byValidator = new Map()));
-    const prior = byValidator.get(v.validator);
-    if (prior) {
-      if (prior.block_hash !== v.block_hash) this.onEvidence?.(doubleSignEvidence(prior, v));
+    const added = this.votes.add(v);
+    if (added === 'known') return;
+    if (added !== 'added') {
+      this.onEvidence?.(added);
       return;
     }
-    byValidator.set(v.validator, v);
     // Round skip: more than 1/4 of the voting power is already in a later round.
-    if (v.round > this.round) {
-      const inRound = new Set<string>();
-      for (const [k, votes] of this.votes) if (Number(k.split('/')[0]) === v.round) for (const a of votes.keys()) inRound.add(a);
-      let power = 0n;
-      for (const x of this.validators) if (inRound.has(x.address)) power += x.power;
-      if (isMoreThanFaulty(power, this.total)) {
-        this.clearTimers();
-        this.startRound(v.round);
-      }
+    if (v.round > this.round && this.votes.roundHasMoreThanFaulty(v.round)) {
+      this.clearTimers();
+      this.startRound(v.round);
     }
   }
 
@@ -409,20 +391,8 @@ export class BftEngine {
     return v;
   }
 
-  /** Voting power of the votes of (round, type), for one block hash when given. */
-  private power(round: number, type: VoteType, hash?: string): bigint {
-    const votes = this.votes.get(`${round}/${type}`);
-    if (!votes) return 0n;
-    let sum = 0n;
-    for (const x of this.validators) {
-      const v = votes.get(x.address);
-      if (v && (hash === undefined || v.block_hash === hash)) sum += x.power;
-    }
-    return sum;
-  }
-
   private quorum(round: number, type: VoteType, hash?: string): boolean {
-    return isQuorum(this.power(round, type, hash), this.total);
+    return this.votes.quorum(round, type, hash);
   }
 
   private once(key: string): boolean {
@@ -439,9 +409,9 @@ export class BftEngine {
     const { voteMs, deltaMs } = this.timeouts;
     // Decide: a proposal of any round with a precommit quorum for it.
     for (const p of this.proposals.values()) {
-      for (const k of this.votes.keys()) {
-        const [round, type] = k.split('/').map(Number);
-        if (type === PRECOMMIT && this.valid.get(p.block.hash) && this.quorum(round, PRECOMMIT, p.block.hash)) {
+      if (!this.valid.get(p.block.hash)) continue;
+      for (const round of this.votes.precommitRounds()) {
+        if (this.quorum(round, PRECOMMIT, p.block.hash)) {
           void this.decide(p.block, round);
           return;
         }
@@ -518,10 +488,7 @@ export class BftEngine {
     if (this.deciding) return;
     this.deciding = true;
     try {
-      const precommits = [...(this.votes.get(`${round}/${PRECOMMIT}`)?.values() ?? [])]
-        .filter((v) => v.block_hash === block.hash)
-        .sort((a, b) => (a.validator < b.validator ? -1 : 1))
-        .map((v) => ({ validator: v.validator, signature: v.signature }));
+      const precommits = this.votes.precommitsFor(round, block.hash);
       const final: Block = { ...block, justification: encodeJustification({ round, precommits }) };
       if (this.chain.height + 1 !== final.index) return; // imported meanwhile (sync)
       const seenAt = this.proposalSeenAt.get(block.hash);

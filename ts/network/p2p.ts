@@ -18,7 +18,7 @@ export const MAX_GOSSIP_BYTES = 1024 * 1024;
 export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
 /** Transactions gossiped in one message at most, and how long the first of a batch waits for company. */
 export const MAX_TXS_PER_GOSSIP = 256;
-export const TX_BATCH_WINDOW_MS = 10;
+export const TX_BATCH_WINDOW_MS = 50;
 /** Blocks per range request. */
 export const MAX_BLOCKS_PER_REQUEST = 256;
 /** A peer whose score falls to this is disconnected and refused. */

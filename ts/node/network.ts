@@ -160,7 +160,9 @@ export async function startNetworking(d: NetworkDeps): Promise<Networking> {
     bft.onCommitted = (b) => {
       mempool.onBlock(b.transactions, []);
       admission.onBlock();
-      void net.publishBlock(encodeBlock(b));
+      // Validators decide the block themselves; one copy on the block topic, from its proposer, is what
+      // full nodes need (a missed one is fetched by range).
+      if (b.validator === key.address) void net.publishBlock(encodeBlock(b));
     };
     bft.onEvidence = (e) => {
       try {

@@ -1,4 +1,4 @@
-import { type Block, decodeBlock, encodeBlock } from '../chain/block.js';
+import { type Block, blockHeightOf, decodeBlock, encodeBlock } from '../chain/block.js';
 import type { Chain } from '../chain/chain.js';
 import { InvalidBlockError } from '../chain/validate-block.js';
 import type { TxAdmission } from '../mempool/admission.js';
@@ -96,6 +96,12 @@ export class BlockSync {
   async onGossipBlock(bytes: Uint8Array, from: string): Promise<void> {
     let b: Block;
     try {
+      // A block this node already has (it decided it too) is not decoded whole.
+      const height = blockHeightOf(bytes);
+      if (height <= this.chain.height) {
+        this.net.notePeerHeight(from, height);
+        return;
+      }
       b = decodeBlock(bytes);
     } catch (err) {
       throw new PeerMisbehaviour(`undecodable block: ${(err as Error).message}`);
