@@ -6,9 +6,10 @@
  * everything after that is the live network. The steps run in order on one network.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { ethers } from 'ethers';
+import { genesisIdentity, readGenesisFile } from '../../ts/chain/genesis.js';
 import { PREVOTE, type Vote, voteDigest } from '../../ts/chain/justification.js';
 import { encodeConsensusMessage } from '../../ts/consensus/messages.js';
 import { signDigest } from '../../ts/ledger/keys.js';
@@ -78,6 +79,12 @@ function withPeers(i: number, peers: number[]): TestnetNode {
   const argv = nodes[i].start.split(' ');
   argv[argv.indexOf('--peers') + 1] = peers.map(multiaddrOf).join(',');
   return { ...nodes[i], start: argv.join(' ') };
+}
+
+/** The network identity peers must share (genesis block and parameters). */
+async function networkId(): Promise<string> {
+  const genesisBlock = (await httpJson(`${urls[0]}/chain/blocks/0`)).body.hash as string;
+  return genesisIdentity(readGenesisFile(join(dirname(nodes[0].data_dir), 'genesis.json')), genesisBlock);
 }
 
 const privState = (i: number) =>
@@ -177,7 +184,7 @@ test.serial(
 
 test.serial('conflicting votes become evidence: gossiped, included once, the same on every node', async (t) => {
   t.timeout(120_000);
-  const genesis = (await httpJson(`${urls[0]}/chain/blocks/0`)).body.hash as string;
+  const genesis = await networkId();
   const rogue = await startRoguePeer({ chainId: CHAIN_ID, genesisHash: genesis, target: multiaddrOf(0) });
   t.teardown(() => rogue.stop());
   // Node 3's validator key, stolen: two prevotes for different blocks at one (height, round).
@@ -262,7 +269,7 @@ test.serial('two validators killed: no block is finalized and nothing diverges',
 
 test.serial('malformed, oversized and invalid messages and blocks get their sender dropped and change nothing', async (t) => {
   t.timeout(180_000);
-  const genesis = (await httpJson(`${urls[0]}/chain/blocks/0`)).body.hash as string;
+  const genesis = await networkId();
   const before = await heights(live([0, 1]));
   const parentHeight = before[0];
   const keys = [0, 1, 2, 3].map((i) => validatorKeyOf(nodes[i]));

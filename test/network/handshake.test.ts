@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
+import { genesisIdentity, readGenesisFile } from '../../ts/chain/genesis.js';
 import { generateTestnet } from '../../ts/node/testnet.js';
 import { freeBasePort, startNode, stopAll, tail } from '../helpers/devnet.js';
 import { httpJson } from '../helpers/node.js';
@@ -96,4 +97,28 @@ test('a node of another genesis or another chain id is refused at the handshake'
   // Refused peers stay refused: the static peer is not redialled into the peer list.
   await new Promise((r) => setTimeout(r, 3000));
   t.is((await httpJson(`${a.api_url}/net/peers`)).body.total, 0);
+});
+
+test('the network identity commits to the genesis parameters the genesis block does not (validators, activation)', (t) => {
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const make = (name: string) => {
+    generateTestnet({
+      validators: 2,
+      fullNodes: 0,
+      out: join(tmp.dir, name),
+      basePort: 26600,
+      chainId: 7120,
+      dposBftHeight: 10,
+      blockTimeMs: 1000,
+    });
+    return readGenesisFile(join(tmp.dir, name, 'genesis.json'));
+  };
+  const a = make('a');
+  const b = { ...make('b'), genesisTimestamp: a.genesisTimestamp };
+  const block = 'ab'.repeat(32); // the same genesis block: same allocation, same second
+  t.is(genesisIdentity(a, block), genesisIdentity({ ...a }, block));
+  t.not(genesisIdentity(a, block), genesisIdentity(b, block), 'other validators');
+  t.not(genesisIdentity(a, block), genesisIdentity({ ...a, activation: { ...a.activation, dposBft: 11 } }, block));
+  t.not(genesisIdentity(a, block), genesisIdentity(a, 'cd'.repeat(32)), 'another genesis block');
 });

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { decodeBlock, encodeBlock } from '../chain/block.js';
 import type { Chain } from '../chain/chain.js';
 import { encodeEvidence } from '../chain/evidence.js';
+import { genesisIdentity } from '../chain/genesis.js';
 import { BftEngine, type ConsensusMessage, InvalidConsensusMessage } from '../consensus/bft.js';
 import { EvidencePool, InvalidEvidenceError } from '../consensus/evidence-pool.js';
 import { decodeConsensusMessage, encodeForGossip } from '../consensus/messages.js';
@@ -67,7 +68,8 @@ export async function startNetworking(d: NetworkDeps): Promise<Networking> {
   const { config, chain, mempool, admission, poa, log } = d;
   const logger = log.child({ component: 'p2p' });
   const genesis = await chain.blocks.getBlock(0);
-  const genesisHash = genesis?.hash ?? '';
+  // Peers must share the genesis block and the genesis parameters it does not commit to (validators...).
+  const genesisHash = genesisIdentity(chain.params, genesis?.hash ?? '');
   const evidence = new EvidencePool(chain);
   let sync!: BlockSync;
   let bft: BftEngine | null = null;
