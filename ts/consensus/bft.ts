@@ -98,8 +98,6 @@ export class BftEngine {
   private deciding = false;
   private heightStartedAt = 0;
   private readonly timeouts: ReturnType<typeof roundTimeouts>;
-  /** What this validator signed at the current height, re-gossiped while the height is stuck. */
-  private sent: ConsensusMessage[] = [];
   private regossip: NodeJS.Timeout | null = null;
   onError?: (err: unknown) => void;
   /** Committed a block this engine decided (the node gossips it and updates the pool). */
@@ -109,6 +107,8 @@ export class BftEngine {
   /** A vote this validator signed (persisted first), before it is sent. */
   onVoteSigned?: (v: Vote) => void;
   onRound?: (height: number, round: number) => void;
+  /** The height has not moved for a while: the node fetches the peers' messages of it (receive them here). */
+  onStuck?: (height: number) => void;
   onFinalized?: (info: FinalizedInfo) => void;
 
   constructor(
@@ -133,6 +133,13 @@ export class BftEngine {
     };
   }
 
+  /** Every proposal and vote this node holds for a height (only the height being decided), for peers. */
+  messagesAt(height: number): ConsensusMessage[] {
+    if (height !== this.height) return [];
+    const proposals = [...this.proposals.values()].map((proposal): ConsensusMessage => ({ kind: 'proposal', proposal }));
+    return [...proposals, ...this.votes.all().map((vote): ConsensusMessage => ({ kind: 'vote', vote }))];
+  }
+
   /** Proposer of the current (height, round). */
   currentProposer(): string | null {
     return proposerAt(this.chain.params, this.chain.state, this.height, this.round)?.address ?? null;
@@ -148,12 +155,13 @@ export class BftEngine {
     this.stopped = false;
     this.chain.on('block', this.onHead);
     this.onHead();
-    // Gossip delivers each message once; a validator that restarted or was cut off missed them. Like
-    // CometBFT's vote gossip, re-send what this validator signed at a height that is not moving.
+    // Gossip delivers each message once; a validator that restarted or was cut off missed them. While a
+    // height does not move, ask the peers for what they hold of it (CometBFT's consensus reactor sends
+    // each peer the votes it lacks; here the stuck node pulls them).
     const stuckMs = Math.max(2 * this.opts.blockTimeMs, this.timeouts.proposeMs);
     this.regossip = setInterval(
       () => {
-        if (Date.now() - this.heightStartedAt > stuckMs) for (const m of this.sent) this.broadcast(m);
+        if (Date.now() - this.heightStartedAt > stuckMs && this.active(this.height)) this.onStuck?.(this.height);
       },
       Math.max(1000, this.opts.blockTimeMs),
     );
@@ -191,7 +199,6 @@ export class BftEngine {
     this.checked.clear();
     this.proposalSeenAt.clear();
     this.done.clear();
-    this.sent = [];
     this.heightStartedAt = Date.now();
     if (!this.active(h)) return;
     // After a restart mid-height, resume where the signature state says this validator was: keep its
@@ -291,7 +298,6 @@ export class BftEngine {
       signDigest(proposalDigest(this.chain.params.chainId, h, r, this.validRound, block.hash), this.key.privateKey),
     );
     const proposal: Proposal = { height: h, round: r, pol_round: this.validRound, block, signature };
-    this.sent.push({ kind: 'proposal', proposal });
     this.broadcast({ kind: 'proposal', proposal });
     await this.receive({ kind: 'proposal', proposal }, '');
   }
@@ -341,7 +347,9 @@ export class BftEngine {
     this.reusePoolTransactions(p.block);
     this.proposals.set(p.round, p);
     if (!this.proposalSeenAt.has(p.block.hash)) this.proposalSeenAt.set(p.block.hash, Date.now());
-    await this.checkValid(p.block);
+    // Not awaited: the message is relayed as soon as its signature checks out; process() runs again
+    // when the block's check is done.
+    void this.checkValid(p.block);
   }
 
   private async addProposalRef(ref: ProposalRef, from: string): Promise<void> {
@@ -462,7 +470,6 @@ export class BftEngine {
     const signature = toHex(signDigest(voteDigest(this.chain.params.chainId, body), this.key.privateKey));
     const vote: Vote = { ...body, validator: this.key.address, signature };
     this.onVoteSigned?.(vote);
-    this.sent.push({ kind: 'vote', vote });
     this.broadcast({ kind: 'vote', vote });
     this.addVote(vote);
     this.process();

@@ -65,6 +65,11 @@ export class HeightVotes {
     return isMoreThanFaulty(power, this.total);
   }
 
+  /** Every vote of the height. */
+  all(): Vote[] {
+    return [...this.votes.values()].flatMap((at) => [...at.values()]);
+  }
+
   /** Rounds in which some precommit arrived. */
   precommitRounds(): number[] {
     const rounds: number[] = [];

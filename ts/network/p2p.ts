@@ -2,7 +2,7 @@ import './polyfill.js';
 import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import { privateKeyFromRaw } from '@libp2p/crypto/keys';
-import { gossipsub } from '@libp2p/gossipsub';
+import { type GossipsubMessage, StrictNoSign, TopicValidatorResult, gossipsub } from '@libp2p/gossipsub';
 import { identify } from '@libp2p/identify';
 import type { Connection, Libp2p, PeerId, Stream } from '@libp2p/interface';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
@@ -19,6 +19,8 @@ export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
 /** Transactions gossiped in one message at most, and how long the first of a batch waits for company. */
 export const MAX_TXS_PER_GOSSIP = 256;
 export const TX_BATCH_WINDOW_MS = 50;
+/** Consensus messages in one catch-up response at most (proposals and votes of one height). */
+export const MAX_CONSENSUS_MESSAGES = 1000;
 /** Blocks per range request. */
 export const MAX_BLOCKS_PER_REQUEST = 256;
 /** A peer whose score falls to this is disconnected and refused. */
@@ -61,6 +63,8 @@ export interface P2POptions {
   onEvidence?: (bytes: Uint8Array, from: string) => Promise<void>;
   /** An encoded block by hash (a proposal's, or a committed one), for peers' block-by-hash requests. */
   blockByHash?: (hash: string) => Promise<Uint8Array | null>;
+  /** The consensus messages (proposals, votes) this node holds for a height, for a peer catching up. */
+  consensusAt?: (height: number) => Uint8Array[];
   onPeerStatus?: (peer: string, status: ChainStatus) => void;
   log: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; debug: (o: object, m: string) => void };
 }
@@ -115,6 +119,9 @@ export class P2PNetwork {
   private get blockByHashProtocol(): string {
     return `${this.prefix}/block-by-hash/1`;
   }
+  private get consensusSyncProtocol(): string {
+    return `${this.prefix}/consensus-sync/1`;
+  }
 
   get peerId(): string {
     return this.node.peerId.toString();
@@ -142,12 +149,21 @@ export class P2PNetwork {
       },
       services: {
         identify: identify(),
-        pubsub: gossipsub({ allowPublishToZeroTopicPeers: true, emitSelf: false }),
+        // Unsigned, content-addressed messages, forwarded only once this node accepted them (Lodestar's
+        // setup): no per-message secp256k1 signature in JavaScript on every hop, and an invalid message
+        // is never relayed, so the peer that delivered it (the propagation source) is the one to blame.
+        pubsub: gossipsub({
+          allowPublishToZeroTopicPeers: true,
+          emitSelf: false,
+          globalSignaturePolicy: StrictNoSign,
+          asyncValidation: true,
+        }),
       },
     });
     await this.node.handle(this.statusProtocol, (s, c) => void this.serveStatus(s, c));
     await this.node.handle(this.blocksProtocol, (s, c) => void this.serveBlocks(s, c));
     await this.node.handle(this.blockByHashProtocol, (s) => void this.serveBlockByHash(s));
+    await this.node.handle(this.consensusSyncProtocol, (s) => void this.serveConsensus(s));
     this.node.addEventListener('peer:identify', (e) => void this.onIdentify(e.detail.peerId, e.detail.protocols));
     this.node.addEventListener('peer:disconnect', (e) => this.heights.delete(e.detail.toString()));
     const pubsub = this.pubsub();
@@ -155,7 +171,7 @@ export class P2PNetwork {
     pubsub.subscribe(this.topics.block);
     pubsub.subscribe(this.topics.consensus);
     pubsub.subscribe(this.topics.evidence);
-    pubsub.addEventListener('message', (e) => void this.onGossip(e.detail));
+    pubsub.addEventListener('gossipsub:message', (e) => void this.onGossip(e.detail));
     this.dialStaticPeers();
     this.redial = setInterval(() => this.dialStaticPeers(), 2000);
     this.redial.unref();
@@ -171,7 +187,8 @@ export class P2PNetwork {
   private pubsub(): {
     subscribe(t: string): void;
     publish(t: string, d: Uint8Array): Promise<unknown>;
-    addEventListener(ev: 'message', cb: (e: CustomEvent<{ topic: string; data: Uint8Array; from?: PeerId }>) => void): void;
+    addEventListener(ev: 'gossipsub:message', cb: (e: CustomEvent<GossipsubMessage>) => void): void;
+    reportMessageValidationResult(msgId: string, propagationSource: string, acceptance: TopicValidatorResult): void;
   } {
     return (this.node.services as { pubsub: never }).pubsub;
   }
@@ -244,28 +261,35 @@ export class P2PNetwork {
   }
 
   /**
-   * A gossip message. Messages are signed by their author (gossipsub's strict signing), so `from` is the
-   * peer that wrote it, not a relay: an invalid message costs its author.
+   * A gossip message, from the peer that delivered it (messages are unsigned; an honest peer forwards
+   * only what it accepted, so an invalid message costs the peer that sent it). It is relayed further
+   * only when accepted here.
    */
-  private async onGossip(msg: { topic: string; data: Uint8Array; from?: PeerId }): Promise<void> {
-    const from = msg.from?.toString() ?? 'unknown';
+  private async onGossip(m: GossipsubMessage): Promise<void> {
+    const from = m.propagationSource.toString();
+    const { topic, data } = m.msg;
+    const report = (r: TopicValidatorResult) => this.pubsub().reportMessageValidationResult(m.msgId, from, r);
     this.counters.received++;
-    if (this.denied.has(from)) return;
-    if (msg.data.length > MAX_GOSSIP_BYTES) {
+    if (this.denied.has(from)) return report(TopicValidatorResult.Ignore);
+    if (data.length > MAX_GOSSIP_BYTES) {
       this.counters.invalid++;
-      return this.penalize(from, INVALID_MESSAGE_PENALTY, `oversized gossip message (${msg.data.length} bytes)`);
+      report(TopicValidatorResult.Reject);
+      return this.penalize(from, INVALID_MESSAGE_PENALTY, `oversized gossip message (${data.length} bytes)`);
     }
     try {
-      if (msg.topic === this.topics.tx) await this.onTransactions(msg.data, from);
-      else if (msg.topic === this.topics.block) await this.opts.onBlock(msg.data, from);
-      else if (msg.topic === this.topics.consensus) await this.opts.onConsensus?.(msg.data, from);
-      else if (msg.topic === this.topics.evidence) await this.opts.onEvidence?.(msg.data, from);
+      if (topic === this.topics.tx) await this.onTransactions(data, from);
+      else if (topic === this.topics.block) await this.opts.onBlock(data, from);
+      else if (topic === this.topics.consensus) await this.opts.onConsensus?.(data, from);
+      else if (topic === this.topics.evidence) await this.opts.onEvidence?.(data, from);
+      report(TopicValidatorResult.Accept);
     } catch (err) {
       if (!(err instanceof PeerMisbehaviour)) {
-        this.opts.log.warn({ peer: from, topic: msg.topic, err: (err as Error).message }, 'gossip message failed');
+        this.opts.log.warn({ peer: from, topic, err: (err as Error).message }, 'gossip message failed');
+        report(TopicValidatorResult.Ignore);
         return;
       }
       this.counters.invalid++;
+      report(TopicValidatorResult.Reject);
       await this.penalize(from, err.penalty, err.message);
     }
   }
@@ -413,6 +437,39 @@ export class P2PNetwork {
     const frame = (await lp.read({ signal: AbortSignal.timeout(10_000) })).subarray();
     await stream.close().catch(() => undefined);
     return frame.length ? frame : null;
+  }
+
+  // --- the consensus messages of a height (a validator that restarted or was cut off catches up) ---
+
+  private async serveConsensus(stream: Stream): Promise<void> {
+    const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES });
+    try {
+      const req = JSON.parse(Buffer.from((await lp.read()).subarray()).toString('utf8')) as { height: number };
+      if (!Number.isSafeInteger(req.height) || req.height < 1) throw new Error('bad height');
+      for (const m of (this.opts.consensusAt?.(req.height) ?? []).slice(0, MAX_CONSENSUS_MESSAGES)) await lp.write(m);
+      await lp.write(new Uint8Array(0));
+      await stream.close();
+    } catch {
+      stream.abort(new Error('consensus request failed'));
+    }
+  }
+
+  /** A peer's consensus messages for a height (encoded as on the consensus topic). */
+  async requestConsensus(peer: string, height: number): Promise<Uint8Array[]> {
+    const target = this.peerById(peer);
+    if (!target) return [];
+    const stream = await this.node.dialProtocol(target, this.consensusSyncProtocol, { signal: AbortSignal.timeout(10_000) });
+    const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES });
+    await lp.write(Buffer.from(JSON.stringify({ height })));
+    const out: Uint8Array[] = [];
+    for (;;) {
+      const frame = (await lp.read({ signal: AbortSignal.timeout(10_000) })).subarray();
+      if (frame.length === 0) break;
+      out.push(frame);
+      if (out.length > MAX_CONSENSUS_MESSAGES) throw new PeerMisbehaviour('too many consensus messages in a response');
+    }
+    await stream.close().catch(() => undefined);
+    return out;
   }
 
   /** Peers that passed the handshake (ids). */

@@ -9,7 +9,7 @@ import { encodeEvidence } from '../chain/evidence.js';
 import { genesisIdentity } from '../chain/genesis.js';
 import { BftEngine, type ConsensusMessage, InvalidConsensusMessage } from '../consensus/bft.js';
 import { EvidencePool, InvalidEvidenceError } from '../consensus/evidence-pool.js';
-import { decodeConsensusMessage, encodeForGossip } from '../consensus/messages.js';
+import { decodeConsensusMessage, encodeConsensusMessage, encodeForGossip } from '../consensus/messages.js';
 import type { PoaEngine } from '../consensus/poa.js';
 import { SignGuard } from '../consensus/privval.js';
 import type { KeyPair } from '../ledger/keys.js';
@@ -97,6 +97,7 @@ export async function startNetworking(d: NetworkDeps): Promise<Networking> {
     onTransaction: (bytes) => admitGossipedTransaction(admission, bytes),
     onBlock: (bytes, from) => sync.onGossipBlock(bytes, from),
     onPeerStatus: () => sync.poke(),
+    consensusAt: (height) => (bft?.messagesAt(height) ?? []).map(encodeConsensusMessage),
     onConsensus: async (bytes, from) => {
       let m: ConsensusMessage;
       try {
@@ -178,10 +179,32 @@ export async function startNetworking(d: NetworkDeps): Promise<Networking> {
       void net.publishEvidence(encodeEvidence(e));
     };
     bft.onRound = (_h, r) => networkMetrics.roundStarted(r);
+    bft.onStuck = (height) => {
+      for (const peer of net.connectedPeerIds()) void catchUpConsensus(peer, height);
+    };
     bft.onFinalized = (f) => networkMetrics.finalized(f.proposalToFinalityMs);
     bft.onVoteSigned = failPoint(logger, bft);
     bft.onError = (err) => logger.error({ err }, 'BFT step failed');
     bft.start();
+  }
+  /** A peer's proposals and votes of a height, fed to the engine like gossip (forged ones cost the peer). */
+  async function catchUpConsensus(peer: string, height: number): Promise<void> {
+    let frames: Uint8Array[];
+    try {
+      frames = await net.requestConsensus(peer, height);
+    } catch (err) {
+      logger.debug({ peer, err: (err as Error).message }, 'consensus catch-up request failed');
+      return;
+    }
+    for (const f of frames) {
+      try {
+        await bft?.receive(decodeConsensusMessage(f), peer);
+      } catch (err) {
+        if (!(err instanceof InvalidConsensusMessage)) throw err;
+        await net.penalize(peer, 50, `invalid consensus message in a catch-up response: ${err.message}`);
+        return;
+      }
+    }
   }
   const engine = bft;
   const view: NetworkView = {
