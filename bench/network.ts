@@ -24,9 +24,23 @@ const load = () =>
     .map((x) => x.toFixed(1))
     .join(' / ');
 
+/**
+ * fetch, retried a few times: a keep-alive socket the node closed while idle fails the next request on
+ * it ("other side closed"), and a node under load may answer late.
+ */
+async function get(url: string, init?: RequestInit): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(url, { ...init, signal: AbortSignal.timeout(10_000) });
+    } catch (err) {
+      if (attempt >= 4) throw err;
+      await sleep(200 * attempt);
+    }
+  }
+}
+
 async function json(url: string, init?: RequestInit): Promise<any> {
-  const r = await fetch(url, { ...init, signal: AbortSignal.timeout(10_000) });
-  return r.json();
+  return (await get(url, init)).json();
 }
 
 function stats(xs: number[]): { mean: number; sd: number; p50: number; p95: number; n: number } {
@@ -74,13 +88,17 @@ async function network(o: {
   };
 }
 
-/** Wall-clock time each new height is first seen on a node (polled every 20 ms) for `ms`. */
-async function watchHeights(url: string, ms: number): Promise<{ at: number[]; heights: number[] }> {
+/** Wall-clock time each new height is first seen on a node (polled every 20 ms) for `ms`, or until `until` resolves. */
+async function watchHeights(url: string, ms: number, until?: Promise<unknown>): Promise<{ at: number[]; heights: number[] }> {
   const at: number[] = [];
   const heights: number[] = [];
   let last = await height(url);
   const end = Date.now() + ms;
-  while (Date.now() < end) {
+  let done = false;
+  void until?.then(() => {
+    done = true;
+  });
+  while (until ? !done : Date.now() < end) {
     const h = await height(url);
     if (h > last) {
       for (let x = last + 1; x <= h; x++) {
@@ -100,7 +118,7 @@ const intervals = (at: number[]) => at.slice(1).map((t, i) => t - at[i]);
 async function finalityHistogram(urls: string[]): Promise<Map<number, number>> {
   const sum = new Map<number, number>();
   for (const u of urls) {
-    const text = await (await fetch(`${u}/metrics`)).text();
+    const text = await (await get(`${u}/metrics`)).text();
     for (const m of text.matchAll(/native_bft_proposal_to_finality_seconds_bucket\{le="([^"]+)"\} (\d+)/g)) {
       const le = m[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(m[1]);
       sum.set(le, (sum.get(le) ?? 0) + Number(m[2]));
@@ -129,7 +147,7 @@ function quantile(before: Map<number, number>, after: Map<number, number>, q: nu
 }
 
 async function submit(url: string, tx: SignedTransaction): Promise<void> {
-  await fetch(`${url}/transactions`, {
+  await get(`${url}/transactions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ transaction: tx }, (_, v) => (typeof v === 'bigint' ? Number(v) : v)),
@@ -182,7 +200,7 @@ async function liveNetworkRows(log: (s: string) => void): Promise<string[]> {
         await Promise.all(
           [1, 2, 3].map(async (k) => {
             if (seen.has(k)) return;
-            const r = await fetch(`${urls[k]}/transactions/${tx.txid}`);
+            const r = await get(`${urls[k]}/transactions/${tx.txid}`);
             if (r.status === 200) seen.add(k);
             else await r.arrayBuffer();
           }),
@@ -208,25 +226,36 @@ async function liveNetworkRows(log: (s: string) => void): Promise<string[]> {
       ),
     );
     const l0 = await finalityHistogram(urls);
-    const watch = watchHeights(urls[0], (seconds + 5) * 1000);
     const tStart = performance.now();
-    for (let s = 0; s < seconds; s++) {
-      const due = tStart + s * 1000;
-      while (performance.now() < due) await sleep(5);
-      const txs = presigned[s];
-      const sends: Promise<void>[] = [];
-      for (let b = 0; b < txs.length; b += 100) sends.push(submitBatch(urls[(b / 100) % 4], txs.slice(b, b + 100)));
-      await Promise.all(sends);
-    }
+    // Each second's transfers go out on schedule, at most 8 batches (800 transfers) awaiting an answer:
+    // the network is loaded up to what it takes, and the block interval is measured meanwhile.
+    const sending = (async () => {
+      const inFlight = new Set<Promise<void>>();
+      for (let s = 0; s < seconds; s++) {
+        const due = tStart + s * 1000;
+        while (performance.now() < due) await sleep(5);
+        const txs = presigned[s];
+        for (let b = 0; b < txs.length; b += 100) {
+          while (inFlight.size >= 8) await Promise.race(inFlight);
+          const p = submitBatch(urls[(b / 100) % 4], txs.slice(b, b + 100)).finally(() => inFlight.delete(p));
+          inFlight.add(p);
+        }
+      }
+      await Promise.all(inFlight);
+    })();
+    const watch = watchHeights(urls[0], 0, sending);
+    await sending;
     const sentFor = (performance.now() - tStart) / 1000;
     const seen = await watch;
+    // Let the pools drain before the next measurement.
+    while ((await json(`${urls[0]}/mempool`)).size > 0) await sleep(500);
     const l1 = await finalityHistogram(urls);
     const loaded = stats(intervals(seen.at).slice(2, -3));
     let included = 0;
     for (const h of seen.heights) included += (await json(`${urls[0]}/chain/blocks/${h}`)).tx_count as number;
     const span = (seen.at[seen.at.length - 1] - seen.at[0]) / 1000;
     rows.push(
-      `| block interval under a 2k tx/s load | ${secs(loaded.mean)} mean, σ ${secs(loaded.sd)}, p95 ${secs(loaded.p95)} | ${senders.length * seconds} transfers sent in ${sentFor.toFixed(1)} s (JSON-RPC batches of 100, round-robin over the validators); ${included} included in ${seen.heights.length} blocks (${Math.round(included / Math.max(1, span))} tx/s); target 1.00 s ± 5%: ${Math.abs(loaded.mean - 1000) <= 50 ? 'met' : 'MISSED'}; load ${load()} |`,
+      `| block interval under a 2k tx/s load | ${secs(loaded.mean)} mean, σ ${secs(loaded.sd)}, p95 ${secs(loaded.p95)} | ${senders.length * seconds} transfers offered at 2,000/s for ${seconds} s from ${senders.length} senders (JSON-RPC batches of 100 round-robin over the validators, at most 8 unanswered), all answered after ${sentFor.toFixed(1)} s; ${included} included in ${seen.heights.length} blocks (${Math.round(included / Math.max(1, span))} tx/s); target 1.00 s ± 5%: ${Math.abs(loaded.mean - 1000) <= 50 ? 'met' : 'MISSED'}; load ${load()} |`,
     );
     rows.push(
       `| proposal -> finality under the load | p50 ${secs(quantile(l0, l1, 0.5) * 1000)}, p95 ${secs(quantile(l0, l1, 0.95) * 1000)} | blocks of up to ~2,000 transfers, each executed once per validator |`,
@@ -274,9 +303,9 @@ async function syncRows(log: (s: string) => void): Promise<string[]> {
     log('  syncing ...');
     try {
       while ((await height(net.nodes[0].api_url)) < empty) await sleep(100);
-      const r = await timeSync(net, empty, 0);
+      const r = await timeSync(net, empty);
       rows.push(
-        `| late full node sync, empty BFT blocks | ${Math.round(r.rate).toLocaleString()} blocks/s | ${empty} blocks (commit certificates, last_commit and state roots verified, each block executed), from its first imported block to the head; process start to head ${secs(r.totalMs)}; goal ≥ 2,000 blocks/s: ${r.rate >= 2000 ? 'met' : 'MISSED'}; load ${load()} |`,
+        `| late full node sync, empty BFT blocks | ${Math.round(r.rate).toLocaleString()} blocks/s | ${r.blocks} blocks (commit certificates, last_commit and state roots verified, each block executed), the node's own catch-up pass; process start to head ${secs(r.totalMs)}; goal ≥ 2,000 blocks/s: ${r.rate >= 2000 ? 'met' : 'MISSED'}; load ${load()} |`,
       );
     } finally {
       await net.stop();
@@ -295,7 +324,8 @@ async function syncRows(log: (s: string) => void): Promise<string[]> {
     });
     try {
       while ((await height(net.nodes[0].api_url)) < fundingEnd + blocks) await sleep(100);
-      const r = await timeSync(net, fundingEnd + blocks, fundingEnd);
+      const r = await timeSync(net, fundingEnd + blocks);
+      // The pass includes the funding blocks (1,000 transfers each, as many as a load block).
       const txRate = r.rate * senders.length;
       rows.push(
         `| late full node sync, blocks of ${senders.length.toLocaleString()} transfers | ${Math.round(txRate).toLocaleString()} transfers/s re-executed (${r.rate.toFixed(1)} blocks/s) | ${blocks} blocks × ${senders.length.toLocaleString()} native transfers from as many senders: every signature verified, executed, state root checked; goal ≥ 20,000 transfers/s: ${txRate >= 20_000 ? 'met' : 'MISSED'}; load ${load()} |`,
@@ -307,24 +337,25 @@ async function syncRows(log: (s: string) => void): Promise<string[]> {
   return rows;
 }
 
-/** Start the full node and time its import from `from` (exclusive) to `target`. */
-async function timeSync(net: Network, target: number, from: number): Promise<{ rate: number; totalMs: number }> {
+/**
+ * Start the full node and time its import: from its own 'synced' log line (blocks imported by the
+ * catch-up pass and the pass's duration: the import itself, without process start and handshakes).
+ */
+async function timeSync(net: Network, target: number): Promise<{ rate: number; blocks: number; totalMs: number }> {
   const url = net.nodes[4].api_url;
   const t0 = performance.now();
-  net.running.set(4, startNode(net.nodes[4], [], { NATIVE_LOG_LEVEL: 'warn' }));
-  let first = 0;
-  let firstHeight = 0;
-  for (;;) {
-    const h = await height(url);
-    if (first === 0 && h > from) {
-      first = performance.now();
-      firstHeight = h;
-    }
-    if (h >= target) break;
-    await sleep(20);
+  const r = startNode(net.nodes[4], [], { NATIVE_LOG_LEVEL: 'info' });
+  net.running.set(4, r);
+  while ((await height(url)) < target) await sleep(20);
+  const totalMs = performance.now() - t0;
+  let pass = { imported: 0, elapsed_ms: 1 };
+  await sleep(200);
+  for (const line of r.logs.join('').split('\n')) {
+    if (!line.includes('"synced"') && !line.includes('"syncing"')) continue;
+    const o = JSON.parse(line) as { imported: number; elapsed_ms: number };
+    if (o.imported > pass.imported) pass = o;
   }
-  const end = performance.now();
-  return { rate: (target - firstHeight) / ((end - first) / 1000), totalMs: end - t0 };
+  return { rate: pass.imported / (pass.elapsed_ms / 1000), blocks: pass.imported, totalMs };
 }
 
 export async function benchNetwork(log: (s: string) => void = () => undefined, only?: 'live' | 'sync'): Promise<string[]> {

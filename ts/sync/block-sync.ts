@@ -192,6 +192,8 @@ export class BlockSync {
         target: this.targetHeight(),
         blocks_per_s: Math.round(rate),
         eta_s: Math.round(left / Math.max(rate, 1)),
+        imported: done,
+        elapsed_ms: Math.round(now - t0),
       },
       left > 0 ? 'syncing' : 'synced',
     );
