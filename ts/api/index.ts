@@ -5,6 +5,7 @@ import { adminRoutes } from './routes/admin.js';
 import { chainInfoRoutes } from './routes/chain-info.js';
 import { chainRoutes } from './routes/chain.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { nftRoutes } from './routes/nft.js';
 import { opsRoutes } from './routes/ops.js';
 import { recentTransactionRoutes } from './routes/recent-transactions.js';
 import { rootRoutes } from './routes/root.js';
@@ -30,6 +31,7 @@ export const restRoutes: RouteDef[] = [
   ...transactionRoutes,
   ...recentTransactionRoutes,
   ...tokenRoutes,
+  ...nftRoutes,
   ...validatorRoutes,
   ...stakingRoutes,
   ...statsRoutes,

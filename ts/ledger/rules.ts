@@ -89,8 +89,8 @@ export const NO_OPERATIONS_ACTIVE: OperationActivation = { token: () => false, s
  * The operation families a chain runs, by height. A family is off until its module exists (its issue
  * switches it on here, at its activation height), so no node ever accepts an operation it cannot execute.
  */
-export function operationActivation(_ledger: LedgerParams): OperationActivation {
-  return NO_OPERATIONS_ACTIVE;
+export function operationActivation(ledger: LedgerParams): OperationActivation {
+  return { ...NO_OPERATIONS_ACTIVE, nft: (height) => height >= ledger.activation.nft };
 }
 
 export interface NativeRuleContext {

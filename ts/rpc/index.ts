@@ -4,6 +4,7 @@ import { traceMethods } from './debug.js';
 import { ethMethods } from './eth.js';
 import { evmMethods } from './evm.js';
 import { nativeMethods, netWeb3Methods } from './native.js';
+import { nftMethods } from './nft.js';
 import { RPC, RpcError, type RpcTable } from './types.js';
 
 export { MAX_BATCH, RpcDispatcher, type DispatchOptions, type RpcOutcome, serializeRpc } from './dispatcher.js';
@@ -37,6 +38,7 @@ export const rpcMethods: RpcTable = {
   ...ethMethods,
   ...netWeb3Methods,
   ...nativeMethods,
+  ...nftMethods,
   ...traceMethods,
 };
 

@@ -7,6 +7,8 @@ export const NS = {
   account: 0x01,
   code: 0x02,
   storage: 0x03,
+  /** SRC-721 collections, tokens, approvals, operators and their enumerations (ledger/nft/keys.ts). */
+  nft: 0x07,
 } as const;
 
 export interface Account {
