@@ -9,7 +9,9 @@ import {
   type CallArgs,
   traceTransaction as traceAt,
   traceNativeTransfer,
+  traceNftOperation,
 } from '../execution/index.js';
+import { txKind } from '../ledger/tx-kind.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import type { StateReader } from '../state/state-store.js';
 import { NodeError, NotFoundError } from '../util/errors.js';
@@ -82,7 +84,9 @@ export async function traceBlock(ctx: ChainContext, block: Block, opts: TraceOpt
 export async function traceNativeTransaction(ctx: ChainContext, txid: string): Promise<unknown> {
   const { block, index, tx } = await locate(ctx, txid);
   if (isEvmTransaction(tx)) throw new EvmTransactionError();
-  return atBlock(ctx, block, index, (site) => traceNativeTransfer(site, tx));
+  return atBlock(ctx, block, index, (site) =>
+    txKind(tx).kind === 'nft' ? traceNftOperation(site, tx) : traceNativeTransfer(site, tx),
+  );
 }
 
 /** debug_traceCall: a call traced as eth_call runs it, in the environment of the block after the head. */

@@ -18,3 +18,4 @@ export {
   traceTransaction,
 } from './run.js';
 export { traceNativeTransfer } from './native.js';
+export { traceNftOperation } from './nft.js';

@@ -143,6 +143,11 @@ export class NftReads {
     return this.nft.tokenExists(rawCollection(collection), id);
   }
 
+  /** Whether operator may move every token of owner in the collection. */
+  isOperator(collection: string, owner: string, operator: string): boolean {
+    return this.nft.isOperator(rawCollection(collection), rawAddress(owner), rawAddress(operator));
+  }
+
   /** Every collection, in deployment order. */
   collections(offset: number, limit: number): Page<CollectionInfo> {
     const total = this.nft.collectionCount();
