@@ -24,8 +24,14 @@ test('native_traceTransaction of every NFT operation: pre and post state, status
   await s.include([deploy]);
   const steps: [string, (n: bigint) => SignedTransaction][] = [
     ['mint', (n) => s.op(alice, 'MintNft', { collection: c, to: alice.address, token_uri_override: URI }, { nonce: n })],
-    ['approve', (n) => s.op(alice, 'ApproveNft', { collection: c, token_id: 1, spender: bob.address, expiry_height: 0 }, { nonce: n })],
-    ['operator', (n) => s.op(alice, 'ApproveNftOperator', { collection: c, operator: bob.address, approved: true }, { nonce: n })],
+    [
+      'approve',
+      (n) => s.op(alice, 'ApproveNft', { collection: c, token_id: 1, spender: bob.address, expiry_height: 0 }, { nonce: n }),
+    ],
+    [
+      'operator',
+      (n) => s.op(alice, 'ApproveNftOperator', { collection: c, operator: bob.address, approved: true }, { nonce: n }),
+    ],
     ['transfer', (n) => s.op(alice, 'TransferNft', { collection: c, token_id: 1, to: bob.address }, { nonce: n })],
     ['base-uri', (n) => s.op(alice, 'UpdateNftBaseUri', { collection: c, base_uri: `${URI.slice(0, -1)}v` }, { nonce: n })],
     ['freeze', (n) => s.op(alice, 'FreezeNftCollection', { collection: c }, { nonce: n })],
@@ -44,7 +50,11 @@ test('native_traceTransaction of every NFT operation: pre and post state, status
     traces.set(i === 0 ? 'deploy' : steps[i - 1][0], trace);
     t.is(trace.txid, tx.txid);
     t.is(trace.collection, c);
-    t.deepEqual(trace.fee_split, { burned_base: tx.fee - tx.fee / 2n, validator_base: tx.fee / 2n, validator: trace.fee_split.validator });
+    t.deepEqual(trace.fee_split, {
+      burned_base: tx.fee - tx.fee / 2n,
+      validator_base: tx.fee / 2n,
+      validator: trace.fee_split.validator,
+    });
     t.is(trace.post_state.sender.nonce, trace.pre_state.sender.nonce + 1n);
     t.is(trace.post_state.sender.balance_base, trace.pre_state.sender.balance_base - tx.fee);
   }
