@@ -7,6 +7,7 @@ import { MIN_TX_FEE_BASE, ZERO_ADDRESS } from '../../ts/ledger/units.js';
 import { TxAdmission } from '../../ts/mempool/admission.js';
 import { DEFAULT_MEMPOOL_LIMITS, Mempool } from '../../ts/mempool/mempool.js';
 import { NS, getAccount } from '../../ts/state/accounts.js';
+import { nftIndexOf } from '../../ts/services/index.js';
 import { stringifyExact } from '../../ts/util/json.js';
 import { GENESIS_TS, NOW, type fixtureParams, openFixtureChain, proposerKey } from './chain-fixture.js';
 import { tempDir } from './util.js';
@@ -48,8 +49,13 @@ export function nftState(chain: Chain): Map<string, string> {
   return out;
 }
 
-export function nftInvariants(chain: Chain): string[] {
-  return nftInvariantViolations(chain.state.entries(), (k) => chain.state.get(k));
+/** The NFT invariants, with the index the node keeps for this chain checked against a fresh build. */
+export async function nftInvariants(chain: Chain): Promise<string[]> {
+  return nftInvariantViolations(
+    () => chain.state.entries(),
+    (k) => chain.state.get(k),
+    await nftIndexOf(chain),
+  );
 }
 
 /**

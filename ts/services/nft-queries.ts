@@ -5,6 +5,7 @@
  */
 import {
   type CollectionInfo,
+  NftLists,
   NftReads,
   type Page,
   type TokenInfo,
@@ -18,6 +19,7 @@ import { ZERO_ADDRESS } from '../ledger/units.js';
 import { InvalidParamsError, NotFoundError } from '../util/errors.js';
 import { isAddress } from '../util/hex.js';
 import type { ChainContext, NodeContext } from './context.js';
+import { nftIndexOf } from './nft-index.js';
 
 export type { CollectionInfo, TokenInfo } from '../ledger/nft/index.js';
 
@@ -54,25 +56,31 @@ export function nftAddressParam(raw: unknown): string {
   return raw.toLowerCase();
 }
 
-/** The reads of the head state: after any block being applied has settled. */
+/** Records of the head state (after any block being applied has settled). */
 async function headReads(ctx: ChainContext): Promise<NftReads> {
   await ctx.chain.settled();
   return new NftReads(ctx.chain.state, ctx.chain.height + 1);
+}
+
+/** Lists of the head state: the index and the records, read in the same tick. */
+async function headLists(ctx: ChainContext): Promise<NftLists> {
+  const index = await nftIndexOf(ctx.chain);
+  return new NftLists(new NftReads(ctx.chain.state, ctx.chain.height + 1), index);
 }
 
 function page<K extends string, T>(key: K, p: Page<T>, offset: number, limit: number): ListPage<K, T> {
   return { [key]: p.items, total: p.total, limit, offset } as ListPage<K, T>;
 }
 
-async function knownCollection(ctx: ChainContext, collection: string): Promise<NftReads> {
-  const reads = await headReads(ctx);
-  if (!reads.collection(collection)) throw new NotFoundError('unknown collection');
-  return reads;
+async function knownCollection(ctx: ChainContext, collection: string): Promise<NftLists> {
+  const lists = await headLists(ctx);
+  if (!lists.collection(collection)) throw new NotFoundError('unknown collection');
+  return lists;
 }
 
-/** A collection, or null when none lives at the address. */
+/** A collection (with its holder count), or null when none lives at the address. */
 export async function nftCollection(ctx: ChainContext, collection: string): Promise<CollectionInfo | null> {
-  return (await headReads(ctx)).collection(collection);
+  return (await headLists(ctx)).collection(collection);
 }
 
 /** A live token, or null (never minted, or burned). */
@@ -86,7 +94,7 @@ export async function nftCollections(
   offset: number,
   limit: number,
 ): Promise<ListPage<'collections', CollectionInfo>> {
-  return page('collections', (await headReads(ctx)).collections(offset, limit), offset, limit);
+  return page('collections', (await headLists(ctx)).collections(offset, limit), offset, limit);
 }
 
 /** A collection's tokens (404 for an unknown collection). */
@@ -96,8 +104,8 @@ export async function nftCollectionTokens(
   offset: number,
   limit: number,
 ): Promise<ListPage<'tokens', TokenInfo> & { collection: string }> {
-  const reads = await knownCollection(ctx, collection);
-  return { collection, ...page('tokens', reads.collectionTokens(collection, offset, limit), offset, limit) };
+  const lists = await knownCollection(ctx, collection);
+  return { collection, ...page('tokens', lists.collectionTokens(collection, offset, limit), offset, limit) };
 }
 
 /** A collection's holders with their token counts (404 for an unknown collection). */
@@ -107,8 +115,8 @@ export async function nftCollectionHolders(
   offset: number,
   limit: number,
 ): Promise<ListPage<'holders', { address: string; token_count: number }> & { collection: string }> {
-  const reads = await knownCollection(ctx, collection);
-  return { collection, ...page('holders', reads.holders(collection, offset, limit), offset, limit) };
+  const lists = await knownCollection(ctx, collection);
+  return { collection, ...page('holders', lists.holders(collection, offset, limit), offset, limit) };
 }
 
 /** One entry of an event feed: the event's type and fields, and where it was recorded. */
@@ -155,8 +163,8 @@ export async function nftTokenHistory(
   offset: number,
   limit: number,
 ): Promise<ListPage<'events', NftEventEntry> & { collection: string; token_id: bigint }> {
-  const reads = await knownCollection(ctx, collection);
-  if (!reads.tokenEverMinted(collection, id)) throw new NotFoundError('unknown token');
+  await knownCollection(ctx, collection);
+  if (!(await headReads(ctx)).tokenEverMinted(collection, id)) throw new NotFoundError('unknown token');
   return { collection, token_id: id, ...(await feed(ctx, tokenTerm(collection, id), offset, limit)) };
 }
 
@@ -177,7 +185,7 @@ export async function nftTokensOf(
   offset: number,
   limit: number,
 ): Promise<ListPage<'tokens', TokenInfo> & { address: string }> {
-  return { address: owner, ...page('tokens', (await headReads(ctx)).tokensOf(owner, offset, limit), offset, limit) };
+  return { address: owner, ...page('tokens', (await headLists(ctx)).tokensOf(owner, offset, limit), offset, limit) };
 }
 
 /** The collections an address holds tokens of, with its token count in each. */
@@ -187,19 +195,19 @@ export async function nftCollectionsOf(
   offset: number,
   limit: number,
 ): Promise<ListPage<'collections', { collection: string; token_count: number }> & { address: string }> {
-  return { address: owner, ...page('collections', (await headReads(ctx)).collectionsOf(owner, offset, limit), offset, limit) };
+  return { address: owner, ...page('collections', (await headLists(ctx)).collectionsOf(owner, offset, limit), offset, limit) };
 }
 
 /** Tokens the address approved a spender for (approvals that can still authorize). */
 export async function nftApprovalsOf(ctx: ChainContext, owner: string, offset: number, limit: number) {
-  return { address: owner, ...page('approvals', (await headReads(ctx)).approvalsOf(owner, offset, limit), offset, limit) };
+  return { address: owner, ...page('approvals', (await headLists(ctx)).approvalsOf(owner, offset, limit), offset, limit) };
 }
 
 /** Operators the address approved, per collection. */
 export async function nftOperatorsOf(ctx: ChainContext, owner: string, offset: number, limit: number) {
   return {
     address: owner,
-    ...page('operator_approvals', (await headReads(ctx)).operatorsOf(owner, offset, limit), offset, limit),
+    ...page('operator_approvals', (await headLists(ctx)).operatorsOf(owner, offset, limit), offset, limit),
   };
 }
 

@@ -15,13 +15,13 @@ import { StateOverlay, type StateReader } from '../../state/state-store.js';
 import { operationEnv } from '../block-executor.js';
 import { type TraceSite, applyUntraced } from './run.js';
 
-type CollectionView = Pick<CollectionInfo, 'total_minted' | 'total_burned' | 'total_supply' | 'holders' | 'frozen'> &
+type CollectionView = Pick<CollectionInfo, 'total_minted' | 'total_burned' | 'total_supply' | 'frozen'> &
   Partial<Pick<CollectionInfo, 'base_uri'>>;
 
 function collectionView(info: CollectionInfo | null, withUri: boolean): CollectionView | null {
   if (!info) return null;
-  const { total_minted, total_burned, total_supply, holders, frozen, base_uri } = info;
-  return { total_minted, total_burned, total_supply, holders, frozen, ...(withUri ? { base_uri } : {}) };
+  const { total_minted, total_burned, total_supply, frozen, base_uri } = info;
+  return { total_minted, total_burned, total_supply, frozen, ...(withUri ? { base_uri } : {}) };
 }
 
 function tokenView(info: TokenInfo | null, withUri: boolean): Record<string, unknown> | null {

@@ -4,10 +4,10 @@
  * held as its 20 bytes in a latin1 string (`Raw20`), the form state keys are made of, and turned into
  * `0x…` / `SRC721_…` text only for events and reads.
  *
- * Beside the records (collections, tokens, approvals, operators) the state keeps the enumerations the
- * reads page through (an owner's tokens, a collection's tokens and holders, ...) as ERC721Enumerable
- * does: a count, and one slot per position, removed by moving the last slot into the hole. They are in
- * the authenticated state, so every node agrees on them and a page is O(limit) map reads.
+ * The state holds the records of the data model only (collections, tokens with their approval,
+ * operator approvals): a mint writes three keys (token, collection counters, the sender's account) and
+ * a transfer two. The lists the reads page through (an owner's tokens, a collection's holders, ...)
+ * are an index derived from these records (nft-index.ts), kept beside the state, not inside it.
  */
 import { keccak256 } from '../../crypto/index.js';
 import { NS } from '../../state/accounts.js';
@@ -20,32 +20,14 @@ export type Raw20 = string;
 export const TAG = {
   /** collection -> its fixed fields (deployer, royalty, max supply, frozen, name, symbol, base URI). */
   meta: 0x01,
-  /** collection -> counters (minted, burned, automatic id cursor, holders, position in the collection list). */
+  /** collection -> counters (minted, burned, automatic id cursor, deployment sequence number). */
   counters: 0x02,
-  /** collection, token id -> token record (owner, heights, approval, list positions, URI override). */
+  /** collection, token id -> token record (owner, heights, approval, URI override; burned ones kept). */
   token: 0x03,
-  /** owner -> counts of its tokens, collections, approvals and operators. */
-  ownerCounts: 0x04,
-  /** owner, position -> collection, token id (the tokens it owns). */
-  ownerToken: 0x05,
-  /** collection, position -> token id (the collection's existing tokens). */
-  collectionToken: 0x06,
-  /** collection, owner -> tokens held there, and the positions in the two lists below. */
-  holding: 0x07,
-  /** collection, position -> owner (the collection's holders). */
-  holder: 0x08,
-  /** owner, position -> collection (the collections it holds tokens of). */
-  ownerCollection: 0x09,
-  /** collection, owner, operator -> position in the owner's operator list (present = approved). */
-  operator: 0x0a,
-  /** owner, position -> collection, operator. */
-  ownerOperator: 0x0b,
-  /** owner, position -> collection, token id (tokens it approved a spender for). */
-  ownerApproval: 0x0c,
-  /** -> number of collections. */
-  collectionCount: 0x0d,
-  /** position -> collection (every collection, in deployment order). */
-  collectionSlot: 0x0e,
+  /** collection, owner, operator -> present while the operator is approved for all of owner's tokens. */
+  operator: 0x04,
+  /** -> number of collections deployed (the next deployment sequence number). */
+  collectionCount: 0x05,
 } as const;
 
 const PREFIX = String.fromCharCode(NS.nft);
@@ -66,17 +48,8 @@ export function u64s(n: bigint | number): string {
 export const metaKey = (c: Raw20): KeyStr => T.meta + c;
 export const countersKey = (c: Raw20): KeyStr => T.counters + c;
 export const tokenKey = (c: Raw20, id: bigint): KeyStr => T.token + c + u64s(id);
-export const ownerCountsKey = (owner: Raw20): KeyStr => T.ownerCounts + owner;
-export const ownerTokenKey = (owner: Raw20, pos: number): KeyStr => T.ownerToken + owner + u64s(pos);
-export const collectionTokenKey = (c: Raw20, pos: number): KeyStr => T.collectionToken + c + u64s(pos);
-export const holdingKey = (c: Raw20, owner: Raw20): KeyStr => T.holding + c + owner;
-export const holderKey = (c: Raw20, pos: number): KeyStr => T.holder + c + u64s(pos);
-export const ownerCollectionKey = (owner: Raw20, pos: number): KeyStr => T.ownerCollection + owner + u64s(pos);
 export const operatorKey = (c: Raw20, owner: Raw20, operator: Raw20): KeyStr => T.operator + c + owner + operator;
-export const ownerOperatorKey = (owner: Raw20, pos: number): KeyStr => T.ownerOperator + owner + u64s(pos);
-export const ownerApprovalKey = (owner: Raw20, pos: number): KeyStr => T.ownerApproval + owner + u64s(pos);
 export const COLLECTION_COUNT_KEY: KeyStr = T.collectionCount;
-export const collectionSlotKey = (pos: number): KeyStr => T.collectionSlot + u64s(pos);
 
 export const COLLECTION_PREFIX = 'SRC721_';
 

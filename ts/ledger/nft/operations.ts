@@ -75,8 +75,8 @@ function deploy(ctx: Ctx): void {
       baseUri: f.base_uri as string,
     }),
   );
-  const index = ctx.nft.addCollection(c);
-  ctx.nft.putCounters(c, { totalMinted: 0n, totalBurned: 0n, autoCursor: 1n, holders: 0, index });
+  const index = ctx.nft.nextCollectionIndex();
+  ctx.nft.putCounters(c, { totalMinted: 0n, totalBurned: 0n, autoCursor: 1n, index });
   call.emit(
     nftEvent('CollectionDeployed', {
       collection: address,
@@ -122,24 +122,16 @@ function mint(ctx: Ctx): void {
     const taken = ctx.nft.token(c, id);
     if (taken) fail(taken.burned ? `token id ${id} was burned and cannot be reused` : `token id ${id} already exists`);
   }
-  const counts = ctx.nft.counts(to);
-  const ownerPos = ctx.nft.addOwnerToken(to, counts, c, id);
-  const collectionPos = ctx.nft.addCollectionToken(c, Number(counters.totalMinted - counters.totalBurned), id);
-  ctx.nft.holdingAdded(c, counters, to, counts);
   counters.totalMinted++;
   ctx.nft.putCounters(c, counters);
-  ctx.nft.putCounts(to, counts);
   const uri = ctx.f.token_uri_override as string | undefined;
   ctx.nft.putToken(c, id, {
     owner: to,
     mintedHeight: ctx.height,
     lastTransferHeight: ctx.height,
-    ownerPos,
-    collectionPos,
     burned: false,
     spender: null,
     expiry: 0n,
-    approvalPos: 0,
     uri: uri ? uri : null,
   });
   ctx.call.emit(
@@ -157,26 +149,10 @@ function transfer(ctx: Ctx): void {
     ctx.nft.isOperator(c, owner, ctx.sender);
   if (!allowed) fail('not allowed: the sender is not the owner, an approved spender or an operator of the owner');
   const to = recipient(ctx, 'transfer');
-  const ownerCounts = ctx.nft.counts(owner);
-  if (tok.spender !== null) {
-    ctx.nft.removeOwnerApproval(owner, ownerCounts, tok.approvalPos);
-    tok.spender = null;
-    tok.expiry = 0n;
-  }
-  if (to !== owner) {
-    ctx.nft.removeOwnerToken(owner, ownerCounts, tok.ownerPos);
-    const toCounts = ctx.nft.counts(to);
-    tok.ownerPos = ctx.nft.addOwnerToken(to, toCounts, c, id);
-    const counters = ctx.nft.counters(c) ?? fail('NFT state: collection counters missing');
-    const holders = counters.holders;
-    ctx.nft.holdingRemoved(c, counters, owner, ownerCounts);
-    ctx.nft.holdingAdded(c, counters, to, toCounts);
-    if (counters.holders !== holders) ctx.nft.putCounters(c, counters);
-    ctx.nft.putCounts(to, toCounts);
-  }
-  ctx.nft.putCounts(owner, ownerCounts);
   tok.owner = to;
   tok.lastTransferHeight = ctx.height;
+  tok.spender = null;
+  tok.expiry = 0n;
   ctx.nft.putToken(c, id, tok);
   ctx.call.emit(
     nftEvent('Transferred', {
@@ -192,17 +168,11 @@ function burn(ctx: Ctx): void {
   const { c, text } = collectionMeta(ctx);
   const { id, tok } = liveToken(ctx, c, text);
   if (ctx.sender !== tok.owner) fail('only the owner may burn a token');
-  const counts = ctx.nft.counts(tok.owner);
-  if (tok.spender !== null) ctx.nft.removeOwnerApproval(tok.owner, counts, tok.approvalPos);
-  ctx.nft.removeOwnerToken(tok.owner, counts, tok.ownerPos);
   const counters = ctx.nft.counters(c) ?? fail('NFT state: collection counters missing');
-  ctx.nft.removeCollectionToken(c, Number(counters.totalMinted - counters.totalBurned), tok.collectionPos);
-  ctx.nft.holdingRemoved(c, counters, tok.owner, counts);
   counters.totalBurned++;
   ctx.nft.putCounters(c, counters);
-  ctx.nft.putCounts(tok.owner, counts);
   // The record stays (its id is never reused) without what only a live token needs.
-  ctx.nft.putToken(c, id, { ...tok, burned: true, spender: null, expiry: 0n, approvalPos: 0, uri: null });
+  ctx.nft.putToken(c, id, { ...tok, burned: true, spender: null, expiry: 0n, uri: null });
   ctx.call.emit(nftEvent('Burned', { collection: text, token_id: id.toString(), owner: ctx.call.tx.from_address }));
 }
 
@@ -215,24 +185,15 @@ function approve(ctx: Ctx): void {
   }
   const spenderText = ctx.f.spender as string;
   const expiry = ctx.f.expiry_height as bigint;
-  const counts = ctx.nft.counts(owner);
   if (spenderText === '') {
-    if (tok.spender !== null) {
-      ctx.nft.removeOwnerApproval(owner, counts, tok.approvalPos);
-      ctx.nft.putCounts(owner, counts);
-      tok.spender = null;
-      tok.expiry = 0n;
-    }
+    tok.spender = null;
+    tok.expiry = 0n;
   } else {
     const spender = rawAddress(spenderText);
     if (spender === owner) fail('the owner cannot be approved for its own token');
     if (spender === ZERO) fail('spender must not be the zero address: use "" to revoke');
     if (expiry !== 0n && expiry <= BigInt(ctx.height)) {
       fail(`expiry_height must be 0 (no expiry) or above the current height ${ctx.height}`);
-    }
-    if (tok.spender === null) {
-      tok.approvalPos = ctx.nft.addOwnerApproval(owner, counts, c, id);
-      ctx.nft.putCounts(owner, counts);
     }
     tok.spender = spender;
     tok.expiry = expiry;

@@ -1,11 +1,12 @@
 /**
- * The SRC-721 read model: records turned into their JSON views, and pages of the state's lists (each
- * a count and O(limit) slot reads, so an owner of 100,000 tokens pages as fast as an owner of ten).
- * services/nft-queries.ts adds the node context (head state and height, 404s); REST and JSON-RPC
- * only translate shapes.
+ * The SRC-721 read model: records turned into their JSON views (NftReads, over the state alone), and
+ * pages of the index's lists (NftLists: a positional read of `limit` entries, then one record each, so
+ * an owner of 100,000 tokens pages as fast as an owner of ten). services/nft-queries.ts adds the node
+ * context (head state and height, the index, 404s); REST and JSON-RPC only translate shapes.
  */
 import type { StateReader } from '../../state/state-store.js';
 import { type Raw20, addressText, collectionText, rawAddress, rawCollection } from './keys.js';
+import { type NftIndex, type TokenRef, holderOf, tokenRefCollection, tokenRefId } from './nft-index.js';
 import { type CollectionCounters, type CollectionMeta, type TokenRecord, approvalLive, decodeMeta } from './records.js';
 import { NftReader } from './store.js';
 
@@ -20,8 +21,8 @@ export interface CollectionInfo {
   total_burned: bigint;
   /** Tokens in existence: total_minted - total_burned. */
   total_supply: bigint;
-  /** Addresses holding at least one token. */
-  holders: number;
+  /** Addresses holding at least one token (from the index; absent where only records are read). */
+  holders?: number;
   deployer: string;
   royalty_bps: number;
   royalty_recipient: string;
@@ -55,7 +56,7 @@ export function tokenUri(baseUri: string, id: bigint): string | null {
   return baseUri.endsWith('/') ? `${baseUri}${id}` : `${baseUri}/${id}`;
 }
 
-function collectionInfo(c: Raw20, m: CollectionMeta, k: CollectionCounters): CollectionInfo {
+function collectionInfo(c: Raw20, m: CollectionMeta, k: CollectionCounters, holders?: number): CollectionInfo {
   return {
     address: collectionText(c),
     name: m.name,
@@ -64,7 +65,7 @@ function collectionInfo(c: Raw20, m: CollectionMeta, k: CollectionCounters): Col
     total_minted: k.totalMinted,
     total_burned: k.totalBurned,
     total_supply: k.totalMinted - k.totalBurned,
-    holders: k.holders,
+    ...(holders === undefined ? {} : { holders }),
     deployer: addressText(m.deployer),
     royalty_bps: m.royaltyBps,
     royalty_recipient: addressText(m.royaltyRecipient),
@@ -74,38 +75,18 @@ function collectionInfo(c: Raw20, m: CollectionMeta, k: CollectionCounters): Col
   };
 }
 
-function tokenInfo(c: Raw20, id: bigint, t: TokenRecord, baseUri: string, nextHeight: number): TokenInfo {
-  return {
-    collection: collectionText(c),
-    token_id: id,
-    owner: addressText(t.owner),
-    token_uri: t.uri ?? tokenUri(baseUri, id),
-    token_uri_override: t.uri,
-    minted_height: t.mintedHeight,
-    last_transfer_height: t.lastTransferHeight,
-    approval:
-      t.spender !== null && approvalLive(t, nextHeight) ? { spender: addressText(t.spender), expiry_height: t.expiry } : null,
-  };
-}
-
-function range(total: number, offset: number, limit: number): number[] {
-  const out: number[] = [];
-  for (let p = offset; p < total && p < offset + limit; p++) out.push(p);
-  return out;
-}
-
 /**
- * Reads over one state (the head's). `nextHeight` is the height of the next block: an approval shows
- * while it could still authorize there.
+ * Records over one state. `nextHeight` is the height of the next block: an approval shows while it
+ * could still authorize there.
  */
 export class NftReads {
-  private readonly nft: NftReader;
+  readonly nft: NftReader;
   /** Base URIs of the collections read so far (a page of tokens usually shares one). */
   private readonly baseUris = new Map<Raw20, string>();
 
   constructor(
     state: StateReader,
-    private readonly nextHeight: number,
+    readonly nextHeight: number,
   ) {
     this.nft = new NftReader(state);
   }
@@ -120,22 +101,39 @@ export class NftReads {
     return uri;
   }
 
-  private collectionRaw(c: Raw20): CollectionInfo | null {
+  collectionOf(c: Raw20, holders?: number): CollectionInfo | null {
     const m = this.nft.meta(c);
     const k = this.nft.counters(c);
-    return m && k ? collectionInfo(c, m, k) : null;
+    return m && k ? collectionInfo(c, m, k, holders) : null;
+  }
+
+  /** A live token's view (the record must exist). */
+  tokenOf(c: Raw20, id: bigint, t: TokenRecord): TokenInfo {
+    return {
+      collection: collectionText(c),
+      token_id: id,
+      owner: addressText(t.owner),
+      token_uri: t.uri ?? tokenUri(this.baseUri(c), id),
+      token_uri_override: t.uri,
+      minted_height: t.mintedHeight,
+      last_transfer_height: t.lastTransferHeight,
+      approval:
+        t.spender !== null && approvalLive(t, this.nextHeight)
+          ? { spender: addressText(t.spender), expiry_height: t.expiry }
+          : null,
+    };
   }
 
   /** A collection by its `SRC721_…` address (canonical form), or null. */
   collection(address: string): CollectionInfo | null {
-    return this.collectionRaw(rawCollection(address));
+    return this.collectionOf(rawCollection(address));
   }
 
   /** A live token, or null (unknown, or burned). */
   token(collection: string, id: bigint): TokenInfo | null {
     const c = rawCollection(collection);
     const t = this.nft.token(c, id);
-    return t && !t.burned ? tokenInfo(c, id, t, this.baseUri(c), this.nextHeight) : null;
+    return t && !t.burned ? this.tokenOf(c, id, t) : null;
   }
 
   /** Whether the id was ever minted in the collection (burned tokens keep their history). */
@@ -147,90 +145,104 @@ export class NftReads {
   isOperator(collection: string, owner: string, operator: string): boolean {
     return this.nft.isOperator(rawCollection(collection), rawAddress(owner), rawAddress(operator));
   }
+}
+
+/** Pages of the index's lists, each entry completed from the records. */
+export class NftLists {
+  constructor(
+    private readonly reads: NftReads,
+    private readonly index: NftIndex,
+  ) {}
+
+  private tokenAt(ref: TokenRef): TokenInfo {
+    const c = tokenRefCollection(ref);
+    const id = tokenRefId(ref);
+    return this.reads.tokenOf(c, id, this.reads.nft.token(c, id) as TokenRecord);
+  }
+
+  private withHolders(c: Raw20): CollectionInfo | null {
+    return this.reads.collectionOf(c, this.index.holdersOf(c).size);
+  }
+
+  /** A collection with its holder count, or null. */
+  collection(address: string): CollectionInfo | null {
+    return this.withHolders(rawCollection(address));
+  }
 
   /** Every collection, in deployment order. */
   collections(offset: number, limit: number): Page<CollectionInfo> {
-    const total = this.nft.collectionCount();
-    const items = range(total, offset, limit).map((p) => this.collectionRaw(this.nft.collectionAt(p)) as CollectionInfo);
+    const total = this.reads.nft.collectionCount();
+    const items: CollectionInfo[] = [];
+    for (let i = offset; i < total && items.length < limit; i++) {
+      const c = this.index.collectionAt(i);
+      const info = c === undefined ? null : this.withHolders(c);
+      if (info) items.push(info);
+    }
     return { items, total };
   }
 
-  /** A collection's tokens in list order (mint order; a burn moves the last token into the hole). */
+  /** A collection's tokens by id. */
   collectionTokens(collection: string, offset: number, limit: number): Page<TokenInfo> {
     const c = rawCollection(collection);
-    const k = this.nft.counters(c);
-    const total = k ? Number(k.totalMinted - k.totalBurned) : 0;
-    const items = range(total, offset, limit).map((p) => {
-      const id = this.nft.collectionTokenAt(c, p);
-      return tokenInfo(c, id, this.nft.token(c, id) as TokenRecord, this.baseUri(c), this.nextHeight);
-    });
-    return { items, total };
+    const ids = this.index.collectionTokensOf(c);
+    return { items: ids.slice(offset, limit).map((id8) => this.tokenAt(c + id8)), total: ids.size };
   }
 
-  /** A collection's holders with the number of tokens each holds. */
+  /** A collection's holders with the number of tokens each holds, most first. */
   holders(collection: string, offset: number, limit: number): Page<{ address: string; token_count: number }> {
     const c = rawCollection(collection);
-    const total = this.nft.counters(c)?.holders ?? 0;
-    const items = range(total, offset, limit).map((p) => {
-      const owner = this.nft.holderAt(c, p);
-      return { address: addressText(owner), token_count: this.nft.holding(c, owner)?.count ?? 0 };
+    const list = this.index.holdersOf(c);
+    const items = list.slice(offset, limit).map((e) => {
+      const owner = holderOf(e);
+      return { address: addressText(owner), token_count: this.index.holding(c, owner) };
     });
-    return { items, total };
+    return { items, total: list.size };
   }
 
-  /** The tokens an address owns, across collections, in list order (acquisition order, holes filled by the last). */
+  /** The tokens an address owns, across collections, by collection then id. */
   tokensOf(owner: string, offset: number, limit: number): Page<TokenInfo> {
-    const o = rawAddress(owner);
-    const total = this.nft.counts(o).tokens;
-    const items = range(total, offset, limit).map((p) => {
-      const { collection: c, id } = this.nft.ownerTokenAt(o, p);
-      return tokenInfo(c, id, this.nft.token(c, id) as TokenRecord, this.baseUri(c), this.nextHeight);
-    });
-    return { items, total };
+    const refs = this.index.ownerTokensOf(rawAddress(owner));
+    return { items: refs.slice(offset, limit).map((ref) => this.tokenAt(ref)), total: refs.size };
   }
 
   /** The collections an address holds tokens of, with the count in each. */
   collectionsOf(owner: string, offset: number, limit: number): Page<{ collection: string; token_count: number }> {
     const o = rawAddress(owner);
-    const total = this.nft.counts(o).collections;
-    const items = range(total, offset, limit).map((p) => {
-      const c = this.nft.ownerCollectionAt(o, p);
-      return { collection: collectionText(c), token_count: this.nft.holding(c, o)?.count ?? 0 };
-    });
-    return { items, total };
+    const list = this.index.collectionsOf(o);
+    const items = list
+      .slice(offset, limit)
+      .map((c) => ({ collection: collectionText(c), token_count: this.index.holding(c, o) }));
+    return { items, total: list.size };
   }
 
   /**
    * Tokens the address approved a spender for, whose approval can still authorize. Expired approvals
-   * stay in the list until the token moves or is re-approved, so this filters the whole list (its
-   * length is bounded by the approvals the address paid for) and pages the result.
+   * stay in the index until the token moves or is re-approved, so this filters the owner's approvals
+   * (as many as it paid for) and pages the result.
    */
   approvalsOf(
     owner: string,
     offset: number,
     limit: number,
   ): Page<{ collection: string; token_id: bigint; spender: string; expiry_height: bigint }> {
-    const o = rawAddress(owner);
-    const n = this.nft.counts(o).approvals;
     const live: { collection: string; token_id: bigint; spender: string; expiry_height: bigint }[] = [];
-    for (let p = 0; p < n; p++) {
-      const { collection: c, id } = this.nft.ownerApprovalAt(o, p);
-      const t = this.nft.token(c, id) as TokenRecord;
-      if (t.spender !== null && approvalLive(t, this.nextHeight)) {
+    for (const ref of this.index.approvalsOf(rawAddress(owner))) {
+      const c = tokenRefCollection(ref);
+      const id = tokenRefId(ref);
+      const t = this.reads.nft.token(c, id) as TokenRecord;
+      if (t.spender !== null && approvalLive(t, this.reads.nextHeight)) {
         live.push({ collection: collectionText(c), token_id: id, spender: addressText(t.spender), expiry_height: t.expiry });
       }
     }
     return { items: live.slice(offset, offset + limit), total: live.length };
   }
 
-  /** The operators the address approved, per collection. */
+  /** The operators the address approved, by collection then operator. */
   operatorsOf(owner: string, offset: number, limit: number): Page<{ collection: string; operator: string }> {
-    const o = rawAddress(owner);
-    const total = this.nft.counts(o).operators;
-    const items = range(total, offset, limit).map((p) => {
-      const { collection, operator } = this.nft.ownerOperatorAt(o, p);
-      return { collection: collectionText(collection), operator: addressText(operator) };
-    });
-    return { items, total };
+    const list = this.index.operatorsOf(rawAddress(owner));
+    const items = list
+      .slice(offset, limit)
+      .map((e) => ({ collection: collectionText(e.slice(0, 20)), operator: addressText(e.slice(20)) }));
+    return { items, total: list.size };
   }
 }

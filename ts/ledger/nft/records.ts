@@ -76,19 +76,16 @@ export interface CollectionCounters {
   totalBurned: bigint;
   /** Every id from the last automatic allocation's start up to cursor - 1 is taken (see allocateId). */
   autoCursor: bigint;
-  /** Addresses holding at least one token. */
-  holders: number;
-  /** Position in the list of all collections. */
+  /** Deployment sequence number (the order of GET /nft/collections). */
   index: number;
 }
 
 export function encodeCounters(c: CollectionCounters): Buffer {
-  const b = Buffer.allocUnsafe(40);
+  const b = Buffer.allocUnsafe(32);
   b.writeBigUInt64BE(c.totalMinted, 0);
   b.writeBigUInt64BE(c.totalBurned, 8);
   b.writeBigUInt64BE(c.autoCursor, 16);
-  writeU64(b, 24, c.holders);
-  writeU64(b, 32, c.index);
+  writeU64(b, 24, c.index);
   return b;
 }
 
@@ -97,8 +94,7 @@ export function decodeCounters(b: Buffer): CollectionCounters {
     totalMinted: b.readBigUInt64BE(0),
     totalBurned: b.readBigUInt64BE(8),
     autoCursor: b.readBigUInt64BE(16),
-    holders: readU64(b, 24),
-    index: readU64(b, 32),
+    index: readU64(b, 24),
   };
 }
 
@@ -107,16 +103,11 @@ export interface TokenRecord {
   owner: Raw20;
   mintedHeight: number;
   lastTransferHeight: number;
-  /** Position in the owner's token list and in the collection's token list. */
-  ownerPos: number;
-  collectionPos: number;
   burned: boolean;
   /** Approved spender, or null. The approval may have expired: see approvalLive. */
   spender: Raw20 | null;
   /** 0 = no expiry; else the last height at which the approval authorizes. */
   expiry: bigint;
-  /** Position in the owner's approval list (when spender is set). */
-  approvalPos: number;
   /** Replaces base_uri/{id}; null when none. */
   uri: string | null;
 }
@@ -124,47 +115,39 @@ export interface TokenRecord {
 const FLAG_BURNED = 1;
 const FLAG_APPROVED = 2;
 const FLAG_URI = 4;
+const TOKEN_FIXED = 65;
 
-// owner 20 | minted 8 | last_transfer 8 | owner_pos 8 | collection_pos 8 | flags 1 | spender 20 |
-// expiry 8 | approval_pos 8 | uri (rest, when FLAG_URI)
+// owner 20 | minted 8 | last_transfer 8 | flags 1 | spender 20 | expiry 8 | uri (rest, when FLAG_URI)
 export function encodeToken(t: TokenRecord): Buffer {
   const uri = t.uri === null ? null : Buffer.from(t.uri, 'utf8');
-  const b = Buffer.allocUnsafe(89 + (uri?.length ?? 0));
+  const b = Buffer.allocUnsafe(TOKEN_FIXED + (uri?.length ?? 0));
   b.write(t.owner, 0, 'latin1');
   writeU64(b, 20, t.mintedHeight);
   writeU64(b, 28, t.lastTransferHeight);
-  writeU64(b, 36, t.ownerPos);
-  writeU64(b, 44, t.collectionPos);
-  b[52] = (t.burned ? FLAG_BURNED : 0) | (t.spender !== null ? FLAG_APPROVED : 0) | (uri ? FLAG_URI : 0);
-  b.write(t.spender ?? NO_ADDRESS, 53, 'latin1');
-  b.writeBigUInt64BE(t.expiry, 73);
-  writeU64(b, 81, t.approvalPos);
-  uri?.copy(b, 89);
+  b[36] = (t.burned ? FLAG_BURNED : 0) | (t.spender !== null ? FLAG_APPROVED : 0) | (uri ? FLAG_URI : 0);
+  b.write(t.spender ?? NO_ADDRESS, 37, 'latin1');
+  b.writeBigUInt64BE(t.expiry, 57);
+  uri?.copy(b, TOKEN_FIXED);
   return b;
 }
 
 export function decodeToken(b: Buffer): TokenRecord {
-  const flags = b[52];
+  const flags = b[36];
   return {
     owner: b.toString('latin1', 0, 20),
     mintedHeight: readU64(b, 20),
     lastTransferHeight: readU64(b, 28),
-    ownerPos: readU64(b, 36),
-    collectionPos: readU64(b, 44),
     burned: (flags & FLAG_BURNED) !== 0,
-    spender: flags & FLAG_APPROVED ? b.toString('latin1', 53, 73) : null,
-    expiry: b.readBigUInt64BE(73),
-    approvalPos: readU64(b, 81),
-    uri: flags & FLAG_URI ? b.toString('utf8', 89) : null,
+    spender: flags & FLAG_APPROVED ? b.toString('latin1', 37, 57) : null,
+    expiry: b.readBigUInt64BE(57),
+    uri: flags & FLAG_URI ? b.toString('utf8', TOKEN_FIXED) : null,
   };
 }
 
-/** A copy of a token record with one list position changed (the slot that moved into a hole). */
-export function withTokenPosition(b: Buffer, list: 'owner' | 'collection' | 'approval', pos: number): Buffer {
-  const copy = Buffer.from(b);
-  writeU64(copy, list === 'owner' ? 36 : list === 'collection' ? 44 : 81, pos);
-  return copy;
-}
+/** What the index needs of a token record, read without decoding the rest: owner, burned, approved. */
+export const tokenOwner = (b: Buffer): Raw20 => b.toString('latin1', 0, 20);
+export const tokenBurned = (b: Buffer): boolean => (b[36] & FLAG_BURNED) !== 0;
+export const tokenApproved = (b: Buffer): boolean => (b[36] & FLAG_APPROVED) !== 0;
 
 /**
  * An approval authorizes in the block at `height` while expiry is 0 or height <= expiry; an expired
@@ -174,70 +157,9 @@ export function withTokenPosition(b: Buffer, list: 'owner' | 'collection' | 'app
 export const approvalLive = (t: TokenRecord, height: number): boolean =>
   t.spender !== null && (t.expiry === 0n || BigInt(height) <= t.expiry);
 
-/** What an address holds in one collection, and where it is in the holder and owner-collection lists. */
-export interface Holding {
-  count: number;
-  holderPos: number;
-  ownerCollectionPos: number;
-}
-
-export function encodeHolding(h: Holding): Buffer {
-  const b = Buffer.allocUnsafe(24);
-  writeU64(b, 0, h.count);
-  writeU64(b, 8, h.holderPos);
-  writeU64(b, 16, h.ownerCollectionPos);
-  return b;
-}
-
-export function decodeHolding(b: Buffer): Holding {
-  return { count: readU64(b, 0), holderPos: readU64(b, 8), ownerCollectionPos: readU64(b, 16) };
-}
-
-export const withHoldingPosition = (b: Buffer, list: 'holder' | 'ownerCollection', pos: number): Buffer => {
-  const copy = Buffer.from(b);
-  writeU64(copy, list === 'holder' ? 8 : 16, pos);
-  return copy;
-};
-
-/** Sizes of an address's lists. */
-export interface OwnerCounts {
-  tokens: number;
-  collections: number;
-  approvals: number;
-  operators: number;
-}
-
-export const EMPTY_COUNTS: Readonly<OwnerCounts> = { tokens: 0, collections: 0, approvals: 0, operators: 0 };
-
-export function encodeCounts(c: OwnerCounts): Buffer {
-  const b = Buffer.allocUnsafe(32);
-  writeU64(b, 0, c.tokens);
-  writeU64(b, 8, c.collections);
-  writeU64(b, 16, c.approvals);
-  writeU64(b, 24, c.operators);
-  return b;
-}
-
-export function decodeCounts(b: Buffer): OwnerCounts {
-  return { tokens: readU64(b, 0), collections: readU64(b, 8), approvals: readU64(b, 16), operators: readU64(b, 24) };
-}
-
 export const encodeU64 = (n: number): Buffer => {
   const b = Buffer.allocUnsafe(8);
   writeU64(b, 0, n);
   return b;
 };
 export const decodeU64 = (b: Buffer): number => readU64(b, 0);
-
-/** A list slot holding a collection and a token id (owner tokens, owner approvals). */
-export function encodeTokenRef(c: Raw20, id: bigint): Buffer {
-  const b = Buffer.allocUnsafe(28);
-  b.write(c, 0, 'latin1');
-  b.writeBigUInt64BE(id, 20);
-  return b;
-}
-
-export const decodeTokenRef = (b: Buffer): { collection: Raw20; id: bigint } => ({
-  collection: b.toString('latin1', 0, 20),
-  id: b.readBigUInt64BE(20),
-});
