@@ -11,7 +11,7 @@
  */
 import { NS } from '../../state/accounts.js';
 import type { KeyStr } from '../../state/state-store.js';
-import { type Raw20, TAG, u64s } from './keys.js';
+import { type Raw20, TAG } from './keys.js';
 import { decodeCounters, tokenApproved, tokenBurned, tokenOwner } from './records.js';
 import { SortedList } from './sorted-list.js';
 
@@ -20,14 +20,20 @@ export type TokenRef = string;
 export const tokenRefCollection = (ref: TokenRef): Raw20 => ref.slice(0, 20);
 export const tokenRefId = (ref: TokenRef): bigint => Buffer.from(ref.slice(20), 'latin1').readBigUInt64BE(0);
 
-const holderEntry = (count: number, owner: Raw20): string => u64s(Number.MAX_SAFE_INTEGER - count) + owner;
+/** Holders sort by count, most first: the entry starts with 2^48 - 1 - count as 6 big-endian latin1 digits. */
+function holderEntry(count: number, owner: Raw20): string {
+  let n = 2 ** 48 - 1 - count;
+  let digits = '';
+  for (let i = 0; i < 6; i++, n = Math.floor(n / 256)) digits = String.fromCharCode(n % 256) + digits;
+  return digits + owner;
+}
 const EMPTY = new SortedList();
 
 export class NftIndex {
   private readonly ownerTokens = new Map<Raw20, SortedList>();
   private readonly collectionTokens = new Map<Raw20, SortedList>();
-  /** collection + owner -> tokens held. */
-  private readonly holdings = new Map<string, number>();
+  /** collection -> owner -> tokens held. */
+  private readonly holdings = new Map<Raw20, Map<Raw20, number>>();
   private readonly holders = new Map<Raw20, SortedList>();
   private readonly ownerCollections = new Map<Raw20, SortedList>();
   private readonly approvals = new Map<Raw20, SortedList>();
@@ -47,12 +53,9 @@ export class NftIndex {
     if (key.charCodeAt(0) !== NS.nft) return;
     const c = key.slice(2, 22);
     switch (key.charCodeAt(1)) {
-      case TAG.token: {
-        const ref = key.slice(2, 30);
-        if (before) this.token(ref, before, -1);
-        if (after) this.token(ref, after, +1);
+      case TAG.token:
+        this.token(key.slice(2, 30), before, after);
         break;
-      }
       case TAG.operator: {
         const owner = key.slice(22, 42);
         const entry = c + key.slice(42, 62);
@@ -67,29 +70,50 @@ export class NftIndex {
     }
   }
 
-  private token(ref: TokenRef, record: Buffer, sign: 1 | -1): void {
-    if (tokenBurned(record)) return;
+  /** A token record changed: move what differs (a transfer touches the owner lists and holder counts only). */
+  private token(ref: TokenRef, before: Buffer | undefined, after: Buffer | undefined): void {
+    const was = before !== undefined && !tokenBurned(before) ? before : undefined;
+    const now = after !== undefined && !tokenBurned(after) ? after : undefined;
     const c = ref.slice(0, 20);
-    const owner = tokenOwner(record);
-    if (sign > 0) {
-      list(this.ownerTokens, owner).add(ref);
-      list(this.collectionTokens, c).add(ref.slice(20));
-      if (tokenApproved(record)) list(this.approvals, owner).add(ref);
-    } else {
-      this.remove(this.ownerTokens, owner, ref);
-      this.remove(this.collectionTokens, c, ref.slice(20));
-      if (tokenApproved(record)) this.remove(this.approvals, owner, ref);
+    if ((was === undefined) !== (now === undefined)) {
+      if (now) list(this.collectionTokens, c).add(ref.slice(20));
+      else this.remove(this.collectionTokens, c, ref.slice(20));
     }
-    const key = c + owner;
-    const was = this.holdings.get(key) ?? 0;
-    const now = was + sign;
+    const from = was && tokenOwner(was);
+    const to = now && tokenOwner(now);
+    if (from !== to) {
+      if (from) {
+        this.remove(this.ownerTokens, from, ref);
+        this.changeHolding(c, from, -1);
+      }
+      if (to) {
+        list(this.ownerTokens, to).add(ref);
+        this.changeHolding(c, to, +1);
+      }
+    }
+    const approvedBy = was && tokenApproved(was) ? from : undefined;
+    const approvedNow = now && tokenApproved(now) ? to : undefined;
+    if (approvedBy !== approvedNow) {
+      if (approvedBy) this.remove(this.approvals, approvedBy, ref);
+      if (approvedNow) list(this.approvals, approvedNow).add(ref);
+    }
+  }
+
+  private changeHolding(c: Raw20, owner: Raw20, delta: 1 | -1): void {
+    let counts = this.holdings.get(c);
+    if (!counts) this.holdings.set(c, (counts = new Map()));
+    const was = counts.get(owner) ?? 0;
+    const now = was + delta;
     if (was > 0) this.remove(this.holders, c, holderEntry(was, owner));
     if (now > 0) {
       list(this.holders, c).add(holderEntry(now, owner));
-      this.holdings.set(key, now);
-    } else this.holdings.delete(key);
+      counts.set(owner, now);
+    } else {
+      counts.delete(owner);
+      if (counts.size === 0) this.holdings.delete(c);
+    }
     if (was === 0 && now > 0) list(this.ownerCollections, owner).add(c);
-    if (was > 0 && now === 0) this.remove(this.ownerCollections, owner, c);
+    if (was > 0 && now <= 0) this.remove(this.ownerCollections, owner, c);
   }
 
   private remove(lists: Map<Raw20, SortedList>, key: Raw20, entry: string): void {
@@ -115,7 +139,7 @@ export class NftIndex {
   }
 
   holding(c: Raw20, owner: Raw20): number {
-    return this.holdings.get(c + owner) ?? 0;
+    return this.holdings.get(c)?.get(owner) ?? 0;
   }
 
   collectionsOf(owner: Raw20): SortedList {
@@ -150,14 +174,14 @@ export class NftIndex {
     dump('ownerCollections', this.ownerCollections);
     dump('approvals', this.approvals);
     dump('operators', this.operators);
-    out.holdings = [...this.holdings].map(([k, n]) => `${hex(k)}=${n}`).sort();
+    out.holdings = [...this.holdings].flatMap(([c, m]) => [...m].map(([o, n]) => `${hex(c + o)}=${n}`)).sort();
     out.collections = [...this.collections].sort((a, b) => a[0] - b[0]).map(([i, c]) => `${i}=${hex(c)}`);
     return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 }
 
 /** Owner of a holders-list entry. */
-export const holderOf = (entry: string): Raw20 => entry.slice(8);
+export const holderOf = (entry: string): Raw20 => entry.slice(6);
 
 function list(lists: Map<Raw20, SortedList>, key: Raw20): SortedList {
   let l = lists.get(key);
