@@ -3,7 +3,7 @@
  * with the sender's account, the collection's counters and the token (or operator approval) it
  * touched, before and after, its status (a failed operation: status 0 and the reason, nothing changed
  * but the fee), its events and the fee split. Bounded: one collection and one token, so a trace stays
- * within a few KB (URIs appear only for the operations that set them).
+ * under 5 KB (each URI appears once, for the operation that sets it).
  */
 import { applyNativeTransaction } from '../../ledger/executor.js';
 import { type CollectionInfo, NftReads, type TokenInfo, collectionAddress } from '../../ledger/nft/index.js';
@@ -51,20 +51,22 @@ export async function traceNftOperation(site: TraceSite, tx: SignedTransaction):
   await applyUntraced(site.env, state, site.store, site.prefix);
   const { collection, tokenId, operator } = subjectOf(tx, op);
   const height = site.env.height;
-  const withBaseUri = op.name === 'DeployNft' || op.name === 'UpdateNftBaseUri';
+  // URIs (up to 512 characters) appear once: the old base URI before an update (the event carries the
+  // new one, as a deploy's event carries its first), a mint's override after it.
+  const withBaseUri = op.name === 'UpdateNftBaseUri';
   const withTokenUri = op.name === 'MintNft';
   let id = tokenId;
-  const view = (s: StateReader) => {
+  const view = (s: StateReader, before: boolean) => {
     const reads = new NftReads(s, height);
-    const out: Record<string, unknown> = { collection: collectionView(reads.collection(collection), withBaseUri) };
-    if (id !== undefined) out.token = tokenView(reads.token(collection, id), withTokenUri);
+    const out: Record<string, unknown> = { collection: collectionView(reads.collection(collection), withBaseUri && before) };
+    if (id !== undefined) out.token = tokenView(reads.token(collection, id), withTokenUri && !before);
     if (operator !== undefined) {
       out.operator_approved = reads.isOperator(collection, tx.from_address, operator);
     }
     return out;
   };
   const preSender = account(state, tx.from_address);
-  const pre = view(state);
+  const pre = view(state, true);
   const outcome = applyNativeTransaction(state, tx, operationEnv(site.env));
   if ('dropped' in outcome) throw new Error(`re-execution of block ${height} diverged: ${outcome.dropped}`);
   // An automatic mint's id is known once it ran: the token did not exist before.
@@ -83,7 +85,7 @@ export async function traceNftOperation(site: TraceSite, tx: SignedTransaction):
     ...(outcome.status === 0 ? { failure: outcome.failure } : {}),
     fee_base: tx.fee,
     pre_state: { sender: preSender, ...pre },
-    post_state: { sender: account(state, tx.from_address), ...view(state) },
+    post_state: { sender: account(state, tx.from_address), ...view(state, false) },
     fee_split: { burned_base: tx.fee - toValidator, validator_base: toValidator, validator: site.env.proposer },
     events: outcome.events.map((e) => ({ type: e.type, ...e.fields })),
   };
