@@ -52,6 +52,11 @@ export class CompilePool {
     this.memoryMb = opts.memoryMb ?? DEFAULT_COMPILE_MEMORY_MB;
   }
 
+  /** Compilations running or queued now. */
+  get inFlight(): number {
+    return this.pending;
+  }
+
   /** Started on first use: a node nobody verifies on spawns no thread and loads no compiler. */
   private piscina(): Piscina {
     if (!this.pool) {

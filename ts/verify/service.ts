@@ -79,6 +79,11 @@ export class VerificationService {
     return r;
   }
 
+  /** Compilations running or queued (for metrics and tests). */
+  compilationsInFlight(): number {
+    return this.opts.compiler.inFlight;
+  }
+
   lookup(chainId: number, address: string): Promise<VerificationRecord | null> {
     return this.store.get(chainId, address);
   }
