@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { ethers } from 'ethers';
+import { ethersProvider, ethersWallet } from './evm.js';
 import { type JsonResponse, httpJson } from './node.js';
 import { waitFor } from './util.js';
 
@@ -33,7 +34,12 @@ export const fixture = (name: string, dir = VERIFY_DIR): string => readFileSync(
 const builds = new Map<string, Build>();
 
 /** Compile `sources` (path -> content) with the bundled solc (offline) and return the `path:name` contract. */
-export function build(sources: Record<string, string>, path: string, name: string, settings: Record<string, unknown> = DEFAULT_SETTINGS): Build {
+export function build(
+  sources: Record<string, string>,
+  path: string,
+  name: string,
+  settings: Record<string, unknown> = DEFAULT_SETTINGS,
+): Build {
   const key = JSON.stringify([sources, path, name, settings]);
   const hit = builds.get(key);
   if (hit) return hit;
@@ -41,7 +47,10 @@ export function build(sources: Record<string, string>, path: string, name: strin
   const input = {
     language: 'Solidity',
     sources: Object.fromEntries(Object.entries(sources).map(([p, content]) => [p, { content }])),
-    settings: { ...settings, outputSelection: { '*': { '*': ['abi', 'metadata', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } } },
+    settings: {
+      ...settings,
+      outputSelection: { '*': { '*': ['abi', 'metadata', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
+    },
   };
   const out = JSON.parse(solc.compile(JSON.stringify(input)));
   const errors = (out.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
@@ -70,6 +79,13 @@ export function link(bytecode: string, libraries: Record<string, string>): strin
 /** The Sourcify upload of a build: metadata.json and the sources (under their file names only, as Foundry sends). */
 export function filesOf(b: Build): Record<string, string> {
   return { 'metadata.json': b.metadata, ...b.sources };
+}
+
+/** Dev account i on its own provider, destroyed when the test ends. */
+export function testWallet(t: { teardown(fn: () => void): void }, url: string, i: number): ethers.Wallet {
+  const provider = ethersProvider(url);
+  t.teardown(() => provider.destroy());
+  return ethersWallet(url, i, provider);
 }
 
 /** Deploy with ethers (through the node's JSON-RPC); the address and the creation transaction's hash. */

@@ -1,9 +1,19 @@
 import test from 'ava';
 import { ethers } from 'ethers';
 import { getVerifiedContract } from '../../ts/services/index.js';
-import { ethersProvider, ethersWallet, rpcOk } from '../helpers/evm.js';
+import { rpcOk } from '../helpers/evm.js';
 import { type TestNode, httpJson, startTestNode } from '../helpers/node.js';
-import { CONTRACTS_DIR, build, deploy, filesOf, firstDifference, fixture, link, postVerify } from '../helpers/verify.js';
+import {
+  CONTRACTS_DIR,
+  build,
+  deploy,
+  filesOf,
+  firstDifference,
+  fixture,
+  link,
+  postVerify,
+  testWallet,
+} from '../helpers/verify.js';
 
 // One node for the file; tests run concurrently, each deploying with its own dev account.
 let n: TestNode;
@@ -12,11 +22,7 @@ test.before(async () => {
 });
 test.after.always(() => n?.stop());
 
-function wallet(t: { teardown(fn: () => void): void }, i: number): ethers.Wallet {
-  const provider = ethersProvider(n.url);
-  t.teardown(() => provider.destroy());
-  return ethersWallet(n.url, i, provider);
-}
+const wallet = (t: { teardown(fn: () => void): void }, i: number): ethers.Wallet => testWallet(t, n.url, i);
 
 const BOX = fixture('Box.sol', CONTRACTS_DIR);
 const boxBuild = (source = BOX, path = 'contracts/Box.sol') => build({ [path]: source }, path, 'Box');
@@ -244,7 +250,11 @@ test('bad requests: unsupported chains 400, malformed bodies 400, unverified loo
     t.is(r.status, status, JSON.stringify(body).slice(0, 80));
     t.regex(r.body.error, error);
   }
-  const notJson = await httpJson(`${n.url}/verify`, { method: 'POST', body: '{nope', headers: { 'content-type': 'application/json' } });
+  const notJson = await httpJson(`${n.url}/verify`, {
+    method: 'POST',
+    body: '{nope',
+    headers: { 'content-type': 'application/json' },
+  });
   t.is(notJson.status, 400);
   t.regex(notJson.body.error, /invalid JSON body/);
   const two = { 'a.json': b.metadata, 'b.json': boxBuild(BOX, 'src/Box.sol').metadata, 'Box.sol': BOX };
@@ -259,7 +269,9 @@ test('bad requests: unsupported chains 400, malformed bodies 400, unverified loo
   t.is(unverified.status, 404);
   t.deepEqual(unverified.body, { error: 'Files have not been found!' });
   t.is((await httpJson(`${n.url}/files/any/5/${address}`)).status, 400);
-  t.deepEqual((await httpJson(`${n.url}/check-all-by-addresses?addresses=${address}&chainIds=7120`)).body, [{ address, status: 'false' }]);
+  t.deepEqual((await httpJson(`${n.url}/check-all-by-addresses?addresses=${address}&chainIds=7120`)).body, [
+    { address, status: 'false' },
+  ]);
   t.is((await httpJson(`${n.url}/check-all-by-addresses?chainIds=7120`)).status, 400);
   t.is((await httpJson(`${n.url}/check-by-addresses?addresses=nope&chainIds=7120`)).status, 400);
   const job = await httpJson(`${n.url}/v2/verify/no-such-job`);

@@ -7,6 +7,7 @@
  * they run. A stopped worker is terminated (Piscina replaces it on the next task).
  */
 import { Piscina } from 'piscina';
+import { goDuration } from '../util/errors.js';
 import type { CompileReply, CompileTask, CompiledContract } from './compile-task.js';
 import { CompilationFailedError, CompilationLimitError, CompilerNotAvailableError, VerifierBusyError } from './errors.js';
 
@@ -38,6 +39,7 @@ interface Running {
 export class CompilePool {
   private pool: Piscina | null = null;
   private pending = 0;
+  private finished = 0;
   private readonly running = new Set<Running>();
   private watchdog: NodeJS.Timeout | null = null;
   readonly workers: number;
@@ -55,6 +57,11 @@ export class CompilePool {
   /** Compilations running or queued now. */
   get inFlight(): number {
     return this.pending;
+  }
+
+  /** Compilations ended (done or failed) since the pool was made. */
+  get completed(): number {
+    return this.finished;
   }
 
   /** Started on first use: a node nobody verifies on spawns no thread and loads no compiler. */
@@ -93,6 +100,7 @@ export class CompilePool {
       clearTimeout(timer);
       this.running.delete(run);
       this.pending--;
+      this.finished++;
     }
     if (reply.kind === 'compile-error') throw new CompilationFailedError(reply.message);
     if (reply.kind === 'compiler-error') throw new CompilerNotAvailableError(reply.message);
@@ -101,7 +109,7 @@ export class CompilePool {
 
   private failure(run: Running, err: unknown): Error {
     if (run.reason === 'time')
-      return new CompilationLimitError(`compilation stopped: it ran past the time limit of ${this.timeoutMs / 1000} s`);
+      return new CompilationLimitError(`compilation stopped: it ran past the time limit of ${goDuration(this.timeoutMs)}`);
     const code = (err as { code?: string }).code;
     if (run.reason === 'memory' || code === 'ERR_WORKER_OUT_OF_MEMORY')
       return new CompilationLimitError(`compilation stopped: it used more than the memory limit of ${this.memoryMb} MB`);

@@ -79,9 +79,9 @@ export class VerificationService {
     return r;
   }
 
-  /** Compilations running or queued (for metrics and tests). */
-  compilationsInFlight(): number {
-    return this.opts.compiler.inFlight;
+  /** Compilations running or queued, and ended so far (for metrics and tests). */
+  compilations(): { inFlight: number; completed: number } {
+    return { inFlight: this.opts.compiler.inFlight, completed: this.opts.compiler.completed };
   }
 
   lookup(chainId: number, address: string): Promise<VerificationRecord | null> {
