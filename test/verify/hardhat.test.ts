@@ -59,6 +59,8 @@ test('hardhat@2 + @nomicfoundation/hardhat-verify (Sourcify mode, apiUrl <node>/
   t.regex(verified.out, /Successfully verified contract Vault on Sourcify/);
   const url = `${n.url}/repository/contracts/full_match/7120/${address}/`;
   t.true(verified.out.includes(url), verified.out);
+  const listing = await httpJson(url);
+  t.true(listing.body.includes(`/repository/contracts/full_match/7120/${address}/metadata.json`), listing.text);
   const meta = await fetch(`${url}metadata.json`);
   t.is(meta.status, 200);
   t.is(JSON.parse(await meta.text()).settings.compilationTarget['contracts/Vault.sol'], 'Vault');

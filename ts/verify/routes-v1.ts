@@ -138,12 +138,17 @@ function chains(svc: VerificationService): Promise<VerifyResult> {
   });
 }
 
-/** GET /repository/contracts/:match/:chain/:address/<file>: one stored file as text. */
+/**
+ * GET /repository/contracts/:match/:chain/:address/<file>: one stored file as text; the directory itself (the
+ * contract URL Hardhat prints) lists the files' URLs.
+ */
 async function repositoryFile(svc: VerificationService, _req: HttpRequest, p: Record<string, string>): Promise<VerifyResult> {
   const r = await record(svc, p);
-  const file = decodeURIComponent(p['*'] ?? '');
+  if (p.match !== matchDir(r)) throw new NotVerifiedError('File not found');
+  const file = p['*'] ?? '';
+  if (file === '') return { body: fileUrls(svc, r) };
   const content = r.files[file];
-  if (p.match !== matchDir(r) || content === undefined) throw new NotVerifiedError('File not found');
+  if (content === undefined) throw new NotVerifiedError('File not found');
   const type = file.endsWith('.json') ? 'application/json' : 'text/plain; charset=utf-8';
   return { raw: content, headers: { 'content-type': type } };
 }
@@ -188,6 +193,12 @@ export const v1Routes: VerifyRoute[] = [
   { method: 'GET', path: '/check-all-by-addresses', summary: 'Full and partial matches of addresses', handler: v1(checkAll) },
   { method: 'GET', path: '/check-by-addresses', summary: 'Full matches of addresses', handler: v1(checkPerfect) },
   { method: 'GET', path: '/chains', summary: 'Chains of the verification service (7119 and 7120)', handler: v1(chains) },
+  {
+    method: 'GET',
+    path: '/repository/contracts/:match/:chain/:address',
+    summary: "URLs of a verified contract's files (the contract URL Hardhat prints)",
+    handler: v1(repositoryFile),
+  },
   {
     method: 'GET',
     path: '/repository/contracts/:match/:chain/:address/*',
