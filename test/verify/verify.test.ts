@@ -90,7 +90,7 @@ test('partial: same code, other metadata (a comment, another path); a later perf
   const deployed = boxBuild(commented);
   const original = boxBuild();
   t.not(deployed.metadata, original.metadata);
-  const { address } = await deploy(w, deployed, [7n]);
+  const { address, hash } = await deploy(w, deployed, [7n]);
 
   const partial = await postVerify(n.url, { address, chain: '7120', files: filesOf(original) });
   t.is(partial.status, 200, partial.text);
@@ -125,6 +125,15 @@ test('partial: same code, other metadata (a comment, another path); a later perf
   // Another file path changes the metadata only: partial as well.
   const moved = boxBuild(BOX, 'src/Box.sol');
   const other = await deploy(w, moved, [8n]);
+  // Another contract's creation transaction is refused (the same code could carry other arguments).
+  const foreign = await postVerify(n.url, {
+    address: other.address,
+    chain: '7120',
+    files: filesOf(original),
+    creatorTxHash: hash,
+  });
+  t.is(foreign.status, 400);
+  t.is(foreign.body.error, `transaction ${hash} created ${address}, not ${other.address}`);
   const byPath = await postVerify(n.url, { address: other.address, chain: '7120', files: filesOf(original) });
   t.is(byPath.status, 200, byPath.text);
   t.is(byPath.body.result[0].status, 'partial');

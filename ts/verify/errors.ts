@@ -26,7 +26,8 @@ export class InvalidVerifyRequestError extends VerifyError {
 /** Only chains 7119 and 7120 are served (spec: verification chains). */
 export class UnsupportedChainError extends VerifyError {
   constructor(chain: string, served: readonly number[]) {
-    super(`chain ${chain} is not supported: this verifier serves chain ${served.join(' and ')}`, 400, 'unsupported_chain');
+    const serves = served.length ? `chain ${served.join(' and ')}` : 'no chain (chains 7119 and 7120 only)';
+    super(`chain ${chain} is not supported: this verifier serves ${serves}`, 400, 'unsupported_chain');
   }
 }
 

@@ -61,7 +61,7 @@ export class VerificationService {
 
   /** Chains this instance verifies (a subset of VERIFY_CHAINS). */
   servedChains(): number[] {
-    return [...this.opts.chains.keys()].sort();
+    return [...this.opts.chains.keys()].sort((a, b) => a - b);
   }
 
   /** A chain id from a request, checked: only 7119 and 7120, and only those this instance serves (400 otherwise). */
@@ -115,6 +115,11 @@ export class VerificationService {
     if (given !== undefined) {
       const tx = await reader.getTransaction(given);
       if (!tx) throw new InvalidVerifyRequestError(`creation transaction ${given} was not found on the chain`);
+      // Another contract's creation could carry the same code: its arguments are not this contract's.
+      if (tx.contractAddress !== null && tx.contractAddress !== address)
+        throw new InvalidVerifyRequestError(
+          `transaction ${given} created ${checksum(tx.contractAddress)}, not ${checksum(address)}`,
+        );
       return tx;
     }
     const hash = await reader.findCreationTx(address);
