@@ -295,6 +295,14 @@ export async function benchNftOwnerQuery(): Promise<Row[]> {
   ];
 }
 
+/** What the NFT rows measure (the section's notes, also in the full `npm run bench`). */
+export const NFT_SECTION_NOTES = [
+  '- Block execution = `Chain.propose` timings (execute + state root) of one 10,000-transaction block; transactions as admission leaves',
+  '  them (rules checked, signatures verified beforehand), so signature checks are not in these numbers, as in "Block execution".',
+  '  Commit (RocksDB batch with the event index) and the NFT index follow the block and are shown beside.',
+  '',
+];
+
 /** Replace (or append) the "## NFTs (SRC-721)" section of bench/RESULTS.md. */
 function writeSection(rows: Row[], load: string): void {
   const file = fileURLToPath(new URL('../../bench/RESULTS.md', import.meta.url));
@@ -303,9 +311,7 @@ function writeSection(rows: Row[], load: string): void {
     title,
     '',
     `- Date: ${new Date().toISOString()}; command: \`npm run bench:nft\` (bench/nft.ts); shared 2-core machine, 1-min load average ${load}.`,
-    '- Block execution = `Chain.propose` timings (execute + state root) of one 10,000-transaction block; transactions as admission leaves',
-    '  them (rules checked, signatures verified beforehand), so signature checks are not in these numbers, as in "Block execution".',
-    '',
+    ...NFT_SECTION_NOTES,
     '| Measurement | Result | Notes |',
     '|---|---|---|',
     ...rows.map((r) => `| ${r.name} | ${r.value} | ${r.note ?? ''} |`),
