@@ -190,7 +190,9 @@ export async function benchNftExecution(rounds = 3): Promise<Row[]> {
   };
   const mintRate = median(results.mint.map((x) => rate(x.included, x.executeMs + x.rootMs)));
   const transferRate = median(results.transfer.map((x) => rate(x.included, x.executeMs + x.rootMs)));
+  const nativeRate = median(results.native.map((x) => rate(x.included, x.executeMs + x.rootMs)));
   const goal = Math.min(mintRate, transferRate) >= 30_000 ? 'met' : 'MISSED';
+  const best = (runs: Timed[]) => Math.max(...runs.map((x) => rate(x.included, x.executeMs + x.rootMs)));
   return [
     row(
       `NFT mints: ${BLOCK.toLocaleString()} MintNft (automatic ids) from ${MINTERS} minters in one block (execute + state root)`,
@@ -207,7 +209,7 @@ export async function benchNftExecution(rounds = 3): Promise<Row[]> {
     {
       name: 'Goal: NFT mints and transfers >= 30,000/s in block execution',
       value: goal,
-      note: `slower of the two: ${Math.min(mintRate, transferRate).toLocaleString()} tx/s`,
+      note: `slower of the two (median): ${Math.min(mintRate, transferRate).toLocaleString()} tx/s, ${Math.round((100 * Math.min(mintRate, transferRate)) / nativeRate)}% of native transfers in the same run; best blocks: mints ${best(results.mint).toLocaleString()}, transfers ${best(results.transfer).toLocaleString()} tx/s`,
     },
   ];
 }
