@@ -117,6 +117,8 @@ test('DeployNft limits are 400s at admission: name 1-64, symbol 1-10 ASCII alpha
   await s.refused(alice, 'DeployNft', deployFields({ royalty_bps: 1001 }), 'royalty_bps must be an integer from 0 to 1000');
   await s.refused(alice, 'DeployNft', deployFields({ max_supply: -1 }), 'max_supply must be an integer');
   await s.refused(alice, 'DeployNft', { ...deployFields(), extra: 1 }, 'unknown field extra');
+  await s.refused(alice, 'DeployNft', deployFields({ base_uri: 'x'.repeat(513) }), 'base_uri must be a string of at most 512');
+  await s.refused(alice, 'DeployNft', deployFields({ royalty_recipient: '0x12' }), 'royalty_recipient must be 0x + 40 hex');
   // The fee: 10x MIN_TX_FEE for a deploy.
   const cheap = s.op(alice, 'DeployNft', deployFields(), { fee: 10_000n });
   await t.throwsAsync(s.submit(cheap), { message: /fee must be at least 100000/ });
@@ -139,6 +141,7 @@ test('MintNft: automatic ids are total_minted + 1 skipping ids taken explicitly;
   await s.refused(alice, 'MintNft', { collection: c, to: bob.address, token_id: 3 }, 'token id 3 already exists');
   await s.refused(alice, 'MintNft', { collection: c, to: bob.address, token_id: 0 }, 'token_id must be an integer from 1');
   await s.refused(alice, 'MintNft', { collection: c, to: ZERO_ADDRESS }, 'cannot mint to the zero address');
+  await s.refused(alice, 'MintNft', { collection: c, to: bob.address, token_uri_override: 'u'.repeat(513) }, 'at most 512');
   const four = s.reads().token(c, 4n);
   t.is(four?.token_uri, 'ar://four');
   t.is(four?.owner, carol.address);
