@@ -1,15 +1,15 @@
 import type { ExecutionContext } from 'ava';
 import type { Chain } from '../../ts/chain/chain.js';
 import { type KeyPair, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
-import { nftInvariantViolations } from '../../ts/ledger/nft/index.js';
+import { NftLists, NftReads, collectionAddress, nftInvariantViolations } from '../../ts/ledger/nft/index.js';
 import { type SignedTransaction, signTransaction } from '../../ts/ledger/transaction.js';
-import { MIN_TX_FEE_BASE, ZERO_ADDRESS } from '../../ts/ledger/units.js';
+import { BASE_PER_COIN, MIN_TX_FEE_BASE, ZERO_ADDRESS } from '../../ts/ledger/units.js';
 import { TxAdmission } from '../../ts/mempool/admission.js';
 import { DEFAULT_MEMPOOL_LIMITS, Mempool } from '../../ts/mempool/mempool.js';
 import { NS, getAccount } from '../../ts/state/accounts.js';
 import { nftIndexOf } from '../../ts/services/index.js';
 import { stringifyExact } from '../../ts/util/json.js';
-import { GENESIS_TS, NOW, type fixtureParams, openFixtureChain, proposerKey } from './chain-fixture.js';
+import { GENESIS_TS, NOW, alice, fixtureParams, openFixtureChain, proposerKey } from './chain-fixture.js';
 import { tempDir } from './util.js';
 
 /** A third funded account where a test sets it up (index 2 of the fixture mnemonic). */
@@ -100,3 +100,61 @@ export async function nftChain(t: ExecutionContext, params?: ReturnType<typeof f
     include: (txs: readonly SignedTransaction[]) => blockOf(txs),
   };
 }
+
+/** The deploy fields of the tests' collection, with overrides. */
+export const deployFields = (over: Record<string, unknown> = {}) => ({
+  name: 'Punks',
+  symbol: 'PNK',
+  max_supply: 0,
+  royalty_bps: 250,
+  royalty_recipient: alice.address,
+  base_uri: 'ipfs://punks',
+  ...over,
+});
+
+/**
+ * nftChain with carol funded (and NFTs activated at `activation` when given), plus the steps the tests take:
+ * run (admission + block), ok, deploy, mint, and refused (400 at admission, nothing changed).
+ */
+export async function nftScenario(t: ExecutionContext, activation?: number) {
+  const params = fixtureParams();
+  params.alloc.set(carol.address, 1_000n * BASE_PER_COIN);
+  if (activation !== undefined) params.activation = { ...params.activation, nft: activation };
+  const s = await nftChain(t, params);
+  const index = await nftIndexOf(s.chain);
+  const reads = () => new NftReads(s.chain.state, s.chain.height + 1);
+  const lists = () => new NftLists(reads(), index);
+  /** Submit through admission, make a block; the transaction's receipt. */
+  const run = async (tx: SignedTransaction) => {
+    await s.submit(tx);
+    const p = await s.produce();
+    const i = p.result.included.findIndex((x) => x.txid === tx.txid);
+    if (i < 0) throw new Error('not included');
+    return p.result.receipts[i];
+  };
+  const ok = async (key: KeyPair, name: string, fields: Record<string, unknown>) => {
+    const r = await run(s.op(key, name, fields));
+    t.is(r.status, 1, Buffer.from(r.output).toString());
+    return r;
+  };
+  const deploy = async (over: Record<string, unknown> = {}, key = alice): Promise<string> => {
+    const tx = s.op(key, 'DeployNft', deployFields(over));
+    const r = await run(tx);
+    t.is(r.status, 1, Buffer.from(r.output).toString());
+    return collectionAddress(key.address, tx.nonce);
+  };
+  const mint = (collection: string, to: string, extra: Record<string, unknown> = {}, key = alice) =>
+    ok(key, 'MintNft', { collection, to, ...extra });
+  /** Admission refuses with a message containing `reason`; the pool and the NFT state are unchanged. */
+  const refused = async (key: KeyPair, name: string, fields: Record<string, unknown>, reason: string) => {
+    const before = nftState(s.chain);
+    const tx = s.op(key, name, fields);
+    const err = await t.throwsAsync(s.submit(tx));
+    t.true(err?.message.includes(reason), `"${err?.message}" should say "${reason}"`);
+    t.false(s.pool.has(tx.txid));
+    t.deepEqual(nftState(s.chain), before);
+  };
+  return { ...s, reads, lists, run, ok, deploy, mint, refused };
+}
+
+export const invariantsHold = async (t: ExecutionContext, chain: Chain) => t.deepEqual(await nftInvariants(chain), []);

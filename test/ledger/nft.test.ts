@@ -1,73 +1,11 @@
-import test, { type ExecutionContext } from 'ava';
-import type { Chain } from '../../ts/chain/chain.js';
-import { sha256 } from '../../ts/crypto/index.js';
-import type { KeyPair } from '../../ts/ledger/keys.js';
-import { NftLists, NftReads, collectionAddress } from '../../ts/ledger/nft/index.js';
-import { nftIndexOf } from '../../ts/services/index.js';
-import { rawCollection, tokenKey } from '../../ts/ledger/nft/keys.js';
-import type { SignedTransaction } from '../../ts/ledger/transaction.js';
-import { BASE_PER_COIN, ZERO_ADDRESS } from '../../ts/ledger/units.js';
-import { getAccount } from '../../ts/state/accounts.js';
-import { keyBytes } from '../../ts/state/state-store.js';
-import { verifyStateProof } from '../../ts/state/trie.js';
-import { alice, bob, fixtureParams } from '../helpers/chain-fixture.js';
-import { carol, nftChain, nftInvariants, nftState } from '../helpers/nft.js';
-
-const deployFields = (over: Record<string, unknown> = {}) => ({
-  name: 'Punks',
-  symbol: 'PNK',
-  max_supply: 0,
-  royalty_bps: 250,
-  royalty_recipient: alice.address,
-  base_uri: 'ipfs://punks',
-  ...over,
-});
-
-async function setup(t: ExecutionContext, activation?: number) {
-  const params = fixtureParams();
-  params.alloc.set(carol.address, 1_000n * BASE_PER_COIN);
-  if (activation !== undefined) params.activation = { ...params.activation, nft: activation };
-  const s = await nftChain(t, params);
-  const index = await nftIndexOf(s.chain);
-  const reads = () => new NftReads(s.chain.state, s.chain.height + 1);
-  const lists = () => new NftLists(reads(), index);
-  /** Submit through admission, make a block; the transaction's receipt. */
-  const run = async (tx: SignedTransaction) => {
-    await s.submit(tx);
-    const p = await s.produce();
-    const i = p.result.included.findIndex((x) => x.txid === tx.txid);
-    if (i < 0) throw new Error('not included');
-    return p.result.receipts[i];
-  };
-  const ok = async (key: KeyPair, name: string, fields: Record<string, unknown>) => {
-    const r = await run(s.op(key, name, fields));
-    t.is(r.status, 1, Buffer.from(r.output).toString());
-    return r;
-  };
-  const deploy = async (over: Record<string, unknown> = {}, key = alice): Promise<string> => {
-    const tx = s.op(key, 'DeployNft', deployFields(over));
-    const r = await run(tx);
-    t.is(r.status, 1, Buffer.from(r.output).toString());
-    return collectionAddress(key.address, tx.nonce);
-  };
-  const mint = (collection: string, to: string, extra: Record<string, unknown> = {}, key = alice) =>
-    ok(key, 'MintNft', { collection, to, ...extra });
-  /** Admission refuses with a message containing `reason`; the pool and the NFT state are unchanged. */
-  const refused = async (key: KeyPair, name: string, fields: Record<string, unknown>, reason: string) => {
-    const before = nftState(s.chain);
-    const tx = s.op(key, name, fields);
-    const err = await t.throwsAsync(s.submit(tx));
-    t.true(err?.message.includes(reason), `"${err?.message}" should say "${reason}"`);
-    t.false(s.pool.has(tx.txid));
-    t.deepEqual(nftState(s.chain), before);
-  };
-  return { ...s, reads, lists, run, ok, deploy, mint, refused };
-}
-
-const invariantsHold = async (t: ExecutionContext, chain: Chain) => t.deepEqual(await nftInvariants(chain), []);
+import test from 'ava';
+import { collectionAddress } from '../../ts/ledger/nft/index.js';
+import { ZERO_ADDRESS } from '../../ts/ledger/units.js';
+import { alice, bob } from '../helpers/chain-fixture.js';
+import { carol, deployFields, invariantsHold, nftScenario } from '../helpers/nft.js';
 
 test('DeployNft: the collection at SRC721_ + keccak(deployer, nonce), its fields, event and listing', async (t) => {
-  const s = await setup(t);
+  const s = await nftScenario(t);
   const tx = s.op(alice, 'DeployNft', deployFields({ max_supply: 3 }));
   const r = await s.run(tx);
   t.is(r.status, 1);
@@ -108,7 +46,7 @@ test('DeployNft: the collection at SRC721_ + keccak(deployer, nonce), its fields
 });
 
 test('DeployNft limits are 400s at admission: name 1-64, symbol 1-10 ASCII alphanumeric, royalty_bps <= 1000', async (t) => {
-  const s = await setup(t);
+  const s = await nftScenario(t);
   await s.refused(alice, 'DeployNft', deployFields({ name: '' }), 'name must be a non-empty string');
   await s.refused(alice, 'DeployNft', deployFields({ name: 'x'.repeat(65) }), 'at most 64 characters');
   await s.refused(alice, 'DeployNft', deployFields({ symbol: 'ABCDEFGHIJK' }), 'symbol must be a non-empty string of at most 10');
@@ -127,7 +65,7 @@ test('DeployNft limits are 400s at admission: name 1-64, symbol 1-10 ASCII alpha
 });
 
 test('MintNft: automatic ids are total_minted + 1 skipping ids taken explicitly; explicit ids fail when taken', async (t) => {
-  const s = await setup(t);
+  const s = await nftScenario(t);
   const c = await s.deploy();
   const m1 = await s.mint(c, bob.address);
   t.deepEqual(m1.events, [{ type: 'Minted', fields: { collection: c, token_id: '1', to: bob.address, minter: alice.address } }]);
@@ -174,7 +112,7 @@ test('MintNft: automatic ids are total_minted + 1 skipping ids taken explicitly;
 });
 
 test('MintNft permissions and limits: deployer or its operator only, not after freeze, max_supply is a hard cap', async (t) => {
-  const s = await setup(t);
+  const s = await nftScenario(t);
   const c = await s.deploy({ max_supply: 3 });
   await s.refused(
     bob,
@@ -204,7 +142,7 @@ test('MintNft permissions and limits: deployer or its operator only, not after f
 });
 
 test('TransferNft by owner, approved spender and operator; approvals cleared on transfer; strangers refused', async (t) => {
-  const s = await setup(t);
+  const s = await nftScenario(t);
   const c = await s.deploy();
   for (let i = 0; i < 3; i++) await s.mint(c, alice.address);
   const tr = await s.ok(alice, 'TransferNft', { collection: c, token_id: 1, to: bob.address });
@@ -259,7 +197,7 @@ test('TransferNft by owner, approved spender and operator; approvals cleared on 
 });
 
 test('ApproveNft: expiry is lazy (never authorizes after expiry_height, reads hide it), revoke with "", owner-or-operator only', async (t) => {
-  const s = await setup(t);
+  const s = await nftScenario(t);
   const c = await s.deploy();
   await s.mint(c, alice.address);
   await s.mint(c, alice.address);
@@ -313,7 +251,7 @@ test('ApproveNft: expiry is lazy (never authorizes after expiry_height, reads hi
 });
 
 test('BurnNft by the owner only: the token is gone, its id taken, counters and lists updated', async (t) => {
-  const s = await setup(t);
+  const s = await nftScenario(t);
   const c = await s.deploy();
   await s.mint(c, bob.address);
   await s.mint(c, bob.address);
@@ -340,7 +278,7 @@ test('BurnNft by the owner only: the token is gone, its id taken, counters and l
 });
 
 test('UpdateNftBaseUri: deployer only, not once frozen; token URIs follow the base', async (t) => {
-  const s = await setup(t);
+  const s = await nftScenario(t);
   const c = await s.deploy({ base_uri: '' });
   await s.mint(c, bob.address);
   t.is(s.reads().token(c, 1n)?.token_uri, null, 'no base and no override: no URI');
@@ -351,154 +289,4 @@ test('UpdateNftBaseUri: deployer only, not once frozen; token URIs follow the ba
   await s.ok(alice, 'FreezeNftCollection', { collection: c });
   await s.refused(alice, 'UpdateNftBaseUri', { collection: c, base_uri: 'https://y' }, 'its base URI can no longer change');
   t.is(s.reads().collection(c)?.base_uri, 'https://x/');
-});
-
-test('a failure known only at inclusion is a failed transaction (status 0, reason in the receipt) with no NFT change', async (t) => {
-  const s = await setup(t);
-  const c = await s.deploy();
-  await s.mint(c, alice.address);
-  await s.ok(alice, 'ApproveNft', { collection: c, token_id: 1, spender: carol.address, expiry_height: 0 });
-  // Both pass admission alone; in the block, alice's transfer runs first and clears carol's approval.
-  const first = s.op(alice, 'TransferNft', { collection: c, token_id: 1, to: bob.address });
-  const second = s.op(carol, 'TransferNft', { collection: c, token_id: 1, to: carol.address });
-  await s.submit(first);
-  await s.submit(second);
-  const carolBefore = getAccount(s.chain.state, carol.address);
-  const p = await s.produce();
-  t.is(p.result.included.length, 2);
-  t.is(p.result.receipts[0].status, 1);
-  t.is(p.result.receipts[1].status, 0);
-  t.regex(Buffer.from(p.result.receipts[1].output).toString('utf8'), /not allowed/);
-  t.is(p.result.receipts[1].events, undefined);
-  t.is(s.reads().token(c, 1n)?.owner, bob.address);
-  const carolAfter = getAccount(s.chain.state, carol.address);
-  t.is(carolAfter.nonce, carolBefore.nonce + 1n, 'the nonce is used');
-  t.true(carolAfter.balance < carolBefore.balance, 'the fee is paid');
-
-  // Every operation failing inside a block leaves the NFT state exactly as it was.
-  const before = nftState(s.chain);
-  const n = s.nonce(carol);
-  const failing = [
-    s.op(carol, 'MintNft', { collection: c, to: carol.address }, { nonce: n }),
-    s.op(carol, 'TransferNft', { collection: c, token_id: 1, to: carol.address }, { nonce: n + 1n }),
-    s.op(carol, 'BurnNft', { collection: c, token_id: 1 }, { nonce: n + 2n }),
-    s.op(carol, 'ApproveNft', { collection: c, token_id: 1, spender: carol.address, expiry_height: 0 }, { nonce: n + 3n }),
-    s.op(carol, 'FreezeNftCollection', { collection: c }, { nonce: n + 4n }),
-    s.op(carol, 'UpdateNftBaseUri', { collection: c, base_uri: 'x' }, { nonce: n + 5n }),
-    s.op(
-      carol,
-      'ApproveNftOperator',
-      { collection: `SRC721_${'00'.repeat(20)}`, operator: bob.address, approved: true },
-      { nonce: n + 6n },
-    ),
-    s.op(carol, 'MintNft', { collection: c, to: carol.address, token_id: 1 }, { nonce: n + 7n }),
-  ];
-  const q = await s.include(failing);
-  t.is(q.result.included.length, failing.length);
-  t.deepEqual(
-    q.result.receipts.map((r) => r.status),
-    failing.map(() => 0),
-  );
-  t.deepEqual(nftState(s.chain), before);
-  await invariantsHold(t, s.chain);
-});
-
-test('before the nft activation height every NFT operation is refused as not active, and a block with one is invalid', async (t) => {
-  const s = await setup(t, 5);
-  const tx = s.op(alice, 'DeployNft', deployFields());
-  await t.throwsAsync(s.submit(tx), { message: 'NFT operations are not active on this chain yet' });
-  const p = await s.include([tx]);
-  t.is(p.result.included.length, 0);
-  t.regex(p.result.dropped[0].reason, /not active/);
-  while (s.chain.height < 4) await s.include([]);
-  const c = await s.deploy();
-  t.truthy(s.reads().collection(c));
-});
-
-test('collections, tokens, approvals and operators are in the state root, with proofs', async (t) => {
-  const s = await setup(t);
-  const c = await s.deploy();
-  const rootAfterDeploy = s.chain.head.state_root;
-  await s.mint(c, bob.address);
-  t.not(s.chain.head.state_root, rootAfterDeploy);
-  const key = keyBytes(tokenKey(rawCollection(c), 1n));
-  const proof = s.chain.state.prove(key);
-  t.truthy(proof);
-  t.true(verifyStateProof(proof as NonNullable<typeof proof>, s.chain.head.state_root, sha256));
-  // The proven value names bob as the owner (first 20 bytes of the token record).
-  t.is(`0x${(proof?.value ?? '').slice(0, 40)}`, bob.address);
-});
-
-test('random sequences of operations keep every list consistent with the records', async (t) => {
-  const s = await setup(t);
-  const keys = [alice, bob, carol];
-  const cs = [await s.deploy(), await s.deploy({ name: 'B', symbol: 'B' }, bob)];
-  let seed = 7;
-  // mulberry32: a small PRNG whose low bits are as random as its high ones.
-  const rnd = (n: number) => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) % n;
-  };
-  const owners = () =>
-    cs.flatMap((c) =>
-      s
-        .lists()
-        .collectionTokens(c, 0, 1000)
-        .items.map((x) => ({ c, id: x.token_id, owner: x.owner })),
-    );
-  for (let round = 0; round < 12; round++) {
-    const txs: SignedTransaction[] = [];
-    const next = new Map(keys.map((k) => [k.address, s.nonce(k)]));
-    const sign = (k: KeyPair, name: string, f: Record<string, unknown>) => {
-      const n = next.get(k.address) as bigint;
-      next.set(k.address, n + 1n);
-      txs.push(s.op(k, name, f, { nonce: n }));
-    };
-    const live = owners();
-    for (let i = 0; i < 12; i++) {
-      const k = keys[rnd(3)];
-      const c = cs[rnd(2)];
-      const tok = live.length ? live[rnd(live.length)] : null;
-      const other = keys[rnd(3)].address;
-      switch (rnd(6)) {
-        case 0:
-        case 1:
-          sign(cs.indexOf(c) === 0 ? alice : bob, 'MintNft', { collection: c, to: other });
-          break;
-        case 2:
-          if (tok)
-            sign(keys.find((x) => x.address === tok.owner) ?? k, 'TransferNft', {
-              collection: tok.c,
-              token_id: tok.id,
-              to: other,
-            });
-          break;
-        case 3:
-          if (tok) {
-            // Mostly the owner (some by others, which fail); approving the owner itself revokes instead.
-            const signer = rnd(4) === 0 ? k : (keys.find((x) => x.address === tok.owner) ?? k);
-            sign(signer, 'ApproveNft', {
-              collection: tok.c,
-              token_id: tok.id,
-              spender: other === tok.owner ? '' : other,
-              expiry_height: 0,
-            });
-          }
-          break;
-        case 4:
-          if (other !== k.address) sign(k, 'ApproveNftOperator', { collection: c, operator: other, approved: rnd(2) === 0 });
-          break;
-        case 5:
-          if (tok) sign(keys.find((x) => x.address === tok.owner) ?? k, 'BurnNft', { collection: tok.c, token_id: tok.id });
-          break;
-      }
-    }
-    await s.include(txs);
-    const bad = await nftInvariants(s.chain);
-    if (bad.length) return t.fail(`round ${round}: ${bad.join('; ')}`);
-  }
-  t.true(owners().length > 0);
-  await invariantsHold(t, s.chain);
 });
