@@ -10,13 +10,16 @@ import { nftEvent } from './events.js';
 import { type Raw20, addressText, collectionAddress, rawAddress, rawCollection } from './keys.js';
 import {
   type CollectionCounters,
-  approvalLive,
   decodeMeta,
   encodeMeta,
   metaDeployer,
   metaFrozen,
   metaMaxSupply,
   type TokenRecord,
+  tokenBurned,
+  tokenLiveSpender,
+  tokenOwner,
+  transferredToken,
 } from './records.js';
 import { NftWriter } from './store.js';
 
@@ -140,20 +143,20 @@ function mint(ctx: Ctx): void {
 }
 
 function transfer(ctx: Ctx): void {
-  const { c, text } = collectionMeta(ctx);
-  const { id, tok } = liveToken(ctx, c, text);
-  const owner = tok.owner;
+  const text = ctx.f.collection as string;
+  const c = rawCollection(text);
+  const id = ctx.f.token_id as bigint;
+  const raw = ctx.nft.tokenRaw(c, id);
+  // A token implies its collection: the collection is looked up only to say which is missing.
+  if (!raw || tokenBurned(raw)) {
+    collectionMeta(ctx);
+    fail(`token ${id} does not exist in collection ${text}`);
+  }
+  const owner = tokenOwner(raw);
   const allowed =
-    ctx.sender === owner ||
-    (approvalLive(tok, ctx.height) && tok.spender === ctx.sender) ||
-    ctx.nft.isOperator(c, owner, ctx.sender);
+    ctx.sender === owner || tokenLiveSpender(raw, ctx.height) === ctx.sender || ctx.nft.isOperator(c, owner, ctx.sender);
   if (!allowed) fail('not allowed: the sender is not the owner, an approved spender or an operator of the owner');
-  const to = recipient(ctx, 'transfer');
-  tok.owner = to;
-  tok.lastTransferHeight = ctx.height;
-  tok.spender = null;
-  tok.expiry = 0n;
-  ctx.nft.putToken(c, id, tok);
+  ctx.nft.putTokenRaw(c, id, transferredToken(raw, recipient(ctx, 'transfer'), ctx.height));
   ctx.call.emit(
     nftEvent('Transferred', {
       collection: text,

@@ -149,6 +149,26 @@ export const tokenOwner = (b: Buffer): Raw20 => b.toString('latin1', 0, 20);
 export const tokenBurned = (b: Buffer): boolean => (b[36] & FLAG_BURNED) !== 0;
 export const tokenApproved = (b: Buffer): boolean => (b[36] & FLAG_APPROVED) !== 0;
 
+/** The approved spender of a record whose approval authorizes at `height`, or null (read in place). */
+export function tokenLiveSpender(b: Buffer, height: number): Raw20 | null {
+  if (!tokenApproved(b)) return null;
+  const expiry = b.readBigUInt64BE(57);
+  return expiry === 0n || BigInt(height) <= expiry ? b.toString('latin1', 37, 57) : null;
+}
+
+/**
+ * The record after a transfer to `owner` at `height` (approval cleared, the rest kept), patched on a
+ * copy: the hottest operation skips decoding and re-encoding the URI.
+ */
+export function transferredToken(b: Buffer, owner: Raw20, height: number): Buffer {
+  const t = Buffer.from(b);
+  t.write(owner, 0, 'latin1');
+  writeU64(t, 28, height);
+  t[36] &= ~FLAG_APPROVED;
+  t.fill(0, 37, TOKEN_FIXED);
+  return t;
+}
+
 /**
  * An approval authorizes in the block at `height` while expiry is 0 or height <= expiry; an expired
  * one stays in the record until the token moves or is re-approved, but never authorizes and reads
