@@ -1,0 +1,272 @@
+/**
+ * Read queries the block explorer (ts/explorer) needs beyond the REST ones: pages of blocks from one range
+ * read, what a transaction is and what it cost (kind, decoded operation, value in wei, fee and its split,
+ * status from the receipt), a block's commit certificate, finality, recent activity per day, validators
+ * seen producing, and the search box's resolution. Everything reads indexes, the in-memory window or the
+ * head state: no page scans the chain.
+ */
+import type { Block } from '../chain/block.js';
+import { decodeJustification } from '../chain/justification.js';
+import { DEFAULT_TRACE_OPTIONS, chainCommon, isEvmTransaction, typedTransactionOf } from '../execution/index.js';
+import type { ReceiptRecord } from '../execution/receipts.js';
+import type { NativeOperation } from '../ledger/operations.js';
+import type { SignedTransaction } from '../ledger/transaction.js';
+import { txKind } from '../ledger/tx-kind.js';
+import { baseToWei } from '../ledger/units.js';
+import { NodeError } from '../util/errors.js';
+import { isAddress, isHash, normHash, to0x } from '../util/hex.js';
+import { DAY_SECONDS, STATS_DAYS, chainIndex } from './chain-index.js';
+import type { NodeContext } from './context.js';
+import { getToken, isTokenContract, listTokens, normContract } from './token-queries.js';
+import { traceTransaction } from './trace-queries.js';
+import type { TxView } from './tx-queries.js';
+
+/** Blocks of one list page, newest first (`offset` blocks below the head). */
+export async function blocksPage(ctx: NodeContext, offset: number, limit: number): Promise<Block[]> {
+  const top = ctx.chain.height - offset;
+  if (top < 0) return [];
+  const blocks = await ctx.chain.blocks.readRange(Math.max(0, top - limit + 1), top);
+  return blocks.reverse();
+}
+
+/** Height of the block with this hash (64 hex, 0x optional), or null. */
+export async function blockHeightOfHash(ctx: NodeContext, hash: string): Promise<number | null> {
+  return isHash(hash) ? ctx.chain.blocks.heightOfHash(normHash(hash)) : null;
+}
+
+export interface FinalityView {
+  head: number;
+  finalized: number;
+}
+
+export const finalityView = (ctx: NodeContext): FinalityView => ({
+  head: ctx.chain.height,
+  finalized: ctx.consensus.finalizedHeight(),
+});
+
+export interface CommitCertificate {
+  round: number;
+  signers: string[];
+}
+
+/** The BFT commit certificate a block carries (null for PoA blocks; malformed bytes are reported as such). */
+export function commitCertificate(b: Block): CommitCertificate | 'malformed' | null {
+  if (b.justification.length === 0) return null;
+  try {
+    const j = decodeJustification(b.justification);
+    return { round: j.round, signers: j.precommits.map((p) => p.validator) };
+  } catch {
+    return 'malformed';
+  }
+}
+
+export type TxStatus = 'success' | 'failed' | 'pending';
+
+export interface TxSummary {
+  /** 'transfer', 'evm' or the operation family ('token', 'staking', 'nft'). */
+  kind: string;
+  /** The decoded native operation (null for transfers and EVM transactions, or data that does not decode). */
+  op: NativeOperation | null;
+  /** EVM: the recipient (null for a contract creation); native: to_address. */
+  to: string | null;
+  /** Value moved, in wei (native amounts are base units × 1e10). */
+  valueWei: bigint;
+  /** Fee paid in wei: the native fee, or gas used × effective price of an EVM transaction; null while pending (EVM). */
+  feeWei: bigint | null;
+  /** Spec fee split: floor(fee/2) to the proposer, the rest burned. */
+  toProposerWei: bigint | null;
+  burnedWei: bigint | null;
+  status: TxStatus;
+  /** EVM: gas used (receipt) and gas limit. */
+  gasUsed: bigint | null;
+  gasLimit: bigint | null;
+  /** EVM calldata (0x-hex), '0x' for none. */
+  input: string;
+  /** Address of a contract this transaction created. */
+  contractCreated: string | null;
+  receipt: ReceiptRecord | null;
+}
+
+/** Summaries of transactions (confirmed or pending), reading each block's receipts once. */
+export async function summarizeTransactions(ctx: NodeContext, views: readonly TxView[]): Promise<TxSummary[]> {
+  const receipts = new Map<number, readonly ReceiptRecord[] | null>();
+  const out: TxSummary[] = [];
+  for (const v of views) {
+    let r: ReceiptRecord | null = null;
+    if (v.block_index !== null && v.tx_index !== null) {
+      if (!receipts.has(v.block_index)) receipts.set(v.block_index, await ctx.chain.blocks.receipts(v.block_index));
+      r = receipts.get(v.block_index)?.[v.tx_index] ?? null;
+    }
+    out.push(summarize(ctx, v, r));
+  }
+  return out;
+}
+
+function summarize(ctx: NodeContext, tx: SignedTransaction & { status?: string }, r: ReceiptRecord | null): TxSummary {
+  const pending = tx.status === 'pending_in_mempool';
+  const status: TxStatus = pending ? 'pending' : r && r.status === 0 ? 'failed' : 'success';
+  if (isEvmTransaction(tx)) {
+    const t = typedTransactionOf(tx, chainCommon(ctx.chain.params.chainId, ctx.chain.params.evmHardfork));
+    const feeWei = r ? r.gasUsed * r.effectiveGasPrice : null;
+    const toProposer = feeWei === null ? null : feeWei / 2n;
+    return {
+      kind: 'evm',
+      op: null,
+      to: t.to ? t.to.toString() : null,
+      valueWei: t.value,
+      feeWei,
+      toProposerWei: toProposer,
+      burnedWei: feeWei === null || toProposer === null ? null : feeWei - toProposer,
+      status,
+      gasUsed: r?.gasUsed ?? null,
+      gasLimit: t.gasLimit,
+      input: to0x(t.data),
+      contractCreated: r?.contractAddress ? to0x(r.contractAddress) : null,
+      receipt: r,
+    };
+  }
+  let kind = 'transfer';
+  let op: NativeOperation | null = null;
+  try {
+    const k = txKind(tx);
+    kind = k.kind;
+    if ('op' in k) op = k.op;
+  } catch {
+    kind = 'unknown';
+  }
+  // Native fees split in base units (spec): floor(fee/2) to the proposer.
+  const toProposerBase = tx.fee / 2n;
+  return {
+    kind,
+    op,
+    to: tx.to_address,
+    valueWei: baseToWei(tx.amount),
+    feeWei: baseToWei(tx.fee),
+    toProposerWei: baseToWei(toProposerBase),
+    burnedWei: baseToWei(tx.fee - toProposerBase),
+    status,
+    gasUsed: r?.gasUsed ?? null,
+    gasLimit: null,
+    input: '0x',
+    contractCreated: null,
+    receipt: r,
+  };
+}
+
+export interface DayActivity {
+  /** Unix seconds of 00:00 UTC. */
+  dayStart: number;
+  blocks: number;
+  txs: number;
+}
+
+/** Blocks and transactions per UTC day over the last STATS_DAYS days (oldest first), from the chain index. */
+export async function dailyActivity(ctx: NodeContext): Promise<{ days: DayActivity[]; complete: boolean }> {
+  const idx = await chainIndex(ctx);
+  const today = Math.floor(Date.now() / 1000 / DAY_SECONDS);
+  const days: DayActivity[] = [];
+  for (let d = today - STATS_DAYS + 1; d <= today; d++) {
+    const agg = idx.days.get(d);
+    days.push({ dayStart: d * DAY_SECONDS, blocks: agg?.blocks ?? 0, txs: agg?.txs ?? 0 });
+  }
+  return { days, complete: idx.coversSince((today - STATS_DAYS + 1) * DAY_SECONDS) };
+}
+
+/** Blocks looked at (newest first, from the in-memory window) to tell which validators are producing. */
+export const ONLINE_WINDOW_BLOCKS = 100;
+
+/** Validators that proposed one of the last ONLINE_WINDOW_BLOCKS blocks (at least 2 rounds of the schedule). */
+export function validatorsOnline(ctx: NodeContext): { online: number; active: number } {
+  const active = ctx.chain.params.validators.length;
+  const seen = new Set<string>();
+  let n = 0;
+  for (const b of ctx.chain.blocks.recentBlocks()) {
+    if (b.index === 0 || n++ >= Math.max(ONLINE_WINDOW_BLOCKS, 2 * active)) break;
+    seen.add(b.validator);
+  }
+  return { online: seen.size, active };
+}
+
+/** Latest blocks a validator proposed within the in-memory window, newest first. */
+export function recentBlocksBy(ctx: NodeContext, validator: string, limit: number): Block[] {
+  const out: Block[] = [];
+  for (const b of ctx.chain.blocks.recentBlocks()) {
+    if (out.length >= limit) break;
+    if (b.validator === validator) out.push(b);
+  }
+  return out;
+}
+
+export type SearchTarget =
+  | { kind: 'block'; height: number }
+  | { kind: 'tx'; txid: string }
+  | { kind: 'address'; address: string }
+  | { kind: 'token'; contract: string }
+  | { kind: 'collection'; address: string };
+
+/** Longest search text looked at. */
+export const MAX_SEARCH_LENGTH = 200;
+
+/**
+ * What a search box entry names: a height, a transaction id (chain or mempool), a block hash, an address,
+ * a token (SRC20_ address, or its exact symbol or name) or an NFT collection (SRC721_ address); null when nothing.
+ */
+export async function resolveSearch(ctx: NodeContext, query: string): Promise<SearchTarget | null> {
+  const q = query.trim();
+  if (q === '' || q.length > MAX_SEARCH_LENGTH) return null;
+  if (/^\d{1,15}$/.test(q)) {
+    const height = Number(q);
+    return height <= ctx.chain.height ? { kind: 'block', height } : null;
+  }
+  // isHash/isAddress are type guards on unknown; on a string they would narrow q to never below.
+  const hash = (s: string): boolean => isHash(s);
+  const address = (s: string): boolean => isAddress(s);
+  if (hash(q)) {
+    const id = normHash(q);
+    if ((await ctx.chain.blocks.txLocation(id)) || ctx.mempool.get(id)) return { kind: 'tx', txid: id };
+    const height = await ctx.chain.blocks.heightOfHash(id);
+    return height === null ? null : { kind: 'block', height };
+  }
+  if (address(q)) return { kind: 'address', address: q.toLowerCase() };
+  if (isTokenContract(q)) {
+    const contract = normContract(q);
+    return getToken(ctx, contract) ? { kind: 'token', contract } : null;
+  }
+  if (/^SRC721_[0-9a-fA-F]{40}$/.test(q)) return null; // no NFT collections until the NFT module
+  const wanted = q.toLowerCase();
+  const token = listTokens(ctx).tokens.find((t) => t.symbol.toLowerCase() === wanted || t.name.toLowerCase() === wanted);
+  return token ? { kind: 'token', contract: token.contract } : null;
+}
+
+/** Time limit of the call tree the explorer shows with an EVM transaction (a page must not hang on a trace). */
+export const EXPLORER_TRACE_TIMEOUT_MS = 2_000;
+
+/** One call of a callTracer tree (quantities hex, as debug_traceTransaction answers). */
+export interface CallFrame {
+  type: string;
+  from: string;
+  to?: string;
+  value?: string;
+  gas?: string;
+  gasUsed?: string;
+  input?: string;
+  output?: string;
+  error?: string;
+  revertReason?: string;
+  calls?: CallFrame[];
+}
+
+/** The call tree of a committed EVM transaction (callTracer), or why there is none. */
+export async function callTree(ctx: NodeContext, txid: string): Promise<{ tree: CallFrame } | { unavailable: string }> {
+  try {
+    const tree = (await traceTransaction(ctx, txid, {
+      ...DEFAULT_TRACE_OPTIONS,
+      tracer: 'callTracer',
+      timeoutMs: EXPLORER_TRACE_TIMEOUT_MS,
+    })) as CallFrame;
+    return { tree };
+  } catch (err) {
+    if (err instanceof NodeError) return { unavailable: err.message };
+    throw err;
+  }
+}
