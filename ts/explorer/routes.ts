@@ -4,7 +4,7 @@
  * (logged by the caller), always HTML with the security headers.
  */
 import type { NodeContext } from '../services/index.js';
-import { NodeError, NotFoundError } from '../util/errors.js';
+import { InvalidParamsError, NodeError, NotFoundError } from '../util/errors.js';
 import { EXPLORER_ROOT } from './links.js';
 import { addressPage } from './pages/address.js';
 import { blockPage, blocksListPage } from './pages/blocks.js';
@@ -65,12 +65,21 @@ export const explorerRoutes: readonly ExplorerRoute[] = [
     summary: 'The favicon',
     page: () => ({ status: 200, headers: SVG_HEADERS, body: FAVICON_SVG }),
   },
-  { path: `${R}/*`, summary: 'Any other explorer path: a 404 page', page: () => notFoundPage() },
+  {
+    path: `${R}/*`,
+    summary: 'Any other explorer path: a 404 page (400 when it is not valid percent-encoding)',
+    page: (_ctx, req) => unknownPage(req),
+  },
 ];
 
-const notFoundPage = (): never => {
+function unknownPage(req: PageRequest): never {
+  try {
+    decodeURIComponent(req.params['*'] ?? '');
+  } catch {
+    throw new InvalidParamsError('The address of this page is not valid percent-encoding.');
+  }
   throw new NotFoundError('There is no explorer page at this address.');
-};
+}
 
 /** Longest part of a bad request shown back on its error page. */
 const MAX_ECHOED_INPUT = 200;
