@@ -16,10 +16,11 @@ import { baseToWei } from '../ledger/units.js';
 import { NodeError } from '../util/errors.js';
 import { isAddress, isHash, normHash, to0x } from '../util/hex.js';
 import { DAY_SECONDS, STATS_DAYS, chainIndex } from './chain-index.js';
+import { RECENT_TX_SCAN_BLOCKS } from './history-queries.js';
 import type { NodeContext } from './context.js';
 import { getToken, isTokenContract, listTokens, normContract } from './token-queries.js';
 import { traceTransaction } from './trace-queries.js';
-import type { TxView } from './tx-queries.js';
+import { type TxView, confirmedTxView } from './tx-queries.js';
 
 /** Blocks of one list page, newest first (`offset` blocks below the head). */
 export async function blocksPage(ctx: NodeContext, offset: number, limit: number): Promise<Block[]> {
@@ -256,17 +257,71 @@ export interface CallFrame {
   calls?: CallFrame[];
 }
 
+/** Call trees kept per chain (a committed transaction's tree never changes): repeat views cost no trace. */
+export const CALL_TREE_CACHE = 512;
+const callTrees = new WeakMap<object, Map<string, CallFrame>>();
+
 /** The call tree of a committed EVM transaction (callTracer), or why there is none. */
 export async function callTree(ctx: NodeContext, txid: string): Promise<{ tree: CallFrame } | { unavailable: string }> {
+  let cache = callTrees.get(ctx.chain);
+  if (!cache) callTrees.set(ctx.chain, (cache = new Map()));
+  const hit = cache.get(txid);
+  if (hit) {
+    // Least recently used goes first: re-insert on use.
+    cache.delete(txid);
+    cache.set(txid, hit);
+    return { tree: hit };
+  }
   try {
     const tree = (await traceTransaction(ctx, txid, {
       ...DEFAULT_TRACE_OPTIONS,
       tracer: 'callTracer',
       timeoutMs: EXPLORER_TRACE_TIMEOUT_MS,
     })) as CallFrame;
+    cache.set(txid, tree);
+    if (cache.size > CALL_TREE_CACHE) cache.delete(cache.keys().next().value as string);
     return { tree };
   } catch (err) {
     if (err instanceof NodeError) return { unavailable: err.message };
     throw err;
   }
+}
+
+/** Blocks a transaction list walks back from the head at most (the REST list's bound). */
+export const TX_LIST_SCAN_BLOCKS = RECENT_TX_SCAN_BLOCKS;
+/** Blocks read from disk per step once the walk leaves the in-memory window. */
+const TX_LIST_DISK_CHUNK = 250;
+
+/**
+ * A page of confirmed transactions, newest first (descending height, then position), like GET /transactions,
+ * but skipping whole blocks by their tx_count: only the transactions shown are turned into views, so a deep
+ * page costs one map lookup per skipped block in the window (and one range read per 250 blocks beyond it).
+ */
+export async function confirmedTransactionsPage(
+  ctx: NodeContext,
+  offset: number,
+  limit: number,
+): Promise<{ transactions: TxView[]; hasMore: boolean; scannedFromHeight: number }> {
+  const { blocks } = ctx.chain;
+  const floor = Math.max(0, ctx.chain.height - TX_LIST_SCAN_BLOCKS + 1);
+  let skip = offset;
+  const out: TxView[] = [];
+  let h = ctx.chain.height;
+  let disk: Block[] = [];
+  while (h >= floor && out.length <= limit) {
+    let b = blocks.recentBlock(h);
+    if (!b) {
+      if (disk.length === 0) disk = await blocks.readRange(Math.max(floor, h - TX_LIST_DISK_CHUNK + 1), h);
+      b = disk.pop() ?? null;
+      if (!b || b.index !== h) break;
+    }
+    h--;
+    if (skip >= b.tx_count) {
+      skip -= b.tx_count;
+      continue;
+    }
+    for (let j = b.transactions.length - 1 - skip; j >= 0 && out.length <= limit; j--) out.push(confirmedTxView(ctx, b, j));
+    skip = 0;
+  }
+  return { transactions: out.slice(0, limit), hasMore: out.length > limit, scannedFromHeight: h + 1 };
 }

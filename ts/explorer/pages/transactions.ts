@@ -7,8 +7,8 @@ import {
   getToken,
   getTransaction,
   mempoolView,
-  recentTransactions,
   summarizeTransactions,
+  confirmedTransactionsPage,
   type TxView,
 } from '../../services/index.js';
 import { NotFoundError } from '../../util/errors.js';
@@ -27,15 +27,15 @@ export const MAX_CALL_FRAMES = 200;
 
 export const transactionsPage: PageHandler = async (ctx, req) => {
   const p = pagingParams(req.query, TXS_PAGE);
-  const recent = await recentTransactions(ctx, p.offset, p.limit);
+  const recent = await confirmedTransactionsPage(ctx, p.offset, p.limit);
   const summaries = await summarizeTransactions(ctx, recent.transactions);
   return html(
     renderPage(ctx, 'transactions', {
       title: p.page > 1 ? `Transactions, page ${p.page}` : 'Transactions',
       txs: recent.transactions.map((t, i) => txRow(t, summaries[i])),
-      pager: pager(links.transactions, p, TXS_PAGE, null, recent.next_offset !== null),
-      scannedFrom: int(recent.scanned_from_height),
-      scannedFromHref: links.block(recent.scanned_from_height),
+      pager: pager(links.transactions, p, TXS_PAGE, null, recent.hasMore),
+      scannedFrom: int(recent.scannedFromHeight),
+      scannedFromHref: links.block(recent.scannedFromHeight),
     }),
   );
 };
