@@ -9,6 +9,7 @@ import type { Block } from '../chain/block.js';
 import { decodeJustification } from '../chain/justification.js';
 import { DEFAULT_TRACE_OPTIONS, chainCommon, isEvmTransaction, typedTransactionOf } from '../execution/index.js';
 import type { ReceiptRecord } from '../execution/receipts.js';
+import type { NativeEvent } from '../ledger/events.js';
 import type { NativeOperation } from '../ledger/operations.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import { txKind } from '../ledger/tx-kind.js';
@@ -18,6 +19,7 @@ import { isAddress, isHash, normHash, to0x } from '../util/hex.js';
 import { DAY_SECONDS, STATS_DAYS, chainIndex } from './chain-index.js';
 import { RECENT_TX_SCAN_BLOCKS } from './history-queries.js';
 import type { NodeContext } from './context.js';
+import { revertReason } from './evm-queries.js';
 import { getToken, isTokenContract, listTokens, normContract } from './token-queries.js';
 import { traceTransaction } from './trace-queries.js';
 import { type TxView, confirmedTxView } from './tx-queries.js';
@@ -85,6 +87,10 @@ export interface TxSummary {
   input: string;
   /** Address of a contract this transaction created. */
   contractCreated: string | null;
+  /** Why a failed transaction failed: the native operation's reason or the EVM revert reason. */
+  failureReason: string | null;
+  /** Events a native operation recorded in its receipt. */
+  events: NativeEvent[];
   receipt: ReceiptRecord | null;
 }
 
@@ -123,6 +129,8 @@ function summarize(ctx: NodeContext, tx: SignedTransaction & { status?: string }
       gasLimit: t.gasLimit,
       input: to0x(t.data),
       contractCreated: r?.contractAddress ? to0x(r.contractAddress) : null,
+      failureReason: r && r.status === 0 ? (revertReason(r.output) ?? 'execution reverted') : null,
+      events: [],
       receipt: r,
     };
   }
@@ -150,6 +158,8 @@ function summarize(ctx: NodeContext, tx: SignedTransaction & { status?: string }
     gasLimit: null,
     input: '0x',
     contractCreated: null,
+    failureReason: r && r.status === 0 ? Buffer.from(r.output).toString('utf8') || 'failed' : null,
+    events: r?.events ?? [],
     receipt: r,
   };
 }

@@ -69,15 +69,23 @@ interface OpField {
   link: AddrView | null;
 }
 
+/** A field value linked to its page when it names an address or a token. */
+function fieldLink(ctx: Parameters<PageHandler>[0], v: string): AddrView | null {
+  if (/^0x[0-9a-f]{40}$/.test(v)) return addrView(v);
+  if (/^SRC20_[0-9a-fA-F]{40}$/.test(v)) {
+    const token = getToken(ctx, v);
+    return { value: v, label: token ? `${token.name} (${token.symbol})` : v, href: links.token(v) };
+  }
+  return null;
+}
+
 /** The fields of a native operation, addresses linked and token amounts in the token's units. */
 function operationFields(ctx: Parameters<PageHandler>[0], s: TxSummary): OpField[] {
   const fields = s.op?.fields ?? {};
   const contract = typeof fields.contract === 'string' ? fields.contract : null;
   const token = contract ? getToken(ctx, contract) : null;
   return Object.entries(fields).map(([k, v]): OpField => {
-    if (typeof v === 'string' && /^0x[0-9a-f]{40}$/.test(v)) return { k, v, link: addrView(v) };
-    if (typeof v === 'string' && /^SRC20_[0-9a-f]{40}$/.test(v))
-      return { k, v, link: { value: v, label: token ? `${token.name} (${token.symbol})` : v, href: links.token(v) } };
+    if (typeof v === 'string') return { k, v, link: fieldLink(ctx, v) };
     if (typeof v === 'bigint' && s.op?.family === 'token' && /amount|supply/.test(k)) {
       const decimals = token?.decimals ?? (s.op.name === 'Deploy' ? Number(fields.decimals ?? 0) : 0);
       const symbol = token?.symbol ?? (s.op.name === 'Deploy' ? String(fields.symbol ?? '') : '');
@@ -87,6 +95,13 @@ function operationFields(ctx: Parameters<PageHandler>[0], s: TxSummary): OpField
     return { k, v: v === null ? 'null' : String(v), link: null };
   });
 }
+
+/** Events a native operation recorded, every field shown (and linked when it names an address or token). */
+const eventViews = (ctx: Parameters<PageHandler>[0], s: TxSummary) =>
+  s.events.map((e) => ({
+    type: e.type,
+    fields: Object.entries(e.fields).map(([k, v]): OpField => ({ k, v, link: fieldLink(ctx, v) })),
+  }));
 
 interface CallRow {
   depth: number;
@@ -169,6 +184,8 @@ export const txPage: PageHandler = async (ctx, req) => {
       signedAt: time(v.timestamp),
       chainId: String(v.chain_id),
       op: s.op ? { name: s.op.name, family: s.op.family, fields: operationFields(ctx, s) } : null,
+      events: eventViews(ctx, s),
+      failureReason: s.failureReason,
       evm: evm
         ? {
             gasLimit: s.gasLimit === null ? '' : gas(s.gasLimit),

@@ -32,6 +32,8 @@ export const tx = `<% layout('@layout') %>
 <p class="mono wrap"><%= it.txid %></p>
 <dl class="fields">
 <dt>Status</dt><dd><span class="badge <%= it.status === 'failed' ? 'bad' : it.status === 'pending' ? 'warn' : 'good' %>"><%= it.status %></span> <%= it.finality %></dd>
+<% if (it.failureReason) { %><dt>Failure</dt><dd class="error wrap"><%= it.failureReason %></dd>
+<% } %>
 <dt>Kind</dt><dd><%= it.kind %></dd>
 <% if (it.block) { %><dt>Block</dt><dd><a href="<%= it.block.href %>"><%= it.block.height %></a>, position <%= it.block.index %></dd>
 <dt>Time</dt><dd><%~ include('@time', it.time) %> (<%= it.time.abs %>)</dd>
@@ -48,7 +50,11 @@ export const tx = `<% layout('@layout') %>
 <dl class="fields">
 <% for (const f of it.op.fields) { %><dt><%= f.k %></dt><dd><% if (f.link) { %><%~ include('@addr', f.link) %> <span class="mono muted"><%= f.v %></span><% } else { %><span class="wrap"><%= f.v %></span><% } %></dd>
 <% } %></dl>
-<% } %><% if (it.evm) { %><h2>EVM execution</h2>
+<% } %><% if (it.events.length > 0) { %><h2>Events</h2>
+<% for (const e of it.events) { %><div class="log"><strong><%= e.type %></strong>
+<dl class="fields"><% for (const f of e.fields) { %><dt><%= f.k %></dt><dd><% if (f.link) { %><%~ include('@addr', f.link) %> <span class="mono muted"><%= f.v %></span><% } else { %><span class="wrap"><%= f.v %></span><% } %></dd>
+<% } %></dl></div>
+<% } %><% } %><% if (it.evm) { %><h2>EVM execution</h2>
 <dl class="fields">
 <dt>Gas limit</dt><dd><%= it.evm.gasLimit %></dd>
 <dt>Gas used</dt><dd><%= it.evm.gasUsed %></dd>
