@@ -7,7 +7,7 @@ import { isAddress, isHash, normHash } from '../util/hex.js';
 
 export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 100;
-/** Deepest page any list offers (offset = (page - 1) * limit); deeper history is reached by block or address. */
+/** Entries any list reaches (offset = (page - 1) * limit stays below it); deeper history is reached by block or address. */
 export const MAX_LIST_OFFSET = 10_000;
 
 const DIGITS = /^\d{1,15}$/;
@@ -38,8 +38,8 @@ export interface Paging {
 }
 
 /**
- * `?page=` (1-based, default 1) and `?limit=` (default `def`, at most MAX_PAGE_SIZE). Pages beyond
- * `maxOffset` are refused with a 400 saying how deep a list goes.
+ * `?page=` (1-based, default 1) and `?limit=` (default `def`, at most MAX_PAGE_SIZE). A page starting at or
+ * beyond `maxOffset` entries is refused with a 400 saying how deep a list goes.
  */
 export function pagingParams(q: URLSearchParams, def = DEFAULT_PAGE_SIZE, maxOffset = MAX_LIST_OFFSET): Paging {
   const limit = intQuery(q, 'limit', def);
@@ -47,7 +47,7 @@ export function pagingParams(q: URLSearchParams, def = DEFAULT_PAGE_SIZE, maxOff
   const page = intQuery(q, 'page', 1);
   if (page < 1) throw new InvalidParamsError('page numbers start at 1');
   const offset = (page - 1) * limit;
-  if (offset > maxOffset)
+  if (offset >= maxOffset)
     throw new InvalidParamsError(`this list goes ${maxOffset} entries deep; use a block or address page for older entries`);
   return { page, limit, offset };
 }

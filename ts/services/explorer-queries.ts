@@ -245,7 +245,7 @@ export async function resolveSearch(ctx: NodeContext, query: string): Promise<Se
   }
   if (/^SRC721_[0-9a-fA-F]{40}$/.test(q)) return null; // no NFT collections until the NFT module
   const wanted = q.toLowerCase();
-  const token = listTokens(ctx).tokens.find((t) => t.symbol.toLowerCase() === wanted || t.name.toLowerCase() === wanted);
+  const token = (await listTokens(ctx)).tokens.find((t) => t.symbol.toLowerCase() === wanted || t.name.toLowerCase() === wanted);
   return token ? { kind: 'token', contract: token.contract } : null;
 }
 

@@ -13,14 +13,14 @@ export type PageHandler = (ctx: NodeContext, req: PageRequest) => PageResponse |
  * offered), else `hasMore` says whether a next page exists.
  */
 export function pager(path: string, p: Paging, defaultLimit: number, total: number | null, hasMore = false): PagerView {
-  const reachable = total === null ? null : Math.min(total, MAX_LIST_OFFSET + p.limit);
+  const reachable = total === null ? null : Math.min(total, MAX_LIST_OFFSET);
   const pages = reachable === null ? null : Math.max(1, Math.ceil(reachable / p.limit));
   const next = pages === null ? hasMore : p.page < pages;
   return {
     page: p.page,
     pages: pages === null ? null : int(pages),
     prev: p.page > 1 ? pageLink(path, p.page - 1, p.limit, defaultLimit) : null,
-    next: next && p.offset + p.limit <= MAX_LIST_OFFSET ? pageLink(path, p.page + 1, p.limit, defaultLimit) : null,
+    next: next && p.offset + p.limit < MAX_LIST_OFFSET ? pageLink(path, p.page + 1, p.limit, defaultLimit) : null,
   };
 }
 

@@ -18,7 +18,7 @@ interface RichHolder {
 }
 
 export const richlistPage: PageHandler = async (ctx, req) => {
-  const p = pagingParams(req.query, RICHLIST_PAGE, MAX_RICHLIST - 1);
+  const p = pagingParams(req.query, RICHLIST_PAGE, MAX_RICHLIST);
   const list = (await richList(ctx, MAX_RICHLIST)) as {
     holders: RichHolder[];
     total_accounts: number;

@@ -22,9 +22,9 @@ export const TOKENS_PAGE = 25;
 /** Holders drawn in the distribution chart (the rest is one "others" segment). */
 export const CHART_HOLDERS = 10;
 
-export const tokensPage: PageHandler = (ctx, req) => {
+export const tokensPage: PageHandler = async (ctx, req) => {
   const p = pagingParams(req.query, TOKENS_PAGE);
-  const all = listTokens(ctx);
+  const all = await listTokens(ctx);
   return html(
     renderPage(ctx, 'tokens', {
       title: 'Tokens',
@@ -50,7 +50,7 @@ export function contractParam(raw: string): string {
   return normContract(raw);
 }
 
-export const tokenPage: PageHandler = (ctx, req) => {
+export const tokenPage: PageHandler = async (ctx, req) => {
   const contract = contractParam(req.params.contract ?? '');
   const t = getToken(ctx, contract);
   if (!t) throw new NotFoundError('no token with this contract');
@@ -59,8 +59,8 @@ export const tokenPage: PageHandler = (ctx, req) => {
   const p = pagingParams(req.query, TOKENS_PAGE);
   const holdersPage = tab === 'holders' ? p : { page: 1, limit: TOKENS_PAGE, offset: 0 };
   const transfersPage = tab === 'transfers' ? p : { page: 1, limit: TOKENS_PAGE, offset: 0 };
-  const holders = tokenHolders(ctx, contract);
-  const transfers = tokenTransfers(ctx, contract, transfersPage.offset, transfersPage.limit);
+  const holders = await tokenHolders(ctx, contract);
+  const transfers = await tokenTransfers(ctx, contract, transfersPage.offset, transfersPage.limit);
   const amount = (units: bigint) => tokenAmount(units, t.decimals, t.symbol);
   const base = links.token(contract);
   return html(
