@@ -39,13 +39,16 @@ const PAD_BOTTOM = 22;
 const PAD_TOP = 10;
 /** At most this many x labels, spread evenly, so they never overlap. */
 const MAX_X_LABELS = 8;
+/** Widest slot of one bar (view box units). */
+const MAX_SLOT = 48;
 
 /** Vertical bars of `points` (oldest first), scaled to the largest value. */
 export function barChart(caption: string, points: { label: string; value: number; title?: string }[]): BarChart {
   const max = Math.max(0, ...points.map((p) => p.value));
   const plotW = W - PAD_LEFT - 4;
   const plotH = H - PAD_TOP - PAD_BOTTOM;
-  const slot = points.length > 0 ? plotW / points.length : plotW;
+  // A few points get slim bars from the left, not bars as wide as the chart.
+  const slot = Math.min(MAX_SLOT, points.length > 0 ? plotW / points.length : plotW);
   const gap = Math.min(4, slot * 0.2);
   const baseline = H - PAD_BOTTOM;
   const bars = points.map((p, i) => {
