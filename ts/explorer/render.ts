@@ -3,7 +3,7 @@
  * for the output of our own templates). Templates are compiled once, from strings in ./templates.
  */
 import { Eta } from 'eta/core';
-import type { NodeContext } from '../services/index.js';
+import { type NodeContext, chainSummary } from '../services/index.js';
 import { EXPLORER_ROOT, links } from './links.js';
 import { TEMPLATES } from './templates/index.js';
 
@@ -26,13 +26,13 @@ export interface SiteView {
 }
 
 export function siteView(ctx: NodeContext): SiteView {
-  const head = ctx.chain.head;
+  const c = chainSummary(ctx);
   return {
     name: ctx.nodeName || 'native',
-    chainId: ctx.chain.params.chainId,
-    consensus: head.consensus,
-    height: head.index,
-    headLink: links.block(head.index),
+    chainId: c.chainId,
+    consensus: c.consensus,
+    height: c.height,
+    headLink: links.block(c.height),
     version: ctx.version,
     links,
     nfts: false,

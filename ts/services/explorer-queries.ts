@@ -37,6 +37,22 @@ export async function blockHeightOfHash(ctx: NodeContext, hash: string): Promise
   return isHash(hash) ? ctx.chain.blocks.heightOfHash(normHash(hash)) : null;
 }
 
+export interface ChainSummary {
+  chainId: number;
+  height: number;
+  /** Consensus phase of the head block. */
+  consensus: string;
+  mempoolSize: number;
+}
+
+/** What every explorer page shows of the chain (the layout's footer, list totals). */
+export const chainSummary = (ctx: NodeContext): ChainSummary => ({
+  chainId: ctx.chain.params.chainId,
+  height: ctx.chain.height,
+  consensus: ctx.chain.head.consensus,
+  mempoolSize: ctx.mempool.size,
+});
+
 export interface FinalityView {
   head: number;
   finalized: number;

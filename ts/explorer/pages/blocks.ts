@@ -3,6 +3,7 @@ import {
   type TxView,
   blockHeightOfHash,
   blocksPage,
+  chainSummary,
   commitCertificate,
   confirmedTxView,
   finalityView,
@@ -24,13 +25,14 @@ export const BLOCK_TXS_PAGE = 50;
 
 export const blocksListPage: PageHandler = async (ctx, req) => {
   const p = pagingParams(req.query, BLOCKS_PAGE);
+  const head = chainSummary(ctx).height;
   const [names, blocks] = await Promise.all([validatorNames(ctx), blocksPage(ctx, p.offset, p.limit)]);
   return html(
     renderPage(ctx, 'blocks', {
       title: p.page > 1 ? `Blocks, page ${p.page}` : 'Blocks',
       blocks: blocks.map((b) => blockRow(b, names)),
-      pager: pager(links.blocks, p, BLOCKS_PAGE, ctx.chain.height + 1),
-      total: int(ctx.chain.height + 1),
+      pager: pager(links.blocks, p, BLOCKS_PAGE, head + 1),
+      total: int(head + 1),
     }),
   );
 };
@@ -45,7 +47,7 @@ export const blockPage: PageHandler = async (ctx, req) => {
   }
   const height = heightParam(id);
   const b = await getBlock(ctx, height).catch(() => {
-    throw new NotFoundError(`no block at height ${int(height)} yet (the head is ${int(ctx.chain.height)})`);
+    throw new NotFoundError(`no block at height ${int(height)} yet (the head is ${int(chainSummary(ctx).height)})`);
   });
   const p = pagingParams(req.query, BLOCK_TXS_PAGE);
   const views: TxView[] = [];

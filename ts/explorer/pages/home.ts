@@ -1,6 +1,7 @@
 /** GET /explorer: the chain at a glance. */
 import {
   blocksPage,
+  chainSummary,
   chainPerformance,
   currentEpoch,
   dailyActivity,
@@ -54,7 +55,7 @@ export const homePage: PageHandler = async (ctx) => {
         { label: 'Burned', value: coins(supply.burned), href: null },
         { label: 'Validators online', value: `${online.online} of ${online.active}`, href: links.validators },
         { label: 'Epoch', value: `${int(epoch.epoch_number)} (${percent(epoch.progress * 100)} done)`, href: links.validators },
-        { label: 'Mempool', value: `${int(ctx.mempool.size)} pending`, href: links.mempool },
+        { label: 'Mempool', value: `${int(chainSummary(ctx).mempoolSize)} pending`, href: links.mempool },
       ],
       blocks: blocks.map((b) => blockRow(b, names)),
       txs: recent.transactions.map((t, i) => txRow(t, summaries[i])),

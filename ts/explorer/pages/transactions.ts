@@ -4,6 +4,7 @@ import {
   type TxSummary,
   callTree,
   finalityView,
+  getBlock,
   getToken,
   getTransaction,
   mempoolView,
@@ -17,7 +18,7 @@ import { links } from '../links.js';
 import { hashParam, pagingParams } from '../params.js';
 import { renderPage } from '../render.js';
 import { html } from '../response.js';
-import { type AddrView, addrView, kindLabel, txRow } from '../rows.js';
+import { type AddrView, addrView, kindLabel, proposerView, txRow } from '../rows.js';
 import { type PageHandler, pager, validatorNames } from './common.js';
 import { decodedLogs } from './logs.js';
 
@@ -146,17 +147,11 @@ export const txPage: PageHandler = async (ctx, req) => {
   if (!v) throw new NotFoundError('no transaction with this id in the chain or the mempool');
   const [[s], names] = await Promise.all([summarizeTransactions(ctx, [v]), validatorNames(ctx)]);
   const fin = finalityView(ctx);
-  const block = v.block_index === null ? null : await ctx.chain.blocks.getBlock(v.block_index);
+  const block = v.block_index === null ? null : await getBlock(ctx, v.block_index);
   const evm = s.kind === 'evm';
   const trace = evm && v.block_index !== null ? await callTree(ctx, v.txid) : null;
   const calls = trace && 'tree' in trace ? callRows(trace.tree) : null;
-  const proposer = block
-    ? {
-        value: block.validator,
-        label: names.get(block.validator) ?? block.validator,
-        href: names.has(block.validator) ? links.validator(block.validator) : links.address(block.validator),
-      }
-    : null;
+  const proposer = block ? proposerView(block.validator, names) : null;
   return html(
     renderPage(ctx, 'tx', {
       title: `Transaction ${v.txid.slice(0, 12)}…`,
