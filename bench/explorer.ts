@@ -25,7 +25,14 @@ import { type SignedTransaction, signTransaction } from '../ts/ledger/transactio
 import { BASE_PER_COIN } from '../ts/ledger/units.js';
 import { TxAdmission } from '../ts/mempool/admission.js';
 import { Mempool } from '../ts/mempool/mempool.js';
-import { NODE_VERSION, type NodeContext, getNonce, traceHistoryOf } from '../ts/services/index.js';
+import {
+  EXPLORER_TRACE_WAIT_MS,
+  NODE_VERSION,
+  type NodeContext,
+  callTree,
+  getNonce,
+  traceHistoryOf,
+} from '../ts/services/index.js';
 import { openRocksStore } from '../ts/storage/index.js';
 import { toHex } from '../ts/util/hex.js';
 import { EvmSender, callData, deployData } from './evm-fixtures.js';
@@ -39,9 +46,9 @@ const WINDOW = 1000;
 const WARM = 20;
 const RUNS = Number(process.env.BENCH_EXPLORER_RUNS ?? 200);
 const PENDING = 500;
-/** EVM token transfers appended at the head: every timed first view of an EVM transaction is a different one. */
+/** EVM token transfers appended at the head (the first block's trace is timed alone; the others' first views are timed as pages). */
 const EVM_BLOCKS = 3;
-const EVM_PER_BLOCK = 85;
+const EVM_PER_BLOCK = 120;
 
 const validator = keyPairFromMnemonic(DEV_MNEMONIC, 9);
 const deployer = keyPairFromMnemonic(DEV_MNEMONIC, 8);
@@ -141,7 +148,7 @@ async function build(chain: Chain, shape: ChainShape): Promise<void> {
 }
 
 /** A few EVM blocks at the head (committed with the trace history attached, so their call trees are available). */
-async function appendEvmBlocks(ctx: NodeContext): Promise<{ evmTxids: string[]; token: string }> {
+async function appendEvmBlocks(ctx: NodeContext): Promise<{ evmTxids: string[]; token: string; evmHeights: number[] }> {
   const { chain } = ctx;
   const evm = new EvmSender(deployer);
   evm.nonce = getNonce(ctx, deployer.address);
@@ -151,6 +158,7 @@ async function appendEvmBlocks(ctx: NodeContext): Promise<{ evmTxids: string[]; 
   await chain.commit(p);
   const token = toHex(p.result.receipts[0].contractAddress as Uint8Array);
   const evmTxids: string[] = [];
+  const evmHeights: number[] = [];
   for (let b = 0; b < EVM_BLOCKS; b++) {
     const txs = Array.from({ length: EVM_PER_BLOCK }, (_, i) =>
       evm.tx(`0x${token}`, callData('Token', 'transfer', [recipientAddress(b * EVM_PER_BLOCK + i), 10n ** 18n])),
@@ -158,8 +166,9 @@ async function appendEvmBlocks(ctx: NodeContext): Promise<{ evmTxids: string[]; 
     p = await chain.propose(txs, validator, ts());
     await chain.commit(p);
     evmTxids.push(...txs.map((t) => t.txid));
+    evmHeights.push(chain.height);
   }
-  return { evmTxids, token: `0x${token}` };
+  return { evmTxids, token: `0x${token}`, evmHeights };
 }
 
 const request = (path: string): HttpRequest => {
@@ -210,7 +219,7 @@ async function main(): Promise<void> {
     startedAt: Date.now(),
     cryptoBackend: 'native',
   };
-  const { evmTxids, token } = await appendEvmBlocks(ctx);
+  const { evmTxids, token, evmHeights } = await appendEvmBlocks(ctx);
   for (let i = 0; i < PENDING; i++) {
     const k = senderKey(i);
     await admission.submit(
@@ -239,7 +248,8 @@ async function main(): Promise<void> {
   };
   const oldTxids = await txidsIn(1, head - WINDOW, 100);
   const recentTxids = await txidsIn(head - WINDOW + 1, head - 4, 100);
-  const unviewed = [...evmTxids].sort(() => Math.random() - 0.5);
+  // Transactions of the blocks not traced yet (the first block's were traced above), in random order.
+  const unviewed = evmTxids.slice(EVM_PER_BLOCK).sort(() => Math.random() - 0.5);
   const sender = () => senderKey(rand(shape.senders)).address;
   const cases: PageCase[] = [
     { name: 'home', path: () => '/explorer' },
@@ -252,9 +262,9 @@ async function main(): Promise<void> {
     { name: 'tx (native) in the window', path: () => `/explorer/tx/${pick(recentTxids)}` },
     { name: 'tx (native) on disk', path: () => `/explorer/tx/${pick(oldTxids)}` },
     {
-      name: 'tx (EVM token transfer), first view: call tree traced',
+      name: 'tx (EVM token transfer), first view',
       path: () => `/explorer/tx/${unviewed.pop() ?? pick(evmTxids)}`,
-      note: 'every request a transaction not viewed before',
+      note: `every request a transaction not viewed before; the first view of a block waits at most ${EXPLORER_TRACE_WAIT_MS} ms for its background trace, then renders and reloads`,
     },
     {
       name: 'tx (EVM token transfer), viewed again',
@@ -282,6 +292,12 @@ async function main(): Promise<void> {
     if (res.status !== status) throw new Error(`${path}: HTTP ${res.status} ${String(res.body).slice(0, 300)}`);
     return dt;
   };
+  // The explorer traces a block's call trees in one background pass on the first view of one of its
+  // transactions; time that pass alone for the first EVM block (every later view of its transactions hits the cache).
+  const tTrace = performance.now();
+  const traced = await callTree(ctx, evmHeights[0], evmTxids[0], Number.POSITIVE_INFINITY);
+  if (!('tree' in traced)) throw new Error(`block trace: ${JSON.stringify(traced)}`);
+  const blockTraceMs = performance.now() - tTrace;
   const loadBefore = loadNow();
   const cold: string[] = [];
   for (const c of cases) cold.push(`${c.name} ${ms(await time(c.path(), c.status ?? 200))}`);
@@ -304,6 +320,7 @@ async function main(): Promise<void> {
     `- Date: ${new Date().toISOString()}; machine: ${cpu.length} x ${cpu[0]?.model ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node.js ${process.version}; shared with other jobs (1-min load average ${loadBefore} before the timed runs, ${loadNow()} after).`,
     `- Command: \`npm run bench:explorer\` (\`node dist/bench/explorer.js\`, bench/explorer.ts). Chain: ${head.toLocaleString()} blocks (${shape.blocks.toLocaleString()} with ${shape.txPerBlock} native transfers each = ${(shape.blocks * shape.txPerBlock).toLocaleString()} transactions from ${shape.senders.toLocaleString()} senders to ${shape.recipients.toLocaleString()} recipients, then ${1 + EVM_BLOCKS} EVM blocks: an ERC-20 and ${EVM_BLOCKS * EVM_PER_BLOCK} transfers), RocksDB, in-memory window ${WINDOW} blocks; ${PENDING} transactions in the mempool. ${builtFrom < shape.blocks ? `Built in this run from height ${builtFrom} in ${Math.round(buildSecs)} s.` : 'Reused from .tmp/ (built by an earlier run).'}`,
     `- Server time per page: the API handler called in-process (routing, services, templates, headers; no socket), ${RUNS} requests per page after ${WARM} untimed ones, ids drawn at random across the chain for every request. Goal: p95 <= 50 ms.`,
+    `- Call trees: tracing a block of ${EVM_PER_BLOCK} ERC-20 transfers with the callTracer in one pass (the background job the first view of one of its transactions starts) took ${ms(blockTraceMs)}; tracing one transaction alone re-executes the transactions before it in its block, hence one pass per block and a cache of ${'4,096'} trees.`,
     `- First request of each page on the fresh process (the chain index backfills ${'10,000'} blocks per request until it has the whole chain; the rich list scans the state once per head block): ${cold.join('; ')}.`,
     '',
     '| Page | p50 | p95 | max | p95 <= 50 ms | Notes |',

@@ -74,6 +74,14 @@ async function fill(n: TestNode): Promise<ExplorerFixture> {
   );
   await waitReceipt(n.url, tokenTransferTxid);
   await waitReceipt(n.url, nestedTxid);
+  // Call trees are traced in the background on a transaction's first view; the pages under test show them.
+  for (const txid of [deployTxid, tokenTransferTxid, nestedTxid]) {
+    await waitFor(
+      async () => (await (await fetch(`${n.url}/explorer/tx/${txid.slice(2)}`)).text()).includes('class="list calls"'),
+      30_000,
+      `call tree of ${txid}`,
+    );
+  }
   const located = await waitFor(
     async () => {
       const r = await httpJson(`${n.url}/transactions/${nativeTxids[5]}`);

@@ -21,7 +21,8 @@ import { RECENT_TX_SCAN_BLOCKS } from './history-queries.js';
 import type { NodeContext } from './context.js';
 import { revertReason } from './evm-queries.js';
 import { getToken, isTokenContract, listTokens, normContract } from './token-queries.js';
-import { traceTransaction } from './trace-queries.js';
+import { getBlock } from './chain-queries.js';
+import { traceBlock } from './trace-queries.js';
 import { type TxView, confirmedTxView } from './tx-queries.js';
 
 /** Blocks of one list page, newest first (`offset` blocks below the head). */
@@ -110,19 +111,14 @@ export interface TxSummary {
   receipt: ReceiptRecord | null;
 }
 
-/** Summaries of transactions (confirmed or pending), reading each block's receipts once. */
+/** Summaries of transactions (confirmed or pending), reading each block's receipts once (one multi-get). */
 export async function summarizeTransactions(ctx: NodeContext, views: readonly TxView[]): Promise<TxSummary[]> {
-  const receipts = new Map<number, readonly ReceiptRecord[] | null>();
-  const out: TxSummary[] = [];
-  for (const v of views) {
-    let r: ReceiptRecord | null = null;
-    if (v.block_index !== null && v.tx_index !== null) {
-      if (!receipts.has(v.block_index)) receipts.set(v.block_index, await ctx.chain.blocks.receipts(v.block_index));
-      r = receipts.get(v.block_index)?.[v.tx_index] ?? null;
-    }
-    out.push(summarize(ctx, v, r));
-  }
-  return out;
+  const heights = [...new Set(views.flatMap((v) => (v.block_index === null ? [] : [v.block_index])))];
+  const found = ctx.chain.blocks.receiptsOf(heights);
+  const receipts = new Map(heights.map((h, i) => [h, found[i]]));
+  return views.map((v) =>
+    summarize(ctx, v, v.block_index !== null && v.tx_index !== null ? (receipts.get(v.block_index)?.[v.tx_index] ?? null) : null),
+  );
 }
 
 function summarize(ctx: NodeContext, tx: SignedTransaction & { status?: string }, r: ReceiptRecord | null): TxSummary {
@@ -265,8 +261,10 @@ export async function resolveSearch(ctx: NodeContext, query: string): Promise<Se
   return token ? { kind: 'token', contract: token.contract } : null;
 }
 
-/** Time limit of the call tree the explorer shows with an EVM transaction (a page must not hang on a trace). */
-export const EXPLORER_TRACE_TIMEOUT_MS = 2_000;
+/** Time limit of tracing one block for the explorer's call trees (a background job, one per block at a time). */
+export const EXPLORER_BLOCK_TRACE_TIMEOUT_MS = 10_000;
+/** How long a page waits for a call tree being traced before it renders without it (and reloads). */
+export const EXPLORER_TRACE_WAIT_MS = 30;
 
 /** One call of a callTracer tree (quantities hex, as debug_traceTransaction answers). */
 export interface CallFrame {
@@ -283,34 +281,91 @@ export interface CallFrame {
   calls?: CallFrame[];
 }
 
-/** Call trees kept per chain (a committed transaction's tree never changes): repeat views cost no trace. */
-export const CALL_TREE_CACHE = 512;
-const callTrees = new WeakMap<object, Map<string, CallFrame>>();
+export type CallTreeAnswer = { tree: CallFrame } | { unavailable: string } | { pending: true };
 
-/** The call tree of a committed EVM transaction (callTracer), or why there is none. */
-export async function callTree(ctx: NodeContext, txid: string): Promise<{ tree: CallFrame } | { unavailable: string }> {
-  let cache = callTrees.get(ctx.chain);
-  if (!cache) callTrees.set(ctx.chain, (cache = new Map()));
-  const hit = cache.get(txid);
-  if (hit) {
-    // Least recently used goes first: re-insert on use.
-    cache.delete(txid);
-    cache.set(txid, hit);
-    return { tree: hit };
+/** Call trees (or why a block has none) kept per chain: a committed transaction's tree never changes. */
+export const CALL_TREE_CACHE = 4096;
+
+interface TraceCache {
+  trees: Map<string, CallFrame>;
+  /** Blocks whose trace failed, with the reason (bounded like the trees). */
+  failed: Map<number, string>;
+  jobs: Map<number, Promise<void>>;
+}
+
+const traceCaches = new WeakMap<object, TraceCache>();
+
+function traceCacheOf(ctx: NodeContext): TraceCache {
+  let c = traceCaches.get(ctx.chain);
+  if (!c) traceCaches.set(ctx.chain, (c = { trees: new Map(), failed: new Map(), jobs: new Map() }));
+  return c;
+}
+
+const remember = <K, V>(m: Map<K, V>, k: K, v: V): void => {
+  m.delete(k);
+  m.set(k, v);
+  if (m.size > CALL_TREE_CACHE) m.delete(m.keys().next().value as K);
+};
+
+/**
+ * Trace every transaction of the block at `height` with the callTracer in one pass (tracing one transaction
+ * re-executes the ones before it in its block; one pass gives every tree for the cost of the block) and cache
+ * the trees. Concurrent callers share the job.
+ */
+function traceBlockJob(ctx: NodeContext, c: TraceCache, height: number): Promise<void> {
+  let job = c.jobs.get(height);
+  if (!job) {
+    job = (async () => {
+      try {
+        const block = await getBlock(ctx, height);
+        const entries = await traceBlock(ctx, block, {
+          ...DEFAULT_TRACE_OPTIONS,
+          tracer: 'callTracer',
+          timeoutMs: EXPLORER_BLOCK_TRACE_TIMEOUT_MS,
+        });
+        for (const e of entries) if (e.result) remember(c.trees, e.txHash.replace(/^0x/, ''), e.result as CallFrame);
+      } catch (err) {
+        if (!(err instanceof NodeError)) throw err;
+        remember(c.failed, height, err.message);
+      } finally {
+        c.jobs.delete(height);
+      }
+    })();
+    c.jobs.set(height, job);
   }
-  try {
-    const tree = (await traceTransaction(ctx, txid, {
-      ...DEFAULT_TRACE_OPTIONS,
-      tracer: 'callTracer',
-      timeoutMs: EXPLORER_TRACE_TIMEOUT_MS,
-    })) as CallFrame;
-    cache.set(txid, tree);
-    if (cache.size > CALL_TREE_CACHE) cache.delete(cache.keys().next().value as string);
-    return { tree };
-  } catch (err) {
-    if (err instanceof NodeError) return { unavailable: err.message };
-    throw err;
-  }
+  return job;
+}
+
+/**
+ * The call tree of the EVM transaction `txid` of the block at `height`: from the cache, else from tracing its
+ * block, waited for at most `waitMs` (then `pending`: the trace goes on and the next view finds it).
+ */
+export async function callTree(
+  ctx: NodeContext,
+  height: number,
+  txid: string,
+  waitMs = EXPLORER_TRACE_WAIT_MS,
+): Promise<CallTreeAnswer> {
+  const c = traceCacheOf(ctx);
+  const answer = (): CallTreeAnswer | null => {
+    const tree = c.trees.get(txid);
+    if (tree) return { tree };
+    const failed = c.failed.get(height);
+    return failed === undefined ? null : { unavailable: failed };
+  };
+  const known = answer();
+  if (known) return known;
+  const job = traceBlockJob(ctx, c, height);
+  let timer: NodeJS.Timeout | undefined;
+  const waited = await Promise.race([
+    job.then(() => true),
+    new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), waitMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (!waited) return { pending: true };
+  return answer() ?? { unavailable: 'the trace of its block has no call tree for this transaction' };
 }
 
 /** Blocks a transaction list walks back from the head at most (the REST list's bound). */

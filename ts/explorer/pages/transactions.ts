@@ -25,6 +25,8 @@ import { decodedLogs } from './logs.js';
 export const TXS_PAGE = 25;
 /** Calls of a call tree shown (a deep or wide tree is cut, with a note). */
 export const MAX_CALL_FRAMES = 200;
+/** Seconds after which a page whose call tree is still being traced reloads itself (meta refresh). */
+export const TRACE_REFRESH_SECONDS = 2;
 
 export const transactionsPage: PageHandler = async (ctx, req) => {
   const p = pagingParams(req.query, TXS_PAGE);
@@ -149,7 +151,7 @@ export const txPage: PageHandler = async (ctx, req) => {
   const fin = finalityView(ctx);
   const block = v.block_index === null ? null : await getBlock(ctx, v.block_index);
   const evm = s.kind === 'evm';
-  const trace = evm && v.block_index !== null ? await callTree(ctx, v.txid) : null;
+  const trace = evm && v.block_index !== null ? await callTree(ctx, v.block_index, v.txid) : null;
   const calls = trace && 'tree' in trace ? callRows(trace.tree) : null;
   const proposer = block ? proposerView(block.validator, names) : null;
   return html(
@@ -192,6 +194,9 @@ export const txPage: PageHandler = async (ctx, req) => {
         : null,
       calls,
       traceUnavailable: trace && 'unavailable' in trace ? trace.unavailable : null,
+      tracePending: trace !== null && 'pending' in trace,
+      // The call tree is still being traced: the browser asks again shortly (no script needed).
+      refresh: trace !== null && 'pending' in trace ? TRACE_REFRESH_SECONDS : undefined,
       logs: s.receipt ? await decodedLogs(ctx, s.receipt.logs) : [],
       signature: v.signature,
       publicKey: v.public_key,

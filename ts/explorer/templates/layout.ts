@@ -4,7 +4,8 @@ export const layout = `<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title><%= it.title %> · <%= it.site.name %> explorer</title>
+<% if (it.refresh) { %><meta http-equiv="refresh" content="<%= it.refresh %>">
+<% } %><title><%= it.title %> · <%= it.site.name %> explorer</title>
 <link rel="stylesheet" href="<%= it.site.links.stylesheet %>">
 <link rel="icon" href="<%= it.site.links.favicon %>" type="image/svg+xml">
 </head>

@@ -77,6 +77,7 @@ export const tx = `<% layout('@layout') %>
 <% } %></tbody>
 </table>
 <% if (it.calls.cut) { %><p class="muted">The tree is longer; the first calls are shown.</p><% } %>
+<% } else if (it.tracePending) { %><p class="muted">The call tree is being traced; this page reloads in a moment.</p>
 <% } else if (it.traceUnavailable) { %><p class="muted">No call tree: <%= it.traceUnavailable %></p>
 <% } else { %><p class="muted">The call tree is shown once the transaction is in a block.</p><% } %>
 <% } %><% if (it.logs.length > 0) { %><h2>Logs</h2>
