@@ -279,31 +279,31 @@ export class BlockStore {
    * synchronous multi-get instead of an awaited read each. Consumers: list queries (address history, explorer).
    */
   getBlocks(heights: readonly number[]): (Block | null)[] {
-    const out: (Block | null)[] = heights.map((h) => this.window.get(h) ?? null);
-    const missing = heights.flatMap((h, i) =>
-      out[i] === null && Number.isSafeInteger(h) && h >= 0 && h <= this.headHeight ? [i] : [],
-    );
-    if (missing.length > 0) {
-      const raw = this.db.getManySync(missing.map((i) => blockKey(heights[i])));
-      missing.forEach((i, k) => {
-        const v = raw[k];
-        if (v) out[i] = decodeBlock(v);
-      });
-    }
-    return out;
+    return this.manyAt(heights, this.window, blockKey, decodeBlock, null);
   }
 
   /** Receipts of the blocks at the given heights (null where there is no block), like getBlocks. */
   receiptsOf(heights: readonly number[]): (readonly ReceiptRecord[] | null)[] {
-    const out: (readonly ReceiptRecord[] | null)[] = heights.map((h) => this.windowReceipts.get(h) ?? null);
+    return this.manyAt(heights, this.windowReceipts, receiptsKey, decodeReceipts, []);
+  }
+
+  /** Records by height: `memory` first, the rest of the chain's heights in one multi-get (`absent` when unstored). */
+  private manyAt<T, A>(
+    heights: readonly number[],
+    memory: ReadonlyMap<number, T>,
+    keyOf: (h: number) => Buffer,
+    decode: (v: Buffer) => T,
+    absent: A,
+  ): (T | A | null)[] {
+    const out: (T | A | null)[] = heights.map((h) => memory.get(h) ?? null);
     const missing = heights.flatMap((h, i) =>
       out[i] === null && Number.isSafeInteger(h) && h >= 0 && h <= this.headHeight ? [i] : [],
     );
     if (missing.length > 0) {
-      const raw = this.db.getManySync(missing.map((i) => receiptsKey(heights[i])));
+      const raw = this.db.getManySync(missing.map((i) => keyOf(heights[i])));
       missing.forEach((i, k) => {
         const v = raw[k];
-        out[i] = v ? decodeReceipts(v) : [];
+        out[i] = v ? decode(v) : absent;
       });
     }
     return out;

@@ -7,6 +7,7 @@
  */
 import type { Block } from '../chain/block.js';
 import { decodeJustification } from '../chain/justification.js';
+import { validatorSetAt } from '../chain/schedule.js';
 import { DEFAULT_TRACE_OPTIONS, chainCommon, isEvmTransaction, typedTransactionOf } from '../execution/index.js';
 import type { ReceiptRecord } from '../execution/receipts.js';
 import type { NativeEvent } from '../ledger/events.js';
@@ -121,17 +122,38 @@ export async function summarizeTransactions(ctx: NodeContext, views: readonly Tx
   );
 }
 
+interface EvmFields {
+  to: string | null;
+  value: bigint;
+  gasLimit: bigint;
+  input: string;
+}
+
+/** Decoded EVM fields by txid (views are copies, so the decode cached on the stored object is not reached). */
+const evmFields = new Map<string, EvmFields>();
+const EVM_FIELDS_CACHE = 4096;
+
+function evmFieldsOf(ctx: NodeContext, tx: SignedTransaction): EvmFields {
+  const hit = evmFields.get(tx.txid);
+  if (hit) return hit;
+  const t = typedTransactionOf(tx, chainCommon(ctx.chain.params.chainId, ctx.chain.params.evmHardfork));
+  const f = { to: t.to ? t.to.toString() : null, value: t.value, gasLimit: t.gasLimit, input: to0x(t.data) };
+  evmFields.set(tx.txid, f);
+  if (evmFields.size > EVM_FIELDS_CACHE) evmFields.delete(evmFields.keys().next().value as string);
+  return f;
+}
+
 function summarize(ctx: NodeContext, tx: SignedTransaction & { status?: string }, r: ReceiptRecord | null): TxSummary {
   const pending = tx.status === 'pending_in_mempool';
   const status: TxStatus = pending ? 'pending' : r && r.status === 0 ? 'failed' : 'success';
   if (isEvmTransaction(tx)) {
-    const t = typedTransactionOf(tx, chainCommon(ctx.chain.params.chainId, ctx.chain.params.evmHardfork));
+    const t = evmFieldsOf(ctx, tx);
     const feeWei = r ? r.gasUsed * r.effectiveGasPrice : null;
     const toProposer = feeWei === null ? null : feeWei / 2n;
     return {
       kind: 'evm',
       op: null,
-      to: t.to ? t.to.toString() : null,
+      to: t.to,
       valueWei: t.value,
       feeWei,
       toProposerWei: toProposer,
@@ -139,7 +161,7 @@ function summarize(ctx: NodeContext, tx: SignedTransaction & { status?: string }
       status,
       gasUsed: r?.gasUsed ?? null,
       gasLimit: t.gasLimit,
-      input: to0x(t.data),
+      input: t.input,
       contractCreated: r?.contractAddress ? to0x(r.contractAddress) : null,
       failureReason: r && r.status === 0 ? (revertReason(r.output) ?? 'execution reverted') : null,
       events: [],
@@ -208,6 +230,15 @@ export function validatorsOnline(ctx: NodeContext): { online: number; active: nu
     seen.add(b.validator);
   }
   return { online: seen.size, active };
+}
+
+/**
+ * Names of the head's validator set by address, for labelling proposers: read from the set itself, so a block
+ * or list page never waits for the chain index (validatorSet() backfills it).
+ */
+export function validatorNames(ctx: NodeContext): Map<string, string> {
+  const set = validatorSetAt(ctx.chain.params, ctx.chain.state, ctx.chain.height + 1);
+  return new Map(set.map((v) => [v.address, v.name]));
 }
 
 /** Latest blocks a validator proposed within the in-memory window, newest first. */
@@ -356,6 +387,10 @@ export async function callTree(
   const known = answer();
   if (known) return known;
   const job = traceBlockJob(ctx, c, height);
+  if (!Number.isFinite(waitMs)) {
+    await job;
+    return answer() ?? { unavailable: 'the trace of its block has no call tree for this transaction' };
+  }
   let timer: NodeJS.Timeout | undefined;
   const waited = await Promise.race([
     job.then(() => true),

@@ -1,5 +1,5 @@
 /** Shared by the page handlers: the page type, the pager and validator names. */
-import { type NodeContext, validatorSet } from '../../services/index.js';
+import type { NodeContext } from '../../services/index.js';
 import { int } from '../format.js';
 import { pageLink } from '../links.js';
 import { MAX_LIST_OFFSET, type Paging } from '../params.js';
@@ -24,8 +24,4 @@ export function pager(path: string, p: Paging, defaultLimit: number, total: numb
   };
 }
 
-/** Names of the current validators by address (labels of proposers and validator links). */
-export async function validatorNames(ctx: NodeContext): Promise<Map<string, string>> {
-  const set = await validatorSet(ctx);
-  return new Map(set.validators.map((v) => [v.address, v.name]));
-}
+export { validatorNames } from '../../services/index.js';
