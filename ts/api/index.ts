@@ -15,6 +15,7 @@ import { statsRoutes } from './routes/stats.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { validatorRoutes } from './routes/validators.js';
+import { verifyApiRoutes } from './routes/verify.js';
 import type { RouteDef } from './types.js';
 
 export { createApiHandler, apiKeyMatches, apiRequestHeaders, errorResult, type ApiOptions } from './handler.js';
@@ -37,6 +38,7 @@ export const restRoutes: RouteDef[] = [
   ...rpcRoutes,
   ...metricsRoutes,
   ...adminRoutes,
+  ...verifyApiRoutes,
   ...explorerRouteDefs,
 ];
 restRoutes.push(openApiRoute(restRoutes));
