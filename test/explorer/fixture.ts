@@ -1,11 +1,13 @@
 /**
  * A dev node filled with what the explorer shows: blocks, native transfers, an EVM token whose name and symbol
- * are XSS probes (an ERC-20: its name and symbol reach the address page through eth_call), token transfers with
- * logs, and a contract call with nested calls (the call tree). Shared by the page tests and the browser test.
+ * are XSS probes (an ERC-20: its name and symbol reach the address page through eth_call) and whose source is
+ * verified (perfect match) by the node's verification service, token transfers with logs, and a contract call
+ * with nested calls (the call tree). Shared by the page tests and the browser test.
  */
 import { ethers } from 'ethers';
 import { EvmSender } from '../../bench/evm-fixtures.js';
 import { compiled } from '../helpers/contracts.js';
+import { CONTRACTS_DIR, build, filesOf, fixture, postVerify } from '../helpers/verify.js';
 import { fromHex, to0x } from '../../ts/util/hex.js';
 import { devKey, rpcOk, sendNative, waitReceipt } from '../helpers/evm.js';
 import { type TestNode, httpJson, startTestNode } from '../helpers/node.js';
@@ -34,7 +36,8 @@ export interface ExplorerFixture {
 
 const E18 = 10n ** 18n;
 
-const tokenContract = compiled('Token');
+/** The token as a developer compiles it (metadata included), so the node's verification service can verify it. */
+const tokenContract = build({ 'Token.sol': fixture('Token.sol', CONTRACTS_DIR) }, 'Token.sol', 'Token');
 const tracerContract = compiled('Tracer');
 const tokenIface = new ethers.Interface(tokenContract.abi);
 const tracerIface = new ethers.Interface(tracerContract.abi);
@@ -74,6 +77,10 @@ async function fill(n: TestNode): Promise<ExplorerFixture> {
   );
   await waitReceipt(n.url, tokenTransferTxid);
   await waitReceipt(n.url, nestedTxid);
+  const verified = await postVerify(n.url, { address: deploy.contractAddress, chain: '7120', files: filesOf(tokenContract) });
+  if (verified.status !== 200 || verified.body.result?.[0]?.status !== 'perfect') {
+    throw new Error(`verification of the token: ${verified.status} ${verified.text}`);
+  }
   // Call trees are traced in the background on a transaction's first view; the pages under test show them.
   for (const txid of [deployTxid, tokenTransferTxid, nestedTxid]) {
     await waitFor(

@@ -137,7 +137,14 @@ test('pages show the entities and link between them', async (t) => {
   t.regex(validator, /Blocks produced per epoch/);
   const contract = await (await get(`/explorer/address/${f.tokenAddress}`)).text();
   t.regex(contract, /Runtime bytecode/);
-  t.regex(contract, /not verified/);
+  t.regex(contract, /verified: perfect match/);
+  t.regex(contract, /contract Token/, 'verified source shown');
+  const tracer = await (await get(`/explorer/address/${f.tracerAddress}`)).text();
+  t.regex(tracer, /not verified/);
+  const transfer = await (await get(`/explorer/tx/${f.tokenTransferTxid}`)).text();
+  t.regex(transfer, /transfer\(address to, uint256 amount\)/, 'call decoded with the verified ABI');
+  t.regex(transfer, /Transfer\(address from, address to, uint256 value\)/, 'log decoded with the verified ABI');
+  t.regex(transfer, /amount \(uint256\): <span class="mono wrap">1234000000000000000000<\/span>/);
   const stylesheet = await get('/explorer/static/style.css');
   t.is(stylesheet.status, 200);
   t.is(stylesheet.headers.get('content-type'), 'text/css; charset=utf-8');

@@ -1,21 +1,39 @@
 /**
  * Contract verification as the explorer shows it: the match status (perfect / partial), the ABI that
- * decodes calls and logs, and the verified source files. The verification service (issue 16) provides it;
- * until it is part of this node no contract is verified and pages say "not verified".
+ * decodes calls and logs, and the verified source files, from the node's verification service
+ * (services/verified-contracts.ts; docs/verification.md). Looked up once per address per page.
  */
-import type { NodeContext } from '../services/index.js';
+import { type NodeContext, getVerifiedContract } from '../services/index.js';
 
 export interface VerifiedContract {
   status: 'perfect' | 'partial';
-  /** Contract name and compiler, when the metadata names them. */
   name: string | null;
   compiler: string | null;
-  /** ABI entries (JSON ABI). */
   abi: readonly unknown[];
   files: { path: string; content: string }[];
 }
 
 /** The verification of the contract at address, or null when it is not verified. */
-export async function verifiedContract(_ctx: NodeContext, _address: string): Promise<VerifiedContract | null> {
-  return null;
+export async function verifiedContract(ctx: NodeContext, address: string): Promise<VerifiedContract | null> {
+  const v = await getVerifiedContract(ctx, address);
+  if (!v) return null;
+  return {
+    status: v.match,
+    name: v.contractName ? `${v.contractName} (${v.contractPath})` : null,
+    compiler: v.compilerVersion || null,
+    abi: v.abi,
+    files: Object.entries(v.sources).map(([path, content]) => ({ path, content })),
+  };
+}
+
+/** Verified contracts of one page by address (each looked up once). */
+export function verificationLookup(ctx: NodeContext): (address: string | null | undefined) => Promise<VerifiedContract | null> {
+  const seen = new Map<string, Promise<VerifiedContract | null>>();
+  return (address) => {
+    if (!address) return Promise.resolve(null);
+    const a = address.toLowerCase();
+    let p = seen.get(a);
+    if (!p) seen.set(a, (p = verifiedContract(ctx, a)));
+    return p;
+  };
 }

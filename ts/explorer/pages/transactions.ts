@@ -3,6 +3,7 @@ import {
   type CallFrame,
   type TxSummary,
   callTree,
+  decodeCall,
   finalityView,
   getBlock,
   getToken,
@@ -21,6 +22,7 @@ import { html } from '../response.js';
 import { type AddrView, addrView, kindLabel, proposerView, txRow } from '../rows.js';
 import { type PageHandler, pager, validatorNames } from './common.js';
 import { decodedLogs } from './logs.js';
+import { verificationLookup } from '../verification.js';
 
 export const TXS_PAGE = 25;
 /** Calls of a call tree shown (a deep or wide tree is cut, with a note). */
@@ -114,6 +116,9 @@ interface CallRow {
   value: string;
   gasUsed: string;
   input: string;
+  inputFull: string;
+  /** The called function, when the target contract is verified. */
+  fn: string | null;
   error: string | null;
 }
 
@@ -135,6 +140,8 @@ function callRows(root: CallFrame): { rows: CallRow[]; cut: boolean } {
       value: f.value ? coinsWei(BigInt(f.value)) : coinsWei(0n),
       gasUsed: f.gasUsed ? gas(BigInt(f.gasUsed)) : '',
       input: input.length > 10 ? `${input.slice(0, 10)}… (${int((input.length - 2) / 2)} bytes)` : input,
+      inputFull: input,
+      fn: null,
       error: f.error ? (f.revertReason ? `${f.error}: ${f.revertReason}` : f.error) : null,
     });
     for (const c of f.calls ?? []) walk(c, depth + 1);
@@ -154,6 +161,18 @@ export const txPage: PageHandler = async (ctx, req) => {
   const trace = evm && v.block_index !== null ? await callTree(ctx, v.block_index, v.txid) : null;
   const calls = trace && 'tree' in trace ? callRows(trace.tree) : null;
   const proposer = block ? proposerView(block.validator, names) : null;
+  const verified = verificationLookup(ctx);
+  /** The function an EVM call invokes, decoded with the ABI of its verified target. */
+  const decodedCall = async (to: string, input: string) => {
+    const v = await verified(to);
+    return v ? { decoded: decodeCall(v.abi, input), contract: v.name } : null;
+  };
+  if (calls) {
+    for (const row of calls.rows) {
+      const v = row.to.href ? await verified(row.to.value) : null;
+      row.fn = v ? (decodeCall(v.abi, row.inputFull)?.signature ?? null) : null;
+    }
+  }
   return html(
     renderPage(ctx, 'tx', {
       title: `Transaction ${v.txid.slice(0, 12)}…`,
@@ -197,7 +216,8 @@ export const txPage: PageHandler = async (ctx, req) => {
       tracePending: trace !== null && 'pending' in trace,
       // The call tree is still being traced: the browser asks again shortly (no script needed).
       refresh: trace !== null && 'pending' in trace ? TRACE_REFRESH_SECONDS : undefined,
-      logs: s.receipt ? await decodedLogs(ctx, s.receipt.logs) : [],
+      logs: s.receipt ? await decodedLogs(ctx, s.receipt.logs, verified) : [],
+      call: evm && s.to ? await decodedCall(s.to, s.input) : null,
       signature: v.signature,
       publicKey: v.public_key,
     }),

@@ -60,7 +60,9 @@ export const tx = `<% layout('@layout') %>
 <dt>Gas used</dt><dd><%= it.evm.gasUsed %></dd>
 <dt>Gas price</dt><dd><%= it.evm.price %></dd>
 <% if (it.evm.created) { %><dt>Contract created</dt><dd><%~ include('@addr', it.evm.created) %> <span class="mono muted"><%= it.evm.created.value %></span></dd><% } %>
-<dt>Input</dt><dd><% if (it.evm.input === '0x') { %>none<% } else { %><details><summary><%= (it.evm.input.length - 2) / 2 %> bytes</summary><code class="wrap"><%= it.evm.input %></code></details><% } %></dd>
+<% if (it.call && it.call.decoded) { %><dt>Function</dt><dd><span class="mono"><%= it.call.decoded.signature %></span> <span class="badge good">verified<% if (it.call.contract) { %>: <%= it.call.contract %><% } %></span>
+<ul><% for (const a of it.call.decoded.args) { %><li><%= a.name %> (<%= a.type %>): <span class="mono wrap"><%= a.value %></span></li><% } %></ul></dd>
+<% } %><dt>Input</dt><dd><% if (it.evm.input === '0x') { %>none<% } else { %><details><summary><%= (it.evm.input.length - 2) / 2 %> bytes</summary><code class="wrap"><%= it.evm.input %></code></details><% } %></dd>
 </dl>
 <h3>Call tree</h3>
 <% if (it.calls) { %><table class="list calls">
@@ -72,7 +74,7 @@ export const tx = `<% layout('@layout') %>
   <td><%~ include('@addr', c.to) %></td>
   <td class="num"><%= c.value %></td>
   <td class="num"><%= c.gasUsed %></td>
-  <td class="mono"><%= c.input %></td>
+  <td class="mono"><% if (c.fn) { %><%= c.fn %><% } else { %><%= c.input %><% } %></td>
 </tr>
 <% } %></tbody>
 </table>
@@ -84,7 +86,7 @@ export const tx = `<% layout('@layout') %>
 <% for (const l of it.logs) { %><div class="log">
 <div><strong>#<%= l.index %></strong> from <%~ include('@addr', l.address) %><% if (!l.verified) { %> <span class="muted">(contract not verified: raw values)</span><% } %></div>
 <% if (l.decoded) { %><div class="mono"><%= l.decoded.signature %></div>
-<ul><% for (const a of l.decoded.args) { %><li><%= a.name %>: <span class="mono wrap"><%= a.value %></span></li><% } %></ul>
+<ul><% for (const a of l.decoded.args) { %><li><%= a.name %> (<%= a.type %>): <span class="mono wrap"><%= a.value %></span></li><% } %></ul>
 <% } %><ol class="topics"><% for (const t of l.topics) { %><li class="mono wrap"><%= t %></li><% } %></ol>
 <div>data: <code class="wrap"><%= l.data %></code></div>
 </div>
