@@ -1,4 +1,6 @@
 import test from 'ava';
+import { encodeJustification } from '../../ts/chain/justification.js';
+import { type Block, commitCertificate } from '../../ts/services/index.js';
 import { barChart, shareChart } from '../../ts/explorer/charts.js';
 import { coins, coinsWei, int, percent, short, time, tokenAmount } from '../../ts/explorer/format.js';
 import { pagingParams } from '../../ts/explorer/params.js';
@@ -64,4 +66,12 @@ test('charts: bars scaled to the largest value inside the view box, labels never
     ],
   );
   t.is(Math.round(s.segments.reduce((n, x) => n + x.w, 0)), s.width);
+});
+
+test('commit certificates: round and signers of a BFT justification, malformed bytes reported, none for PoA', (t) => {
+  const signer = `0x${'ab'.repeat(20)}`;
+  const bytes = encodeJustification({ round: 2, precommits: [{ validator: signer, signature: 'cd'.repeat(64) }] });
+  t.deepEqual(commitCertificate({ justification: bytes } as Block), { round: 2, signers: [signer] });
+  t.is(commitCertificate({ justification: new Uint8Array([0xc1, 0x05]) } as Block), 'malformed');
+  t.is(commitCertificate({ justification: new Uint8Array(0) } as Block), null);
 });
