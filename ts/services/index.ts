@@ -22,3 +22,5 @@ export * from './trace-queries.js';
 export { TRACE_HISTORY_BLOCKS, traceHistoryOf } from './trace-history.js';
 export * from './chain-events.js';
 export * from './verified-contracts.js';
+export * from './explorer-queries.js';
+export * from './abi-decode.js';
