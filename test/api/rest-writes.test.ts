@@ -10,7 +10,7 @@ const OTHER = `SRC20_${'01'.repeat(20)}`;
 const deployData = (o: Record<string, unknown> = {}) =>
   JSON.stringify({ Deploy: { name: 'Gold', symbol: 'GLD', decimals: 8, supply: 1_000_000, max_supply: 0, ...o } });
 
-test('token POSTs: key-checked, validated completely, then refused as not active; nothing enters the mempool', async (t) => {
+test('token POSTs: key-checked, validated completely, refused with the spec errors; nothing enters the mempool', async (t) => {
   const n = await startTestNode({ blockTimeMs: 60_000, apiKey: KEY });
   t.teardown(n.stop);
   const auth = { 'x-api-key': KEY };
@@ -27,13 +27,16 @@ test('token POSTs: key-checked, validated completely, then refused as not active
     const noKey = await post(n, path, { transaction: tx });
     t.is(noKey.status, 401, path);
     t.is(noKey.text, '');
-    const r = await send(path, tx);
-    t.is(r.status, 400, path);
-    t.deepEqual(r.body, { success: false, error: 'token operations are not active on this chain yet' });
   }
+  // Well-formed, then refused by the rules: a deploy pays 10x MIN_TX_FEE; the contract does not exist.
+  t.regex((await send('/tokens/deploy', valid['/tokens/deploy'])).body.error, /fee must be at least 100000/);
+  t.regex(
+    (await send(`/tokens/${CONTRACT}/transfer`, valid[`/tokens/${CONTRACT}/transfer`])).body.error,
+    /unknown token contract SRC20_ef/,
+  );
   // The contract in the URL may use any hex case.
   const upper = `SRC20_${'EF'.repeat(20)}`;
-  t.regex((await send(`/tokens/${upper}/burn`, valid[`/tokens/${CONTRACT}/burn`])).body.error, /not active/);
+  t.regex((await send(`/tokens/${upper}/burn`, valid[`/tokens/${CONTRACT}/burn`])).body.error, /unknown token contract/);
 
   const cases: [string, unknown, string | RegExp][] = [
     [

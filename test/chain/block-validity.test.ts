@@ -265,15 +265,15 @@ const cases: Case[] = [
     },
   },
   {
-    name: 'a token operation before the token module is active',
+    name: 'an operation of a family that is not active',
     rule: 'tx_invalid',
     craft: async ({ chain }) => {
       const b = await validBlock(chain, []);
       const op = transfer(alice, 0n, {
         to: ZERO_ADDRESS,
         amount: 0n,
-        data: JSON.stringify({ Deploy: { name: 'Gold', symbol: 'GLD', decimals: 8, supply: 1, max_supply: 0 } }),
-        fee: 100_000n,
+        data: JSON.stringify({ RegisterValidator: { name: 'v', stake: 1_500_000_000_000, commission_bps: 0 } }),
+        fee: 10_000n,
       });
       return { block: reseal({ ...b, transactions: [op] }, key1({ chain })) };
     },

@@ -3,14 +3,15 @@ import type { Common } from '@ethereumjs/common';
 import { createAddressFromString } from '@ethereumjs/util';
 import { type VM, createVM, runTx } from '@ethereumjs/vm';
 import { applyNativeTransaction, endBlock } from '../ledger/executor.js';
+import { hasBondedActiveSet } from '../ledger/staking/index.js';
 import type { LedgerParams, OperationEnv } from '../ledger/operation-context.js';
 import { type NativeRuleContext, checkNativeTransaction, operationActivation } from '../ledger/rules.js';
-import { blockReward } from '../ledger/rewards.js';
+import { TREASURY_ADDRESS, blockReward } from '../ledger/rewards.js';
 import { getSupply, maxSupplyBase, putSupply } from '../ledger/supply.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import { NATIVE_TX_GAS, WEI_PER_BASE, baseToWei } from '../ledger/units.js';
 import { accountKey, getAccount, putAccount } from '../state/accounts.js';
-import type { StateOverlay, StateStore } from '../state/state-store.js';
+import type { StateOverlay, StateReader, StateStore } from '../state/state-store.js';
 import { FEE_COLLECTOR, chainCommon } from './common.js';
 import { checkStoredEvmTransaction } from './evm-rules.js';
 import { isEvmTransaction, typedTransactionOf } from './evm-tx.js';
@@ -55,6 +56,8 @@ export interface ExecutionResult {
   feesWei: bigint;
   burnedWei: bigint;
   rewardBase: bigint;
+  /** The account credited with the coinbase (reward + the proposer's fee share): the proposer, or the treasury. */
+  coinbase: string;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -135,6 +138,8 @@ export async function executeBlock(
   state: StateOverlay,
   base: StateStore,
   txs: readonly SignedTransaction[],
+  /** finish: false applies the transactions only (tracing re-runs a block's prefix): no fees, reward or end-of-block work. */
+  opts: { finish: boolean } = { finish: true },
 ): Promise<ExecutionResult> {
   const r: ExecutionResult = {
     included: [],
@@ -146,6 +151,7 @@ export async function executeBlock(
     feesWei: 0n,
     burnedWei: 0n,
     rewardBase: 0n,
+    coinbase: env.proposer,
   };
   let toProposerWei = 0n;
   let cumulative = 0n;
@@ -233,18 +239,31 @@ export async function executeBlock(
     });
   }
 
-  endBlock(state, opEnv);
+  if (!opts.finish) return r;
   r.burnedWei = r.feesWei - toProposerWei;
   const supply = getSupply(state);
   r.rewardBase = blockReward(env.height, supply.minted / WEI_PER_BASE, maxSupplyBase(env.height, env.tokenomicsV2Height));
+  // The coinbase (reward + the proposer's half of the fees): to the proposer before reward distribution
+  // v2, to the protocol treasury from it, which the staking module's end-of-block work distributes.
   const credit = toProposerWei + baseToWei(r.rewardBase);
+  r.coinbase = coinbaseRecipient(env, state);
   if (credit > 0n) {
-    const proposer = getAccount(state, env.proposer);
-    proposer.balance += credit;
-    putAccount(state, env.proposer, proposer);
+    const recipient = getAccount(state, r.coinbase);
+    recipient.balance += credit;
+    putAccount(state, r.coinbase, recipient);
   }
   if (r.rewardBase > 0n || r.burnedWei > 0n) {
     putSupply(state, { minted: supply.minted + baseToWei(r.rewardBase), burned: supply.burned + r.burnedWei });
   }
+  endBlock(state, opEnv);
   return r;
 }
+
+/**
+ * Who receives a block's coinbase: the proposer before the reward-distribution-v2 height; from it the
+ * treasury, whose balance the staking module distributes to the stake of the active set. A chain whose
+ * active set has no bonded stake (a PoA authority set, a dev chain) has no one to distribute to: the
+ * proposer keeps the coinbase there (docs/economics.md).
+ */
+export const coinbaseRecipient = (env: Pick<BlockEnv, 'height' | 'proposer' | 'ledger'>, state: StateReader): string =>
+  env.height >= env.ledger.activation.rewardV2 && hasBondedActiveSet(state) ? TREASURY_ADDRESS : env.proposer;

@@ -90,7 +90,9 @@ export const NO_OPERATIONS_ACTIVE: OperationActivation = { token: () => false, s
  * switches it on here, at its activation height), so no node ever accepts an operation it cannot execute.
  */
 export function operationActivation(_ledger: LedgerParams): OperationActivation {
-  return NO_OPERATIONS_ACTIVE;
+  // SRC-20 tokens run from genesis: they need no consensus change, and the spec lists token deploys in
+  // every phase (docs/tokens-and-staking.md).
+  return { ...NO_OPERATIONS_ACTIVE, token: () => true };
 }
 
 export interface NativeRuleContext {

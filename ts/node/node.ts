@@ -27,7 +27,15 @@ import type { KeyPair } from '../ledger/keys.js';
 import { P2PNetwork, PeerMisbehaviour, loadOrCreateNodeKey } from '../network/index.js';
 import { rpcMethods } from '../rpc/index.js';
 import { BlockSync, admitGossipedTransaction } from '../sync/index.js';
-import { AuditLog, ChainEventFeed, NODE_VERSION, type NodeContext, redactConfig, traceHistoryOf } from '../services/index.js';
+import {
+  AuditLog,
+  ChainEventFeed,
+  NODE_VERSION,
+  type NodeContext,
+  redactConfig,
+  stateIndex,
+  traceHistoryOf,
+} from '../services/index.js';
 import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
 import { chainParamsFor } from './genesis-params.js';
@@ -130,6 +138,8 @@ export class NativeNode {
       await chain.open();
       // Tracing needs the undo records of blocks from now on (the state store holds the head only).
       traceHistoryOf(chain);
+      // Rich list, holders and delegation lists follow every commit from now on (built once from the state).
+      await stateIndex({ chain });
       log.info(
         { height: chain.height, head: chain.head.hash, chain_id: params.chainId, network: params.network },
         'chain opened',

@@ -6,7 +6,7 @@ import { WEI_PER_BASE, baseToNative } from '../ledger/units.js';
 import { NotFoundError } from '../util/errors.js';
 import { chainIndex } from './chain-index.js';
 import { NATIVE_TOKEN, type NodeContext } from './context.js';
-import { listTokens } from './token-queries.js';
+import { deployedTokenCount } from './token-queries.js';
 
 /** Product name reported by GET / (the node's own name is in GET /health). */
 export const PRODUCT_NAME = 'native-node';
@@ -83,7 +83,7 @@ export async function chainInfo(ctx: NodeContext): Promise<Record<string, unknow
     total_minted_native: baseToNative(supply.minted),
     total_burned_native: baseToNative(supply.burned),
     mempool_size: ctx.mempool.size,
-    deployed_tokens: listTokens(ctx).total,
+    deployed_tokens: await deployedTokenCount(ctx),
     window_is_partial: chain.blocks.windowStart > 0,
     window_start_block: chain.blocks.windowStart,
   };

@@ -1,11 +1,11 @@
-import type { Chain } from '../chain/chain.js';
 import { weiToBase } from '../ledger/units.js';
-import { addressFromAccountKey, decodeAccount } from '../state/accounts.js';
 import { DAY_SECONDS, FIRST_ACTIVITY_LOOKUPS, STATS_DAYS, chainIndex } from './chain-index.js';
 import { supplyOfState } from './chain-info.js';
 import type { NodeContext } from './context.js';
+import { stateIndex } from './state-index.js';
+import { percentOf } from './token-queries.js';
 
-/** Largest rich list page (top holders are kept per block height up to this many). */
+/** Largest rich list page. */
 export const MAX_RICHLIST = 500;
 export const DEFAULT_RICHLIST = 100;
 
@@ -49,65 +49,20 @@ export async function dailyStats(ctx: NodeContext): Promise<{ days: DayStats[]; 
   return { days, coverage: idx.coverage };
 }
 
-interface Holder {
-  address: string;
-  balance: bigint;
-}
-
-const byBalance = (a: Holder, b: Holder): number =>
-  a.balance !== b.balance ? (a.balance > b.balance ? -1 : 1) : a.address < b.address ? -1 : 1;
-
-/** Top holders of the head state, computed at most once per block. */
-const topCache = new WeakMap<Chain, TopHolders>();
-
-interface TopHolders {
-  height: number;
-  holders: Holder[];
-  accounts: number;
-  /** Circulating supply of the same state (base units). */
-  circulating: bigint;
-}
-
-async function topHolders(ctx: NodeContext): Promise<TopHolders> {
-  await ctx.chain.settled();
-  const height = ctx.chain.height;
-  const hit = topCache.get(ctx.chain);
-  if (hit && hit.height === height) return hit;
-  // One pass over the state keeping the MAX_RICHLIST largest balances (descending, ties by address):
-  // candidates accumulate and are cut back to the top MAX_RICHLIST whenever they reach 4x that.
-  let top: Holder[] = [];
-  let threshold = 0n;
-  let accounts = 0;
-  for (const [k, v] of ctx.chain.state.entries()) {
-    const address = addressFromAccountKey(k);
-    if (!address) continue;
-    accounts++;
-    const balance = weiToBase(decodeAccount(v).balance);
-    if (balance === 0n || balance < threshold) continue;
-    top.push({ address, balance });
-    if (top.length >= 4 * MAX_RICHLIST) {
-      top = top.sort(byBalance).slice(0, MAX_RICHLIST);
-      threshold = top[top.length - 1].balance;
-    }
-  }
-  top = top.sort(byBalance).slice(0, MAX_RICHLIST);
-  const entry = { height, holders: top, accounts, circulating: supplyOfState(ctx).circulating };
-  topCache.set(ctx.chain, entry);
-  return entry;
-}
-
-/** Percent of supply, 6 decimals. */
-const percentOf = (balance: bigint, supply: bigint): number =>
-  supply > 0n ? Number((balance * 100_000_000n) / supply) / 1_000_000 : 0;
-
-/** GET /richlist and GET /accounts/top: largest balances with their share of the circulating supply. */
+/**
+ * GET /richlist and GET /accounts/top: largest balances with their share of the circulating supply, read
+ * from the state index (balances sorted at commit), so a request costs O(limit).
+ */
 export async function richList(ctx: NodeContext, limit: number): Promise<Record<string, unknown>> {
-  const { holders, accounts, circulating } = await topHolders(ctx);
+  await ctx.chain.settled();
+  const idx = await stateIndex(ctx);
+  const { circulating } = supplyOfState(ctx);
   return {
-    holders: holders
-      .slice(0, limit)
-      .map((h, i) => ({ rank: i + 1, address: h.address, balance: h.balance, percentage: percentOf(h.balance, circulating) })),
-    total_accounts: accounts,
+    holders: idx.accounts.top(Math.min(limit, MAX_RICHLIST)).map((h, i) => {
+      const balance = weiToBase(h.balance);
+      return { rank: i + 1, address: h.address, balance, percentage: percentOf(balance, circulating) };
+    }),
+    total_accounts: idx.accountRecords,
     circulating_supply: circulating,
   };
 }

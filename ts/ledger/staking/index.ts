@@ -11,3 +11,6 @@ export const stakingModule: OperationModule = {
   },
   indexTerms: () => [],
 };
+
+/** Whether the active set carries bonded stake (reward distribution v2 then routes the coinbase to the treasury). */
+export const hasBondedActiveSet = (_state: unknown): boolean => false;
