@@ -265,14 +265,15 @@ const cases: Case[] = [
     },
   },
   {
-    name: 'an operation of a family that is not active',
+    name: 'an operation that is not active at its height',
     rule: 'tx_invalid',
     craft: async ({ chain }) => {
       const b = await validBlock(chain, []);
       const op = transfer(alice, 0n, {
         to: ZERO_ADDRESS,
         amount: 0n,
-        data: JSON.stringify({ RegisterValidator: { name: 'v', stake: 1_500_000_000_000, commission_bps: 0 } }),
+        // The PoA authority set closes at the DPoS activation height (0 on this chain).
+        data: JSON.stringify({ AddAuthority: { address: bob.address, public_key: toHex(bob.publicKey), name: 'b' } }),
         fee: 10_000n,
       });
       return { block: reseal({ ...b, transactions: [op] }, key1({ chain })) };

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { crypto } from '../crypto/index.js';
 import { type BlockEnv, type ExecutionResult, encodeReceipts, executeBlock } from '../execution/index.js';
 import { type KeyPair, signDigest } from '../ledger/keys.js';
+import { applyGenesisStakes } from '../ledger/staking/index.js';
 import { getSupply, putSupply } from '../ledger/supply.js';
 import type { NativeRuleContext } from '../ledger/rules.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
@@ -333,4 +334,8 @@ export function applyGenesisAlloc(params: ChainParams, overlay: StateOverlay): v
     minted += baseToWei(base);
   }
   putSupply(overlay, { minted, burned: getSupply(overlay).burned });
+  applyGenesisStakes(
+    overlay,
+    params.validators.map((v) => ({ address: v.address, name: v.name, public_key: v.public_key, stake: v.stake ?? 0n })),
+  );
 }

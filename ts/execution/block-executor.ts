@@ -33,6 +33,8 @@ export interface BlockEnv {
   evmActivationHeight: number;
   /** Activation heights and epochs the native operation modules read (plain data: it crosses to workers). */
   ledger: LedgerParams;
+  /** Signers of the parent block recorded by this block (its last commit under DPoS+BFT); absent outside BFT. */
+  lastCommit?: readonly string[];
   /** Hash (32 bytes) of an earlier block, for the BLOCKHASH opcode. */
   blockHash: (height: number) => Promise<Uint8Array | null>;
   /**
@@ -81,6 +83,7 @@ export const operationEnv = (env: BlockEnv): OperationEnv => ({
   proposer: env.proposer,
   chainId: env.chainId,
   ledger: env.ledger,
+  ...(env.lastCommit ? { lastCommit: env.lastCommit } : {}),
 });
 
 function statelessRuleError(tx: SignedTransaction, env: BlockEnv): string | null {
