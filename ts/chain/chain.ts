@@ -203,6 +203,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     });
     this.pending = { done, resolve };
     const ctx = this.blockContext();
+    // The phase is the parent state's (the block's own changes may choose the next epoch's set).
+    const consensus = this.consensusAt(exec.height);
     const undo = this.state.applyChanges(exec.overlay.changes);
     const stateRoot = toHex(this.state.root());
     const t2 = performance.now();
@@ -220,7 +222,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       round,
       gas_used: result.gasUsed,
       logs_bloom: toHex(result.logsBloom),
-      consensus: this.consensusAt(exec.height),
+      consensus,
     };
     const hash = blockHash(header);
     const block: Block = {

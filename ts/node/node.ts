@@ -173,6 +173,7 @@ export class NativeNode {
         audit: auditLog,
         evmCalls,
         events,
+        validatorKey: key,
       };
       const m = createMetrics(new Registry(), {
         height: () => chain.height,

@@ -1,5 +1,6 @@
 import type { Chain } from '../chain/chain.js';
 import { type ChainValidation, validateChain } from '../chain/validate.js';
+import { validatorSetAt } from '../chain/schedule.js';
 import { blockReward } from '../ledger/rewards.js';
 import { getSupply, maxSupplyBase } from '../ledger/supply.js';
 import { WEI_PER_BASE, baseToNative } from '../ledger/units.js';
@@ -76,7 +77,7 @@ export async function chainInfo(ctx: NodeContext): Promise<Record<string, unknow
     chain_id: chain.params.chainId,
     height,
     total_blocks: height + 1,
-    active_validators: chain.params.validators.length,
+    active_validators: validatorSetAt(chain.params, chain.state, next).length,
     circulating_supply_native: baseToNative(supply.circulating),
     max_supply_native: baseToNative(maxSupplyBase(height, forkHeight)),
     next_block_reward_native: baseToNative(blockReward(next, supply.minted, maxSupplyBase(next, forkHeight))),

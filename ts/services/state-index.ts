@@ -10,6 +10,7 @@
 import sortedBtree from 'sorted-btree';
 import type { Chain } from '../chain/chain.js';
 import { parseTokenBalanceKey, parseTokenKey, decodeU128 } from '../ledger/tokens/state.js';
+import { parseDelegationKey, parseUnbondingKey } from '../ledger/staking/index.js';
 import { addressFromAccountKey, decodeAccount } from '../state/accounts.js';
 import type { KeyStr } from '../state/state-store.js';
 
@@ -72,6 +73,10 @@ export class StateIndex {
   private readonly holders = new Map<string, RankedBalances>();
   private readonly accountTokens = new Map<string, Set<string>>();
   private readonly accountKeys = new Set<KeyStr>();
+  /** Delegators per validator and validators per delegator (from the delegation keys). */
+  private readonly delegatorsByValidator = new Map<string, Set<string>>();
+  /** Unbonding entries per delegator: [validator, complete_epoch]. */
+  private readonly unbondingByDelegator = new Map<string, Map<string, [string, number]>>();
 
   constructor(private readonly chain: Chain) {
     const pending: KeyStr[] = [];
@@ -90,6 +95,43 @@ export class StateIndex {
     return [...(this.accountTokens.get(address) ?? [])].sort();
   }
 
+  /** Delegators of a validator (sorted). */
+  delegatorsOf(validator: string): string[] {
+    return [...(this.delegatorsByValidator.get(validator) ?? [])].sort();
+  }
+
+  /** Unbonding entries of a delegator: [validator, complete_epoch], soonest first. */
+  unbondingOf(delegator: string): [string, number][] {
+    return [...(this.unbondingByDelegator.get(delegator)?.values() ?? [])].sort((a, b) => a[1] - b[1]);
+  }
+
+  private stakingKey(k: KeyStr, present: boolean): boolean {
+    const del = parseDelegationKey(k);
+    if (del) {
+      const [d, v] = del;
+      let set = this.delegatorsByValidator.get(v);
+      if (present) {
+        if (!set) this.delegatorsByValidator.set(v, (set = new Set()));
+        set.add(d);
+      } else set?.delete(d);
+      return true;
+    }
+    const ub = parseUnbondingKey(k);
+    if (ub) {
+      const [d, v, e] = ub;
+      let m = this.unbondingByDelegator.get(d);
+      if (present) {
+        if (!m) this.unbondingByDelegator.set(d, (m = new Map()));
+        m.set(k, [v, e]);
+      } else {
+        m?.delete(k);
+        if (m?.size === 0) this.unbondingByDelegator.delete(d);
+      }
+      return true;
+    }
+    return false;
+  }
+
   /** Fold the current values of these state keys into the indexes. */
   private apply(keys: Iterable<KeyStr>): void {
     const state = this.chain.state;
@@ -106,6 +148,7 @@ export class StateIndex {
         this.accounts.set(address, v ? decodeAccount(v).balance : 0n);
         continue;
       }
+      if (this.stakingKey(k, v !== undefined)) continue;
       const contract = parseTokenKey(k);
       if (contract) {
         if (v) this.tokens.add(contract);

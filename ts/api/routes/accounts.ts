@@ -41,24 +41,27 @@ export const accountRoutes: RouteDef[] = [
       'With ?token=SRC20_…, also the SRC-20 balance of the address and the proof of its state key (token balances are in the state root).',
     params: addr,
     query: { token: str('SRC-20 contract (SRC20_ + 40 hex)') },
-    response: obj({
-      address: address(),
-      height: int(),
-      state_root: hash(),
-      account: nullable(obj({ balance: amount(), balance_wei: int(), nonce: int() })),
-      proof: nullable(
-        obj({
-          key: str('hex of the state key'),
-          value: str('hex of the account record'),
-          steps: arr({ type: 'object' }, 'branch steps from the leaf up'),
+    response: obj(
+      {
+        address: address(),
+        height: int(),
+        state_root: hash(),
+        account: nullable(obj({ balance: amount(), balance_wei: int(), nonce: int() })),
+        proof: nullable(
+          obj({
+            key: str('hex of the state key'),
+            value: str('hex of the account record'),
+            steps: arr({ type: 'object' }, 'branch steps from the leaf up'),
+          }),
+        ),
+        token: obj({
+          contract: str(),
+          balance: int('token base units (u128)', { maximum: (1n << 128n) - 1n }),
+          proof: nullable({ type: 'object' }),
         }),
-      ),
-      token: obj({
-        contract: str(),
-        balance: int('token base units (u128)', { maximum: (1n << 128n) - 1n }),
-        proof: nullable({ type: 'object' }),
-      }),
-    }),
+      },
+      { optional: ['token'] },
+    ),
     handler: async (ctx, req, p) => {
       const token = req.query.get('token');
       const contract = token ? contractParam(token) : undefined;
