@@ -11,7 +11,7 @@ import type { NodeContext } from './context.js';
 import { epochEnd, epochOf, epochStart } from './epochs.js';
 import { validatorSetAt } from '../chain/schedule.js';
 import { ledgerParams } from '../chain/params.js';
-import { getDelegation, getPoaSet, getValidator, pendingReward, sharesValue } from '../ledger/staking/index.js';
+import { getDelegation, getEpochStats, getPoaSet, getValidator, pendingReward, sharesValue } from '../ledger/staking/index.js';
 import { signTransaction } from '../ledger/transaction.js';
 import { MIN_TX_FEE_BASE, ZERO_ADDRESS } from '../ledger/units.js';
 import { NodeError } from '../util/errors.js';
@@ -138,14 +138,32 @@ const rewardFields = (t: ProducerTally | undefined) => ({
   total_rewards: (t?.rewardBase ?? 0n) + (t?.feesBase ?? 0n),
 });
 
-/** GET /validators/{address}/rewards: proposer rewards (block reward + half the fees), all time and per epoch. */
+/**
+ * GET /validators/{address}/rewards: proposer rewards (block reward + half the fees, paid to the proposer
+ * before reward distribution v2) from the chain index, and from v2 the stake-weighted distribution it
+ * received per epoch (commission and delegators' part, exact, from the staking records in state).
+ */
 export async function validatorRewards(ctx: NodeContext, address: string): Promise<Record<string, unknown>> {
   const v = validatorOrThrow(ctx, address);
   const idx = await chainIndex(ctx);
+  const rec = getValidator(ctx.chain.state, v.address);
+  const staking = (e: number) => {
+    const s = getEpochStats(ctx.chain.state, e, v.address);
+    return { commission: s.commission / 10_000_000_000n, delegator_rewards: s.rewards / 10_000_000_000n };
+  };
   const by_epoch = seriesEpochs(ctx)
     .reverse()
-    .map((e) => ({ epoch_number: e, ...rewardFields(idx.epochs.get(e)?.producers.get(v.address)) }));
-  return { validator: v.address, name: v.name, ...rewardFields(idx.producers.get(v.address)), by_epoch, coverage: idx.coverage };
+    .map((e) => ({ epoch_number: e, ...rewardFields(idx.epochs.get(e)?.producers.get(v.address)), ...staking(e) }));
+  return {
+    validator: v.address,
+    name: v.name,
+    ...rewardFields(idx.producers.get(v.address)),
+    commission: (rec?.commission_total ?? 0n) / 10_000_000_000n,
+    commission_unclaimed: (rec?.commission_unclaimed ?? 0n) / 10_000_000_000n,
+    delegator_rewards: (rec?.rewards_total ?? 0n) / 10_000_000_000n,
+    by_epoch,
+    coverage: idx.coverage,
+  };
 }
 
 export interface AddValidatorRequest {
