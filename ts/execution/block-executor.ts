@@ -1,6 +1,4 @@
-import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { createAddressFromString } from '@ethereumjs/util';
 import { type VM, createVM, runTx } from '@ethereumjs/vm';
 import { applyNativeTransaction, endBlock } from '../ledger/executor.js';
 import { hasBondedActiveSet } from '../ledger/staking/index.js';
@@ -17,6 +15,7 @@ import { checkStoredEvmTransaction } from './evm-rules.js';
 import { isEvmTransaction, typedTransactionOf } from './evm-tx.js';
 import { type LogRecord, type ReceiptRecord, EMPTY_BLOOM, logsBloom } from './receipts.js';
 import { EvmStateAdapter } from './state-adapter.js';
+import { type EvmBlock, evmBlockFor } from './vm-pool.js';
 
 export const BLOCK_GAS_LIMIT = 30_000_000n;
 export const BLOCK_GAS_TARGET = 15_000_000n;
@@ -102,7 +101,7 @@ export async function blockVm(
   env: BlockEnv,
   state: StateOverlay,
   base: StateStore,
-): Promise<{ vm: VM; common: Common; block: ReturnType<typeof createBlock> }> {
+): Promise<{ vm: VM; common: Common; block: EvmBlock }> {
   const common = chainCommon(env.chainId, env.hardfork);
   const stateManager = new EvmStateAdapter(state, base);
   const blockchain = {
@@ -116,18 +115,7 @@ export async function blockVm(
     },
   };
   const vm = await createVM({ common, stateManager, evmOpts: { blockchain } as never });
-  const block = createBlock(
-    {
-      header: {
-        number: BigInt(env.height),
-        timestamp: BigInt(env.timestamp),
-        coinbase: createAddressFromString(FEE_COLLECTOR),
-        gasLimit: BLOCK_GAS_LIMIT,
-        baseFeePerGas: BASE_FEE_PER_GAS,
-      },
-    },
-    { common, skipConsensusFormatValidation: true },
-  );
+  const block = evmBlockFor(env, common);
   return { vm, common, block };
 }
 

@@ -3,6 +3,7 @@ import { TransactionShapeError } from '../ledger/transaction.js';
 import {
   type NodeContext,
   chainIndex,
+  contractCreation,
   delegationViews,
   getBalanceWei,
   stakingRewards,
@@ -81,6 +82,21 @@ export const nativeMethods: RpcTable = {
         finalized_hash: b?.hash ?? null,
         latest_height: ctx.chain.height,
         blocks_behind_finality: ctx.chain.height - finalized,
+      };
+    },
+  },
+  // The transaction that created a contract (verification services read the creation code and constructor
+  // arguments from it); null when unknown or when another contract created it.
+  native_getContractCreation: {
+    params: ['address'],
+    handler: async (ctx, [a]) => {
+      const c = await contractCreation(ctx, a as string);
+      if (!c) return null;
+      return {
+        transactionHash: c.transactionHash,
+        blockNumber: qty(c.blockNumber),
+        transactionIndex: qty(c.transactionIndex),
+        creator: c.creator,
       };
     },
   },

@@ -4,6 +4,7 @@ import type { CallRunner } from '../execution/index.js';
 import type { KeyPair } from '../ledger/keys.js';
 import type { TxAdmission } from '../mempool/admission.js';
 import type { Mempool } from '../mempool/mempool.js';
+import type { VerificationService } from '../verify/index.js';
 import type { AuditLog } from './audit-log.js';
 import type { ChainEventFeed } from './chain-events.js';
 
@@ -31,6 +32,8 @@ export interface NodeContext {
   validatorKey?: KeyPair;
   /** The P2P view (peers, sync); absent on a node started without networking. */
   network?: NetworkView;
+  /** The contract verification service (ts/verify) on this node's chain; absent in contexts built without ts/node. */
+  verification?: VerificationService;
 }
 
 /** What queries read of the P2P layer (ts/network, ts/sync). */

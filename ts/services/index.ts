@@ -22,3 +22,4 @@ export * from './trace-queries.js';
 export { TRACE_HISTORY_BLOCKS, traceHistoryOf } from './trace-history.js';
 export * from './chain-events.js';
 export { RankedBalances, StateIndex, stateIndex } from './state-index.js';
+export * from './verified-contracts.js';
