@@ -230,6 +230,11 @@ test('SRC-20: every operation succeeds through REST and JSON-RPC, every failure 
   t.is((await httpJson(`${n.url}/tokens/${unknown}`)).status, 404);
   t.is(await bal(bob.address), 250_000, 'balances unchanged by the refusals');
 
+  // Daily aggregates are written with each block: today's transactions and first-time addresses.
+  const today = (await httpJson(`${n.url}/stats/daily`)).body.days[0];
+  t.true(today.tx_count >= 6, JSON.stringify(today));
+  t.true(today.new_addresses >= 4, 'alice, bob, carol and the operation address');
+
   // JSON-RPC: native_sendTransaction takes the same operations; refusals are -32603 with the reason.
   const rpc = async (method: string, params: unknown[]) =>
     (await post(n, '/rpc', { jsonrpc: '2.0', id: 1, method, params })).body;

@@ -26,7 +26,11 @@ export interface DayStats {
   complete: boolean;
 }
 
-/** GET /stats/daily: the last 14 UTC days, newest (today, partial) first. */
+/**
+ * GET /stats/daily: the last 14 UTC days, newest (today, partial) first. Blocks, transactions, new addresses
+ * and block times come from the per-day records the block store writes with each block (exact, read in 14
+ * lookups); active addresses from the chain index.
+ */
 export async function dailyStats(ctx: NodeContext): Promise<{ days: DayStats[]; coverage: unknown }> {
   const idx = await chainIndex(ctx);
   const today = Math.floor(Date.now() / 1000 / DAY_SECONDS);
@@ -34,16 +38,20 @@ export async function dailyStats(ctx: NodeContext): Promise<{ days: DayStats[]; 
   const days: DayStats[] = [];
   for (let d = today; d > today - STATS_DAYS; d--) {
     const agg = idx.days.get(d);
+    const rec = ctx.chain.blocks.dayRecord(d);
     const start = d * DAY_SECONDS;
+    const recorded = rec.blocks > 0;
+    const blocks = recorded ? rec.blocks : (agg?.blocks ?? 0);
+    const span = recorded ? rec.last_ts - rec.first_ts : agg ? agg.lastTs - agg.firstTs : 0;
     days.push({
       date: new Date(start * 1000).toISOString().slice(0, 10),
       day_start: start,
-      blocks: agg?.blocks ?? 0,
-      tx_count: agg?.txs ?? 0,
-      new_addresses: agg ? await idx.newAddresses(agg, budget) : 0,
+      blocks,
+      tx_count: recorded ? rec.txs : (agg?.txs ?? 0),
+      new_addresses: recorded ? rec.new_addresses : agg ? await idx.newAddresses(agg, budget) : 0,
       active_addresses: agg?.addresses.size ?? 0,
-      avg_block_time_ms: agg && agg.blocks > 1 ? Math.round(((agg.lastTs - agg.firstTs) * 1000) / (agg.blocks - 1)) : null,
-      complete: idx.coversSince(start),
+      avg_block_time_ms: blocks > 1 ? Math.round((span * 1000) / (blocks - 1)) : null,
+      complete: recorded || idx.coversSince(start),
     });
   }
   return { days, coverage: idx.coverage };
