@@ -92,8 +92,11 @@ export const NO_OPERATIONS_ACTIVE: OperationActivation = { token: () => false, s
  * switches it on here, at its activation height), so no node ever accepts an operation it cannot execute.
  */
 export function operationActivation(ledger: LedgerParams): OperationActivation {
+  // Asked once per transaction of a block: one table per parameters object.
+  const hit = activationCache.get(ledger);
+  if (hit) return hit;
   const dpos = ledger.activation.dposBft;
-  return {
+  const table: OperationActivation = {
     ...NO_OPERATIONS_ACTIVE,
     // SRC-20 tokens run from genesis: they need no consensus change, and the spec lists token deploys in
     // every phase (docs/tokens-and-staking.md).
@@ -101,7 +104,10 @@ export function operationActivation(ledger: LedgerParams): OperationActivation {
     // Staking from the DPoS activation height; the genesis admin's PoA authority additions only before it.
     staking: (height, op) => (op === 'AddAuthority' ? height < dpos : height >= dpos),
   };
+  activationCache.set(ledger, table);
+  return table;
 }
+const activationCache = new WeakMap<LedgerParams, OperationActivation>();
 
 export interface NativeRuleContext {
   chainId: number;
