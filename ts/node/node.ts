@@ -35,6 +35,7 @@ import {
   type NodeContext,
   nodeChainReader,
   redactConfig,
+  stateIndex,
   traceHistoryOf,
 } from '../services/index.js';
 import { CompilePool, VERIFY_CHAINS, VerificationService, VerificationStore, verifyHooks } from '../verify/index.js';
@@ -161,6 +162,8 @@ export class NativeNode {
       await chain.open();
       // Tracing needs the undo records of blocks from now on (the state store holds the head only).
       traceHistoryOf(chain);
+      // Rich list, holders and delegation lists follow every commit from now on (built once from the state).
+      await stateIndex({ chain });
       log.info(
         { height: chain.height, head: chain.head.hash, chain_id: params.chainId, network: params.network },
         'chain opened',
@@ -194,6 +197,7 @@ export class NativeNode {
         audit: auditLog,
         evmCalls,
         events,
+        validatorKey: key,
       };
       verification = startVerification(config, ctx, db, log);
       ctx.verification = verification;

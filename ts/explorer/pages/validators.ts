@@ -84,7 +84,11 @@ export const validatorPage: PageHandler = async (ctx, req) => {
   ]);
   const entry = set.validators.find((e) => e.address === address);
   const st = (staking.validators as StakingRow[]).find((e) => e.address === address);
-  const delegators = validatorDelegators(ctx, address) as { delegators: Delegator[]; total: number; total_delegated: bigint };
+  const delegators = (await validatorDelegators(ctx, address)) as {
+    delegators: Delegator[];
+    total: number;
+    total_delegated: bigint;
+  };
   const points = (series.series as SeriesPoint[]).map((p) => ({
     label: `#${p.epoch_number}`,
     value: p.blocks_produced,
