@@ -27,7 +27,15 @@ import type { KeyPair } from '../ledger/keys.js';
 import { P2PNetwork, PeerMisbehaviour, loadOrCreateNodeKey } from '../network/index.js';
 import { rpcMethods } from '../rpc/index.js';
 import { BlockSync, admitGossipedTransaction } from '../sync/index.js';
-import { AuditLog, ChainEventFeed, NODE_VERSION, type NodeContext, redactConfig, traceHistoryOf } from '../services/index.js';
+import {
+  AuditLog,
+  ChainEventFeed,
+  FilterRegistry,
+  NODE_VERSION,
+  type NodeContext,
+  redactConfig,
+  traceHistoryOf,
+} from '../services/index.js';
 import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
 import { chainParamsFor } from './genesis-params.js';
@@ -163,7 +171,9 @@ export class NativeNode {
         audit: auditLog,
         evmCalls,
         events,
+        filters: new FilterRegistry(chain, events),
       };
+      ctx.filters?.start();
       const m = createMetrics(new Registry(), {
         height: () => chain.height,
         finalizedHeight: () => consensus.finalizedHeight(),
@@ -335,6 +345,7 @@ export class NativeNode {
       await this.sync?.stop();
       await this.net?.stop();
       await this.http.close();
+      this.ctx.filters?.stop();
       await this.evmCalls.close();
       closeMetrics(this.metrics);
       await this.audit.close();

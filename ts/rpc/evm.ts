@@ -2,7 +2,9 @@ import type { CallArgs } from '../execution/index.js';
 import {
   type NodeContext,
   blockReceipts,
+  callErrorText,
   codeAt,
+  createAccessList,
   estimateGas,
   ethCall,
   ethLog,
@@ -124,6 +126,17 @@ export const evmMethods: RpcTable = {
       const args = parseCallArgs(call);
       await requireHeadBlockRef(ctx, ref, 1);
       return qty(await reasoned(estimateGas(ctx, args)));
+    },
+  },
+  eth_createAccessList: {
+    params: ['object', 'blockRef?'],
+    handler: async (ctx, [call, ref]) => {
+      const args = parseCallArgs(call);
+      await requireHeadBlockRef(ctx, ref, 1);
+      const out = await reasoned(createAccessList(ctx, args));
+      const answer: Record<string, unknown> = { accessList: out.accessList, gasUsed: qty(out.gasUsed) };
+      if (out.failure) answer.error = callErrorText(out.failure);
+      return answer;
     },
   },
   eth_getCode: {

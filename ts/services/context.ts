@@ -5,6 +5,7 @@ import type { TxAdmission } from '../mempool/admission.js';
 import type { Mempool } from '../mempool/mempool.js';
 import type { AuditLog } from './audit-log.js';
 import type { ChainEventFeed } from './chain-events.js';
+import type { FilterRegistry } from './filters.js';
 
 /** Everything a query or command needs; built once by ts/node and passed to every interface. */
 export interface NodeContext {
@@ -26,6 +27,8 @@ export interface NodeContext {
   evmCalls?: CallRunner;
   /** The node's event source (finalized blocks, pending transactions) for push interfaces. */
   events?: ChainEventFeed;
+  /** Polled filters (eth_newFilter and friends); absent where no node runs (benches, service tests). */
+  filters?: FilterRegistry;
   /** The P2P view (peers, sync); absent on a node started without networking. */
   network?: NetworkView;
 }

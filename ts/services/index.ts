@@ -21,3 +21,5 @@ export * from './evm-tokens.js';
 export * from './trace-queries.js';
 export { TRACE_HISTORY_BLOCKS, traceHistoryOf } from './trace-history.js';
 export * from './chain-events.js';
+export * from './filters.js';
+export * from './txpool-queries.js';

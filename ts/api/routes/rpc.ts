@@ -31,7 +31,8 @@ function answer(out: RpcOutcome): ApiResult {
 
 /** Answers one JSON-RPC body; synchronous when the call is (most reads): no promise between body and answer. */
 const handleRpc: RouteDef['handler'] = (ctx, req) => {
-  const out = dispatcherOf(ctx).handleBody(req.body);
+  // Filters belong to the client address (read only by the methods that need it).
+  const out = dispatcherOf(ctx).handleBody(req.body, { client: () => `http:${req.ip}` });
   return out instanceof Promise ? out.then(answer) : answer(out);
 };
 
