@@ -1,6 +1,6 @@
 /** Backend-neutral pieces: response preparation, body collection, concurrency slots, IP formatting. */
 import { STATUS_CODES } from 'node:http';
-import type { HttpHandler, HttpLogger, HttpRequest, HttpResponse } from './types.js';
+import type { HttpHandler, HttpLogger, HttpRequest, HttpResponse, WsEndpoint } from './types.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 export const DEFAULT_MAX_CONCURRENT = 500;
@@ -21,6 +21,7 @@ export interface ServerConfig {
   logger: HttpLogger;
   /** Request headers the handler reads (lower case); undefined = every header. */
   requestHeaders?: readonly string[];
+  websocket?: WsEndpoint;
 }
 
 /** A response checked and ready to write; `length` is the Content-Length (also for HEAD, whose body is dropped). */

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { DEFAULT_WS_LIMITS } from '../api/ws.js';
 import {
   ClientIpResolver,
   DEFAULT_RATE_LIMIT_GLOBAL,
@@ -67,6 +68,11 @@ export interface NodeConfig {
   rpcEvmWorkers: number;
   /** Calls waiting for a worker; beyond, -32005 / 503. */
   rpcEvmQueue: number;
+  /** JSON-RPC over WebSocket on the API port (`--ws`; on by default on the dev chain). */
+  ws: boolean;
+  wsMaxConnections: number;
+  /** Bytes queued for a WebSocket client that does not read; beyond, it is dropped. */
+  wsMaxBufferedBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -168,7 +174,19 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     rpcEvmTimeoutMs: duration(str('rpc-evmtimeout', 'NATIVE_RPC_EVMTIMEOUT'), DEFAULT_RPC_EVM_TIMEOUT_MS),
     rpcEvmWorkers: int('rpc-evm-workers', 'NATIVE_RPC_EVM_WORKERS', defaultCallWorkers(), 1),
     rpcEvmQueue: int('rpc-evm-queue', 'NATIVE_RPC_EVM_QUEUE', DEFAULT_RPC_EVM_QUEUE),
+    ws: values.ws === true || flagEnv(env.NATIVE_WS, 'NATIVE_WS', dev),
+    wsMaxConnections: int('ws-max-connections', 'NATIVE_WS_MAX_CONNECTIONS', DEFAULT_WS_LIMITS.maxConnections, 1),
+    wsMaxBufferedBytes: int('ws-max-buffered-bytes', 'NATIVE_WS_MAX_BUFFERED_BYTES', DEFAULT_WS_LIMITS.maxBufferedBytes, 1024),
   };
+}
+
+/** A boolean environment variable: 1/true/on or 0/false/off; unset or empty = the default. */
+function flagEnv(raw: string | undefined, name: string, def: boolean): boolean {
+  if (raw === undefined || raw === '') return def;
+  const v = raw.toLowerCase();
+  if (['1', 'true', 'on', 'yes'].includes(v)) return true;
+  if (['0', 'false', 'off', 'no'].includes(v)) return false;
+  throw new ConfigError(`${name} must be 1/true/on or 0/false/off, got ${raw}`);
 }
 
 /** `--rpc-evmtimeout`: a Go-style duration (`5s`, `1.5s`, `300ms`) or milliseconds; at least 1 ms. */

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { apiRequestHeaders, createApiHandler, restRoutes } from '../api/index.js';
+import { apiRequestHeaders, createApiHandler, createLimiter, restRoutes, rpcWebSocket } from '../api/index.js';
 import { rpcHooks } from '../api/routes/rpc.js';
 import { Chain } from '../chain/chain.js';
 import { PoaEngine } from '../consensus/poa.js';
@@ -196,10 +196,16 @@ export class NativeNode {
       registerRpcMethods(Object.keys(rpcMethods));
       rpcHooks.onCall = recordRpcCall;
       rpcHooks.onInternalError = (err, method) => log.error({ err, method }, 'JSON-RPC method failed');
+      // One limiter for POST /rpc and WebSocket messages: a client's budget is the same on both.
+      const limiter = createLimiter({
+        global: config.rateLimitGlobal,
+        write: config.rateLimitWrite,
+        windowSecs: config.rateLimitWindowSecs,
+      });
       const handler = createApiHandler(ctx, restRoutes, {
         apiKey: config.apiKey,
         corsOrigin: config.corsOrigin,
-        rateLimits: { global: config.rateLimitGlobal, write: config.rateLimitWrite, windowSecs: config.rateLimitWindowSecs },
+        limiter,
         trustedProxies: config.trustedProxies,
         onError: (err, req) => log.error({ err, path: req.path }, 'request failed'),
         onAuthFailure: (f) => {
@@ -218,6 +224,19 @@ export class NativeNode {
           maxConcurrent: config.maxConcurrent,
           logger: log,
           requestHeaders: apiRequestHeaders(config),
+          websocket: config.ws
+            ? rpcWebSocket(ctx, {
+                apiKey: config.apiKey,
+                corsOrigin: config.corsOrigin,
+                trustedProxies: config.trustedProxies,
+                limiter,
+                limits: {
+                  maxConnections: config.wsMaxConnections,
+                  maxBufferedBytes: config.wsMaxBufferedBytes,
+                  maxMessageBytes: config.maxBodyBytes,
+                },
+              })
+            : undefined,
         },
         handler,
       );
@@ -250,6 +269,7 @@ export class NativeNode {
           rate_limit_window_secs: config.rateLimitWindowSecs,
           trusted_proxies: config.trustedProxies,
           cors_origin: config.corsOrigin ?? null,
+          websocket: config.ws ? `ws://${config.apiHost}:${http.port}/rpc` : null,
         },
         'API listening',
       );

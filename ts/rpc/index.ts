@@ -5,11 +5,13 @@ import { ethMethods } from './eth.js';
 import { evmMethods } from './evm.js';
 import { filterMethods } from './filters.js';
 import { nativeMethods, netWeb3Methods } from './native.js';
+import { subscriptionMethods } from './subscriptions.js';
 import { txpoolMethods } from './txpool.js';
 import { RPC, RpcError, type RpcTable } from './types.js';
 
 export { MAX_BATCH, RpcDispatcher, type DispatchOptions, type RpcOutcome, serializeRpc } from './dispatcher.js';
-export { RPC, RpcError, type RpcTable } from './types.js';
+export { RPC, RpcError, type RpcCaller, type RpcTable } from './types.js';
+export { ConnectionSubscriptions, type NotificationSink } from './subscriptions.js';
 
 /** Methods of the spec's eth_ table that need the embedded EVM (issue: EVM). */
 export const EVM_METHODS = [
@@ -43,6 +45,7 @@ export const rpcMethods: RpcTable = {
   ...nativeMethods,
   ...traceMethods,
   ...txpoolMethods,
+  ...subscriptionMethods,
 };
 
 /** rpc_modules: the namespaces this node serves, with geth's version string for each. */

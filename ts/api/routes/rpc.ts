@@ -10,7 +10,8 @@ export const rpcHooks: DispatchOptions = {};
 /** Shared, frozen: the HTTP layer validates a frozen header set once (ts/http/common.ts). */
 const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json' });
 
-function dispatcherOf(ctx: NodeContext): RpcDispatcher {
+/** The node's JSON-RPC dispatcher (one per context), shared by POST /rpc and the WebSocket endpoint. */
+export function dispatcherOf(ctx: NodeContext): RpcDispatcher {
   let d = dispatchers.get(ctx);
   if (!d) {
     d = createRpcDispatcher(ctx, {
