@@ -222,3 +222,17 @@ test('a subscription that falls its queue behind drops the connection (never an 
   subs.closeAll();
   t.is(feed.listenerCount, 0);
 });
+
+test('the upgrade is checked like POST /rpc: API key (401), origin (403); no WebSocket when it is off', async (t) => {
+  const key = 'k'.repeat(20);
+  const n = await startTestNode({ apiKey: key, corsOrigin: 'https://app.example' });
+  t.teardown(() => n.stop());
+  await t.throwsAsync(WsClient.open(wsUrl(n)), { message: 'HTTP 401' });
+  await t.throwsAsync(WsClient.open(wsUrl(n), { 'x-api-key': key, origin: 'https://evil.example' }), { message: 'HTTP 403' });
+  const ok = await WsClient.open(wsUrl(n), { 'x-api-key': key, origin: 'https://app.example' });
+  t.teardown(() => ok.close());
+  t.is(await ok.call('eth_chainId'), '0x1bd0');
+  const off = await startTestNode({ ws: false });
+  t.teardown(() => off.stop());
+  await t.throwsAsync(WsClient.open(wsUrl(off)));
+});

@@ -349,3 +349,23 @@ export function logAbort(logger: HttpLogger, backend: string, method: string, pa
     // ignore
   }
 }
+
+/**
+ * Whether a WebSocket upgrade is refused, and with which status: 503 at the connection limit, else what the
+ * endpoint's check says (a check that throws is a 500, logged).
+ */
+export function upgradeRefusal(
+  ep: WsEndpoint,
+  req: HttpRequest,
+  open: number,
+  logger: HttpLogger,
+  backend: string,
+): number | null {
+  if (open >= ep.maxConnections) return 503;
+  try {
+    return ep.authorize(req);
+  } catch (err) {
+    safeLog(logger, 'error', { err, backend }, 'websocket upgrade check failed');
+    return 500;
+  }
+}

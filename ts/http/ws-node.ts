@@ -2,7 +2,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { Request, addHeader, normalizeIp, safeLog, statusLine } from './common.js';
+import { Request, addHeader, normalizeIp, safeLog, statusLine, upgradeRefusal } from './common.js';
 import type { HttpLogger, WsEndpoint } from './types.js';
 
 /** Answer an upgrade request with a plain HTTP status and close the socket. */
@@ -36,14 +36,7 @@ export function attachNodeWebSocket(
       headers,
       normalizeIp(req.socket.remoteAddress ?? ''),
     );
-    if (alive.size >= ep.maxConnections) return refuse(socket, 503);
-    let status: number | null;
-    try {
-      status = ep.authorize(request);
-    } catch (err) {
-      safeLog(logger, 'error', { err, backend: 'node' }, 'websocket upgrade check failed');
-      status = 500;
-    }
+    const status = upgradeRefusal(ep, request, alive.size, logger, 'node');
     if (status !== null) return refuse(socket, status);
     wss.handleUpgrade(req, socket, head, (ws) => {
       alive.set(ws, true);

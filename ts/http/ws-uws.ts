@@ -6,7 +6,7 @@ import type {
   WebSocket,
   us_socket_context_t,
 } from '@trufflesuite/uws-js-unofficial';
-import { Request, addHeader, formatIp, safeLog, statusLine } from './common.js';
+import { Request, addHeader, formatIp, safeLog, statusLine, upgradeRefusal } from './common.js';
 import type { HttpLogger, WsEndpoint, WsHandlers } from './types.js';
 
 interface Conn {
@@ -39,14 +39,7 @@ export function attachUwsWebSocket(app: TemplatedApp, ep: WsEndpoint, logger: Ht
       req.forEach((k, v) => addHeader(headers, k, v));
       const ip = formatIp(new Uint8Array(res.getRemoteAddress()));
       const request = new Request('GET', req.getUrl(), req.getQuery() ?? '', headers, ip);
-      if (open >= ep.maxConnections) return refuse(res, 503);
-      let status: number | null;
-      try {
-        status = ep.authorize(request);
-      } catch (err) {
-        safeLog(logger, 'error', { err, backend: 'uws' }, 'websocket upgrade check failed');
-        status = 500;
-      }
+      const status = upgradeRefusal(ep, request, open, logger, 'uws');
       if (status !== null) return refuse(res, status);
       const conn: Conn = { request, closed: false };
       res.upgrade(
