@@ -1,4 +1,5 @@
 import { type ReceiptRecord, decodeReceipts, encodeReceipts } from '../execution/receipts.js';
+import type { NativeEvent } from '../ledger/events.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import type { StateChanges } from '../state/state-store.js';
 import { keyBytes } from '../state/state-store.js';
@@ -19,6 +20,7 @@ import {
 } from '../storage/index.js';
 import { normHash, toHex, u32be, u64be } from '../util/hex.js';
 import { type Block, decodeBlock, decodeBlockRefs, encodeBlock } from './block.js';
+import { EventIndex, type EventLocation } from './event-index.js';
 import { LogIndex, logIndexOps } from './log-index.js';
 
 export interface TxLocation {
@@ -51,12 +53,15 @@ export class BlockStore {
   private headHeight = -1;
   /** EVM log postings (written in each block's batch) and the window's blooms. */
   readonly logIndex: LogIndex;
+  /** Native operation events by index term (written in each block's batch). */
+  readonly eventIndex: EventIndex;
 
   constructor(
     readonly db: KvStore,
     readonly windowSize: number,
   ) {
     this.logIndex = new LogIndex(db, windowSize);
+    this.eventIndex = new EventIndex(db);
   }
 
   get height(): number {
@@ -108,16 +113,40 @@ export class BlockStore {
       }
     });
     for (const [addr, n] of counts) ops.push({ type: 'put', key: addrCountKey(addr), value: u32be(n) });
+    const events = this.eventIndex.ops(block.index, receipts);
+    for (const op of events.ops) ops.push(op);
     for (const [k, v] of changes) {
       const key = stateKey(keyBytes(k));
       ops.push(v === null ? { type: 'del', key } : { type: 'put', key, value: v });
     }
     await this.db.write(ops);
+    events.applied();
     for (const [addr, n] of counts) this.txCounts.set(addr, n);
     this.headHeight = block.index;
     this.remember(block);
     this.windowReceipts.set(block.index, receipts);
     this.windowReceipts.delete(block.index - this.windowSize);
+  }
+
+  /**
+   * Native events under an index term, newest first, each with its transaction id: the feeds of tokens,
+   * NFT collections and addresses.
+   */
+  async indexedEvents(
+    term: string,
+    offset: number,
+    limit: number,
+  ): Promise<(EventLocation & { txid: string; event: NativeEvent })[]> {
+    const locations = await this.eventIndex.list(term, offset, limit);
+    const sources = await this.logSources([...new Set(locations.map((l) => l.height))]);
+    const byHeight = new Map(sources.map((s) => [s.height, s]));
+    const out: (EventLocation & { txid: string; event: NativeEvent })[] = [];
+    for (const l of locations) {
+      const s = byHeight.get(l.height);
+      const event = s?.receipts[l.txIndex]?.events?.[l.eventIndex];
+      if (s && event) out.push({ ...l, txid: s.txid(l.txIndex), event });
+    }
+    return out;
   }
 
   /** Receipts of the block at height (one per transaction), or null when the block does not exist. */
