@@ -52,3 +52,4 @@ export {
   markEvmChecked,
   storedEvmTransaction,
 } from './evm-rules.js';
+export { impersonatedRawTransaction, impersonatedSender } from './impersonation.js';

@@ -78,7 +78,7 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
     env: 'NATIVE_BLOCK_TIME_MS',
     default: '1000',
     value: 'MS',
-    help: 'block interval (at least 50)',
+    help: 'block interval (at least 50); dev: 0 = automine, a block per transaction',
   },
   { name: 'window-size', type: 'string', env: 'CHAIN_WINDOW_SIZE', default: '1000', value: 'N', help: 'blocks kept in memory' },
   {
@@ -231,6 +231,12 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
     env: 'NATIVE_WS',
     default: 'off; dev: on',
     help: 'JSON-RPC over WebSocket at ws://HOST:PORT/rpc (eth_subscribe); NATIVE_WS=0 turns it off on --dev',
+  },
+  {
+    name: 'anvil-compat',
+    type: 'boolean',
+    default: 'off',
+    help: "dev only: web3_clientVersion starts with anvil/ (Hardhat's network helpers accept only anvil/Hardhat nodes)",
   },
   {
     name: 'ws-max-connections',

@@ -25,11 +25,12 @@ import {
 import { SignGuard } from '../consensus/privval.js';
 import type { KeyPair } from '../ledger/keys.js';
 import { P2PNetwork, PeerMisbehaviour, loadOrCreateNodeKey } from '../network/index.js';
-import { rpcMethods } from '../rpc/index.js';
+import { devRpcMethods, rpcMethods } from '../rpc/index.js';
 import { BlockSync, admitGossipedTransaction } from '../sync/index.js';
 import {
   AuditLog,
   ChainEventFeed,
+  DevChain,
   FilterRegistry,
   NODE_VERSION,
   type NodeContext,
@@ -174,6 +175,11 @@ export class NativeNode {
         filters: new FilterRegistry(chain, events),
       };
       ctx.filters?.start();
+      // The dev chain's test controls; block time 0 means automine (a block per transaction).
+      if (config.network === 'dev') {
+        const mode = { automine: config.blockTimeMs === 0, intervalMs: config.blockTimeMs };
+        ctx.dev = new DevChain(ctx, consensus, mode, config.anvilCompat);
+      }
       const m = createMetrics(new Registry(), {
         height: () => chain.height,
         finalizedHeight: () => consensus.finalizedHeight(),
@@ -193,7 +199,7 @@ export class NativeNode {
       ctx.metrics = m;
       admission.onReject = (reason) => m.txRejectedBy(reason);
       // Process-wide hooks of the JSON-RPC route (one node per process in production).
-      registerRpcMethods(Object.keys(rpcMethods));
+      registerRpcMethods(Object.keys(ctx.dev ? { ...rpcMethods, ...devRpcMethods() } : rpcMethods));
       rpcHooks.onCall = recordRpcCall;
       rpcHooks.onInternalError = (err, method) => log.error({ err, method }, 'JSON-RPC method failed');
       // One limiter for POST /rpc and WebSocket messages: a client's budget is the same on both.
@@ -257,6 +263,7 @@ export class NativeNode {
       node.validatorKey = key;
       if (config.p2pPort !== null) await node.startNetwork(key.address);
       if (config.role === 'full') log.info({}, 'full node: following the network, not producing blocks');
+      else if (ctx.dev) ctx.dev.start();
       else if (params.validators.some((v) => v.address === key.address)) consensus.start();
       else log.warn({ address: key.address }, 'this node is not an authority; not producing blocks');
       log.info(
@@ -360,6 +367,7 @@ export class NativeNode {
   /** Stop producing, close the API, flush the audit log, close the database. Idempotent. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      await this.ctx.dev?.stop();
       await this.consensus.stop();
       await this.bft?.stop();
       await this.sync?.stop();

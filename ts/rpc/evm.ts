@@ -109,6 +109,8 @@ export const evmMethods: RpcTable = {
       const bytes = hexData(raw, 'raw transaction');
       if (bytes.length === 0) throw invalidParams('invalid argument 0: empty raw transaction');
       const tx = await ctx.admission.submitRaw(bytes);
+      // Dev chain with automine: answer once the transaction's block is committed (Hardhat, anvil).
+      await ctx.dev?.settled();
       return `0x${tx.txid}`;
     },
   },

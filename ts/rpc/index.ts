@@ -1,6 +1,8 @@
 import type { NodeContext } from '../services/index.js';
 import { type DispatchOptions, RpcDispatcher } from './dispatcher.js';
+import { devAccountMethods } from './accounts.js';
 import { traceMethods } from './debug.js';
+import { anvilCompatMethods, devMethods } from './dev.js';
 import { ethMethods } from './eth.js';
 import { evmMethods } from './evm.js';
 import { filterMethods } from './filters.js';
@@ -62,6 +64,12 @@ export function rpcMethodTable(extra: RpcTable = {}): RpcTable {
   return { ...table, rpc_modules: modulesMethod([...Object.keys(table), 'rpc_modules']) };
 }
 
+/** The dev chain's methods (`--dev` only): test controls and the accounts the node signs for. */
+export function devRpcMethods(opts: { anvilCompat?: boolean } = {}): RpcTable {
+  return { ...devMethods, ...devAccountMethods, ...(opts.anvilCompat ? anvilCompatMethods : {}) };
+}
+
 export function createRpcDispatcher(ctx: NodeContext, opts: DispatchOptions = {}): RpcDispatcher {
-  return new RpcDispatcher(ctx, rpcMethodTable(), opts);
+  const extra = ctx.dev ? devRpcMethods({ anvilCompat: ctx.dev.anvilCompat }) : {};
+  return new RpcDispatcher(ctx, rpcMethodTable(extra), opts);
 }

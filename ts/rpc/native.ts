@@ -58,7 +58,9 @@ export const nativeMethods: RpcTable = {
     params: ['object'],
     handler: async (ctx, [tx]) => {
       try {
-        return await submitTransaction(ctx, tx);
+        const out = await submitTransaction(ctx, tx);
+        await ctx.dev?.settled();
+        return out;
       } catch (err) {
         // Shape errors are invalid params; rule violations (nonce, amount, limits) are mempool rejections (-32603).
         if (err instanceof TransactionShapeError) throw invalidParams(err.message);

@@ -5,6 +5,7 @@ import type { TxAdmission } from '../mempool/admission.js';
 import type { Mempool } from '../mempool/mempool.js';
 import type { AuditLog } from './audit-log.js';
 import type { ChainEventFeed } from './chain-events.js';
+import type { DevChain } from './dev/index.js';
 import type { FilterRegistry } from './filters.js';
 
 /** Everything a query or command needs; built once by ts/node and passed to every interface. */
@@ -27,6 +28,8 @@ export interface NodeContext {
   evmCalls?: CallRunner;
   /** The node's event source (finalized blocks, pending transactions) for push interfaces. */
   events?: ChainEventFeed;
+  /** The dev chain's test controls (`--dev` only): accounts, automine, clock, state writes, snapshots. */
+  dev?: DevChain;
   /** Polled filters (eth_newFilter and friends); absent where no node runs (benches, service tests). */
   filters?: FilterRegistry;
   /** The P2P view (peers, sync); absent on a node started without networking. */

@@ -23,3 +23,4 @@ export { TRACE_HISTORY_BLOCKS, traceHistoryOf } from './trace-history.js';
 export * from './chain-events.js';
 export * from './filters.js';
 export * from './txpool-queries.js';
+export * from './dev/index.js';
