@@ -24,7 +24,8 @@ module.exports = {
   networks: {
     native: {
       url: process.env.NATIVE_RPC_URL ?? 'http://127.0.0.1:8545',
-      chainId: 7120,
+      // The dev chain's id; the bench points this network at a Hardhat node too (chain id 31337).
+      chainId: Number(process.env.NATIVE_CHAIN_ID ?? 7120),
       timeout: 60_000,
     },
   },
