@@ -16,6 +16,7 @@ import {
 } from '../execution/index.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/common.js';
 import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/mempool.js';
+import { DEFAULT_COMPILE_MEMORY_MB, DEFAULT_COMPILE_TIMEOUT_MS } from '../verify/index.js';
 import { NODE_FLAGS } from './flags.js';
 
 export type Network = 'mainnet' | 'testnet' | 'dev';
@@ -75,6 +76,12 @@ export interface NodeConfig {
   anvilCompat: boolean;
   /** Bytes queued for a WebSocket client that does not read; beyond, it is dropped. */
   wsMaxBufferedBytes: number;
+  /** Directory of soljson-v<version>.js compilers for verification, besides the bundled solc. */
+  solcDir?: string;
+  /** Time limit of one verification's compilation, queueing included. */
+  verifyTimeoutMs: number;
+  /** Memory limit of one verification's compilation. */
+  verifyMemoryMb: number;
 }
 
 export class ConfigError extends Error {
@@ -174,13 +181,24 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
       .filter((s) => s !== ''),
     role,
     rpcGasCap: BigInt(int('rpc-gascap', 'NATIVE_RPC_GASCAP', Number(DEFAULT_RPC_GAS_CAP))),
-    rpcEvmTimeoutMs: duration(str('rpc-evmtimeout', 'NATIVE_RPC_EVMTIMEOUT'), DEFAULT_RPC_EVM_TIMEOUT_MS),
+    rpcEvmTimeoutMs: duration(
+      str('rpc-evmtimeout', 'NATIVE_RPC_EVMTIMEOUT'),
+      DEFAULT_RPC_EVM_TIMEOUT_MS,
+      'rpc-evmtimeout / NATIVE_RPC_EVMTIMEOUT',
+    ),
     rpcEvmWorkers: int('rpc-evm-workers', 'NATIVE_RPC_EVM_WORKERS', defaultCallWorkers(), 1),
     rpcEvmQueue: int('rpc-evm-queue', 'NATIVE_RPC_EVM_QUEUE', DEFAULT_RPC_EVM_QUEUE),
     ws: values.ws === true || flagEnv(env.NATIVE_WS, 'NATIVE_WS', dev),
     anvilCompat: anvilCompat(values['anvil-compat'] === true, dev),
     wsMaxConnections: int('ws-max-connections', 'NATIVE_WS_MAX_CONNECTIONS', DEFAULT_WS_LIMITS.maxConnections, 1),
     wsMaxBufferedBytes: int('ws-max-buffered-bytes', 'NATIVE_WS_MAX_BUFFERED_BYTES', DEFAULT_WS_LIMITS.maxBufferedBytes, 1024),
+    solcDir: str('solc-dir', 'NATIVE_SOLC_DIR') || undefined,
+    verifyTimeoutMs: duration(
+      str('verify-timeout', 'NATIVE_VERIFY_TIMEOUT'),
+      DEFAULT_COMPILE_TIMEOUT_MS,
+      'verify-timeout / NATIVE_VERIFY_TIMEOUT',
+    ),
+    verifyMemoryMb: int('verify-memory-mb', 'NATIVE_VERIFY_MEMORY_MB', DEFAULT_COMPILE_MEMORY_MB, 64),
   };
 }
 
@@ -206,12 +224,11 @@ function flagEnv(raw: string | undefined, name: string, def: boolean): boolean {
   throw new ConfigError(`${name} must be 1/true/on or 0/false/off, got ${raw}`);
 }
 
-/** `--rpc-evmtimeout`: a Go-style duration (`5s`, `1.5s`, `300ms`) or milliseconds; at least 1 ms. */
-function duration(raw: string | undefined, def: number): number {
+/** `--rpc-evmtimeout`, `--verify-timeout`: a Go-style duration (`5s`, `1.5s`, `300ms`) or milliseconds; at least 1 ms. */
+function duration(raw: string | undefined, def: number, flag: string): number {
   if (raw === undefined || raw === '') return def;
   const m = /^(\d{1,9}(?:\.\d{1,3})?)(ms|s)?$/.exec(raw.trim());
   const ms = m ? Math.round(Number(m[1]) * (m[2] === 's' ? 1000 : 1)) : Number.NaN;
-  if (!(ms >= 1))
-    throw new ConfigError(`--rpc-evmtimeout / NATIVE_RPC_EVMTIMEOUT must be a duration like 5s or 300ms, got ${raw}`);
+  if (!(ms >= 1)) throw new ConfigError(`--${flag} must be a duration like 5s or 300ms, got ${raw}`);
   return ms;
 }

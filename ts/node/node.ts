@@ -34,9 +34,11 @@ import {
   FilterRegistry,
   NODE_VERSION,
   type NodeContext,
+  nodeChainReader,
   redactConfig,
   traceHistoryOf,
 } from '../services/index.js';
+import { CompilePool, VERIFY_CHAINS, VerificationService, VerificationStore, verifyHooks } from '../verify/index.js';
 import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
 import { chainParamsFor } from './genesis-params.js';
@@ -84,6 +86,26 @@ async function openStore(dataDir: string): Promise<KvStore> {
   }
 }
 
+/**
+ * The contract verification service on this node's chain (spec part D): chains 7119 and 7120 only (another
+ * chain id gets a service that refuses every chain). Its compile workers start on the first verification.
+ */
+function startVerification(config: NodeConfig, ctx: NodeContext, db: KvStore, log: Logger): VerificationService {
+  const chainId = ctx.chain.params.chainId;
+  const chains = new Map(VERIFY_CHAINS.includes(chainId) ? [[chainId, nodeChainReader(ctx)]] : []);
+  verifyHooks.onError = (err, where) => log.error({ err, where }, 'verification request failed');
+  return new VerificationService({
+    chains,
+    store: new VerificationStore(db),
+    compiler: new CompilePool({
+      timeoutMs: config.verifyTimeoutMs,
+      memoryMb: config.verifyMemoryMb,
+      onError: (err) => log.error({ err }, 'compile worker failed'),
+    }),
+    solcDir: config.solcDir,
+  });
+}
+
 /** The node's wiring: the one place that knows every component. */
 export class NativeNode {
   private stopping: Promise<void> | null = null;
@@ -127,6 +149,7 @@ export class NativeNode {
     let metrics: NodeMetrics | undefined;
     let audit: AuditLog | undefined;
     let http: HttpServer | undefined;
+    let verification: VerificationService | undefined;
     const evmCalls = new CallPool({
       workers: config.rpcEvmWorkers,
       maxQueue: config.rpcEvmQueue,
@@ -180,6 +203,8 @@ export class NativeNode {
         const mode = { automine: config.blockTimeMs === 0, intervalMs: config.blockTimeMs };
         ctx.dev = new DevChain(ctx, consensus, mode, config.anvilCompat);
       }
+      verification = startVerification(config, ctx, db, log);
+      ctx.verification = verification;
       const m = createMetrics(new Registry(), {
         height: () => chain.height,
         finalizedHeight: () => consensus.finalizedHeight(),
@@ -284,6 +309,7 @@ export class NativeNode {
     } catch (err) {
       await http?.close();
       await evmCalls.close();
+      await verification?.close();
       if (metrics) closeMetrics(metrics);
       await audit?.close();
       await db.close();
@@ -375,6 +401,7 @@ export class NativeNode {
       await this.http.close();
       this.ctx.filters?.stop();
       await this.evmCalls.close();
+      await this.ctx.verification?.close();
       closeMetrics(this.metrics);
       await this.audit.close();
       await this.db.close();

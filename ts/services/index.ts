@@ -24,3 +24,4 @@ export * from './chain-events.js';
 export * from './filters.js';
 export * from './txpool-queries.js';
 export * from './dev/index.js';
+export * from './verified-contracts.js';
