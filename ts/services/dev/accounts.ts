@@ -5,7 +5,7 @@
  * unsigned transactions from them, execution/impersonation.ts).
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { type HashTypedDataParameters, hashMessage, hashTypedData } from 'viem';
+import type { HashTypedDataParameters } from 'viem';
 import { DEV_MNEMONIC, type KeyPair, keyPairFromMnemonic } from '../../ledger/keys.js';
 import { InvalidParamsError, ServerError } from '../../util/errors.js';
 import { fromHex } from '../../util/hex.js';
@@ -84,13 +84,18 @@ export function signHash(hash: Uint8Array, key: KeyPair): string {
   return `0x${out.toString('hex')}`;
 }
 
+/** viem, loaded on first use: importing it costs about a second, which a node's start should not pay. */
+const viem = () => import('viem');
+
 /** EIP-191 personal message signature (eth_sign and personal_sign, as geth and MetaMask sign). */
-export function signMessage(message: Uint8Array, key: KeyPair): string {
+export async function signMessage(message: Uint8Array, key: KeyPair): Promise<string> {
+  const { hashMessage } = await viem();
   return signHash(fromHex(hashMessage({ raw: message })), key);
 }
 
 /** EIP-712 signature of eth_signTypedData_v4's payload (an object, or its JSON text as Hardhat sends it). */
-export function signTypedData(payload: unknown, key: KeyPair): string {
+export async function signTypedData(payload: unknown, key: KeyPair): Promise<string> {
+  const { hashTypedData } = await viem();
   let data = payload;
   if (typeof data === 'string') {
     try {

@@ -36,7 +36,6 @@ export class DevClock {
   increase(secs: number): number {
     if (!Number.isSafeInteger(secs) || secs < 0) throw new ServerError('time increase must be a non-negative number of seconds');
     this.offset += secs;
-    if (this.next !== null) this.next += secs;
     return this.offset;
   }
 
