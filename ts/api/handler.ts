@@ -117,6 +117,9 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
   const router = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 200 });
   for (const r of routes) router.on(r.method, r.path, () => undefined, r);
   const exact = staticRoutes(routes);
+  // find-my-way matches nothing for a malformed percent-encoding or a parameter over maxParamLength; a wildcard
+  // route (the explorer's /explorer/*) still answers such paths under its prefix with its own error page.
+  const wildcards = routes.filter((r) => r.path.endsWith('/*')).map((r) => ({ prefix: r.path.slice(0, -1), route: r }));
   const rl = opts.rateLimits;
   const limiter = opts.limiter !== undefined ? opts.limiter : createLimiter(rl);
   const clientIp = new ClientIpResolver(opts.trustedProxies ?? []);
@@ -207,6 +210,13 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
         const m = router.find(method as 'GET', req.path);
         found = m ? (m.store as RouteDef) : null;
         if (m) params = m.params;
+        else {
+          const w = wildcards.find((x) => x.route.method === method && req.path.startsWith(x.prefix));
+          if (w) {
+            found = w.route;
+            params = { '*': req.path.slice(w.prefix.length) };
+          }
+        }
       }
       label = found ? found.path : UNMATCHED_ROUTE;
       const headers = cors(req);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { apiRequestHeaders, createApiHandler, createLimiter, restRoutes, rpcWebSocket } from '../api/index.js';
+import { explorerHooks } from '../api/routes/explorer.js';
 import { rpcHooks } from '../api/routes/rpc.js';
 import { Chain } from '../chain/chain.js';
 import { PoaEngine } from '../consensus/poa.js';
@@ -227,6 +228,7 @@ export class NativeNode {
       registerRpcMethods(Object.keys(ctx.dev ? { ...rpcMethods, ...devRpcMethods() } : rpcMethods));
       rpcHooks.onCall = recordRpcCall;
       rpcHooks.onInternalError = (err, method) => log.error({ err, method }, 'JSON-RPC method failed');
+      explorerHooks.onError = (err, path) => log.error({ err, path }, 'explorer page failed');
       // One limiter for POST /rpc and WebSocket messages: a client's budget is the same on both.
       const limiter = createLimiter({
         global: config.rateLimitGlobal,

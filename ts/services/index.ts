@@ -25,3 +25,5 @@ export * from './filters.js';
 export * from './txpool-queries.js';
 export * from './dev/index.js';
 export * from './verified-contracts.js';
+export * from './explorer-queries.js';
+export * from './abi-decode.js';
