@@ -30,6 +30,11 @@ fi
 echo "[setup] npm install (from package-lock.json)"
 npm install --no-audit --no-fund --loglevel=error
 
+# The Hardhat oracle's project dependencies (the toolbox and its peers, pinned in its package-lock.json), from the
+# npm registry: test/external/hardhat-sample.test.ts runs Hardhat's sample project against the dev node with them.
+echo "[setup] npm install in test/external/hardhat-sample (Hardhat oracle)"
+(cd test/external/hardhat-sample && npm install --no-audit --no-fund --loglevel=error)
+
 echo "[setup] building the native addon"
 npm run --silent build:native
 

@@ -109,8 +109,11 @@ export class BlockStore {
     changes: StateChanges,
     receipts: readonly ReceiptRecord[],
     encodedReceipts: Uint8Array = encodeReceipts(receipts),
+    /** More writes for the same atomic batch (the dev chain's record of writes made between blocks). */
+    extraOps: readonly KvOp[] = [],
   ): Promise<void> {
     const ops: KvOp[] = [
+      ...extraOps,
       { type: 'put', key: blockKey(block.index), value: Buffer.from(encodeBlock(block)) },
       { type: 'put', key: receiptsKey(block.index), value: Buffer.from(encodedReceipts) },
       { type: 'put', key: blockHashKey(block.hash), value: u64be(block.index) },

@@ -8,7 +8,7 @@ import type { NativeRuleContext } from '../ledger/rules.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import { baseToWei } from '../ledger/units.js';
 import { getAccount, putAccount } from '../state/accounts.js';
-import { StateOverlay, StateStore, type StateUndo } from '../state/state-store.js';
+import { type StateChanges, StateOverlay, StateStore, type StateUndo } from '../state/state-store.js';
 import type { KvStore } from '../storage/index.js';
 import { fromHex, toHex } from '../util/hex.js';
 import {
@@ -22,6 +22,7 @@ import {
   txMerkleRoot,
 } from './block.js';
 import { BlockStore } from './block-store.js';
+import { PendingDevWrites } from './dev-patches.js';
 import { type ChainParams, ledgerParams } from './params.js';
 import { consensusPhaseAt } from './schedule.js';
 import { type AppliedBlock, type BlockContext, txRuleContext, validateAndApply, validateExecuted } from './validate-block.js';
@@ -59,6 +60,8 @@ export class Chain extends EventEmitter<ChainEvents> {
   private headBlock!: Block;
   /** Set while a proposal's state is in the trie but not yet the head (between propose and commit/abandon). */
   private pending: { done: Promise<void>; resolve: () => void } | null = null;
+  /** Dev chain only: state written between blocks, folded into the next block (dev-patches.ts). */
+  readonly devWrites: PendingDevWrites | null;
   /** The node's clock in Unix seconds (block timestamps, the future-drift rules); tests move it. */
   now: () => number = () => Math.floor(Date.now() / 1000);
 
@@ -69,6 +72,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   ) {
     super();
     this.blocks = new BlockStore(db, windowSize);
+    this.devWrites = params.network === 'dev' ? new PendingDevWrites(db) : null;
   }
 
   get head(): Block {
@@ -111,6 +115,21 @@ export class Chain extends EventEmitter<ChainEvents> {
     const root = toHex(this.state.root());
     if (root !== this.headBlock.state_root) {
       throw new Error(`state root mismatch at height ${height}: disk state ${root}, block ${this.headBlock.state_root}`);
+    }
+    await this.devWrites?.restore(this.state);
+  }
+
+  /**
+   * Dev chain: write state outside any block (anvil_setBalance and friends). Visible at once; recorded with
+   * the next block, whose state root covers it (dev-patches.ts, docs/dev-chain.md).
+   */
+  async writeDevState(writes: StateChanges): Promise<void> {
+    if (!this.devWrites) throw new Error('state can be written outside blocks only on the dev chain');
+    await this.acquire();
+    try {
+      await this.devWrites.apply(this.state, writes);
+    } finally {
+      this.settle();
     }
   }
 
@@ -155,6 +174,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       tokenomicsV2Height: this.params.activation.tokenomicsV2,
       evmActivationHeight: this.params.activation.evm,
       ledger: ledgerParams(this.params),
+      devChain: this.params.network === 'dev',
       blockHash: async (h) => {
         const b = await this.blocks.getBlock(h);
         return b ? fromHex(b.hash) : null;
@@ -280,13 +300,17 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /** Persist a proposal atomically and make it the head. On a write failure the trie is rolled back. */
   async commit(p: AppliedBlock): Promise<void> {
+    const ownUndo = p.undo;
+    // Dev writes made since the last block become part of this one (its changes, undo and a replay record).
+    const extra = this.devWrites?.foldInto(p.block.index, p) ?? [];
     try {
-      await this.blocks.commit(p.block, p.changes, p.result.receipts, p.encodedReceipts);
+      await this.blocks.commit(p.block, p.changes, p.result.receipts, p.encodedReceipts, extra);
     } catch (err) {
-      this.state.revert(p.undo);
+      this.state.revert(ownUndo);
       this.settle();
       throw err;
     }
+    this.devWrites?.clear();
     this.headBlock = p.block;
     this.settle();
     this.emit('block', p.block, p.result, p.undo);

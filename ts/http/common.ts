@@ -1,6 +1,6 @@
 /** Backend-neutral pieces: response preparation, body collection, concurrency slots, IP formatting. */
 import { STATUS_CODES } from 'node:http';
-import type { HttpHandler, HttpLogger, HttpRequest, HttpResponse } from './types.js';
+import type { HttpHandler, HttpLogger, HttpRequest, HttpResponse, WsEndpoint } from './types.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 export const DEFAULT_MAX_CONCURRENT = 500;
@@ -21,6 +21,7 @@ export interface ServerConfig {
   logger: HttpLogger;
   /** Request headers the handler reads (lower case); undefined = every header. */
   requestHeaders?: readonly string[];
+  websocket?: WsEndpoint;
 }
 
 /** A response checked and ready to write; `length` is the Content-Length (also for HEAD, whose body is dropped). */
@@ -346,5 +347,25 @@ export function logAbort(logger: HttpLogger, backend: string, method: string, pa
     logger.debug?.({ backend, method, path }, 'http client aborted request');
   } catch {
     // ignore
+  }
+}
+
+/**
+ * Whether a WebSocket upgrade is refused, and with which status: 503 at the connection limit, else what the
+ * endpoint's check says (a check that throws is a 500, logged).
+ */
+export function upgradeRefusal(
+  ep: WsEndpoint,
+  req: HttpRequest,
+  open: number,
+  logger: HttpLogger,
+  backend: string,
+): number | null {
+  if (open >= ep.maxConnections) return 503;
+  try {
+    return ep.authorize(req);
+  } catch (err) {
+    safeLog(logger, 'error', { err, backend }, 'websocket upgrade check failed');
+    return 500;
   }
 }

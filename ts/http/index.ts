@@ -16,6 +16,9 @@ export type {
   HttpResponse,
   HttpServer,
   HttpServerOptions,
+  WsConnection,
+  WsEndpoint,
+  WsHandlers,
 } from './types.js';
 
 /** True when the uWS binary loads on this platform / Node ABI. */
@@ -43,6 +46,7 @@ export async function startHttpServer(opts: HttpServerOptions, handler: HttpHand
     maxConcurrent: positiveInt(opts.maxConcurrent, DEFAULT_MAX_CONCURRENT, 'maxConcurrent'),
     logger,
     requestHeaders: opts.requestHeaders?.map((h) => h.toLowerCase()),
+    websocket: opts.websocket,
   };
 
   const asked = opts.backend ?? 'auto';

@@ -21,6 +21,7 @@ import {
   tooLarge,
 } from './common.js';
 import { type HttpHandler, type HttpServer, ListenError } from './types.js';
+import { attachNodeWebSocket } from './ws-node.js';
 
 /** Request phases: reading the body, in the handler, answered. */
 const BODY = 0;
@@ -149,6 +150,7 @@ export async function startNodeServer(cfg: ServerConfig, handler: HttpHandler): 
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;
+  const ws = cfg.websocket ? attachNodeWebSocket(server, cfg.websocket, logger) : null;
   await new Promise<void>((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
@@ -169,9 +171,11 @@ export async function startNodeServer(cfg: ServerConfig, handler: HttpHandler): 
   return {
     backend: 'node',
     port,
+    wsConnections: () => ws?.count() ?? 0,
     close(): Promise<void> {
       if (!closing) {
         closed = true;
+        ws?.closeAll();
         closing = new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();

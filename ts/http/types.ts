@@ -49,12 +49,56 @@ export interface HttpServerOptions {
    */
   requestHeaders?: readonly string[];
   logger?: HttpLogger;
+  /** A WebSocket endpoint on the same port (absent: upgrades are refused like any unknown request). */
+  websocket?: WsEndpoint;
+}
+
+/**
+ * A WebSocket endpoint on the HTTP port, served the same way by both backends: uWebSockets.js natively,
+ * node:http through the `ws` library. Text frames in, text frames out; a client that does not read its
+ * answers is dropped once `maxBufferedBytes` wait for it (never buffered without bound).
+ */
+export interface WsEndpoint {
+  /** Paths that accept an upgrade (e.g. `/rpc` and `/`). */
+  paths: readonly string[];
+  /** Largest message a client may send; a larger one closes the connection (1009). */
+  maxMessageBytes: number;
+  /** Bytes waiting to be sent to a client before the connection is dropped as too slow. */
+  maxBufferedBytes: number;
+  /** Open connections at once; beyond, an upgrade is answered 503. */
+  maxConnections: number;
+  /** Seconds of silence after which the server pings, and drops a peer that does not answer. */
+  idleTimeoutSecs: number;
+  /** Decide on an upgrade from its request: null accepts, a status (401, 403, 429) refuses. */
+  authorize(req: HttpRequest): number | null;
+  /** A connection opened: the handlers of what it receives and of its end. */
+  open(conn: WsConnection, req: HttpRequest): WsHandlers;
+}
+
+export interface WsConnection {
+  /** Client address (as HttpRequest.ip). */
+  readonly ip: string;
+  /** Queue a text frame. False when the connection is gone, or was just dropped for back-pressure. */
+  send(text: string): boolean;
+  /** Close with a status code (1000 normal, 1008 policy, 1011 server error). */
+  close(code?: number, reason?: string): void;
+  /** Bytes queued and not yet written to the socket. */
+  bufferedBytes(): number;
+}
+
+export interface WsHandlers {
+  /** A text (or binary) message; the buffer is the handler's to keep. */
+  message(data: Buffer): void;
+  /** The connection ended (either side, or dropped); nothing may be sent after this. */
+  closed(code: number): void;
 }
 
 export interface HttpServer {
   readonly backend: HttpBackend;
   /** The actual port (also when 0 was asked for). */
   readonly port: number;
+  /** Open WebSocket connections. */
+  readonly wsConnections: () => number;
   /** Stops listening, drops open connections (in-flight requests are abandoned) and resolves once closed. Idempotent. */
   close(): Promise<void>;
 }

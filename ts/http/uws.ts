@@ -27,6 +27,7 @@ import {
   tooLarge,
 } from './common.js';
 import { type HttpHandler, type HttpServer, ListenError } from './types.js';
+import { attachUwsWebSocket } from './ws-uws.js';
 
 /** uWS's listen option for a port no other socket may share (ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT). */
 const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
@@ -220,6 +221,8 @@ export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler:
     }
   };
 
+  // WebSocket routes take GET upgrade requests only (uWS yields others to the routes below).
+  const wsConnections = cfg.websocket ? attachUwsWebSocket(app, cfg.websocket, logger) : () => 0;
   app.any('/*', onRequest);
 
   const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
@@ -239,6 +242,7 @@ export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler:
   return {
     backend: 'uws',
     port,
+    wsConnections,
     close(): Promise<void> {
       if (!closing) {
         closed = true;

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { DEFAULT_WS_LIMITS } from '../api/ws.js';
 import {
   ClientIpResolver,
   DEFAULT_RATE_LIMIT_GLOBAL,
@@ -68,6 +69,13 @@ export interface NodeConfig {
   rpcEvmWorkers: number;
   /** Calls waiting for a worker; beyond, -32005 / 503. */
   rpcEvmQueue: number;
+  /** JSON-RPC over WebSocket on the API port (`--ws`; on by default on the dev chain). */
+  ws: boolean;
+  wsMaxConnections: number;
+  /** Dev chain: web3_clientVersion starts with `anvil/` (tools that accept only anvil or Hardhat nodes). */
+  anvilCompat: boolean;
+  /** Bytes queued for a WebSocket client that does not read; beyond, it is dropped. */
+  wsMaxBufferedBytes: number;
   /** Directory of soljson-v<version>.js compilers for verification, besides the bundled solc. */
   solcDir?: string;
   /** Time limit of one verification's compilation, queueing included. */
@@ -148,7 +156,8 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     apiKey,
     corsOrigin: str('cors-origin', 'NATIVE_CORS_ORIGIN') || (dev ? '*' : undefined),
     genesisFile: str('genesis', 'NATIVE_GENESIS'),
-    blockTimeMs: int('block-time-ms', 'NATIVE_BLOCK_TIME_MS', 1000, 50),
+    // 0 on the dev chain: automine, a block per transaction (Hardhat's and anvil's default).
+    blockTimeMs: blockTime(int('block-time-ms', 'NATIVE_BLOCK_TIME_MS', 1000, 0), dev),
     windowSize: int('window-size', 'CHAIN_WINDOW_SIZE', 1000, 1),
     maxBlockTxs: int('max-block-txs', 'NATIVE_MAX_BLOCK_TXS', 20_000, 1),
     packGasLimit: BigInt(int('block-pack-gas', 'NATIVE_BLOCK_PACK_GAS', Number(DEFAULT_PACK_GAS_LIMIT), 21_000)),
@@ -179,6 +188,10 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     ),
     rpcEvmWorkers: int('rpc-evm-workers', 'NATIVE_RPC_EVM_WORKERS', defaultCallWorkers(), 1),
     rpcEvmQueue: int('rpc-evm-queue', 'NATIVE_RPC_EVM_QUEUE', DEFAULT_RPC_EVM_QUEUE),
+    ws: values.ws === true || flagEnv(env.NATIVE_WS, 'NATIVE_WS', dev),
+    anvilCompat: anvilCompat(values['anvil-compat'] === true, dev),
+    wsMaxConnections: int('ws-max-connections', 'NATIVE_WS_MAX_CONNECTIONS', DEFAULT_WS_LIMITS.maxConnections, 1),
+    wsMaxBufferedBytes: int('ws-max-buffered-bytes', 'NATIVE_WS_MAX_BUFFERED_BYTES', DEFAULT_WS_LIMITS.maxBufferedBytes, 1024),
     solcDir: str('solc-dir', 'NATIVE_SOLC_DIR') || undefined,
     verifyTimeoutMs: duration(
       str('verify-timeout', 'NATIVE_VERIFY_TIMEOUT'),
@@ -187,6 +200,28 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     ),
     verifyMemoryMb: int('verify-memory-mb', 'NATIVE_VERIFY_MEMORY_MB', DEFAULT_COMPILE_MEMORY_MB, 64),
   };
+}
+
+/** Block interval: at least 50 ms; 0 (automine) only on the dev chain. */
+function blockTime(ms: number, dev: boolean): number {
+  if (ms === 0 && dev) return 0;
+  if (ms < 50)
+    throw new ConfigError(`--block-time-ms / NATIVE_BLOCK_TIME_MS must be at least 50 (0, automine, only with --dev), got ${ms}`);
+  return ms;
+}
+
+function anvilCompat(on: boolean, dev: boolean): boolean {
+  if (on && !dev) throw new ConfigError('--anvil-compat is a dev chain option (use it with --dev)');
+  return on;
+}
+
+/** A boolean environment variable: 1/true/on or 0/false/off; unset or empty = the default. */
+function flagEnv(raw: string | undefined, name: string, def: boolean): boolean {
+  if (raw === undefined || raw === '') return def;
+  const v = raw.toLowerCase();
+  if (['1', 'true', 'on', 'yes'].includes(v)) return true;
+  if (['0', 'false', 'off', 'no'].includes(v)) return false;
+  throw new ConfigError(`${name} must be 1/true/on or 0/false/off, got ${raw}`);
 }
 
 /** `--rpc-evmtimeout`, `--verify-timeout`: a Go-style duration (`5s`, `1.5s`, `300ms`) or milliseconds; at least 1 ms. */

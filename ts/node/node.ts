@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { apiRequestHeaders, createApiHandler, restRoutes } from '../api/index.js';
+import { apiRequestHeaders, createApiHandler, createLimiter, restRoutes, rpcWebSocket } from '../api/index.js';
 import { explorerHooks } from '../api/routes/explorer.js';
 import { rpcHooks } from '../api/routes/rpc.js';
 import { Chain } from '../chain/chain.js';
@@ -26,11 +26,13 @@ import {
 import { SignGuard } from '../consensus/privval.js';
 import type { KeyPair } from '../ledger/keys.js';
 import { P2PNetwork, PeerMisbehaviour, loadOrCreateNodeKey } from '../network/index.js';
-import { rpcMethods } from '../rpc/index.js';
+import { devRpcMethods, rpcMethods } from '../rpc/index.js';
 import { BlockSync, admitGossipedTransaction } from '../sync/index.js';
 import {
   AuditLog,
   ChainEventFeed,
+  DevChain,
+  FilterRegistry,
   NODE_VERSION,
   type NodeContext,
   nodeChainReader,
@@ -198,7 +200,14 @@ export class NativeNode {
         evmCalls,
         events,
         validatorKey: key,
+        filters: new FilterRegistry(chain, events),
       };
+      ctx.filters?.start();
+      // The dev chain's test controls; block time 0 means automine (a block per transaction).
+      if (config.network === 'dev') {
+        const mode = { automine: config.blockTimeMs === 0, intervalMs: config.blockTimeMs };
+        ctx.dev = new DevChain(ctx, consensus, mode, config.anvilCompat);
+      }
       verification = startVerification(config, ctx, db, log);
       ctx.verification = verification;
       const m = createMetrics(new Registry(), {
@@ -220,14 +229,20 @@ export class NativeNode {
       ctx.metrics = m;
       admission.onReject = (reason) => m.txRejectedBy(reason);
       // Process-wide hooks of the JSON-RPC route (one node per process in production).
-      registerRpcMethods(Object.keys(rpcMethods));
+      registerRpcMethods(Object.keys(ctx.dev ? { ...rpcMethods, ...devRpcMethods() } : rpcMethods));
       rpcHooks.onCall = recordRpcCall;
       rpcHooks.onInternalError = (err, method) => log.error({ err, method }, 'JSON-RPC method failed');
       explorerHooks.onError = (err, path) => log.error({ err, path }, 'explorer page failed');
+      // One limiter for POST /rpc and WebSocket messages: a client's budget is the same on both.
+      const limiter = createLimiter({
+        global: config.rateLimitGlobal,
+        write: config.rateLimitWrite,
+        windowSecs: config.rateLimitWindowSecs,
+      });
       const handler = createApiHandler(ctx, restRoutes, {
         apiKey: config.apiKey,
         corsOrigin: config.corsOrigin,
-        rateLimits: { global: config.rateLimitGlobal, write: config.rateLimitWrite, windowSecs: config.rateLimitWindowSecs },
+        limiter,
         trustedProxies: config.trustedProxies,
         onError: (err, req) => log.error({ err, path: req.path }, 'request failed'),
         onAuthFailure: (f) => {
@@ -246,6 +261,19 @@ export class NativeNode {
           maxConcurrent: config.maxConcurrent,
           logger: log,
           requestHeaders: apiRequestHeaders(config),
+          websocket: config.ws
+            ? rpcWebSocket(ctx, {
+                apiKey: config.apiKey,
+                corsOrigin: config.corsOrigin,
+                trustedProxies: config.trustedProxies,
+                limiter,
+                limits: {
+                  maxConnections: config.wsMaxConnections,
+                  maxBufferedBytes: config.wsMaxBufferedBytes,
+                  maxMessageBytes: config.maxBodyBytes,
+                },
+              })
+            : undefined,
         },
         handler,
       );
@@ -266,6 +294,7 @@ export class NativeNode {
       node.validatorKey = key;
       if (config.p2pPort !== null) await node.startNetwork(key.address);
       if (config.role === 'full') log.info({}, 'full node: following the network, not producing blocks');
+      else if (ctx.dev) ctx.dev.start();
       else if (params.validators.some((v) => v.address === key.address)) consensus.start();
       else log.warn({ address: key.address }, 'this node is not an authority; not producing blocks');
       log.info(
@@ -278,6 +307,7 @@ export class NativeNode {
           rate_limit_window_secs: config.rateLimitWindowSecs,
           trusted_proxies: config.trustedProxies,
           cors_origin: config.corsOrigin ?? null,
+          websocket: config.ws ? `ws://${config.apiHost}:${http.port}/rpc` : null,
         },
         'API listening',
       );
@@ -369,11 +399,13 @@ export class NativeNode {
   /** Stop producing, close the API, flush the audit log, close the database. Idempotent. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      await this.ctx.dev?.stop();
       await this.consensus.stop();
       await this.bft?.stop();
       await this.sync?.stop();
       await this.net?.stop();
       await this.http.close();
+      this.ctx.filters?.stop();
       await this.evmCalls.close();
       await this.ctx.verification?.close();
       closeMetrics(this.metrics);
