@@ -21,3 +21,4 @@ export * from './evm-tokens.js';
 export * from './trace-queries.js';
 export { TRACE_HISTORY_BLOCKS, traceHistoryOf } from './trace-history.js';
 export * from './chain-events.js';
+export * from './event-replay.js';

@@ -1,0 +1,98 @@
+/**
+ * Prometheus metrics of the gRPC transport, registered in the node's registry (GET /metrics) next to the
+ * code that feeds them: calls by method, status and transport; unary latency; open streams; stream events.
+ */
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { GrpcStatus } from './errors.js';
+
+/** `grpc` (HTTP/2, @grpc/grpc-js) or `grpc-web` (the main HTTP port). */
+export type GrpcTransport = 'grpc' | 'grpc-web';
+
+const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+type CounterChild = ReturnType<Counter<string>['labels']>;
+type HistogramChild = ReturnType<Histogram<string>['labels']>;
+type GaugeChild = ReturnType<Gauge<string>['labels']>;
+
+export class GrpcMetrics {
+  private readonly calls: Counter<'method' | 'code' | 'transport'>;
+  private readonly latency: Histogram<'method' | 'transport'>;
+  private readonly streams: Gauge<'method' | 'transport'>;
+  private readonly events: Counter<'method' | 'transport'>;
+  private readonly lagged: Counter<'transport'>;
+  /** Children looked up once per label set (a label lookup per call costs more than the increment). */
+  private readonly callChildren = new Map<string, CounterChild>();
+  private readonly latencyChildren = new Map<string, HistogramChild>();
+  private readonly streamChildren = new Map<string, GaugeChild>();
+  private readonly eventChildren = new Map<string, CounterChild>();
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.calls = new Counter({
+      name: 'native_grpc_calls_total',
+      help: 'gRPC calls finished, by method, status code name and transport (grpc or grpc-web)',
+      labelNames: ['method', 'code', 'transport'],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'native_grpc_call_duration_seconds',
+      help: 'Unary gRPC call time from request to answer, by method and transport',
+      labelNames: ['method', 'transport'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.streams = new Gauge({
+      name: 'native_grpc_active_streams',
+      help: 'Open server-streaming gRPC calls, by method and transport',
+      labelNames: ['method', 'transport'],
+      registers,
+    });
+    this.events = new Counter({
+      name: 'native_grpc_stream_messages_total',
+      help: 'Messages sent on server-streaming gRPC calls, by method and transport',
+      labelNames: ['method', 'transport'],
+      registers,
+    });
+    this.lagged = new Counter({
+      name: 'native_grpc_stream_lagged_events_total',
+      help: 'Events dropped for StreamEvents consumers that fell 1024 events behind (the skipped_count sum)',
+      labelNames: ['transport'],
+      registers,
+    });
+    for (const transport of ['grpc', 'grpc-web']) this.lagged.inc({ transport }, 0);
+  }
+
+  private child<T>(cache: Map<string, T>, key: string, make: () => T): T {
+    let c = cache.get(key);
+    if (c === undefined) {
+      c = make();
+      cache.set(key, c);
+    }
+    return c;
+  }
+
+  /** A finished call (unary or stream) and, for unary calls, its latency. */
+  finished(method: string, transport: GrpcTransport, code: GrpcStatus, seconds: number | null): void {
+    const name = GrpcStatus[code] ?? String(code);
+    this.child(this.callChildren, `${method} ${name} ${transport}`, () => this.calls.labels(method, name, transport)).inc();
+    if (seconds !== null) {
+      this.child(this.latencyChildren, `${method} ${transport}`, () => this.latency.labels(method, transport)).observe(seconds);
+    }
+  }
+
+  streamOpened(method: string, transport: GrpcTransport): void {
+    this.child(this.streamChildren, `${method} ${transport}`, () => this.streams.labels(method, transport)).inc();
+  }
+
+  streamClosed(method: string, transport: GrpcTransport): void {
+    this.child(this.streamChildren, `${method} ${transport}`, () => this.streams.labels(method, transport)).dec();
+  }
+
+  streamMessages(method: string, transport: GrpcTransport, n: number): void {
+    this.child(this.eventChildren, `${method} ${transport}`, () => this.events.labels(method, transport)).inc(n);
+  }
+
+  laggedEvents(transport: GrpcTransport, skipped: number): void {
+    this.lagged.inc({ transport }, skipped);
+  }
+}
