@@ -383,6 +383,8 @@ export class NativeNode {
       await this.net?.stop();
       this.grpcWebStop.abort();
       await this.grpc?.close();
+      // gRPC-Web streams write their UNAVAILABLE trailers once their pump sees the abort: a turn of the loop.
+      await new Promise((resolve) => setImmediate(resolve));
       await this.http.close();
       await this.evmCalls.close();
       closeMetrics(this.metrics);
