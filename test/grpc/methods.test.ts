@@ -114,7 +114,10 @@ test('GetBalance: at_height at the head answers; earlier is FAILED_PRECONDITION;
   const address = { value: hexBytes(devKey(6).address) };
   const old = await unary(client, 'GetBalance', { address, atHeight: { value: '1' } });
   t.is(old.error?.code, status.FAILED_PRECONDITION);
-  t.regex(old.error!.details, /^state at height 1 is not available: this node serves account state at the head \(height \d+\) only$/);
+  t.regex(
+    old.error!.details,
+    /^state at height 1 is not available: this node serves account state at the head \(height \d+\) only$/,
+  );
   const ahead = await unary(client, 'GetBalance', { address, atHeight: { value: '99999999' } });
   t.is(ahead.error?.code, status.NOT_FOUND);
   // The head itself is served; retried because a block may land between reading the head and asking.
@@ -180,30 +183,33 @@ test.serial('BroadcastTx: a native SignedTransaction is admitted, counted in the
   t.is(replay.error?.metadata.get('native-reject-reason')[0], 'nonce');
 });
 
-test.serial('BroadcastTx: a raw Ethereum transaction goes through eth_sendRawTransaction admission; txid is its hash', async (t) => {
-  const { n, client } = t.context;
-  const w = new ethers.Wallet(devPrivateKey(3));
-  const raw = await w.signTransaction({
-    type: 2,
-    chainId: CHAIN_ID,
-    nonce: 0,
-    to: devKey(4).address,
-    value: 10n ** 15n,
-    gasLimit: 21_000n,
-    maxFeePerGas: 2_000_000_000n,
-    maxPriorityFeePerGas: 1n,
-  });
-  const r = await unary(client, 'BroadcastTx', { rawEthereumTx: hexBytes(raw) });
-  t.falsy(r.error, r.error?.details);
-  t.is(`0x${bytesHex(r.value.txid.value)}`, ethers.keccak256(raw));
-  await waitFor(() => n.node.ctx.chain.blocks.txLocation(bytesHex(r.value.txid.value)), 15_000, 'inclusion');
-  // The same raw bytes inside a Transaction message are submitted the same way.
-  const again = await unary(client, 'BroadcastTx', { signedTransaction: { raw: hexBytes(raw) } });
-  t.is(again.error?.code, status.INVALID_ARGUMENT);
-  t.regex(again.error!.details, /nonce/i);
-});
+test.serial(
+  'BroadcastTx: a raw Ethereum transaction goes through eth_sendRawTransaction admission; txid is its hash',
+  async (t) => {
+    const { n, client } = t.context;
+    const w = new ethers.Wallet(devPrivateKey(3));
+    const raw = await w.signTransaction({
+      type: 2,
+      chainId: CHAIN_ID,
+      nonce: 0,
+      to: devKey(4).address,
+      value: 10n ** 15n,
+      gasLimit: 21_000n,
+      maxFeePerGas: 2_000_000_000n,
+      maxPriorityFeePerGas: 1n,
+    });
+    const r = await unary(client, 'BroadcastTx', { rawEthereumTx: hexBytes(raw) });
+    t.falsy(r.error, r.error?.details);
+    t.is(`0x${bytesHex(r.value.txid.value)}`, ethers.keccak256(raw));
+    await waitFor(() => n.node.ctx.chain.blocks.txLocation(bytesHex(r.value.txid.value)), 15_000, 'inclusion');
+    // The same raw bytes inside a Transaction message are submitted the same way.
+    const again = await unary(client, 'BroadcastTx', { signedTransaction: { raw: hexBytes(raw) } });
+    t.is(again.error?.code, status.INVALID_ARGUMENT);
+    t.regex(again.error!.details, /nonce/i);
+  },
+);
 
-test('BroadcastTx: malformed input is INVALID_ARGUMENT with admission\'s words', async (t) => {
+test("BroadcastTx: malformed input is INVALID_ARGUMENT with admission's words", async (t) => {
   const { client } = t.context;
   const empty = await unary(client, 'BroadcastTx', {});
   t.is(empty.error?.code, status.INVALID_ARGUMENT);
@@ -216,7 +222,10 @@ test('BroadcastTx: malformed input is INVALID_ARGUMENT with admission\'s words',
   t.is(shape.error?.code, status.INVALID_ARGUMENT);
   t.regex(shape.error!.details, /^Invalid transaction: /);
   const from = devKey(7);
-  const tx = signTransaction({ from: from.address, to: from.address, amount: 1n, fee: 10_000n, nonce: 0n, chain_id: CHAIN_ID }, from);
+  const tx = signTransaction(
+    { from: from.address, to: from.address, amount: 1n, fee: 10_000n, nonce: 0n, chain_id: CHAIN_ID },
+    from,
+  );
   const forged = await unary(client, 'BroadcastTx', {
     signedTransaction: {
       txid: { value: hexBytes(tx.txid) },
