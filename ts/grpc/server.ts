@@ -69,14 +69,19 @@ function grpcStatusObject(err: GrpcError): Partial<grpc.StatusObject> {
   return { code: err.code, details: err.message, metadata };
 }
 
-/** Aborts when the client cancels, the call's deadline passes or the server stops; says which. */
+/**
+ * A call's cancellation: aborts when the client cancels, the call's deadline passes or the server stops, and
+ * says which. The AbortSignal is made only when a handler asks for it (unary handlers rarely do).
+ */
 class CallControl {
-  readonly controller = new AbortController();
+  private controller: AbortController | null = null;
   private timer: NodeJS.Timeout | undefined;
+  private finished = false;
   reason: 'cancelled' | 'deadline' | 'shutdown' | null = null;
 
   constructor(call: grpc.ServerUnaryCall<Buffer, Uint8Array> | grpc.ServerWritableStream<Buffer, Uint8Array>) {
-    call.on('cancelled', () => this.abort('cancelled'));
+    // grpc-js also reports a call's stream closing after the answer as a cancel: done() makes that a no-op.
+    call.once('cancelled', () => this.abort('cancelled'));
     const deadline = call.getDeadline();
     const at = deadline instanceof Date ? deadline.getTime() : deadline;
     if (Number.isFinite(at)) {
@@ -85,14 +90,28 @@ class CallControl {
     }
   }
 
-  abort(reason: 'cancelled' | 'deadline' | 'shutdown'): void {
-    if (this.reason) return;
-    this.reason = reason;
-    this.done();
-    this.controller.abort();
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.reason) this.controller.abort();
+    }
+    return this.controller.signal;
   }
 
+  abort(reason: 'cancelled' | 'deadline' | 'shutdown'): void {
+    if (this.reason || this.finished) return;
+    this.reason = reason;
+    this.clearTimer();
+    this.controller?.abort();
+  }
+
+  /** The call is answered: later cancels and deadlines change nothing. */
   done(): void {
+    this.finished = true;
+    this.clearTimer();
+  }
+
+  private clearTimer(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
   }
@@ -116,22 +135,26 @@ export async function startGrpcServer(service: NativeGrpcService, opts: GrpcServ
     return (call, callback) => {
       const t0 = performance.now();
       const control = new CallControl(call);
-      open.add(control);
-      service.unary(m, call.request, { signal: control.controller.signal }).then(
-        (answer) => {
-          control.done();
-          open.delete(control);
-          const code = control.reason ? control.endStatus() : GrpcStatus.OK;
-          service.finished(m, 'grpc', code, (performance.now() - t0) / 1000);
-          callback(null, answer);
-        },
-        (err: GrpcError) => {
-          control.done();
-          open.delete(control);
-          service.finished(m, 'grpc', control.reason ? control.endStatus() : err.code, (performance.now() - t0) / 1000);
-          callback(grpcStatusObject(err));
-        },
-      );
+      const ok = (answer: Uint8Array) => {
+        control.done();
+        service.finished(m, 'grpc', control.reason ? control.endStatus() : GrpcStatus.OK, (performance.now() - t0) / 1000);
+        callback(null, answer);
+      };
+      const fail = (err: unknown) => {
+        control.done();
+        const e = err instanceof GrpcError ? err : service.failure(err, m);
+        service.finished(m, 'grpc', control.reason ? control.endStatus() : e.code, (performance.now() - t0) / 1000);
+        callback(grpcStatusObject(e));
+      };
+      let out: Uint8Array | Promise<Uint8Array>;
+      try {
+        out = service.unary(m, call.request, control);
+      } catch (err) {
+        fail(err);
+        return;
+      }
+      if (out instanceof Promise) out.then(ok, fail);
+      else ok(out);
     };
   };
 
@@ -149,7 +172,7 @@ export async function startGrpcServer(service: NativeGrpcService, opts: GrpcServ
         },
         drained: () =>
           new Promise<void>((resolve) => {
-            const signal = control.controller.signal;
+            const signal = control.signal;
             if (signal.aborted) return resolve();
             const done = () => {
               call.off('drain', done);
@@ -166,7 +189,7 @@ export async function startGrpcServer(service: NativeGrpcService, opts: GrpcServ
         service.finished(m, 'grpc', err.code, null);
         if (!call.cancelled) call.emit('error', grpcStatusObject(err));
       };
-      service.stream(m, call.request, { signal: control.controller.signal }, sink, 'grpc').then(
+      service.stream(m, call.request, control, sink, 'grpc').then(
         () => {
           const code = control.reason ? control.endStatus() : GrpcStatus.OK;
           finish(new GrpcError(code, code === GrpcStatus.UNAVAILABLE ? 'server is shutting down' : GrpcStatus[code]));

@@ -66,11 +66,26 @@ export class NativeGrpcService {
     }
   }
 
-  /** A unary call: the encoded answer, or a thrown GrpcError. */
-  async unary(method: UnaryMethod, body: Uint8Array, call: CallInfo): Promise<Uint8Array> {
+  /**
+   * A unary call: the encoded answer (synchronously when the handler answers so), or a GrpcError thrown or
+   * rejected.
+   */
+  unary(method: UnaryMethod, body: Uint8Array, call: CallInfo): Uint8Array | Promise<Uint8Array> {
+    let out: ReturnType<UnaryMethod['handle']>;
     try {
-      const out = await method.handle(this.ctx, this.decode(method, body), call);
-      return out instanceof Uint8Array ? out : toBinary(method.desc.output, out);
+      out = method.handle(this.ctx, this.decode(method, body), call);
+    } catch (err) {
+      throw this.failure(err, method);
+    }
+    const encode = (answer: Uint8Array | object): Uint8Array =>
+      answer instanceof Uint8Array ? answer : toBinary(method.desc.output, answer as never);
+    if (out instanceof Promise) {
+      return out.then(encode, (err) => {
+        throw this.failure(err, method);
+      });
+    }
+    try {
+      return encode(out);
     } catch (err) {
       throw this.failure(err, method);
     }

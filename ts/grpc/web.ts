@@ -63,6 +63,7 @@ export function encodeGrpcMessage(message: string): string {
 
 /** The trailers frame: grpc-status, grpc-message and any extra metadata, as HTTP/1 header lines. */
 function trailersFrame(err: GrpcError | null): Buffer {
+  if (err === null) return OK_TRAILERS;
   let text = `grpc-status:${err ? err.code : GrpcStatus.OK}\r\n`;
   if (err) {
     text += `grpc-message:${encodeGrpcMessage(err.message)}\r\n`;
@@ -70,6 +71,32 @@ function trailersFrame(err: GrpcError | null): Buffer {
   }
   return frame(TRAILERS_FLAG, Buffer.from(text, 'latin1'));
 }
+
+const OK_TRAILERS = frame(TRAILERS_FLAG, Buffer.from(`grpc-status:${GrpcStatus.OK}\r\n`, 'latin1'));
+
+/** A unary answer: the message frame and the OK trailers frame in one buffer. */
+function okAnswer(message: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(5 + message.byteLength + OK_TRAILERS.length);
+  out[0] = DATA_FLAG;
+  out.writeUInt32BE(message.byteLength, 1);
+  out.set(message, 5);
+  out.set(OK_TRAILERS, 5 + message.byteLength);
+  return out;
+}
+
+/** Response headers per framing, frozen: the HTTP layer checks a frozen header set once. */
+const RESPONSE_HEADERS: Readonly<Record<Mode, Readonly<Record<string, string>>>> = {
+  binary: Object.freeze({
+    ...GRPC_WEB_CORS_HEADERS,
+    'content-type': 'application/grpc-web+proto',
+    'grpc-accept-encoding': 'identity',
+  }),
+  text: Object.freeze({
+    ...GRPC_WEB_CORS_HEADERS,
+    'content-type': 'application/grpc-web-text+proto',
+    'grpc-accept-encoding': 'identity',
+  }),
+};
 
 const TIMEOUT_UNITS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 0.001, n: 0.000_001 };
 
@@ -93,21 +120,37 @@ function requestMessage(body: Buffer, mode: Mode): Buffer {
   return bytes.subarray(5);
 }
 
-/** Deadline and cancellation of one call, as the HTTP/2 server has them from grpc-js. */
+/** Deadline and cancellation of one call, as the HTTP/2 server has them from grpc-js; the signal made on demand. */
 class WebCall {
-  readonly controller = new AbortController();
+  private controller: AbortController | null = null;
   private timer: NodeJS.Timeout | undefined;
+  private readonly listeners: (() => void)[] = [];
   reason: 'cancelled' | 'deadline' | null = null;
 
   constructor(timeoutMs: number | undefined) {
     if (timeoutMs !== undefined) this.timer = setTimeout(() => this.abort('deadline'), timeoutMs);
   }
 
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.reason) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  /** `cb` runs once when the call is aborted (at once if it already is). */
+  onAbort(cb: () => void): void {
+    if (this.reason) cb();
+    else this.listeners.push(cb);
+  }
+
   abort(reason: 'cancelled' | 'deadline'): void {
     if (this.reason) return;
     this.reason = reason;
     this.done();
-    this.controller.abort();
+    this.controller?.abort();
+    for (const cb of this.listeners.splice(0)) cb();
   }
 
   done(): void {
@@ -130,38 +173,44 @@ export interface GrpcWebOptions {
 
 /** The gRPC-Web handler; answers only requests under GRPC_WEB_PATH_PREFIX (see withGrpcWeb). */
 export function createGrpcWebHandler(service: NativeGrpcService, opts: GrpcWebOptions = {}): HttpHandler {
-  const responseHeaders = (mode: Mode): Record<string, string> => ({
-    ...GRPC_WEB_CORS_HEADERS,
-    'content-type': mode === 'text' ? 'application/grpc-web-text+proto' : 'application/grpc-web+proto',
-    'grpc-accept-encoding': 'identity',
-  });
   const encode = (mode: Mode, bytes: Buffer): Buffer =>
     mode === 'text' ? Buffer.from(bytes.toString('base64'), 'latin1') : bytes;
-  /** A whole answer: optional message frame, then the trailers frame. */
+  /** A whole answer: the message and OK trailers, or the error's trailers alone. */
   const answer = (mode: Mode, message: Uint8Array | null, err: GrpcError | null): HttpResponse => {
-    const trailers = trailersFrame(err);
-    const bytes = message ? Buffer.concat([frame(DATA_FLAG, message), trailers]) : trailers;
-    return { status: 200, headers: responseHeaders(mode), body: encode(mode, bytes) };
+    const bytes = message ? okAnswer(message) : trailersFrame(err);
+    return { status: 200, headers: RESPONSE_HEADERS[mode], body: encode(mode, bytes) };
   };
 
-  const unary = async (method: GrpcMethod & { kind: 'unary' }, message: Buffer, mode: Mode, timeoutMs: number | undefined) => {
+  const unary = (
+    method: GrpcMethod & { kind: 'unary' },
+    message: Buffer,
+    mode: Mode,
+    timeoutMs: number | undefined,
+  ): HttpResponse | Promise<HttpResponse> => {
     const t0 = performance.now();
     const call = new WebCall(timeoutMs);
-    const deadline = new Promise<never>((_, reject) =>
-      call.controller.signal.addEventListener('abort', () => reject(call.ended())),
-    );
-    deadline.catch(() => undefined);
-    try {
-      const out = await Promise.race([service.unary(method, message, { signal: call.controller.signal }), deadline]);
+    const ok = (out: Uint8Array): HttpResponse => {
+      call.done();
       service.finished(method, 'grpc-web', GrpcStatus.OK, (performance.now() - t0) / 1000);
       return answer(mode, out, null);
-    } catch (err) {
+    };
+    const fail = (err: unknown): HttpResponse => {
+      call.done();
       const e = err instanceof GrpcError ? err : service.failure(err, method);
       service.finished(method, 'grpc-web', e.code, (performance.now() - t0) / 1000);
       return answer(mode, null, e);
-    } finally {
-      call.done();
+    };
+    let out: Uint8Array | Promise<Uint8Array>;
+    try {
+      out = service.unary(method, message, call);
+    } catch (err) {
+      return fail(err);
     }
+    // Answered at once (the common case: the head, the window, account reads): no promise at all.
+    if (!(out instanceof Promise)) return ok(out);
+    if (timeoutMs === undefined) return out.then(ok, fail);
+    const deadline = new Promise<never>((_, reject) => call.onAbort(() => reject(call.ended())));
+    return Promise.race([out, deadline]).then(ok, fail);
   };
 
   const streaming = (
@@ -172,7 +221,7 @@ export function createGrpcWebHandler(service: NativeGrpcService, opts: GrpcWebOp
   ) => {
     const run = (body: HttpBodyStream) => {
       const call = new WebCall(timeoutMs);
-      const signal = call.controller.signal;
+      const signal = call.signal;
       const onServerStop = () => call.abort('cancelled');
       opts.signal?.addEventListener('abort', onServerStop, { once: true });
       body.onClose(() => call.abort('cancelled'));
@@ -191,7 +240,7 @@ export function createGrpcWebHandler(service: NativeGrpcService, opts: GrpcWebOp
         service.finished(method, 'grpc-web', err ? err.code : GrpcStatus.OK, null);
         body.end(encode(mode, trailersFrame(err)));
       };
-      service.stream(method, message, { signal }, sink, 'grpc-web').then(
+      service.stream(method, message, call, sink, 'grpc-web').then(
         () => {
           const stopping = opts.signal?.aborted && call.reason === 'cancelled';
           end(stopping ? new GrpcError(GrpcStatus.UNAVAILABLE, 'server is shutting down') : call.reason ? call.ended() : null);
@@ -199,7 +248,7 @@ export function createGrpcWebHandler(service: NativeGrpcService, opts: GrpcWebOp
         (err) => end(err instanceof GrpcError ? err : service.failure(err, method)),
       );
     };
-    return { status: 200, headers: responseHeaders(mode), stream: run };
+    return { status: 200, headers: RESPONSE_HEADERS[mode], stream: run };
   };
 
   return (req: HttpRequest): HttpResponse | Promise<HttpResponse> => {

@@ -76,6 +76,18 @@ export function readBlocks(ctx: ChainContext, from: number, to: number): Promise
   return ctx.chain.blocks.readRange(from, to);
 }
 
+/**
+ * findBlock without waiting when the block is in memory (the head or the window): the block, or undefined when
+ * finding it needs the store (findBlock then). Throws NotFoundError for a height above the head.
+ */
+export function findRecentBlock(ctx: Pick<NodeContext, 'chain' | 'consensus'>, sel: BlockSelector): Block | undefined {
+  if ('latest' in sel) return ctx.chain.head;
+  if ('hash' in sel) return undefined;
+  const height = 'height' in sel ? sel.height : ctx.consensus.finalizedHeight();
+  if (height > ctx.chain.height) throw new NotFoundError('block not found');
+  return ctx.chain.blocks.recentBlock(height) ?? undefined;
+}
+
 export function blockDetail(b: Block): Record<string, unknown> {
   return { ...blockSummary(b), transactions: b.transactions };
 }
