@@ -80,16 +80,13 @@ export class GrpcMetrics {
     }
   }
 
-  streamOpened(method: string, transport: GrpcTransport): void {
-    this.child(this.streamChildren, `${method} ${transport}`, () => this.streams.labels(method, transport)).inc();
-  }
-
-  streamClosed(method: string, transport: GrpcTransport): void {
-    this.child(this.streamChildren, `${method} ${transport}`, () => this.streams.labels(method, transport)).dec();
-  }
-
-  streamMessages(method: string, transport: GrpcTransport, n: number): void {
-    this.child(this.eventChildren, `${method} ${transport}`, () => this.events.labels(method, transport)).inc(n);
+  /** A stream opened: counted as active until `closed()`; its messages counted through the handle (no lookups per write). */
+  streamOpened(method: string, transport: GrpcTransport): { messages(n: number): void; closed(): void } {
+    const key = `${method} ${transport}`;
+    const active = this.child(this.streamChildren, key, () => this.streams.labels(method, transport));
+    const messages = this.child(this.eventChildren, key, () => this.events.labels(method, transport));
+    active.inc();
+    return { messages: (n) => messages.inc(n), closed: () => active.dec() };
   }
 
   laggedEvents(transport: GrpcTransport, skipped: number): void {

@@ -122,13 +122,13 @@ export class NativeGrpcService {
     const onAbort = () => stream.close();
     call.signal.addEventListener('abort', onAbort, { once: true });
     this.openStreams++;
-    metrics?.streamOpened(name, transport);
+    const counted = metrics?.streamOpened(name, transport);
     try {
       for (;;) {
         const batch = await stream.next();
         if (batch === null || call.signal.aborted) return;
         const full = !sink.write(batch);
-        metrics?.streamMessages(name, transport, batch.length);
+        counted?.messages(batch.length);
         // Wait for the client before pulling more: meanwhile new events queue in the subscription, which is
         // what measures (and bounds) how far behind this consumer is.
         if (full) await sink.drained();
@@ -137,7 +137,7 @@ export class NativeGrpcService {
       call.signal.removeEventListener('abort', onAbort);
       stream.close();
       this.openStreams--;
-      metrics?.streamClosed(name, transport);
+      counted?.closed();
     }
   }
 }

@@ -121,7 +121,11 @@ export class EventStream {
       const items = await this.sub.take(STREAM_BATCH);
       if (items === null) return null;
       const out: Uint8Array[] = [];
-      for (const item of items) await this.encode(item, out);
+      for (const item of items) {
+        // Only logs of a replayed block wait (their receipts come from the store).
+        const pending = this.encode(item, out);
+        if (pending) await pending;
+      }
       if (out.length > 0) return out;
     }
   }
@@ -130,7 +134,7 @@ export class EventStream {
     this.sub.close();
   }
 
-  private async encode(item: SubscriptionItem, out: Uint8Array[]): Promise<void> {
+  private encode(item: SubscriptionItem, out: Uint8Array[]): Promise<void> | undefined {
     if ('lagged' in item) {
       this.onLagged?.(item.lagged);
       out.push(
@@ -151,10 +155,14 @@ export class EventStream {
       return;
     }
     if (this.filter.blocks) out.push(encodeBlockFinalized(e.block, this.filter.withTransactions));
-    if (this.filter.logs && e.block.tx_count > 0) {
-      const receipts = e.result ? locateReceipts(e.block.index, e.result.receipts) : await blockReceipts(this.ctx, e.block.index);
-      if (receipts) this.encodeLogs(e.block, receipts, out);
+    if (!this.filter.logs || e.block.tx_count === 0) return;
+    if (e.result) {
+      this.encodeLogs(e.block, locateReceipts(e.block.index, e.result.receipts), out);
+      return;
     }
+    return blockReceipts(this.ctx, e.block.index).then((receipts) => {
+      if (receipts) this.encodeLogs(e.block, receipts, out);
+    });
   }
 
   private encodeLogs(block: Block, receipts: LocatedReceipt[], out: Uint8Array[]): void {
