@@ -14,6 +14,7 @@ import { statsRoutes } from './routes/stats.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { validatorRoutes } from './routes/validators.js';
+import { verifyApiRoutes } from './routes/verify.js';
 import type { RouteDef } from './types.js';
 
 export { createApiHandler, apiKeyMatches, apiRequestHeaders, errorResult, type ApiOptions } from './handler.js';
@@ -36,5 +37,6 @@ export const restRoutes: RouteDef[] = [
   ...rpcRoutes,
   ...metricsRoutes,
   ...adminRoutes,
+  ...verifyApiRoutes,
 ];
 restRoutes.push(openApiRoute(restRoutes));

@@ -1,5 +1,7 @@
 import { type ReceiptRecord, decodeReceipts, encodeReceipts } from '../execution/receipts.js';
+import type { NativeEvent } from '../ledger/events.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
+import { ZERO_ADDRESS } from '../ledger/units.js';
 import type { StateChanges } from '../state/state-store.js';
 import { keyBytes } from '../state/state-store.js';
 import {
@@ -11,6 +13,7 @@ import {
   addrTxPrefix,
   blockHashKey,
   blockKey,
+  creationKey,
   metaKey,
   prefixEnd,
   receiptsKey,
@@ -19,6 +22,7 @@ import {
 } from '../storage/index.js';
 import { normHash, toHex, u32be, u64be } from '../util/hex.js';
 import { type Block, decodeBlock, decodeBlockRefs, encodeBlock } from './block.js';
+import { EventIndex, type EventLocation } from './event-index.js';
 import { LogIndex, logIndexOps } from './log-index.js';
 
 export interface TxLocation {
@@ -27,6 +31,8 @@ export interface TxLocation {
 }
 
 const HEAD = metaKey('head');
+/** First height whose contract creations the creation index holds (databases written before it existed). */
+const CREATION_INDEX_FROM = metaKey('creation-index-from');
 /** Heights per synchronous multi-get when receipts are read for many heights. */
 const READ_CHUNK = 256;
 
@@ -49,14 +55,18 @@ export class BlockStore {
   private readonly recentTx = new Map<string, TxLocation>();
   private readonly txCounts = new Map<string, number>();
   private headHeight = -1;
+  private creationIndexFrom = 0;
   /** EVM log postings (written in each block's batch) and the window's blooms. */
   readonly logIndex: LogIndex;
+  /** Native operation events by index term (written in each block's batch). */
+  readonly eventIndex: EventIndex;
 
   constructor(
     readonly db: KvStore,
     readonly windowSize: number,
   ) {
     this.logIndex = new LogIndex(db, windowSize);
+    this.eventIndex = new EventIndex(db);
   }
 
   get height(): number {
@@ -71,6 +81,13 @@ export class BlockStore {
   async open(): Promise<number> {
     const raw = await this.db.get(HEAD);
     this.headHeight = raw ? Number(raw.readBigUInt64BE(0)) : -1;
+    const from = await this.db.get(CREATION_INDEX_FROM);
+    if (from) this.creationIndexFrom = Number(from.readBigUInt64BE(0));
+    else {
+      // Blocks from the next one on are indexed; older creations are found by a scan (contractCreation).
+      this.creationIndexFrom = this.headHeight + 1;
+      await this.db.write([{ type: 'put', key: CREATION_INDEX_FROM, value: u64be(this.creationIndexFrom) }]);
+    }
     await this.logIndex.open(this.headHeight);
     const start = this.windowStart;
     if (this.headHeight >= 0) {
@@ -99,25 +116,53 @@ export class BlockStore {
       { type: 'put', key: HEAD, value: u64be(block.index) },
       ...logIndexOps(block.index, receipts),
     ];
+    receipts.forEach((r, i) => {
+      if (r.contractAddress)
+        ops.push({ type: 'put', key: creationKey(toHex(r.contractAddress)), value: txLocationValue(block.index, i) });
+    });
     const counts = new Map<string, number>();
     block.transactions.forEach((tx, i) => {
-      ops.push({ type: 'put', key: txKey(tx.txid), value: Buffer.concat([u64be(block.index), u32be(i)]) });
+      ops.push({ type: 'put', key: txKey(tx.txid), value: txLocationValue(block.index, i) });
       for (const addr of txAddresses(tx)) {
         ops.push({ type: 'put', key: addrTxKey(addr, block.index, i), value: Buffer.alloc(0) });
         counts.set(addr, (counts.get(addr) ?? this.txCount(addr)) + 1);
       }
     });
     for (const [addr, n] of counts) ops.push({ type: 'put', key: addrCountKey(addr), value: u32be(n) });
+    const events = this.eventIndex.ops(block.index, receipts);
+    for (const op of events.ops) ops.push(op);
     for (const [k, v] of changes) {
       const key = stateKey(keyBytes(k));
       ops.push(v === null ? { type: 'del', key } : { type: 'put', key, value: v });
     }
     await this.db.write(ops);
+    events.applied();
     for (const [addr, n] of counts) this.txCounts.set(addr, n);
     this.headHeight = block.index;
     this.remember(block);
     this.windowReceipts.set(block.index, receipts);
     this.windowReceipts.delete(block.index - this.windowSize);
+  }
+
+  /**
+   * Native events under an index term, newest first, each with its transaction id: the feeds of tokens,
+   * NFT collections and addresses.
+   */
+  async indexedEvents(
+    term: string,
+    offset: number,
+    limit: number,
+  ): Promise<(EventLocation & { txid: string; event: NativeEvent })[]> {
+    const locations = await this.eventIndex.list(term, offset, limit);
+    const sources = await this.logSources([...new Set(locations.map((l) => l.height))]);
+    const byHeight = new Map(sources.map((s) => [s.height, s]));
+    const out: (EventLocation & { txid: string; event: NativeEvent })[] = [];
+    for (const l of locations) {
+      const s = byHeight.get(l.height);
+      const event = s?.receipts[l.txIndex]?.events?.[l.eventIndex];
+      if (s && event) out.push({ ...l, txid: s.txid(l.txIndex), event });
+    }
+    return out;
   }
 
   /** Receipts of the block at height (one per transaction), or null when the block does not exist. */
@@ -245,6 +290,32 @@ export class BlockStore {
     return row ? addrTxLocation(row[0]) : null;
   }
 
+  /**
+   * The transaction that created the contract at address (a transaction without recipient; contracts made
+   * by other contracts are not indexed), or null. Consumer: the verification service (creation code and
+   * constructor arguments). Blocks written before the index existed are searched through the zero address's
+   * history (where creations are listed), oldest first.
+   */
+  async contractCreation(address: string): Promise<TxLocation | null> {
+    const raw = await this.db.get(creationKey(address));
+    if (raw) return { height: Number(raw.readBigUInt64BE(0)), index: raw.readUInt32BE(8) };
+    if (this.creationIndexFrom === 0) return null;
+    const target = address.toLowerCase().replace(/^0x/, '');
+    const prefix = addrTxPrefix(ZERO_ADDRESS);
+    const end = Buffer.concat([prefix, u64be(this.creationIndexFrom)]);
+    let gte = prefix;
+    for (;;) {
+      const rows = await this.db.range({ gte, lt: end, limit: READ_CHUNK });
+      for (const [k] of rows) {
+        const loc = addrTxLocation(k);
+        const r = (await this.receipts(loc.height))?.[loc.index];
+        if (r?.contractAddress && toHex(r.contractAddress) === target) return loc;
+      }
+      if (rows.length < READ_CHUNK) return null;
+      gte = Buffer.concat([rows[rows.length - 1][0], Buffer.from([0])]);
+    }
+  }
+
   /** Recent blocks held in memory, newest first. */
   *recentBlocks(): IterableIterator<Block> {
     for (let h = this.headHeight; h >= this.windowStart; h--) {
@@ -253,6 +324,8 @@ export class BlockStore {
     }
   }
 }
+
+const txLocationValue = (height: number, index: number): Buffer => Buffer.concat([u64be(height), u32be(index)]);
 
 /** Location encoded in an address-history key ('A' + addr20 + height u64 + index u32). */
 const addrTxLocation = (k: Buffer): TxLocation => ({ height: Number(k.readBigUInt64BE(21)), index: k.readUInt32BE(29) });

@@ -36,7 +36,16 @@ import type { KeyPair } from '../ledger/keys.js';
 import { P2PNetwork, PeerMisbehaviour, loadOrCreateNodeKey } from '../network/index.js';
 import { rpcMethods } from '../rpc/index.js';
 import { BlockSync, admitGossipedTransaction } from '../sync/index.js';
-import { AuditLog, ChainEventFeed, NODE_VERSION, type NodeContext, redactConfig, traceHistoryOf } from '../services/index.js';
+import {
+  AuditLog,
+  ChainEventFeed,
+  NODE_VERSION,
+  type NodeContext,
+  nodeChainReader,
+  redactConfig,
+  traceHistoryOf,
+} from '../services/index.js';
+import { CompilePool, VERIFY_CHAINS, VerificationService, VerificationStore, verifyHooks } from '../verify/index.js';
 import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
 import { chainParamsFor } from './genesis-params.js';
@@ -97,6 +106,26 @@ async function openStore(dataDir: string): Promise<KvStore> {
   }
 }
 
+/**
+ * The contract verification service on this node's chain (spec part D): chains 7119 and 7120 only (another
+ * chain id gets a service that refuses every chain). Its compile workers start on the first verification.
+ */
+function startVerification(config: NodeConfig, ctx: NodeContext, db: KvStore, log: Logger): VerificationService {
+  const chainId = ctx.chain.params.chainId;
+  const chains = new Map(VERIFY_CHAINS.includes(chainId) ? [[chainId, nodeChainReader(ctx)]] : []);
+  verifyHooks.onError = (err, where) => log.error({ err, where }, 'verification request failed');
+  return new VerificationService({
+    chains,
+    store: new VerificationStore(db),
+    compiler: new CompilePool({
+      timeoutMs: config.verifyTimeoutMs,
+      memoryMb: config.verifyMemoryMb,
+      onError: (err) => log.error({ err }, 'compile worker failed'),
+    }),
+    solcDir: config.solcDir,
+  });
+}
+
 /** The node's wiring: the one place that knows every component. */
 export class NativeNode {
   private stopping: Promise<void> | null = null;
@@ -145,6 +174,7 @@ export class NativeNode {
     let audit: AuditLog | undefined;
     let http: HttpServer | undefined;
     let grpc: GrpcServer | null = null;
+    let verification: VerificationService | undefined;
     const evmCalls = new CallPool({
       workers: config.rpcEvmWorkers,
       maxQueue: config.rpcEvmQueue,
@@ -191,6 +221,8 @@ export class NativeNode {
         evmCalls,
         events,
       };
+      verification = startVerification(config, ctx, db, log);
+      ctx.verification = verification;
       const m = createMetrics(new Registry(), {
         height: () => chain.height,
         finalizedHeight: () => consensus.finalizedHeight(),
@@ -294,6 +326,7 @@ export class NativeNode {
       await grpc?.close();
       await http?.close();
       await evmCalls.close();
+      await verification?.close();
       if (metrics) closeMetrics(metrics);
       await audit?.close();
       await db.close();
@@ -387,6 +420,7 @@ export class NativeNode {
       await new Promise((resolve) => setImmediate(resolve));
       await this.http.close();
       await this.evmCalls.close();
+      await this.ctx.verification?.close();
       closeMetrics(this.metrics);
       await this.audit.close();
       await this.db.close();

@@ -1,7 +1,7 @@
 import { epochOf, validatorSetAt } from '../chain/schedule.js';
 import { WEI_PER_COIN } from '../ledger/units.js';
 import { TransactionShapeError } from '../ledger/transaction.js';
-import { type NodeContext, getBalanceWei, submitTransaction } from '../services/index.js';
+import { type NodeContext, contractCreation, getBalanceWei, submitTransaction } from '../services/index.js';
 import { qty } from '../util/hex.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 import { parseQuantity } from './params.js';
@@ -18,7 +18,7 @@ function blocksProducedThisEpoch(ctx: NodeContext): Map<string, number> {
 }
 
 function validatorSet(ctx: NodeContext): Record<string, unknown> {
-  const validators = validatorSetAt(ctx.chain.params, ctx.chain.height);
+  const validators = validatorSetAt(ctx.chain.params, ctx.chain.state, ctx.chain.height);
   const produced = blocksProducedThisEpoch(ctx);
   // Under PoA there is no stake: voting power is a flat equal split of one coin (in wei).
   const power = validators.length ? WEI_PER_COIN / BigInt(validators.length) : 0n;
@@ -79,6 +79,21 @@ export const nativeMethods: RpcTable = {
         finalized_hash: b?.hash ?? null,
         latest_height: ctx.chain.height,
         blocks_behind_finality: ctx.chain.height - finalized,
+      };
+    },
+  },
+  // The transaction that created a contract (verification services read the creation code and constructor
+  // arguments from it); null when unknown or when another contract created it.
+  native_getContractCreation: {
+    params: ['address'],
+    handler: async (ctx, [a]) => {
+      const c = await contractCreation(ctx, a as string);
+      if (!c) return null;
+      return {
+        transactionHash: c.transactionHash,
+        blockNumber: qty(c.blockNumber),
+        transactionIndex: qty(c.transactionIndex),
+        creator: c.creator,
       };
     },
   },

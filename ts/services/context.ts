@@ -3,6 +3,7 @@ import type { ConsensusEngine } from '../consensus/interface.js';
 import type { CallRunner } from '../execution/index.js';
 import type { TxAdmission } from '../mempool/admission.js';
 import type { Mempool } from '../mempool/mempool.js';
+import type { VerificationService } from '../verify/index.js';
 import type { AuditLog } from './audit-log.js';
 import type { ChainEventFeed } from './chain-events.js';
 
@@ -28,6 +29,8 @@ export interface NodeContext {
   events?: ChainEventFeed;
   /** The P2P view (peers, sync); absent on a node started without networking. */
   network?: NetworkView;
+  /** The contract verification service (ts/verify) on this node's chain; absent in contexts built without ts/node. */
+  verification?: VerificationService;
 }
 
 /** What queries read of the P2P layer (ts/network, ts/sync). */

@@ -22,3 +22,4 @@ export * from './trace-queries.js';
 export { TRACE_HISTORY_BLOCKS, traceHistoryOf } from './trace-history.js';
 export * from './chain-events.js';
 export * from './event-replay.js';
+export * from './verified-contracts.js';

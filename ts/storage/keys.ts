@@ -12,6 +12,10 @@ export const P = {
   audit: 0x4c, // 'L' + seq u64 -> JSON entry
   receipts: 0x52, // 'R' + height u64 -> RLP list of the block's receipts
   logIndex: 0x49, // 'I' + kind u8 + term (0, 20 or 32 bytes) + height u64 -> '' (EVM log postings, chain/log-index.ts)
+  creation: 0x4b, // 'K' + contract addr20 -> height u64 || index u32 (the transaction that created it: receipts' contractAddress)
+  verified: 0x56, // 'V' + chain id u32 + addr20 -> JSON verification record (ts/verify/store.ts)
+  eventIndex: 0x45, // 'E' + term utf8 + 0x00 + height u64 + tx index u32 + event index u16 -> '' (native events, chain/event-index.ts)
+  eventCount: 0x65, // 'e' + term utf8 -> u64 number of postings of the term
 } as const;
 
 export const blockKey = (h: number): Buffer => Buffer.concat([Buffer.from([P.block]), u64be(h)]);
@@ -27,6 +31,20 @@ export const stateKey = (k: Buffer): Buffer => Buffer.concat([Buffer.from([P.sta
 export const logIndexPrefix = (kind: number, term: Uint8Array): Buffer => Buffer.concat([Buffer.from([P.logIndex, kind]), term]);
 export const logIndexKey = (kind: number, term: Uint8Array, h: number): Buffer =>
   Buffer.concat([Buffer.from([P.logIndex, kind]), term, u64be(h)]);
+export const creationKey = (addr: string): Buffer => Buffer.concat([Buffer.from([P.creation]), fromHex(addr)]);
+export const verifiedPrefix = (chainId: number): Buffer => Buffer.concat([Buffer.from([P.verified]), u32be(chainId)]);
+export const verifiedKey = (chainId: number, addr: string): Buffer => Buffer.concat([verifiedPrefix(chainId), fromHex(addr)]);
+/** Postings of one native-event index term (terms never contain a NUL byte, which ends them). */
+export const eventIndexPrefix = (term: string): Buffer =>
+  Buffer.concat([Buffer.from([P.eventIndex]), Buffer.from(term, 'utf8'), Buffer.from([0])]);
+export const eventIndexKey = (term: string, h: number, tx: number, ev: number): Buffer => {
+  const suffix = Buffer.allocUnsafe(14);
+  suffix.writeBigUInt64BE(BigInt(h), 0);
+  suffix.writeUInt32BE(tx, 8);
+  suffix.writeUInt16BE(ev, 12);
+  return Buffer.concat([eventIndexPrefix(term), suffix]);
+};
+export const eventCountKey = (term: string): Buffer => Buffer.concat([Buffer.from([P.eventCount]), Buffer.from(term, 'utf8')]);
 export const metaKey = (name: string): Buffer => Buffer.concat([Buffer.from([P.meta]), Buffer.from(name)]);
 
 /** Exclusive upper bound of all keys starting with prefix. */
