@@ -22,6 +22,7 @@ import { pino } from 'pino';
 import { GetBalanceRequestSchema, GetBlockRequestSchema } from '../ts/grpc/gen/native/v1/native_pb.js';
 import { parseConfig } from '../ts/node/config.js';
 import { NativeNode } from '../ts/node/node.js';
+import { startBare, stopServer } from './http-load-procs.js';
 import { findWrk, runWrk } from './wrk.js';
 
 const ROUNDS = Number(process.env.BENCH_GRPC_ROUNDS ?? 3);
@@ -155,7 +156,7 @@ async function checkAnswers(api: string, grpcPort: number, web: { block: Buffer;
 
 interface Cell {
   workload: string;
-  transport: 'JSON-RPC' | 'gRPC-Web' | 'gRPC';
+  transport: 'JSON-RPC' | 'gRPC-Web' | 'gRPC' | 'bare uWS';
   rps: number[];
   failed: number;
 }
@@ -216,8 +217,24 @@ async function loadBench(node: NativeNode, dir: string): Promise<{ cells: Cell[]
     add('GetBalance', 'gRPC', () =>
       runH2load(h2load, `${grpcUrl}/native.v1.Native/GetBalance`, join(dir, 'balance.bin'), SECONDS),
     );
-  // Warm-up: every workload once, untimed.
-  for (const r of runs) await r.run();
+  // The HTTP stack's ceiling on this machine: uWS answering a constant JSON-RPC result, no node logic.
+  const bare = await startBare('uws');
+  add(
+    'ceiling',
+    'bare uWS',
+    viaWrk(`http://127.0.0.1:${bare.port}/`, wrkScript(dir, 'bare', 'application/json', json('eth_blockNumber', []))),
+  );
+  try {
+    // Warm-up: every workload once, untimed.
+    for (const r of runs) await r.run();
+    await measureRounds(runs);
+  } finally {
+    await stopServer(bare.child);
+  }
+  return { cells: runs.map((r) => r.cell), h2load: h2load !== undefined };
+}
+
+async function measureRounds(runs: { cell: Cell; run: () => Promise<LoadResult> }[]): Promise<void> {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const r of runs) {
       const out = await r.run();
@@ -226,7 +243,6 @@ async function loadBench(node: NativeNode, dir: string): Promise<{ cells: Cell[]
       log(`  round ${round}: ${r.cell.workload} ${r.cell.transport}: ${fmt(out.rps)} req/s`);
     }
   }
-  return { cells: runs.map((r) => r.cell), h2load: h2load !== undefined };
 }
 
 interface Fanout {
@@ -315,6 +331,7 @@ function section(o: {
     const h2 = get(w, 'gRPC');
     return `| ${w} | ${cellText(rpc)} | ${cellText(web)} | ${cellText(h2)} | ${ratio(web, rpc)} | ${ratio(h2, rpc)} |`;
   });
+  const ceiling = get('ceiling', 'bare uWS');
   const goal = (w: string) => {
     const rpc = get(w, 'JSON-RPC');
     const parts = (['gRPC-Web', 'gRPC'] as const).map((t) => {
@@ -336,6 +353,8 @@ function section(o: {
     '| Workload | JSON-RPC | gRPC-Web | gRPC (HTTP/2) | gRPC-Web / JSON-RPC | gRPC / JSON-RPC |',
     '|---|---|---|---|---|---|',
     ...rows,
+    '',
+    `Ceiling of the HTTP/1.1 stack both JSON-RPC and gRPC-Web ride on (bench/http-bare-server.ts: uWS parsing the body and answering a constant JSON-RPC result, no node logic), same rounds: ${cellText(ceiling)}. A transport on this stack cannot pass it, so 2x a JSON-RPC path that already runs near it is out of reach here by construction; gRPC over HTTP/2 is bounded by @grpc/grpc-js's cost per call.`,
     '',
     `StreamEvents fan-out: ${f.streams} subscribers (StreamEvents, no filter) in one other process over ${FANOUT_CONNECTIONS} HTTP/2 connections; delay from the node's finalized-block event to each subscriber's arrival, ${f.blocks} blocks once all were subscribed: ${f.deliveries.toLocaleString('en-US')} of ${f.expected.toLocaleString('en-US')} deliveries, p50 ${f.p50.toFixed(1)} ms, p95 ${f.p95.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms, max ${f.max.toFixed(1)} ms${f.why === 'done' ? '' : ` (client ended by ${f.why})`}.`,
     '',

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import anyTest, { type TestFn } from 'ava';
 import { ethers } from 'ethers';
+import { GrpcError, NativeGrpcService } from '../../ts/grpc/index.js';
 import { signTransaction } from '../../ts/ledger/transaction.js';
 import { CHAIN_ID, devKey, devPrivateKey } from '../helpers/evm.js';
 import { type TestNode, httpJson, startTestNode } from '../helpers/node.js';
@@ -337,4 +338,22 @@ test('TLS and reflection: a TLS node answers a client that trusts its certificat
   t.true(on.names?.[0].includes('native.v1.Native'));
   const off = await listServices(t.context.client);
   t.is(off.code, status.UNIMPLEMENTED);
+});
+
+test.serial('the open-stream cap answers RESOURCE_EXHAUSTED and frees its slot when a stream ends', async (t) => {
+  const service = new NativeGrpcService(t.context.n.node.ctx, { maxStreams: 1 });
+  const method = service.method('/native.v1.Native/StreamEvents');
+  if (method?.kind !== 'server_streaming') throw new Error('StreamEvents is a server-streaming method');
+  const sink = { write: () => true, drained: async () => undefined };
+  const ac = new AbortController();
+  const first = service.stream(method, new Uint8Array(0), { signal: ac.signal }, sink, 'grpc');
+  t.is(service.streamCount, 1);
+  const refused = await t.throwsAsync(
+    service.stream(method, new Uint8Array(0), { signal: new AbortController().signal }, sink, 'grpc'),
+  );
+  t.true(refused instanceof GrpcError);
+  t.is((refused as GrpcError).code, status.RESOURCE_EXHAUSTED);
+  ac.abort();
+  await first;
+  t.is(service.streamCount, 0);
 });

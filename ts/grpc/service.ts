@@ -8,7 +8,7 @@ import type { NodeContext } from '../services/index.js';
 import { GrpcError, GrpcStatus, toGrpcError } from './errors.js';
 import type { CallInfo, GrpcMethod, StreamMethod, UnaryMethod } from './methods.js';
 import { NATIVE_METHODS } from './methods.js';
-import type { GrpcMetrics, GrpcTransport } from './metrics.js';
+import type { GrpcMetrics, GrpcTransport, MethodSeries } from './metrics.js';
 
 /** Open streams per node across both transports; beyond, RESOURCE_EXHAUSTED. */
 export const DEFAULT_MAX_STREAMS = 10_000;
@@ -54,8 +54,19 @@ export class NativeGrpcService {
     return error;
   }
 
+  /** Call series by transport and method name, resolved on first use. */
+  private readonly series = { grpc: new Map<string, MethodSeries>(), 'grpc-web': new Map<string, MethodSeries>() };
+
   finished(method: GrpcMethod | string, transport: GrpcTransport, code: GrpcStatus, seconds: number | null): void {
-    this.opts.metrics?.finished(typeof method === 'string' ? method : method.desc.name, transport, code, seconds);
+    const metrics = this.opts.metrics;
+    if (!metrics) return;
+    const name = typeof method === 'string' ? method : method.desc.name;
+    let s = this.series[transport].get(name);
+    if (!s) {
+      s = metrics.method(name, transport);
+      this.series[transport].set(name, s);
+    }
+    s.finished(code, seconds);
   }
 
   private decode(method: GrpcMethod, body: Uint8Array) {

@@ -35,6 +35,8 @@ type Mode = 'binary' | 'text';
 
 /** The request's framing from its content type; null for anything that is not gRPC-Web (415). */
 function modeOf(contentType: string | undefined): Mode | null {
+  // What clients send (grpc-web, Connect): no parsing needed.
+  if (contentType === 'application/grpc-web+proto' || contentType === 'application/grpc-web') return 'binary';
   const t = (contentType ?? '').split(';')[0].trim().toLowerCase();
   if (t === 'application/grpc-web' || t === 'application/grpc-web+proto') return 'binary';
   if (t === 'application/grpc-web-text' || t === 'application/grpc-web-text+proto') return 'text';
