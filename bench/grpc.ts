@@ -354,7 +354,7 @@ function section(o: {
     '|---|---|---|---|---|---|',
     ...rows,
     '',
-    `Ceiling of the HTTP/1.1 stack both JSON-RPC and gRPC-Web ride on (bench/http-bare-server.ts: uWS parsing the body and answering a constant JSON-RPC result, no node logic), same rounds: ${cellText(ceiling)}. A transport on this stack cannot pass it, so 2x a JSON-RPC path that already runs near it is out of reach here by construction; gRPC over HTTP/2 is bounded by @grpc/grpc-js's cost per call.`,
+    `Reference, same rounds: the HTTP/1.1 stack JSON-RPC and gRPC-Web share, alone (bench/http-bare-server.ts in its own process: uWS parsing the body and answering a constant JSON-RPC result): ${cellText(ceiling)}. Both paths pay this stack's cost per request, which bounds their ratio; gRPC over HTTP/2 is bounded by @grpc/grpc-js's cost per call. Single measurements here vary up to 2x with the machine's load.`,
     '',
     `StreamEvents fan-out: ${f.streams} subscribers (StreamEvents, no filter) in one other process over ${FANOUT_CONNECTIONS} HTTP/2 connections; delay from the node's finalized-block event to each subscriber's arrival, ${f.blocks} blocks once all were subscribed: ${f.deliveries.toLocaleString('en-US')} of ${f.expected.toLocaleString('en-US')} deliveries, p50 ${f.p50.toFixed(1)} ms, p95 ${f.p95.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms, max ${f.max.toFixed(1)} ms${f.why === 'done' ? '' : ` (client ended by ${f.why})`}.`,
     '',

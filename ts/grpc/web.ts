@@ -232,8 +232,13 @@ export function createGrpcWebHandler(service: NativeGrpcService, opts: GrpcWebOp
         drained: () =>
           new Promise<void>((resolve) => {
             if (signal.aborted || body.closed) return resolve();
-            signal.addEventListener('abort', () => resolve(), { once: true });
-            body.onDrain(resolve);
+            // One listener per wait, removed again: a long stream waits many times.
+            const done = () => {
+              signal.removeEventListener('abort', done);
+              resolve();
+            };
+            signal.addEventListener('abort', done, { once: true });
+            body.onDrain(done);
           }),
       };
       const end = (err: GrpcError | null) => {
