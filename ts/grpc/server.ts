@@ -5,8 +5,6 @@
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
-import { ReflectionService } from '@grpc/reflection';
 import { ListenError } from '../http/index.js';
 import { GrpcError, GrpcStatus } from './errors.js';
 import type { GrpcMethod } from './methods.js';
@@ -204,7 +202,11 @@ export async function startGrpcServer(service: NativeGrpcService, opts: GrpcServ
   const impl: grpc.UntypedServiceImplementation = {};
   for (const m of NATIVE_METHODS.values()) impl[m.desc.name] = m.kind === 'unary' ? unary(m) : streaming(m);
   server.addService(serviceDefinition(), impl);
-  if (opts.reflection) new ReflectionService(loadSync(NATIVE_PROTO_PATH)).addToServer(server);
+  if (opts.reflection) {
+    // Loaded only when asked for (off by default): it brings its own protobufjs and the .proto parser.
+    const [{ loadSync }, { ReflectionService }] = await Promise.all([import('@grpc/proto-loader'), import('@grpc/reflection')]);
+    new ReflectionService(loadSync(NATIVE_PROTO_PATH)).addToServer(server);
+  }
 
   const creds = opts.tls
     ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: opts.tls.cert, private_key: opts.tls.key }], false)
