@@ -4,6 +4,7 @@ import { addressRoutes } from './routes/addresses.js';
 import { adminRoutes } from './routes/admin.js';
 import { chainInfoRoutes } from './routes/chain-info.js';
 import { chainRoutes } from './routes/chain.js';
+import { explorerRouteDefs } from './routes/explorer.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { opsRoutes } from './routes/ops.js';
 import { recentTransactionRoutes } from './routes/recent-transactions.js';
@@ -38,5 +39,6 @@ export const restRoutes: RouteDef[] = [
   ...metricsRoutes,
   ...adminRoutes,
   ...verifyApiRoutes,
+  ...explorerRouteDefs,
 ];
 restRoutes.push(openApiRoute(restRoutes));

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { apiRequestHeaders, createApiHandler, restRoutes } from '../api/index.js';
+import { explorerHooks } from '../api/routes/explorer.js';
 import { rpcHooks } from '../api/routes/rpc.js';
 import { Chain } from '../chain/chain.js';
 import { PoaEngine } from '../consensus/poa.js';
@@ -43,6 +44,7 @@ import {
   type NodeContext,
   nodeChainReader,
   redactConfig,
+  stateIndex,
   traceHistoryOf,
 } from '../services/index.js';
 import { CompilePool, VERIFY_CHAINS, VerificationService, VerificationStore, verifyHooks } from '../verify/index.js';
@@ -187,6 +189,8 @@ export class NativeNode {
       await chain.open();
       // Tracing needs the undo records of blocks from now on (the state store holds the head only).
       traceHistoryOf(chain);
+      // Rich list, holders and delegation lists follow every commit from now on (built once from the state).
+      await stateIndex({ chain });
       log.info(
         { height: chain.height, head: chain.head.hash, chain_id: params.chainId, network: params.network },
         'chain opened',
@@ -220,6 +224,7 @@ export class NativeNode {
         audit: auditLog,
         evmCalls,
         events,
+        validatorKey: key,
       };
       verification = startVerification(config, ctx, db, log);
       ctx.verification = verification;
@@ -245,6 +250,7 @@ export class NativeNode {
       registerRpcMethods(Object.keys(rpcMethods));
       rpcHooks.onCall = recordRpcCall;
       rpcHooks.onInternalError = (err, method) => log.error({ err, method }, 'JSON-RPC method failed');
+      explorerHooks.onError = (err, path) => log.error({ err, path }, 'explorer page failed');
       const handler = createApiHandler(ctx, restRoutes, {
         apiKey: config.apiKey,
         corsOrigin: config.corsOrigin,

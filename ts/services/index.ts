@@ -22,4 +22,7 @@ export * from './trace-queries.js';
 export { TRACE_HISTORY_BLOCKS, traceHistoryOf } from './trace-history.js';
 export * from './chain-events.js';
 export * from './event-replay.js';
+export { RankedBalances, StateIndex, stateIndex } from './state-index.js';
 export * from './verified-contracts.js';
+export * from './explorer-queries.js';
+export * from './abi-decode.js';
