@@ -177,7 +177,8 @@ export async function startNative(
     ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NATIVE_RATE_LIMIT_GLOBAL: '0', NATIVE_RATE_LIMIT_WRITE: '0' },
+      // No gRPC on the dev chain's fixed 50051 (benches run several nodes); `--grpc-port 0` in extraArgs wins.
+      env: { ...process.env, NATIVE_RATE_LIMIT_GLOBAL: '0', NATIVE_RATE_LIMIT_WRITE: '0', NATIVE_GRPC_PORT: 'off' },
     },
   );
   const stderr = tail(child);

@@ -7,6 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES="librust-sha2-dev librust-sha3-dev librust-rayon-dev libsecp256k1-dev wrk chromium"
+# h2load (gRPC over HTTP/2 load in bench/grpc.ts)
+APT_PACKAGES="$APT_PACKAGES nghttp2-client"
 
 have_pkgs() { dpkg -s $APT_PACKAGES >/dev/null 2>&1; }
 

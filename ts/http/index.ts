@@ -10,6 +10,7 @@ import { loadUws, startUwsServer } from './uws.js';
 export { ListenError } from './types.js';
 export type {
   HttpBackend,
+  HttpBodyStream,
   HttpHandler,
   HttpLogger,
   HttpRequest,

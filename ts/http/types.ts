@@ -17,6 +17,26 @@ export interface HttpResponse {
   status: number;
   headers?: Record<string, string>;
   body?: string | Buffer;
+  /**
+   * A streamed body instead of `body`: called once the status and headers are written, it writes chunks as
+   * they are produced (chunked transfer encoding) and ends the response itself. The request's concurrency
+   * slot is released when the stream starts, so long-lived streams are bounded by their producer.
+   */
+  stream?: (body: HttpBodyStream) => void;
+}
+
+/** The body of a streamed response (HttpResponse.stream), the same on both backends. */
+export interface HttpBodyStream {
+  /** Queues a chunk; false when the client is not keeping up: wait for onDrain before writing more. */
+  write(chunk: Uint8Array): boolean;
+  /** Ends the response, after an optional last chunk. Writes after end() or close are ignored. */
+  end(chunk?: Uint8Array): void;
+  /** `cb` runs once, when the output queued so far has drained (after write() answered false). */
+  onDrain(cb: () => void): void;
+  /** `cb` runs once if the connection goes away (client abort, server close) before end(). */
+  onClose(cb: () => void): void;
+  /** After end() or once the connection went away. */
+  readonly closed: boolean;
 }
 
 export type HttpHandler = (req: HttpRequest) => HttpResponse | Promise<HttpResponse>;
@@ -113,16 +133,18 @@ export class ListenError extends Error {
     readonly code: string,
     readonly host: string,
     readonly port: number,
+    /** The flag that chooses this port (servers other than the API name theirs). */
+    readonly flag = '--port',
   ) {
-    super(listenMessage(code, host, port));
+    super(listenMessage(code, host, port, flag));
     this.name = 'ListenError';
   }
 }
 
-function listenMessage(code: string, host: string, port: number): string {
+function listenMessage(code: string, host: string, port: number, flag: string): string {
   switch (code) {
     case 'EADDRINUSE':
-      return `port ${port} is in use on ${host} (another node or program listens there; stop it or choose --port)`;
+      return `port ${port} is in use on ${host} (another node or program listens there; stop it or choose ${flag})`;
     case 'EADDRNOTAVAIL':
       return `cannot listen on ${host}:${port}: ${host} is not an address of this machine`;
     case 'EACCES':

@@ -76,6 +76,13 @@ export interface NodeConfig {
   anvilCompat: boolean;
   /** Bytes queued for a WebSocket client that does not read; beyond, it is dropped. */
   wsMaxBufferedBytes: number;
+  /** gRPC (HTTP/2) port on apiHost; 0 = ephemeral; null = no gRPC server (gRPC-Web stays on the API port). */
+  grpcPort: number | null;
+  /** PEM files of the gRPC server's TLS certificate chain and key; both or neither. */
+  grpcTlsCert?: string;
+  grpcTlsKey?: string;
+  /** Serve gRPC server reflection. */
+  grpcReflection: boolean;
   /** Directory of soljson-v<version>.js compilers for verification, besides the bundled solc. */
   solcDir?: string;
   /** Time limit of one verification's compilation, queueing included. */
@@ -83,6 +90,9 @@ export interface NodeConfig {
   /** Memory limit of one verification's compilation. */
   verifyMemoryMb: number;
 }
+
+/** The gRPC port of the dev chain when none is set (mainnet and testnet: off unless set). */
+export const DEFAULT_DEV_GRPC_PORT = 50051;
 
 export class ConfigError extends Error {
   readonly code = 'CONFIG';
@@ -147,6 +157,26 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
   const role = (str('role', 'NATIVE_ROLE') ?? 'validator') as NodeConfig['role'];
   if (!['validator', 'full'].includes(role)) throw new ConfigError(`--role / NATIVE_ROLE must be validator or full, got ${role}`);
   const p2pRaw = str('p2p-port', 'NATIVE_P2P_PORT');
+  const grpcRaw = str('grpc-port', 'NATIVE_GRPC_PORT');
+  const grpcPort =
+    grpcRaw === 'off'
+      ? null
+      : grpcRaw === undefined || grpcRaw === ''
+        ? dev
+          ? DEFAULT_DEV_GRPC_PORT
+          : null
+        : int('grpc-port', 'NATIVE_GRPC_PORT', 0);
+  if (grpcPort !== null && grpcPort > 65535)
+    throw new ConfigError(`--grpc-port / NATIVE_GRPC_PORT must be a port or off, got ${grpcRaw}`);
+  const grpcTlsCert = str('grpc-tls-cert', 'NATIVE_GRPC_TLS_CERT') || undefined;
+  const grpcTlsKey = str('grpc-tls-key', 'NATIVE_GRPC_TLS_KEY') || undefined;
+  if ((grpcTlsCert === undefined) !== (grpcTlsKey === undefined)) {
+    throw new ConfigError('--grpc-tls-cert and --grpc-tls-key go together: set both for TLS, or neither');
+  }
+  const reflectionEnv = env.NATIVE_GRPC_REFLECTION;
+  if (reflectionEnv !== undefined && !['', '0', '1', 'true', 'false'].includes(reflectionEnv)) {
+    throw new ConfigError(`NATIVE_GRPC_REFLECTION must be true or false, got ${reflectionEnv}`);
+  }
   return {
     network,
     chainId: int('chain-id', 'NATIVE_CHAIN_ID', defaultChainId, 1),
@@ -192,6 +222,10 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     anvilCompat: anvilCompat(values['anvil-compat'] === true, dev),
     wsMaxConnections: int('ws-max-connections', 'NATIVE_WS_MAX_CONNECTIONS', DEFAULT_WS_LIMITS.maxConnections, 1),
     wsMaxBufferedBytes: int('ws-max-buffered-bytes', 'NATIVE_WS_MAX_BUFFERED_BYTES', DEFAULT_WS_LIMITS.maxBufferedBytes, 1024),
+    grpcPort,
+    grpcTlsCert,
+    grpcTlsKey,
+    grpcReflection: values['grpc-reflection'] === true || reflectionEnv === '1' || reflectionEnv === 'true',
     solcDir: str('solc-dir', 'NATIVE_SOLC_DIR') || undefined,
     verifyTimeoutMs: duration(
       str('verify-timeout', 'NATIVE_VERIFY_TIMEOUT'),

@@ -1,5 +1,5 @@
 import { execSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -10,6 +10,15 @@ import { Chain } from '../chain/chain.js';
 import { PoaEngine } from '../consensus/poa.js';
 import { crypto } from '../crypto/index.js';
 import { CallPool } from '../execution/index.js';
+import {
+  GRPC_WEB_REQUEST_HEADERS,
+  GrpcMetrics,
+  type GrpcServer,
+  NativeGrpcService,
+  createGrpcWebHandler,
+  startGrpcServer,
+  withGrpcWeb,
+} from '../grpc/index.js';
 import { type HttpServer, startHttpServer } from '../http/index.js';
 import { TxAdmission } from '../mempool/admission.js';
 import { DEFAULT_MEMPOOL_LIMITS, Mempool } from '../mempool/mempool.js';
@@ -70,6 +79,19 @@ function describeRateLimits(c: NodeConfig): string {
   return `rate limits ${n(c.rateLimitGlobal)} requests, ${n(c.rateLimitWrite)} writes per ${c.rateLimitWindowSecs} s per IP`;
 }
 
+/** The gRPC server's TLS files (--grpc-tls-cert / --grpc-tls-key), read at start; undefined = plaintext. */
+function grpcTls(c: NodeConfig): { cert: Buffer; key: Buffer } | undefined {
+  if (!c.grpcTlsCert || !c.grpcTlsKey) return undefined;
+  const read = (file: string, flag: string): Buffer => {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new Error(`cannot read ${flag} ${file}: ${(err as Error).message}`);
+    }
+  };
+  return { cert: read(c.grpcTlsCert, '--grpc-tls-cert'), key: read(c.grpcTlsKey, '--grpc-tls-key') };
+}
+
 /** Another node (or any process) has this data dir's database open. */
 export class DataDirInUseError extends Error {
   readonly code = 'DATA_DIR_IN_USE';
@@ -115,6 +137,8 @@ export class NativeNode {
   bft: BftEngine | null = null;
   private validatorKey!: KeyPair;
   sync: BlockSync | null = null;
+  /** The gRPC (HTTP/2) server; null with --grpc-port off. gRPC-Web rides on `http`. */
+  grpc: GrpcServer | null = null;
 
   private constructor(
     readonly config: NodeConfig,
@@ -126,6 +150,8 @@ export class NativeNode {
     private readonly db: KvStore,
     private readonly log: Logger,
     private readonly evmCalls: CallPool,
+    /** Ends gRPC-Web streams when the node stops. */
+    private readonly grpcWebStop: AbortController,
   ) {}
 
   static async start(config: NodeConfig, log: Logger): Promise<NativeNode> {
@@ -151,6 +177,7 @@ export class NativeNode {
     let metrics: NodeMetrics | undefined;
     let audit: AuditLog | undefined;
     let http: HttpServer | undefined;
+    let grpc: GrpcServer | null = null;
     let verification: VerificationService | undefined;
     const evmCalls = new CallPool({
       workers: config.rpcEvmWorkers,
@@ -252,6 +279,12 @@ export class NativeNode {
         onRateLimited: (bucket) => m.rateLimit(bucket),
         onResponse: (method, route, status, seconds) => m.observeHttp(method, route, status, seconds),
       });
+      const grpcService = new NativeGrpcService(ctx, {
+        metrics: new GrpcMetrics(m.registry),
+        onError: (err, method) => log.error({ err, method }, 'gRPC method failed'),
+      });
+      const grpcWebStop = new AbortController();
+      const apiHeaders = apiRequestHeaders(config);
       http = await startHttpServer(
         {
           host: config.apiHost,
@@ -260,7 +293,7 @@ export class NativeNode {
           maxBodyBytes: config.maxBodyBytes,
           maxConcurrent: config.maxConcurrent,
           logger: log,
-          requestHeaders: apiRequestHeaders(config),
+          requestHeaders: apiHeaders && [...apiHeaders, ...GRPC_WEB_REQUEST_HEADERS],
           websocket: config.ws
             ? rpcWebSocket(ctx, {
                 apiKey: config.apiKey,
@@ -275,9 +308,22 @@ export class NativeNode {
               })
             : undefined,
         },
-        handler,
+        withGrpcWeb(createGrpcWebHandler(grpcService, { signal: grpcWebStop.signal }), handler),
       );
-      const node = new NativeNode(config, ctx, consensus, http, auditLog, m, db, log, evmCalls);
+      if (config.grpcPort !== null) {
+        grpc = await startGrpcServer(grpcService, {
+          host: config.apiHost,
+          port: config.grpcPort,
+          tls: grpcTls(config),
+          reflection: config.grpcReflection,
+        });
+        log.info(
+          { host: config.apiHost, port: grpc.port, tls: grpc.tls, reflection: config.grpcReflection },
+          'gRPC listening (native.v1; gRPC-Web on the API port)',
+        );
+      }
+      const node = new NativeNode(config, ctx, consensus, http, auditLog, m, db, log, evmCalls, grpcWebStop);
+      node.grpc = grpc;
       consensus.onPoolChanged = () => admission.onBlock();
       consensus.onProduced = (info) => {
         m.blockProduced(info);
@@ -313,6 +359,7 @@ export class NativeNode {
       );
       return node;
     } catch (err) {
+      await grpc?.close();
       await http?.close();
       await evmCalls.close();
       await verification?.close();
@@ -404,6 +451,10 @@ export class NativeNode {
       await this.bft?.stop();
       await this.sync?.stop();
       await this.net?.stop();
+      this.grpcWebStop.abort();
+      await this.grpc?.close();
+      // gRPC-Web streams write their UNAVAILABLE trailers once their pump sees the abort: a turn of the loop.
+      await new Promise((resolve) => setImmediate(resolve));
       await this.http.close();
       this.ctx.filters?.stop();
       await this.evmCalls.close();

@@ -21,6 +21,7 @@ export * from './evm-tokens.js';
 export * from './trace-queries.js';
 export { TRACE_HISTORY_BLOCKS, traceHistoryOf } from './trace-history.js';
 export * from './chain-events.js';
+export * from './event-replay.js';
 export { RankedBalances, StateIndex, stateIndex } from './state-index.js';
 export * from './filters.js';
 export * from './txpool-queries.js';
