@@ -4,6 +4,7 @@ import { addressRoutes } from './routes/addresses.js';
 import { adminRoutes } from './routes/admin.js';
 import { chainInfoRoutes } from './routes/chain-info.js';
 import { chainRoutes } from './routes/chain.js';
+import { explorerRouteDefs } from './routes/explorer.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { nftRoutes } from './routes/nft.js';
 import { opsRoutes } from './routes/ops.js';
@@ -18,7 +19,8 @@ import { validatorRoutes } from './routes/validators.js';
 import { verifyApiRoutes } from './routes/verify.js';
 import type { RouteDef } from './types.js';
 
-export { createApiHandler, apiKeyMatches, apiRequestHeaders, errorResult, type ApiOptions } from './handler.js';
+export { createApiHandler, apiKeyMatches, apiRequestHeaders, createLimiter, errorResult, type ApiOptions } from './handler.js';
+export { DEFAULT_WS_LIMITS, type WsLimits, rpcWebSocket } from './ws.js';
 export type { ApiResult, RouteDef, RouteHandler } from './types.js';
 
 /** Every REST route of the node. */
@@ -40,5 +42,6 @@ export const restRoutes: RouteDef[] = [
   ...metricsRoutes,
   ...adminRoutes,
   ...verifyApiRoutes,
+  ...explorerRouteDefs,
 ];
 restRoutes.push(openApiRoute(restRoutes));

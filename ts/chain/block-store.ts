@@ -54,6 +54,7 @@ export class BlockStore {
   private readonly windowReceipts = new Map<number, readonly ReceiptRecord[]>();
   private readonly recentTx = new Map<string, TxLocation>();
   private readonly txCounts = new Map<string, number>();
+  private readonly days = new Map<number, DayRecord>();
   private headHeight = -1;
   private creationIndexFrom = 0;
   /** EVM log postings (written in each block's batch) and the window's blooms. */
@@ -108,8 +109,11 @@ export class BlockStore {
     changes: StateChanges,
     receipts: readonly ReceiptRecord[],
     encodedReceipts: Uint8Array = encodeReceipts(receipts),
+    /** More writes for the same atomic batch (the dev chain's record of writes made between blocks). */
+    extraOps: readonly KvOp[] = [],
   ): Promise<void> {
     const ops: KvOp[] = [
+      ...extraOps,
       { type: 'put', key: blockKey(block.index), value: Buffer.from(encodeBlock(block)) },
       { type: 'put', key: receiptsKey(block.index), value: Buffer.from(encodedReceipts) },
       { type: 'put', key: blockHashKey(block.hash), value: u64be(block.index) },
@@ -121,14 +125,23 @@ export class BlockStore {
         ops.push({ type: 'put', key: creationKey(toHex(r.contractAddress)), value: txLocationValue(block.index, i) });
     });
     const counts = new Map<string, number>();
+    let fresh = 0;
     block.transactions.forEach((tx, i) => {
       ops.push({ type: 'put', key: txKey(tx.txid), value: txLocationValue(block.index, i) });
       for (const addr of txAddresses(tx)) {
         ops.push({ type: 'put', key: addrTxKey(addr, block.index, i), value: Buffer.alloc(0) });
-        counts.set(addr, (counts.get(addr) ?? this.txCount(addr)) + 1);
+        const before = counts.get(addr) ?? this.txCount(addr);
+        if (before === 0) fresh++;
+        counts.set(addr, before + 1);
       }
     });
     for (const [addr, n] of counts) ops.push({ type: 'put', key: addrCountKey(addr), value: u32be(n) });
+    // Daily aggregates (GET /stats/daily), kept in the same batch: an address is new on the day of its first transaction.
+    let day: DayRecord | null = null;
+    if (block.index > 0) {
+      day = foldDay(this.dayRecord(dayOf(block.timestamp)), block, fresh);
+      ops.push({ type: 'put', key: dayKey(day.day), value: Buffer.from(JSON.stringify(day)) });
+    }
     const events = this.eventIndex.ops(block.index, receipts);
     for (const op of events.ops) ops.push(op);
     for (const [k, v] of changes) {
@@ -136,6 +149,7 @@ export class BlockStore {
       ops.push(v === null ? { type: 'del', key } : { type: 'put', key, value: v });
     }
     await this.db.write(ops);
+    if (day) this.days.set(day.day, day);
     events.applied();
     for (const [addr, n] of counts) this.txCounts.set(addr, n);
     this.headHeight = block.index;
@@ -246,6 +260,18 @@ export class BlockStore {
     return raw ? { height: Number(raw.readBigUInt64BE(0)), index: raw.readUInt32BE(8) } : null;
   }
 
+  /** Aggregates of a UTC day (day = Unix seconds / 86400), from the record written with its blocks. */
+  dayRecord(day: number): DayRecord {
+    const hit = this.days.get(day);
+    if (hit) return hit;
+    const [raw] = this.db.getManySync([dayKey(day)]);
+    const rec: DayRecord = raw
+      ? (JSON.parse(raw.toString('utf8')) as DayRecord)
+      : { day, blocks: 0, txs: 0, new_addresses: 0, first_ts: 0, last_ts: 0 };
+    this.days.set(day, rec);
+    return rec;
+  }
+
   txCount(address: string): number {
     const cached = this.txCounts.get(address);
     if (cached !== undefined) return cached;
@@ -291,6 +317,41 @@ export class BlockStore {
   }
 
   /**
+   * Blocks at the given heights (null where there is none): the window from memory, the rest in one
+   * synchronous multi-get instead of an awaited read each. Consumers: list queries (address history, explorer).
+   */
+  getBlocks(heights: readonly number[]): (Block | null)[] {
+    return this.manyAt(heights, this.window, blockKey, decodeBlock, null);
+  }
+
+  /** Receipts of the blocks at the given heights (null where there is no block), like getBlocks. */
+  receiptsOf(heights: readonly number[]): (readonly ReceiptRecord[] | null)[] {
+    return this.manyAt(heights, this.windowReceipts, receiptsKey, decodeReceipts, []);
+  }
+
+  /** Records by height: `memory` first, the rest of the chain's heights in one multi-get (`absent` when unstored). */
+  private manyAt<T, A>(
+    heights: readonly number[],
+    memory: ReadonlyMap<number, T>,
+    keyOf: (h: number) => Buffer,
+    decode: (v: Buffer) => T,
+    absent: A,
+  ): (T | A | null)[] {
+    const out: (T | A | null)[] = heights.map((h) => memory.get(h) ?? null);
+    const missing = heights.flatMap((h, i) =>
+      out[i] === null && Number.isSafeInteger(h) && h >= 0 && h <= this.headHeight ? [i] : [],
+    );
+    if (missing.length > 0) {
+      const raw = this.db.getManySync(missing.map((i) => keyOf(heights[i])));
+      missing.forEach((i, k) => {
+        const v = raw[k];
+        out[i] = v ? decode(v) : absent;
+      });
+    }
+    return out;
+  }
+
+  /**
    * The transaction that created the contract at address (a transaction without recipient; contracts made
    * by other contracts are not indexed), or null. Consumer: the verification service (creation code and
    * constructor arguments). Blocks written before the index existed are searched through the zero address's
@@ -333,4 +394,30 @@ const addrTxLocation = (k: Buffer): TxLocation => ({ height: Number(k.readBigUIn
 /** Addresses whose history lists the transaction (sender and recipient, once each). */
 export function txAddresses(tx: SignedTransaction): string[] {
   return tx.from_address === tx.to_address ? [tx.from_address] : [tx.from_address, tx.to_address];
+}
+
+/** Per-UTC-day aggregates written with each block (GET /stats/daily reads 14 of them). */
+export interface DayRecord {
+  day: number;
+  blocks: number;
+  txs: number;
+  /** Addresses whose first transaction ever is on this day. */
+  new_addresses: number;
+  first_ts: number;
+  last_ts: number;
+}
+
+export const DAY_SECONDS = 86_400;
+export const dayOf = (ts: number): number => Math.floor(ts / DAY_SECONDS);
+const dayKey = (day: number): Buffer => metaKey(`day:${day}`);
+
+function foldDay(prev: DayRecord, block: Block, fresh: number): DayRecord {
+  return {
+    day: prev.day,
+    blocks: prev.blocks + 1,
+    txs: prev.txs + block.transactions.length,
+    new_addresses: prev.new_addresses + fresh,
+    first_ts: prev.blocks === 0 ? block.timestamp : Math.min(prev.first_ts, block.timestamp),
+    last_ts: Math.max(prev.last_ts, block.timestamp),
+  };
 }

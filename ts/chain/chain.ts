@@ -2,12 +2,13 @@ import { EventEmitter } from 'node:events';
 import { crypto } from '../crypto/index.js';
 import { type BlockEnv, type ExecutionResult, encodeReceipts, executeBlock } from '../execution/index.js';
 import { type KeyPair, signDigest } from '../ledger/keys.js';
+import { applyGenesisStakes } from '../ledger/staking/index.js';
 import { getSupply, putSupply } from '../ledger/supply.js';
 import type { NativeRuleContext } from '../ledger/rules.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import { baseToWei } from '../ledger/units.js';
 import { getAccount, putAccount } from '../state/accounts.js';
-import { StateOverlay, StateStore, type StateUndo } from '../state/state-store.js';
+import { type StateChanges, StateOverlay, StateStore, type StateUndo } from '../state/state-store.js';
 import type { KvStore } from '../storage/index.js';
 import { fromHex, toHex } from '../util/hex.js';
 import {
@@ -21,6 +22,7 @@ import {
   txMerkleRoot,
 } from './block.js';
 import { BlockStore } from './block-store.js';
+import { PendingDevWrites } from './dev-patches.js';
 import { type ChainParams, ledgerParams } from './params.js';
 import { consensusPhaseAt } from './schedule.js';
 import { type AppliedBlock, type BlockContext, txRuleContext, validateAndApply, validateExecuted } from './validate-block.js';
@@ -58,6 +60,8 @@ export class Chain extends EventEmitter<ChainEvents> {
   private headBlock!: Block;
   /** Set while a proposal's state is in the trie but not yet the head (between propose and commit/abandon). */
   private pending: { done: Promise<void>; resolve: () => void } | null = null;
+  /** Dev chain only: state written between blocks, folded into the next block (dev-patches.ts). */
+  readonly devWrites: PendingDevWrites | null;
   /** The node's clock in Unix seconds (block timestamps, the future-drift rules); tests move it. */
   now: () => number = () => Math.floor(Date.now() / 1000);
 
@@ -68,6 +72,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   ) {
     super();
     this.blocks = new BlockStore(db, windowSize);
+    this.devWrites = params.network === 'dev' ? new PendingDevWrites(db) : null;
   }
 
   get head(): Block {
@@ -110,6 +115,21 @@ export class Chain extends EventEmitter<ChainEvents> {
     const root = toHex(this.state.root());
     if (root !== this.headBlock.state_root) {
       throw new Error(`state root mismatch at height ${height}: disk state ${root}, block ${this.headBlock.state_root}`);
+    }
+    await this.devWrites?.restore(this.state);
+  }
+
+  /**
+   * Dev chain: write state outside any block (anvil_setBalance and friends). Visible at once; recorded with
+   * the next block, whose state root covers it (dev-patches.ts, docs/dev-chain.md).
+   */
+  async writeDevState(writes: StateChanges): Promise<void> {
+    if (!this.devWrites) throw new Error('state can be written outside blocks only on the dev chain');
+    await this.acquire();
+    try {
+      await this.devWrites.apply(this.state, writes);
+    } finally {
+      this.settle();
     }
   }
 
@@ -154,6 +174,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       tokenomicsV2Height: this.params.activation.tokenomicsV2,
       evmActivationHeight: this.params.activation.evm,
       ledger: ledgerParams(this.params),
+      devChain: this.params.network === 'dev',
       blockHash: async (h) => {
         const b = await this.blocks.getBlock(h);
         return b ? fromHex(b.hash) : null;
@@ -202,6 +223,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     });
     this.pending = { done, resolve };
     const ctx = this.blockContext();
+    // The phase is the parent state's (the block's own changes may choose the next epoch's set).
+    const consensus = this.consensusAt(exec.height);
     const undo = this.state.applyChanges(exec.overlay.changes);
     const stateRoot = toHex(this.state.root());
     const t2 = performance.now();
@@ -219,7 +242,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       round,
       gas_used: result.gasUsed,
       logs_bloom: toHex(result.logsBloom),
-      consensus: this.consensusAt(exec.height),
+      consensus,
     };
     const hash = blockHash(header);
     const block: Block = {
@@ -277,13 +300,17 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /** Persist a proposal atomically and make it the head. On a write failure the trie is rolled back. */
   async commit(p: AppliedBlock): Promise<void> {
+    const ownUndo = p.undo;
+    // Dev writes made since the last block become part of this one (its changes, undo and a replay record).
+    const extra = this.devWrites?.foldInto(p.block.index, p) ?? [];
     try {
-      await this.blocks.commit(p.block, p.changes, p.result.receipts, p.encodedReceipts);
+      await this.blocks.commit(p.block, p.changes, p.result.receipts, p.encodedReceipts, extra);
     } catch (err) {
-      this.state.revert(p.undo);
+      this.state.revert(ownUndo);
       this.settle();
       throw err;
     }
+    this.devWrites?.clear();
     this.headBlock = p.block;
     this.settle();
     this.emit('block', p.block, p.result, p.undo);
@@ -333,4 +360,8 @@ export function applyGenesisAlloc(params: ChainParams, overlay: StateOverlay): v
     minted += baseToWei(base);
   }
   putSupply(overlay, { minted, burned: getSupply(overlay).burned });
+  applyGenesisStakes(
+    overlay,
+    params.validators.map((v) => ({ address: v.address, name: v.name, public_key: v.public_key, stake: v.stake ?? 0n })),
+  );
 }

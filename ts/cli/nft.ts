@@ -28,18 +28,17 @@ export const NFT_USAGE = `  nft deploy --name N --symbol S [--max-supply N] [--r
                               (NFT commands: the fee defaults to the operation's minimum; --no-wait, --timeout)
 `;
 
-/** The wallet options the NFT commands add (merged into the wallet's option table). */
+/**
+ * The wallet options the NFT commands add to its table (--name, --symbol, --max-supply, --spender, --to
+ * and --fee are the token commands' too).
+ */
 export const NFT_OPTIONS = {
-  name: { type: 'string' },
-  symbol: { type: 'string' },
-  'max-supply': { type: 'string' },
   'royalty-bps': { type: 'string' },
   'royalty-recipient': { type: 'string' },
   'base-uri': { type: 'string' },
   collection: { type: 'string' },
   'token-id': { type: 'string' },
   uri: { type: 'string' },
-  spender: { type: 'string' },
   'expiry-height': { type: 'string' },
   operator: { type: 'string' },
   revoke: { type: 'boolean' },

@@ -68,6 +68,14 @@ export class CallPoolBusyError extends Error {
   }
 }
 
+/** A call after the pool closed (the node is stopping). */
+export class CallPoolClosedError extends Error {
+  readonly code = 'CALL_POOL_CLOSED';
+  constructor() {
+    super('the node is stopping: EVM calls are no longer served');
+  }
+}
+
 /** In-process: the same code as a worker runs, on the calling thread (nothing else runs meanwhile). */
 export class InProcessCallRunner implements CallRunner {
   constructor(
@@ -151,7 +159,10 @@ export class CallPool implements CallRunner {
   private readonly queue: Waiting[] = [];
   /** Calls on workers by task id: their state requests are answered from these. */
   private readonly live = new Map<number, Live>();
+  /** The workers' state ports: closed with the pool (a port of a worker terminated mid-call stays open otherwise). */
+  private readonly ports = new Set<MessagePort>();
   private nextTask = 1;
+  private closed = false;
   readonly gasCap: bigint;
   readonly timeoutMs: number;
 
@@ -175,6 +186,8 @@ export class CallPool implements CallRunner {
    * worker sends its state port as it starts (call-worker.ts); a replaced worker sends a new one.
    */
   private piscina(): Piscina {
+    // A call that waited for a slot while the pool closed must not start a new pool (it would outlive the node).
+    if (this.closed) throw new CallPoolClosedError();
     if (!this.pool) {
       this.pool = new Piscina({
         filename: new URL('./call-worker.js', import.meta.url).href,
@@ -187,7 +200,11 @@ export class CallPool implements CallRunner {
       });
       this.pool.on('message', (m: unknown) => {
         const port = (m as Record<string, unknown> | null)?.[STATE_PORT];
-        if (port instanceof MessagePortClass) serve(port, this.live);
+        if (port instanceof MessagePortClass) {
+          this.ports.add(port);
+          port.once('close', () => this.ports.delete(port));
+          serve(port, this.live);
+        }
       });
       // Without a listener an 'error' event would throw on the main thread.
       this.pool.on('error', (err: unknown) => this.opts.onError?.(err));
@@ -196,6 +213,7 @@ export class CallPool implements CallRunner {
   }
 
   async run(req: CallRequest): Promise<CallReply> {
+    if (this.closed) throw new CallPoolClosedError();
     if (this.pending >= this.capacity) throw new CallPoolBusyError(this.capacity);
     const deadline = Date.now() + this.timeoutMs;
     if (this.running < this.opts.workers) this.running++;
@@ -265,8 +283,16 @@ export class CallPool implements CallRunner {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    // Waiting calls end now (with CallPoolClosedError), not at their deadline.
+    for (const w of this.queue.splice(0)) {
+      clearTimeout(w.timer);
+      w.start();
+    }
     const p = this.pool;
     this.pool = null;
     await p?.destroy();
+    for (const port of this.ports) port.close();
+    this.ports.clear();
   }
 }

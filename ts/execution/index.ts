@@ -19,7 +19,16 @@ export {
 } from './evm-tx.js';
 export { type LogRecord, type ReceiptRecord, EMPTY_BLOOM, decodeReceipts, encodeReceipts, logsBloom } from './receipts.js';
 export { EvmStateAdapter } from './state-adapter.js';
-export { type CallArgs, type CallOutcome, type EstimateOutcome, estimateCallGas, intrinsicGas, simulateCall } from './call.js';
+export {
+  type AccessListItem,
+  type AccessListOutcome,
+  type CallArgs,
+  type CallOutcome,
+  type EstimateOutcome,
+  estimateCallGas,
+  intrinsicGas,
+  simulateCall,
+} from './call.js';
 export { CallTimeoutError } from './deadline.js';
 export type { CallKind, CallReply } from './call-task.js';
 export {
@@ -43,3 +52,4 @@ export {
   markEvmChecked,
   storedEvmTransaction,
 } from './evm-rules.js';
+export { impersonatedRawTransaction, impersonatedSender } from './impersonation.js';

@@ -113,9 +113,9 @@ export class TxAdmission {
    * signature, chain id and gas rules checked, then the same pool rules as native transactions
    * (one nonce sequence per account). Returns the stored form.
    */
-  async submitRaw(raw: Uint8Array, source: TxSource = 'api'): Promise<SignedTransaction> {
+  async submitRaw(raw: Uint8Array, source: TxSource = 'api', opts: { impersonated?: boolean } = {}): Promise<SignedTransaction> {
     try {
-      const tx = this.admitRaw(raw, source);
+      const tx = this.admitRaw(raw, source, opts.impersonated === true);
       if (source === 'api') this.onAdmitted?.(tx);
       return tx;
     } catch (err) {
@@ -124,12 +124,14 @@ export class TxAdmission {
     }
   }
 
-  private admitRaw(raw: Uint8Array, source: TxSource): SignedTransaction {
+  /** `impersonated`: the dev chain's own eth_sendTransaction for an address it impersonates (execution/impersonation.ts). */
+  private admitRaw(raw: Uint8Array, source: TxSource, impersonated: boolean): SignedTransaction {
     const params = this.chain.params;
     if (this.chain.height + 1 < params.activation.evm) throw new EvmNotActiveError();
     let tx: SignedTransaction;
     try {
-      const typed = decodeSignedEvmTransaction(raw, chainCommon(params.chainId, params.evmHardfork));
+      const allow = impersonated && params.network === 'dev';
+      const typed = decodeSignedEvmTransaction(raw, chainCommon(params.chainId, params.evmHardfork), allow);
       tx = storedEvmTransaction(typed, raw, this.now());
       checkEvmGasRules(typed);
       markEvmChecked(tx);

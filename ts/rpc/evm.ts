@@ -2,7 +2,9 @@ import type { CallArgs } from '../execution/index.js';
 import {
   type NodeContext,
   blockReceipts,
+  callErrorText,
   codeAt,
+  createAccessList,
   estimateGas,
   ethCall,
   ethLog,
@@ -107,6 +109,8 @@ export const evmMethods: RpcTable = {
       const bytes = hexData(raw, 'raw transaction');
       if (bytes.length === 0) throw invalidParams('invalid argument 0: empty raw transaction');
       const tx = await ctx.admission.submitRaw(bytes);
+      // Dev chain with automine: answer once the transaction's block is committed (Hardhat, anvil).
+      await ctx.dev?.settled();
       return `0x${tx.txid}`;
     },
   },
@@ -124,6 +128,17 @@ export const evmMethods: RpcTable = {
       const args = parseCallArgs(call);
       await requireHeadBlockRef(ctx, ref, 1);
       return qty(await reasoned(estimateGas(ctx, args)));
+    },
+  },
+  eth_createAccessList: {
+    params: ['object', 'blockRef?'],
+    handler: async (ctx, [call, ref]) => {
+      const args = parseCallArgs(call);
+      await requireHeadBlockRef(ctx, ref, 1);
+      const out = await reasoned(createAccessList(ctx, args));
+      const answer: Record<string, unknown> = { accessList: out.accessList, gasUsed: qty(out.gasUsed) };
+      if (out.failure) answer.error = callErrorText(out.failure);
+      return answer;
     },
   },
   eth_getCode: {

@@ -1,4 +1,5 @@
 import {
+  type AccessListOutcome,
   BLOCK_GAS_LIMIT,
   type CallArgs,
   type CallKind,
@@ -34,8 +35,9 @@ export function revertReason(data: Uint8Array): string | null {
 
 function callEnv(ctx: ChainContext) {
   const head = ctx.chain.head;
-  // Calls run in the context of the next block on top of the head (its number and a fresh timestamp).
-  return ctx.chain.blockEnv(head.index + 1, head.validator, Math.max(head.timestamp, Math.floor(Date.now() / 1000)));
+  // Calls run in the context of the next block on top of the head: its number and the timestamp it would
+  // get now (the chain's clock, which the dev chain moves with evm_increaseTime).
+  return ctx.chain.blockEnv(head.index + 1, head.validator, Math.max(head.timestamp, ctx.chain.now()));
 }
 
 /** Where no node runs (benches, service tests), calls run in-process with the default limits. */
@@ -135,6 +137,22 @@ export async function estimateGas(ctx: NodeContext, args: CallArgs): Promise<big
     throw new ServerError(`gas required exceeds allowance (${out.cap})`);
   }
   throw callFailure(out.failure);
+}
+
+/**
+ * eth_createAccessList: the addresses and slots the call touches (geth's iteration until the list is
+ * stable) and the gas it uses with that list; a failing call still answers, with its error.
+ */
+export async function createAccessList(ctx: NodeContext, args: CallArgs): Promise<AccessListOutcome> {
+  const gas = cappedGas(args.gas ?? BLOCK_GAS_LIMIT, runnerOf(ctx).gasCap);
+  const reply = await runOnHead(ctx, 'accessList', { ...args, gas }, gas);
+  if (reply.kind !== 'accessList') throw new Error(`unexpected access list reply ${reply.kind}`);
+  return reply.outcome;
+}
+
+/** geth's `error` text of a failed call (eth_createAccessList reports it next to the list). */
+export function callErrorText(out: CallOutcome): string {
+  return callFailure(out).message;
 }
 
 /** Code of an account (empty when it has none). */

@@ -10,6 +10,7 @@ import {
   traceTransaction as traceAt,
   traceNativeTransfer,
   traceNftOperation,
+  traceTokenOperation,
 } from '../execution/index.js';
 import { txKind } from '../ledger/tx-kind.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
@@ -84,9 +85,13 @@ export async function traceBlock(ctx: ChainContext, block: Block, opts: TraceOpt
 export async function traceNativeTransaction(ctx: ChainContext, txid: string): Promise<unknown> {
   const { block, index, tx } = await locate(ctx, txid);
   if (isEvmTransaction(tx)) throw new EvmTransactionError();
-  return atBlock(ctx, block, index, (site) =>
-    txKind(tx).kind === 'nft' ? traceNftOperation(site, tx) : traceNativeTransfer(site, tx),
-  );
+  const kind = txKind(tx);
+  if (kind.kind === 'token') {
+    const receipt = (await ctx.chain.blocks.receipts(block.index))?.[index];
+    return atBlock(ctx, block, index, (site) => traceTokenOperation(site, tx, kind.op, receipt));
+  }
+  if (kind.kind === 'nft') return atBlock(ctx, block, index, (site) => traceNftOperation(site, tx));
+  return atBlock(ctx, block, index, (site) => traceNativeTransfer(site, tx));
 }
 
 /** debug_traceCall: a call traced as eth_call runs it, in the environment of the block after the head. */

@@ -10,7 +10,8 @@ export const rpcHooks: DispatchOptions = {};
 /** Shared, frozen: the HTTP layer validates a frozen header set once (ts/http/common.ts). */
 const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json' });
 
-function dispatcherOf(ctx: NodeContext): RpcDispatcher {
+/** The node's JSON-RPC dispatcher (one per context), shared by POST /rpc and the WebSocket endpoint. */
+export function dispatcherOf(ctx: NodeContext): RpcDispatcher {
   let d = dispatchers.get(ctx);
   if (!d) {
     d = createRpcDispatcher(ctx, {
@@ -31,7 +32,8 @@ function answer(out: RpcOutcome): ApiResult {
 
 /** Answers one JSON-RPC body; synchronous when the call is (most reads): no promise between body and answer. */
 const handleRpc: RouteDef['handler'] = (ctx, req) => {
-  const out = dispatcherOf(ctx).handleBody(req.body);
+  // Filters belong to the client address (read only by the methods that need it).
+  const out = dispatcherOf(ctx).handleBody(req.body, { client: () => `http:${req.ip}` });
   return out instanceof Promise ? out.then(answer) : answer(out);
 };
 

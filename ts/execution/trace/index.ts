@@ -17,5 +17,5 @@ export {
   traceCall,
   traceTransaction,
 } from './run.js';
-export { traceNativeTransfer } from './native.js';
+export { traceNativeTransfer, traceTokenOperation } from './native.js';
 export { traceNftOperation } from './nft.js';
