@@ -331,7 +331,7 @@ function writeSection(rows: Row[], load: string): void {
 
 async function main(): Promise<void> {
   const load = loadavg()[0].toFixed(2);
-  const rows = [...(await benchNftExecution()), ...(await benchNftOwnerQuery())];
+  const rows = [...(await benchNftExecution(Number(process.env.BENCH_NFT_ROUNDS ?? 5))), ...(await benchNftOwnerQuery())];
   for (const r of rows) process.stdout.write(`${r.name}: ${r.value} (${r.note ?? ''})\n`);
   writeSection(rows, `${load} at start, ${loadavg()[0].toFixed(2)} at end`);
 }
