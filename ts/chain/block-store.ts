@@ -1,6 +1,6 @@
 import { type ReceiptRecord, decodeReceipts, encodeReceipts } from '../execution/receipts.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
-import type { StateChanges } from '../state/state-store.js';
+import type { StateChanges, StateUndo } from '../state/state-store.js';
 import { keyBytes } from '../state/state-store.js';
 import {
   type KvOp,
@@ -20,6 +20,7 @@ import {
 import { normHash, toHex, u32be, u64be } from '../util/hex.js';
 import { type Block, decodeBlock, decodeBlockRefs, encodeBlock } from './block.js';
 import { LogIndex, logIndexOps } from './log-index.js';
+import { type HistoryRetention, StateHistory } from './state-history.js';
 
 export interface TxLocation {
   height: number;
@@ -51,12 +52,16 @@ export class BlockStore {
   private headHeight = -1;
   /** EVM log postings (written in each block's batch) and the window's blooms. */
   readonly logIndex: LogIndex;
+  /** Change sets and the history index (written in each block's batch): reads of the state at a past height. */
+  readonly history: StateHistory;
 
   constructor(
     readonly db: KvStore,
     readonly windowSize: number,
+    retention: HistoryRetention = { kind: 'full' },
   ) {
     this.logIndex = new LogIndex(db, windowSize);
+    this.history = new StateHistory(db, retention);
   }
 
   get height(): number {
@@ -72,12 +77,15 @@ export class BlockStore {
     const raw = await this.db.get(HEAD);
     this.headHeight = raw ? Number(raw.readBigUInt64BE(0)) : -1;
     await this.logIndex.open(this.headHeight);
-    const start = this.windowStart;
-    if (this.headHeight >= 0) {
-      const rows = await this.db.range({ gte: blockKey(start), lt: blockKey(this.headHeight + 1) });
-      for (const [, v] of rows) this.remember(decodeBlock(v));
-    }
+    await this.history.open(this.headHeight);
+    await this.loadWindow();
     return this.headHeight;
+  }
+
+  private async loadWindow(): Promise<void> {
+    if (this.headHeight < 0) return;
+    const rows = await this.db.range({ gte: blockKey(this.windowStart), lt: blockKey(this.headHeight + 1) });
+    for (const [, v] of rows) this.remember(decodeBlock(v));
   }
 
   /** All persisted state entries (for StateStore rebuild). */
@@ -86,12 +94,19 @@ export class BlockStore {
     return this.db.scan({ gte: prefix, lt: prefixEnd(prefix) }, (k, v) => onEntry(k.subarray(1), v));
   }
 
+  /**
+   * Write a block with its state changes, indexes and change set in one batch. `undo` holds the value
+   * before the block of every key in `changes` (StateStore.applyChanges returns it).
+   */
   async commit(
     block: Block,
     changes: StateChanges,
     receipts: readonly ReceiptRecord[],
     encodedReceipts: Uint8Array = encodeReceipts(receipts),
+    undo: StateUndo = new Map(),
   ): Promise<void> {
+    if (undo.size !== changes.size) throw new Error(`block ${block.index}: undo record does not match its state changes`);
+    const prune = this.history.pruneOps(block.index);
     const ops: KvOp[] = [
       { type: 'put', key: blockKey(block.index), value: Buffer.from(encodeBlock(block)) },
       { type: 'put', key: receiptsKey(block.index), value: Buffer.from(encodedReceipts) },
@@ -112,12 +127,66 @@ export class BlockStore {
       const key = stateKey(keyBytes(k));
       ops.push(v === null ? { type: 'del', key } : { type: 'put', key, value: v });
     }
+    for (const op of this.history.commitOps(block.index, undo)) ops.push(op);
+    for (const op of prune.ops) ops.push(op);
     await this.db.write(ops);
+    this.history.pruned(prune.to);
     for (const [addr, n] of counts) this.txCounts.set(addr, n);
     this.headHeight = block.index;
     this.remember(block);
     this.windowReceipts.set(block.index, receipts);
     this.windowReceipts.delete(block.index - this.windowSize);
+  }
+
+  /**
+   * Remove every block above `height` with its indexes and change set, and put back the state values those
+   * blocks changed, in one batch (a crash leaves all of it or none). The state's change set is returned for
+   * the caller to apply to the in-memory state. Needs the change sets of those blocks (history kept).
+   */
+  async rollbackTo(height: number): Promise<StateChanges> {
+    const ops: KvOp[] = [];
+    const restore: StateChanges = new Map();
+    const countDelta = new Map<string, number>();
+    for (let h = this.headHeight; h > height; h--) {
+      const block = await this.getBlock(h);
+      if (!block) throw new Error(`block ${h} missing from the store`);
+      const changeSet = this.history.changeSet(h);
+      // Heights descend: an older block's previous value overrides a newer one's.
+      for (const [k, prev] of changeSet) restore.set(k, prev ?? null);
+      ops.push(...this.history.dropOps(h, changeSet));
+      ops.push(
+        { type: 'del', key: blockKey(h) },
+        { type: 'del', key: receiptsKey(h) },
+        { type: 'del', key: blockHashKey(block.hash) },
+      );
+      for (const op of logIndexOps(h, (await this.receipts(h)) ?? [])) ops.push({ type: 'del', key: op.key });
+      block.transactions.forEach((tx, i) => {
+        ops.push({ type: 'del', key: txKey(tx.txid) });
+        for (const addr of txAddresses(tx)) {
+          ops.push({ type: 'del', key: addrTxKey(addr, h, i) });
+          countDelta.set(addr, (countDelta.get(addr) ?? 0) - 1);
+        }
+      });
+    }
+    for (const [addr, d] of countDelta) {
+      const n = this.txCount(addr) + d;
+      ops.push(n > 0 ? { type: 'put', key: addrCountKey(addr), value: u32be(n) } : { type: 'del', key: addrCountKey(addr) });
+    }
+    for (const [k, v] of restore) {
+      const key = stateKey(keyBytes(k));
+      ops.push(v === null ? { type: 'del', key } : { type: 'put', key, value: v });
+    }
+    ops.push({ type: 'put', key: HEAD, value: u64be(height) });
+    await this.db.write(ops);
+    this.window.clear();
+    this.windowReceipts.clear();
+    this.recentTx.clear();
+    this.txCounts.clear();
+    this.logIndex.blooms.truncate(height);
+    this.history.rolledBack(height);
+    this.headHeight = height;
+    await this.loadWindow();
+    return restore;
   }
 
   /** Receipts of the block at height (one per transaction), or null when the block does not exist. */

@@ -9,6 +9,7 @@ import { baseToWei } from '../ledger/units.js';
 import { getAccount, putAccount } from '../state/accounts.js';
 import { StateOverlay, StateStore, type StateUndo } from '../state/state-store.js';
 import type { KvStore } from '../storage/index.js';
+import { NodeError } from '../util/errors.js';
 import { fromHex, toHex } from '../util/hex.js';
 import {
   type Block,
@@ -21,6 +22,7 @@ import {
   txMerkleRoot,
 } from './block.js';
 import { BlockStore } from './block-store.js';
+import { type HistoricalStateView, type HistoryRetention, HistoryUnavailableError } from './state-history.js';
 import type { ChainParams } from './params.js';
 import { consensusPhaseAt } from './schedule.js';
 import { type AppliedBlock, type BlockContext, txRuleContext, validateAndApply, validateExecuted } from './validate-block.js';
@@ -46,6 +48,25 @@ export interface Execution {
 export interface ChainEvents {
   /** A committed block, its execution, and the undo record of its state changes (tracing keeps recent ones). */
   block: [Block, ExecutionResult | null, StateUndo];
+  /** The chain was rolled back: the head is now the block at this height (rollbackTo). */
+  rollback: [number];
+}
+
+/** Options of a chain beyond its parameters. */
+export interface ChainOptions {
+  /** Change sets kept for reads at past heights and rollbacks (default: every block). */
+  history?: HistoryRetention;
+}
+
+/** A height that is not a block of the chain (negative, or above the head). */
+export class NoSuchHeightError extends NodeError {
+  readonly code = 'NO_SUCH_HEIGHT';
+  constructor(
+    readonly height: number,
+    readonly head: number,
+  ) {
+    super(`block ${height} does not exist (the head is ${head})`, 404, -32000);
+  }
 }
 
 /**
@@ -65,9 +86,10 @@ export class Chain extends EventEmitter<ChainEvents> {
     readonly params: ChainParams,
     db: KvStore,
     windowSize: number,
+    opts: ChainOptions = {},
   ) {
     super();
-    this.blocks = new BlockStore(db, windowSize);
+    this.blocks = new BlockStore(db, windowSize, opts.history);
   }
 
   get head(): Block {
@@ -116,7 +138,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   private async writeGenesis(): Promise<void> {
     const overlay = new StateOverlay(this.state);
     applyGenesisAlloc(this.params, overlay);
-    this.state.applyChanges(overlay.changes);
+    const undo = this.state.applyChanges(overlay.changes);
     const header: BlockHeader = {
       version: HEADER_VERSION,
       index: 0,
@@ -139,7 +161,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       justification: new Uint8Array(0),
       transactions: [],
     };
-    await this.blocks.commit(block, overlay.changes, []);
+    await this.blocks.commit(block, overlay.changes, [], undefined, undo);
     this.headBlock = block;
   }
 
@@ -277,7 +299,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   /** Persist a proposal atomically and make it the head. On a write failure the trie is rolled back. */
   async commit(p: AppliedBlock): Promise<void> {
     try {
-      await this.blocks.commit(p.block, p.changes, p.result.receipts, p.encodedReceipts);
+      await this.blocks.commit(p.block, p.changes, p.result.receipts, p.encodedReceipts, p.undo);
     } catch (err) {
       this.state.revert(p.undo);
       this.settle();
@@ -286,6 +308,42 @@ export class Chain extends EventEmitter<ChainEvents> {
     this.headBlock = p.block;
     this.settle();
     this.emit('block', p.block, p.result, p.undo);
+  }
+
+  /**
+   * A read-only view of the state after block `height` (any height from the oldest the history keeps up
+   * to the head), unchanged while later blocks are committed. Release it when done.
+   * Throws NoSuchHeightError above the head, HistoryUnavailableError below the history kept.
+   */
+  async stateAt(height: number): Promise<HistoricalStateView> {
+    await this.settled();
+    const head = this.height;
+    if (!Number.isSafeInteger(height) || height < 0 || height > head) throw new NoSuchHeightError(height, head);
+    return this.blocks.history.view(height, head, this.state.snapshot());
+  }
+
+  /**
+   * Make the block at `height` the head again: later blocks, their indexes and change sets are removed and
+   * the state they changed is put back, in one atomic batch (docs/storage.md, "Rollback"). Views opened
+   * before stop answering (StaleStateViewError). Emits `rollback`. The mempool is the caller's to reconcile.
+   */
+  async rollbackTo(height: number): Promise<void> {
+    await this.acquire();
+    try {
+      const head = this.height;
+      if (!Number.isSafeInteger(height) || height < 0 || height > head) throw new NoSuchHeightError(height, head);
+      if (height < this.blocks.history.oldest) throw new HistoryUnavailableError(height, this.blocks.history.oldest);
+      if (height === head) return;
+      const target = (await this.blocks.getBlock(height)) as Block;
+      const restore = await this.blocks.rollbackTo(height);
+      this.state.applyChanges(restore);
+      this.headBlock = target;
+      const root = toHex(this.state.root());
+      if (root !== target.state_root) throw new Error(`state root mismatch after rollback to ${height}: ${root}`);
+    } finally {
+      this.settle();
+    }
+    this.emit('rollback', height);
   }
 
   /** Drop a proposal that will not be committed. */

@@ -6,6 +6,7 @@ import {
   DEFAULT_RATE_LIMIT_WRITE,
 } from '../api/limits.js';
 import { DEFAULT_API_PORT, MAINNET_CHAIN_ID, TESTNET_CHAIN_ID } from '../chain/params.js';
+import { type HistoryRetention, parseHistoryRetention } from '../chain/state-history.js';
 import { DEFAULT_PACK_GAS_LIMIT } from '../consensus/interface.js';
 import {
   DEFAULT_RPC_EVM_QUEUE,
@@ -31,6 +32,8 @@ export interface NodeConfig {
   genesisFile?: string;
   blockTimeMs: number;
   windowSize: number;
+  /** State history kept for reads at past heights and rollbacks (`--history full|N`). */
+  history: HistoryRetention;
   maxBlockTxs: number;
   /** EVM gas the proposer packs into a block (the first EVM transaction may use up to the 30M limit). */
   packGasLimit: bigint;
@@ -132,6 +135,9 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
   const role = (str('role', 'NATIVE_ROLE') ?? 'validator') as NodeConfig['role'];
   if (!['validator', 'full'].includes(role)) throw new ConfigError(`--role / NATIVE_ROLE must be validator or full, got ${role}`);
   const p2pRaw = str('p2p-port', 'NATIVE_P2P_PORT');
+  const historyRaw = str('history', 'NATIVE_HISTORY') || 'full';
+  const history = parseHistoryRetention(historyRaw);
+  if (!history) throw new ConfigError(`--history / NATIVE_HISTORY must be full or a number of blocks >= 1, got ${historyRaw}`);
   return {
     network,
     chainId: int('chain-id', 'NATIVE_CHAIN_ID', defaultChainId, 1),
@@ -143,6 +149,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     genesisFile: str('genesis', 'NATIVE_GENESIS'),
     blockTimeMs: int('block-time-ms', 'NATIVE_BLOCK_TIME_MS', 1000, 50),
     windowSize: int('window-size', 'CHAIN_WINDOW_SIZE', 1000, 1),
+    history,
     maxBlockTxs: int('max-block-txs', 'NATIVE_MAX_BLOCK_TXS', 20_000, 1),
     packGasLimit: BigInt(int('block-pack-gas', 'NATIVE_BLOCK_PACK_GAS', Number(DEFAULT_PACK_GAS_LIMIT), 21_000)),
     httpBackend: backend,

@@ -82,6 +82,14 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
   },
   { name: 'window-size', type: 'string', env: 'CHAIN_WINDOW_SIZE', default: '1000', value: 'N', help: 'blocks kept in memory' },
   {
+    name: 'history',
+    type: 'string',
+    env: 'NATIVE_HISTORY',
+    default: 'full',
+    value: 'full|N',
+    help: 'state history kept for reads at past heights: every block, or the last N blocks',
+  },
+  {
     name: 'max-block-txs',
     type: 'string',
     env: 'NATIVE_MAX_BLOCK_TXS',

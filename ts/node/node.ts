@@ -126,7 +126,7 @@ export class NativeNode {
       onError: (err) => log.error({ err }, 'call worker failed'),
     });
     try {
-      const chain = new Chain(params, db, config.windowSize);
+      const chain = new Chain(params, db, config.windowSize, { history: config.history });
       await chain.open();
       // Tracing needs the undo records of blocks from now on (the state store holds the head only).
       traceHistoryOf(chain);

@@ -21,3 +21,6 @@ export * from './evm-tokens.js';
 export * from './trace-queries.js';
 export { TRACE_HISTORY_BLOCKS, traceHistoryOf } from './trace-history.js';
 export * from './chain-events.js';
+export * from './state-at.js';
+export { HistoryUnavailableError, StaleStateViewError } from '../chain/state-history.js';
+export { NoSuchHeightError } from '../chain/chain.js';

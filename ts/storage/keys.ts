@@ -12,6 +12,8 @@ export const P = {
   audit: 0x4c, // 'L' + seq u64 -> JSON entry
   receipts: 0x52, // 'R' + height u64 -> RLP list of the block's receipts
   logIndex: 0x49, // 'I' + kind u8 + term (0, 20 or 32 bytes) + height u64 -> '' (EVM log postings, chain/log-index.ts)
+  changeSet: 0x59, // 'Y' + height u64 + state key -> previous value (0x00 absent | 0x01 + value) (chain/state-history.ts)
+  historyIndex: 0x58, // 'X' + key length u8 + state key + height u64 -> '' (blocks that changed the key)
 } as const;
 
 export const blockKey = (h: number): Buffer => Buffer.concat([Buffer.from([P.block]), u64be(h)]);
@@ -27,6 +29,26 @@ export const stateKey = (k: Buffer): Buffer => Buffer.concat([Buffer.from([P.sta
 export const logIndexPrefix = (kind: number, term: Uint8Array): Buffer => Buffer.concat([Buffer.from([P.logIndex, kind]), term]);
 export const logIndexKey = (kind: number, term: Uint8Array, h: number): Buffer =>
   Buffer.concat([Buffer.from([P.logIndex, kind]), term, u64be(h)]);
+/** A block's change set: every key it changed with the value before it. */
+export const changeSetPrefix = (h: number): Buffer => Buffer.concat([Buffer.from([P.changeSet]), u64be(h)]);
+export const changeSetKey = (h: number, stateKey: Uint8Array): Buffer =>
+  Buffer.concat([Buffer.from([P.changeSet]), u64be(h), stateKey]);
+/** The history index of one state key (the length byte keeps one key's entries from prefixing another's). */
+export function historyPrefix(stateKey: Uint8Array): Buffer {
+  const b = Buffer.allocUnsafe(2 + stateKey.length);
+  b[0] = P.historyIndex;
+  b[1] = stateKey.length;
+  b.set(stateKey, 2);
+  return b;
+}
+export function historyKey(stateKey: Uint8Array, h: number): Buffer {
+  const b = Buffer.allocUnsafe(10 + stateKey.length);
+  b[0] = P.historyIndex;
+  b[1] = stateKey.length;
+  b.set(stateKey, 2);
+  b.writeBigUInt64BE(BigInt(h), 2 + stateKey.length);
+  return b;
+}
 export const metaKey = (name: string): Buffer => Buffer.concat([Buffer.from([P.meta]), Buffer.from(name)]);
 
 /** Exclusive upper bound of all keys starting with prefix. */

@@ -18,6 +18,11 @@ export interface KvStore {
   write(ops: KvOp[]): Promise<void>;
   /** Keys/values with gte <= key < lt, in order (or reverse), at most limit. */
   range(opts: { gte: Buffer; lt: Buffer; reverse?: boolean; limit?: number }): Promise<[Buffer, Buffer][]>;
+  /**
+   * Synchronous range read (a RocksDB iterator on the calling thread, ~5 µs for a short range): historical
+   * state reads, which must answer in the tick they are asked in.
+   */
+  rangeSync(opts: { gte: Buffer; lt: Buffer; limit?: number }): [Buffer, Buffer][];
   /** Stream a whole key range in chunks (state loading at start). */
   scan(opts: { gte: Buffer; lt: Buffer }, onEntry: (k: Buffer, v: Buffer) => void): Promise<void>;
   close(): Promise<void>;
@@ -36,6 +41,7 @@ interface RocksDb {
   _getManySync(keys: Buffer[], opts: object): (Buffer | undefined)[];
   batch(ops: { type: 'put' | 'del'; key: Buffer; value?: Buffer }[], opts?: object): Promise<void>;
   iterator(opts: object): RocksIterator;
+  querySync(opts: object): { rows: Buffer[]; finished: boolean };
 }
 
 /** The database is open in another process (RocksDB holds an exclusive lock on `<dir>/LOCK`). */
@@ -82,6 +88,12 @@ export async function openRocksStore(dir: string, opts: { sync?: boolean } = {})
       } finally {
         await it.close().catch(() => undefined);
       }
+    },
+    rangeSync({ gte, lt, limit }) {
+      const { rows } = db.querySync({ gte, lt, limit: limit ?? -1, keyEncoding: 'buffer', valueEncoding: 'buffer' });
+      const out: [Buffer, Buffer][] = [];
+      for (let i = 0; i < rows.length; i += 2) out.push([rows[i], rows[i + 1]]);
+      return out;
     },
     async scan({ gte, lt }, onEntry) {
       const it = db.iterator({ gte, lt });
