@@ -58,6 +58,8 @@ export class TxAdmission {
   onPooled?: (tx: SignedTransaction) => void;
   /** The node's clock in Unix seconds (tests move it). */
   now: () => number = () => Math.floor(Date.now() / 1000);
+  /** Makes each API admission durable before the submission answers (mempool/tx-journal.ts). */
+  journal?: { append(tx: SignedTransaction): Promise<void> };
 
   constructor(
     private readonly chain: Chain,
@@ -68,7 +70,10 @@ export class TxAdmission {
   async submit(tx: SignedTransaction, source: TxSource = 'api'): Promise<'pending' | 'queued'> {
     try {
       const status = await this.admit(tx, source);
-      if (source === 'api') this.onAdmitted?.(tx);
+      if (source === 'api') {
+        await this.journal?.append(tx);
+        this.onAdmitted?.(tx);
+      }
       if (status === 'pending') this.onPooled?.(tx);
       return status;
     } catch (err) {
@@ -101,7 +106,10 @@ export class TxAdmission {
   async submitRaw(raw: Uint8Array, source: TxSource = 'api'): Promise<SignedTransaction> {
     try {
       const tx = this.admitRaw(raw, source);
-      if (source === 'api') this.onAdmitted?.(tx);
+      if (source === 'api') {
+        await this.journal?.append(tx);
+        this.onAdmitted?.(tx);
+      }
       return tx;
     } catch (err) {
       this.report(err);

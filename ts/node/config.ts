@@ -34,6 +34,8 @@ export interface NodeConfig {
   windowSize: number;
   /** State history kept for reads at past heights and rollbacks (`--history full|N`). */
   history: HistoryRetention;
+  /** Journal accepted transactions and replay them at start (`--tx-journal on|off`). */
+  txJournal: boolean;
   maxBlockTxs: number;
   /** EVM gas the proposer packs into a block (the first EVM transaction may use up to the 30M limit). */
   packGasLimit: bigint;
@@ -138,6 +140,9 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
   const historyRaw = str('history', 'NATIVE_HISTORY') || 'full';
   const history = parseHistoryRetention(historyRaw);
   if (!history) throw new ConfigError(`--history / NATIVE_HISTORY must be full or a number of blocks >= 1, got ${historyRaw}`);
+  const journalRaw = str('tx-journal', 'NATIVE_TX_JOURNAL') || 'on';
+  if (journalRaw !== 'on' && journalRaw !== 'off')
+    throw new ConfigError(`--tx-journal / NATIVE_TX_JOURNAL must be on or off, got ${journalRaw}`);
   return {
     network,
     chainId: int('chain-id', 'NATIVE_CHAIN_ID', defaultChainId, 1),
@@ -150,6 +155,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     blockTimeMs: int('block-time-ms', 'NATIVE_BLOCK_TIME_MS', 1000, 50),
     windowSize: int('window-size', 'CHAIN_WINDOW_SIZE', 1000, 1),
     history,
+    txJournal: journalRaw === 'on',
     maxBlockTxs: int('max-block-txs', 'NATIVE_MAX_BLOCK_TXS', 20_000, 1),
     packGasLimit: BigInt(int('block-pack-gas', 'NATIVE_BLOCK_PACK_GAS', Number(DEFAULT_PACK_GAS_LIMIT), 21_000)),
     httpBackend: backend,

@@ -11,6 +11,7 @@ import { crypto } from '../crypto/index.js';
 import { CallPool } from '../execution/index.js';
 import { type HttpServer, startHttpServer } from '../http/index.js';
 import { TxAdmission } from '../mempool/admission.js';
+import { TxJournal } from '../mempool/tx-journal.js';
 import { DEFAULT_MEMPOOL_LIMITS, Mempool } from '../mempool/mempool.js';
 import { closeMetrics, createMetrics, type NodeMetrics, recordRpcCall, registerRpcMethods } from '../metrics/index.js';
 import { encodeBlock } from '../chain/block.js';
@@ -66,6 +67,40 @@ export class DataDirInUseError extends Error {
   }
 }
 
+/**
+ * Open the transaction journal, replay what it holds through admission (arrival order; what is now invalid or
+ * already in a block is refused and forgotten), then journal every later API admission and forget each
+ * transaction once its block commits.
+ */
+async function openJournal(
+  dir: string,
+  chain: Chain,
+  mempool: Mempool,
+  admission: TxAdmission,
+): Promise<{ journal: TxJournal; replayed: number }> {
+  const { journal, replay } = await TxJournal.open(dir);
+  let replayed = 0;
+  for (const tx of replay) {
+    try {
+      if (tx.public_key === '') await admission.submitRaw(Buffer.from(tx.signature, 'hex'));
+      else await admission.submit(tx);
+      replayed++;
+    } catch {
+      /* included meanwhile, or no longer valid: dropped, as a restarted pool would drop it */
+    }
+  }
+  const pending = (id: string) => mempool.has(id);
+  journal.prune([], pending);
+  admission.journal = journal;
+  chain.on('block', (b) =>
+    journal.prune(
+      b.transactions.map((tx) => tx.txid),
+      pending,
+    ),
+  );
+  return { journal, replayed };
+}
+
 async function openStore(dataDir: string): Promise<KvStore> {
   try {
     return await openRocksStore(join(dataDir, 'db'));
@@ -82,6 +117,8 @@ export class NativeNode {
   bft: BftEngine | null = null;
   private validatorKey!: KeyPair;
   sync: BlockSync | null = null;
+  /** The journal of accepted transactions (absent with --tx-journal off). */
+  txJournal: TxJournal | null = null;
 
   private constructor(
     readonly config: NodeConfig,
@@ -118,6 +155,7 @@ export class NativeNode {
     let metrics: NodeMetrics | undefined;
     let audit: AuditLog | undefined;
     let http: HttpServer | undefined;
+    let journal: { journal: TxJournal; replayed: number } | undefined;
     const evmCalls = new CallPool({
       workers: config.rpcEvmWorkers,
       maxQueue: config.rpcEvmQueue,
@@ -142,6 +180,10 @@ export class NativeNode {
       }
       const mempool = new Mempool({ ...DEFAULT_MEMPOOL_LIMITS, maxPerSender: config.maxPerSender, maxTotal: config.maxMempool });
       const admission = new TxAdmission(chain, mempool);
+      if (config.txJournal) {
+        journal = await openJournal(join(config.dataDir, 'tx-journal'), chain, mempool, admission);
+        if (journal.replayed > 0) log.info({ replayed: journal.replayed, pending: mempool.size }, 'transaction journal replayed');
+      }
       const events = new ChainEventFeed();
       events.attachChain(chain);
       admission.onPooled = (tx) => events.pendingTransaction(tx);
@@ -226,6 +268,7 @@ export class NativeNode {
         void node.stop().then(() => process.exit(1));
       };
       node.validatorKey = key;
+      node.txJournal = journal?.journal ?? null;
       if (config.p2pPort !== null) await node.startNetwork(key.address);
       if (config.role === 'full') log.info({}, 'full node: following the network, not producing blocks');
       else if (params.validators.some((v) => v.address === key.address)) consensus.start();
@@ -247,6 +290,7 @@ export class NativeNode {
     } catch (err) {
       await http?.close();
       await evmCalls.close();
+      await journal?.journal.close();
       if (metrics) closeMetrics(metrics);
       await audit?.close();
       await db.close();
@@ -335,6 +379,7 @@ export class NativeNode {
       await this.sync?.stop();
       await this.net?.stop();
       await this.http.close();
+      await this.txJournal?.close();
       await this.evmCalls.close();
       closeMetrics(this.metrics);
       await this.audit.close();
