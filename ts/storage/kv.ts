@@ -14,8 +14,8 @@ export interface KvStore {
   get(key: Buffer): Promise<Buffer | undefined>;
   /** Synchronous multi-get (RocksDB reads from its block cache / OS pages on the calling thread). */
   getManySync(keys: Buffer[]): (Buffer | undefined)[];
-  /** One atomic write batch. */
-  write(ops: KvOp[]): Promise<void>;
+  /** One atomic write batch; `sync` waits for the write-ahead log's fsync (durable through a power loss). */
+  write(ops: KvOp[], opts?: { sync?: boolean }): Promise<void>;
   /** Keys/values with gte <= key < lt, in order (or reverse), at most limit. */
   range(opts: { gte: Buffer; lt: Buffer; reverse?: boolean; limit?: number }): Promise<[Buffer, Buffer][]>;
   /**
@@ -80,7 +80,7 @@ export async function openRocksStore(dir: string, opts: { sync?: boolean } = {})
       }
     },
     getManySync: (keys) => db._getManySync(keys, {}).map((v) => v ?? undefined),
-    write: (ops) => db.batch(ops, writeOpts),
+    write: (ops, opts) => db.batch(ops, opts?.sync === undefined ? writeOpts : { sync: opts.sync }),
     async range({ gte, lt, reverse, limit }) {
       const it = db.iterator({ gte, lt, reverse: reverse ?? false, limit: limit ?? -1 });
       try {
