@@ -109,12 +109,12 @@ export async function benchJournalE2E(rounds = 3): Promise<Row[]> {
     {
       name: 'HTTP submit -> inclusion, journal off [uws, 10,240 transfers, 64 lanes]',
       value: fmt(off, 'includedPerSec'),
-      note: `accepted ${fmt(off, 'acceptedPerSec')}`,
+      note: `accepted ${fmt(off, 'acceptedPerSec')}${cpu(off)}`,
     },
     {
       name: 'HTTP submit -> inclusion, journal on',
       value: fmt(on, 'includedPerSec'),
-      note: `accepted ${fmt(on, 'acceptedPerSec')}`,
+      note: `accepted ${fmt(on, 'acceptedPerSec')}${cpu(on)}`,
     },
     {
       name: 'journal overhead on submit -> inclusion (goal: within 10%)',
