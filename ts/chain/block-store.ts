@@ -115,13 +115,20 @@ export class BlockStore {
       ...logIndexOps(block.index, receipts),
     ];
     const counts = new Map<string, number>();
+    const empty = Buffer.alloc(0);
     block.transactions.forEach((tx, i) => {
-      ops.push({ type: 'put', key: txKey(tx.txid), value: Buffer.concat([u64be(block.index), u32be(i)]) });
+      const at = Buffer.allocUnsafe(12);
+      at.writeUInt32BE(Math.floor(block.index / 0x1_0000_0000), 0);
+      at.writeUInt32BE(block.index >>> 0, 4);
+      at.writeUInt32BE(i, 8);
+      ops.push({ type: 'put', key: txKey(tx.txid), value: at });
       for (const addr of txAddresses(tx)) {
-        ops.push({ type: 'put', key: addrTxKey(addr, block.index, i), value: Buffer.alloc(0) });
-        counts.set(addr, (counts.get(addr) ?? this.txCount(addr)) + 1);
+        ops.push({ type: 'put', key: addrTxKey(addr, block.index, i), value: empty });
+        counts.set(addr, (counts.get(addr) ?? 0) + 1);
       }
     });
+    this.loadTxCounts(counts.keys());
+    for (const [addr, n] of counts) counts.set(addr, n + this.txCount(addr));
     for (const [addr, n] of counts) ops.push({ type: 'put', key: addrCountKey(addr), value: u32be(n) });
     for (const [k, v] of changes) {
       const key = stateKey(keyBytes(k));
@@ -268,6 +275,14 @@ export class BlockStore {
     if (hit) return hit;
     const raw = await this.db.get(txKey(id));
     return raw ? { height: Number(raw.readBigUInt64BE(0)), index: raw.readUInt32BE(8) } : null;
+  }
+
+  /** Cache the counts of these addresses with one multi-get (a block's senders, instead of one read each). */
+  private loadTxCounts(addresses: Iterable<string>): void {
+    const missing = [...addresses].filter((a) => !this.txCounts.has(a));
+    if (missing.length === 0) return;
+    const raw = this.db.getManySync(missing.map(addrCountKey));
+    missing.forEach((a, i) => this.txCounts.set(a, raw[i] ? (raw[i] as Buffer).readUInt32BE(0) : 0));
   }
 
   txCount(address: string): number {
