@@ -134,7 +134,8 @@ export class BlockStore {
       const key = stateKey(keyBytes(k));
       ops.push(v === null ? { type: 'del', key } : { type: 'put', key, value: v });
     }
-    for (const op of this.history.commitOps(block.index, undo)) ops.push(op);
+    // Genesis has no state before it to read: its change set would only repeat the allocation.
+    if (block.index > 0) for (const op of this.history.commitOps(block.index, undo)) ops.push(op);
     for (const op of prune.ops) ops.push(op);
     await this.db.write(ops);
     this.history.pruned(prune.to);
