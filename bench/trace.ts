@@ -11,9 +11,13 @@ import { EvmSender, callData, deployData, devParams, openChain, produce, storedE
 import type { Row } from './ledger.js';
 
 const HARDHAT_FIXTURE = fileURLToPath(new URL('../../test/fixtures/hardhat/', import.meta.url));
-/** Timed runs per measurement (median), after WARM untimed ones (both sides: JIT and caches warm). */
-const RUNS = 5;
-const WARM = 3;
+/**
+ * Timed runs per measurement (median), after WARM untimed ones, on both sides: a serving node traces warm
+ * (JIT and caches), so short traces are warmed as long as it takes the JIT to settle; the first (cold) trace of
+ * each side is reported on its own. Long traces settle within a few runs.
+ */
+const SHORT = { warm: 50, runs: 51 };
+const LONG = { warm: 3, runs: 5 };
 /** Loop iterations whose default struct logs stay under the 50 MB cap (hardhat answers the same trace). */
 const LOOP_SMALL = 1_000n;
 /** A heavy loop (~1.6 M steps) for the call tracer, the output cap and the timeout. */
@@ -26,6 +30,7 @@ interface Case {
   name: string;
   raw: Uint8Array;
   txid: string;
+  counts: { warm: number; runs: number };
 }
 
 /** Hardhat's in-process network: the same raw transactions, each struct-log trace timed in its process. */
@@ -83,8 +88,8 @@ export async function benchTracing(log: (s: string) => void = () => undefined): 
     for (const raw of raws) await produce(dev, [storedEvmTransaction(raw, Math.floor(Date.now() / 1000))]);
     const txid = (raw: Uint8Array) => storedEvmTransaction(raw).txid;
     const cases: Case[] = [
-      { name: 'ERC-20 transfer', raw: raws[2], txid: txid(raws[2]) },
-      { name: `loop(${LOOP_SMALL})`, raw: raws[3], txid: txid(raws[3]) },
+      { name: 'ERC-20 transfer', raw: raws[2], txid: txid(raws[2]), counts: SHORT },
+      { name: `loop(${LOOP_SMALL})`, raw: raws[3], txid: txid(raws[3]), counts: LONG },
     ];
     const ctx = { chain: dev.chain };
     const run = async (id: string, opts: TraceOptions): Promise<{ ms: number; text: string }> => {
@@ -114,26 +119,31 @@ export async function benchTracing(log: (s: string) => void = () => undefined): 
       note: `peak RSS ${(peak / 2 ** 20).toFixed(0)} MiB (before: ${(rss0 / 2 ** 20).toFixed(0)} MiB, first trace of the process), cap 50 MB`,
     });
     const steps = new Map<string, number>();
+    const firstMs = new Map<string, number>();
     for (const c of cases) {
+      const { warm, runs } = c.counts;
       const times: number[] = [];
       let text = '';
-      for (let i = 0; i < WARM; i++) await run(c.txid, DEFAULT_TRACE_OPTIONS);
-      for (let i = 0; i < RUNS; i++) ({ ms: times[i], text } = await run(c.txid, DEFAULT_TRACE_OPTIONS));
+      for (let i = 0; i < warm; i++) {
+        const r = await run(c.txid, DEFAULT_TRACE_OPTIONS);
+        if (i === 0) firstMs.set(c.name, r.ms);
+      }
+      for (let i = 0; i < runs; i++) ({ ms: times[i], text } = await run(c.txid, DEFAULT_TRACE_OPTIONS));
       const n = text.split('"pc":').length - 1;
       steps.set(c.name, n);
       rows.push({
         name: `struct logs, ${c.name} [node]`,
         value: perSec(n, median(times)),
-        note: `${n.toLocaleString()} steps, ${(text.length / 1e6).toFixed(1)} MB, median of ${RUNS}`,
+        note: `${n.toLocaleString()} steps, ${(text.length / 1e6).toFixed(1)} MB, ${median(times).toFixed(2)} ms, median of ${runs} after ${warm}; first trace ${firstMs.get(c.name)?.toFixed(1)} ms`,
       });
       const callTimes: number[] = [];
       const callOpts: TraceOptions = { ...DEFAULT_TRACE_OPTIONS, tracer: 'callTracer' };
-      for (let i = 0; i < WARM; i++) await run(c.txid, callOpts);
-      for (let i = 0; i < RUNS; i++) callTimes[i] = (await run(c.txid, callOpts)).ms;
+      for (let i = 0; i < warm; i++) await run(c.txid, callOpts);
+      for (let i = 0; i < runs; i++) callTimes[i] = (await run(c.txid, callOpts)).ms;
       rows.push({
         name: `callTracer, ${c.name} [node]`,
         value: perSec(n, median(callTimes)),
-        note: `${median(callTimes).toFixed(1)} ms`,
+        note: `${median(callTimes).toFixed(2)} ms, median of ${runs} after ${warm}`,
       });
       log(`  ${c.name}: ${rows.at(-2)?.value}, ${rows.at(-1)?.value}`);
     }
@@ -166,17 +176,21 @@ export async function benchTracing(log: (s: string) => void = () => undefined): 
     log('  hardhat ...');
     const hh = await hardhatTimings(
       raws,
-      cases.flatMap((c) => Array.from({ length: WARM + RUNS }, () => ({ hash: `0x${c.txid}` }))),
+      cases.flatMap((c) => Array.from({ length: c.counts.warm + c.counts.runs }, () => ({ hash: `0x${c.txid}` }))),
     );
-    cases.forEach((c, i) => {
-      const runs = hh.slice(i * (WARM + RUNS) + WARM, (i + 1) * (WARM + RUNS));
+    let at = 0;
+    for (const c of cases) {
+      const { warm, runs: n } = c.counts;
+      const first = hh[at];
+      const runs = hh.slice(at + warm, at + warm + n);
+      at += warm + n;
       const ms = median(runs.map((r) => r.ms));
       rows.push({
         name: `struct logs, ${c.name} [hardhat@2]`,
         value: perSec(runs[0].steps, ms),
-        note: `${runs[0].steps.toLocaleString()} steps (node: ${steps.get(c.name)?.toLocaleString()}), median of ${RUNS}`,
+        note: `${runs[0].steps.toLocaleString()} steps (node: ${steps.get(c.name)?.toLocaleString()}), ${ms.toFixed(2)} ms, median of ${n} after ${warm}; first trace ${first.ms.toFixed(1)} ms`,
       });
-    });
+    }
   } finally {
     await dev.close();
     rmSync(dir, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import { chainCommon, decodeSignedEvmTransaction, storedEvmTransaction } from '.
 import { type KeyPair, keyPairFromMnemonic, privateKeyHex, signDigest } from '../../ts/ledger/keys.js';
 import { type SignedTransaction, signTransaction } from '../../ts/ledger/transaction.js';
 import { BASE_PER_COIN } from '../../ts/ledger/units.js';
+import { StateStore } from '../../ts/state/state-store.js';
 import { openRocksStore } from '../../ts/storage/index.js';
 import type { KvStore } from '../../ts/storage/index.js';
 import { fromHex, toHex } from '../../ts/util/hex.js';
@@ -48,7 +49,7 @@ export async function openFixtureChain(dir: string, params = fixtureParams()): P
 
 /** The key scheduled to propose at height. */
 export function proposerKey(params: ChainParams, height: number, keys: KeyPair[] = validatorKeys): KeyPair {
-  const addr = proposerAt(params, height)?.address;
+  const addr = proposerAt(params, new StateStore(), height)?.address;
   return keys.find((k) => k.address === addr) as KeyPair;
 }
 

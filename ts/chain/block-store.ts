@@ -1,4 +1,5 @@
 import { type ReceiptRecord, decodeReceipts, encodeReceipts } from '../execution/receipts.js';
+import type { NativeEvent } from '../ledger/events.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import type { StateChanges, StateUndo } from '../state/state-store.js';
 import { keyBytes } from '../state/state-store.js';
@@ -19,6 +20,7 @@ import {
 } from '../storage/index.js';
 import { normHash, toHex, u32be, u64be } from '../util/hex.js';
 import { type Block, decodeBlock, decodeBlockRefs, encodeBlock } from './block.js';
+import { EventIndex, type EventLocation } from './event-index.js';
 import { LogIndex, logIndexOps } from './log-index.js';
 import { type HistoryRetention, StateHistory } from './state-history.js';
 
@@ -54,6 +56,8 @@ export class BlockStore {
   readonly logIndex: LogIndex;
   /** Change sets and the history index (written in each block's batch): reads of the state at a past height. */
   readonly history: StateHistory;
+  /** Native operation events by index term (written in each block's batch). */
+  readonly eventIndex: EventIndex;
 
   constructor(
     readonly db: KvStore,
@@ -62,6 +66,7 @@ export class BlockStore {
   ) {
     this.logIndex = new LogIndex(db, windowSize);
     this.history = new StateHistory(db, retention);
+    this.eventIndex = new EventIndex(db);
   }
 
   get height(): number {
@@ -130,6 +135,8 @@ export class BlockStore {
     this.loadTxCounts(counts.keys());
     for (const [addr, n] of counts) counts.set(addr, n + this.txCount(addr));
     for (const [addr, n] of counts) ops.push({ type: 'put', key: addrCountKey(addr), value: u32be(n) });
+    const events = this.eventIndex.ops(block.index, receipts);
+    for (const op of events.ops) ops.push(op);
     for (const [k, v] of changes) {
       const key = stateKey(keyBytes(k));
       ops.push(v === null ? { type: 'del', key } : { type: 'put', key, value: v });
@@ -139,6 +146,7 @@ export class BlockStore {
     for (const op of prune.ops) ops.push(op);
     await this.db.write(ops);
     this.history.pruned(prune.to);
+    events.applied();
     for (const [addr, n] of counts) this.txCounts.set(addr, n);
     this.headHeight = block.index;
     this.remember(block);
@@ -155,6 +163,7 @@ export class BlockStore {
     const ops: KvOp[] = [];
     const restore: StateChanges = new Map();
     const countDelta = new Map<string, number>();
+    const dropped: { height: number; receipts: readonly ReceiptRecord[] }[] = [];
     for (let h = this.headHeight; h > height; h--) {
       const block = await this.getBlock(h);
       if (!block) throw new Error(`block ${h} missing from the store`);
@@ -167,7 +176,9 @@ export class BlockStore {
         { type: 'del', key: receiptsKey(h) },
         { type: 'del', key: blockHashKey(block.hash) },
       );
-      for (const op of logIndexOps(h, (await this.receipts(h)) ?? [])) ops.push({ type: 'del', key: op.key });
+      const receipts = (await this.receipts(h)) ?? [];
+      dropped.push({ height: h, receipts });
+      for (const op of logIndexOps(h, receipts)) ops.push({ type: 'del', key: op.key });
       block.transactions.forEach((tx, i) => {
         ops.push({ type: 'del', key: txKey(tx.txid) });
         for (const addr of txAddresses(tx)) {
@@ -184,8 +195,11 @@ export class BlockStore {
       const key = stateKey(keyBytes(k));
       ops.push(v === null ? { type: 'del', key } : { type: 'put', key, value: v });
     }
+    const events = this.eventIndex.dropOps(dropped);
+    for (const op of events.ops) ops.push(op);
     ops.push({ type: 'put', key: HEAD, value: u64be(height) });
     await this.db.write(ops);
+    events.applied();
     this.window.clear();
     this.windowReceipts.clear();
     this.recentTx.clear();
@@ -195,6 +209,27 @@ export class BlockStore {
     this.headHeight = height;
     await this.loadWindow();
     return restore;
+  }
+
+  /**
+   * Native events under an index term, newest first, each with its transaction id: the feeds of tokens,
+   * NFT collections and addresses.
+   */
+  async indexedEvents(
+    term: string,
+    offset: number,
+    limit: number,
+  ): Promise<(EventLocation & { txid: string; event: NativeEvent })[]> {
+    const locations = await this.eventIndex.list(term, offset, limit);
+    const sources = await this.logSources([...new Set(locations.map((l) => l.height))]);
+    const byHeight = new Map(sources.map((s) => [s.height, s]));
+    const out: (EventLocation & { txid: string; event: NativeEvent })[] = [];
+    for (const l of locations) {
+      const s = byHeight.get(l.height);
+      const event = s?.receipts[l.txIndex]?.events?.[l.eventIndex];
+      if (s && event) out.push({ ...l, txid: s.txid(l.txIndex), event });
+    }
+    return out;
   }
 
   /** Receipts of the block at height (one per transaction), or null when the block does not exist. */

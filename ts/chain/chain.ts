@@ -23,7 +23,7 @@ import {
 } from './block.js';
 import { BlockStore } from './block-store.js';
 import { type HistoricalStateView, type HistoryRetention, HistoryUnavailableError } from './state-history.js';
-import type { ChainParams } from './params.js';
+import { type ChainParams, ledgerParams } from './params.js';
 import { consensusPhaseAt } from './schedule.js';
 import { type AppliedBlock, type BlockContext, txRuleContext, validateAndApply, validateExecuted } from './validate-block.js';
 
@@ -101,7 +101,7 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   consensusAt(height: number): ConsensusPhase {
-    return consensusPhaseAt(this.params, height);
+    return consensusPhaseAt(this.params, this.state, height);
   }
 
   /** The transaction rules' context for inclusion at height, judged at time now (Unix seconds). */
@@ -175,6 +175,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       hardfork: this.params.evmHardfork,
       tokenomicsV2Height: this.params.activation.tokenomicsV2,
       evmActivationHeight: this.params.activation.evm,
+      ledger: ledgerParams(this.params),
       blockHash: async (h) => {
         const b = await this.blocks.getBlock(h);
         return b ? fromHex(b.hash) : null;

@@ -1,3 +1,4 @@
+import type { LedgerParams } from '../ledger/operation-context.js';
 import { BASE_PER_COIN } from '../ledger/units.js';
 
 /** Heights at which behaviour changes; a genesis setting. */
@@ -46,3 +47,14 @@ export const PRESET_ACTIVATION: Record<'mainnet' | 'testnet' | 'dev', Activation
 export const DEFAULT_API_PORT: Record<'mainnet' | 'testnet' | 'dev', number> = { mainnet: 8545, testnet: 9545, dev: 8545 };
 
 export const DEV_ACCOUNT_BALANCE_BASE = 10_000n * BASE_PER_COIN;
+
+const ledgerCache = new WeakMap<ChainParams, LedgerParams>();
+/** The chain parameters the ledger's operation modules read (one object per ChainParams). */
+export function ledgerParams(params: ChainParams): LedgerParams {
+  let l = ledgerCache.get(params);
+  if (!l) {
+    l = { activation: { ...params.activation }, epochLength: params.epochLength };
+    ledgerCache.set(params, l);
+  }
+  return l;
+}

@@ -3,8 +3,15 @@
  * node computes the same proposer and phase for a height: block production, block validation and the
  * query layer all read them here.
  */
+import type { StateReader } from '../state/state-store.js';
 import type { ConsensusPhase } from './block.js';
 import type { ChainParams, GenesisValidator } from './params.js';
+
+/** A validator of a height's active set with its voting power (BFT quorums are 3/4 of the total power). */
+export interface ActiveValidator extends GenesisValidator {
+  /** Voting power: the DPoS stake in base units once staking runs; 1 each under PoA (an equal split). */
+  power: bigint;
+}
 
 /** BFT quorum floor (spec: MIN_BFT_VALIDATORS). */
 export const MIN_BFT_VALIDATORS = 4;
@@ -16,16 +23,25 @@ export const MIN_BFT_VALIDATORS = 4;
  */
 export const BFT_FINALITY = true;
 
-/** Validators that may propose at a height, sorted by address (spec: "validators sorted by address"). */
-export function validatorSetAt(params: ChainParams, _height: number): readonly GenesisValidator[] {
+/**
+ * Validators that may propose and vote at a height, sorted by address (spec: "validators sorted by
+ * address"), with their voting power. `state` is the state the height builds on (the staking module keeps
+ * each epoch's active set there; until it runs, the genesis authority set with equal power).
+ */
+export function validatorSetAt(params: ChainParams, _state: StateReader, _height: number): readonly ActiveValidator[] {
   return sortedValidators(params);
 }
 
-const sortedCache = new WeakMap<ChainParams, GenesisValidator[]>();
-function sortedValidators(params: ChainParams): GenesisValidator[] {
+/** Total voting power of a set. */
+export const totalPower = (set: readonly ActiveValidator[]): bigint => set.reduce((s, v) => s + v.power, 0n);
+
+const sortedCache = new WeakMap<ChainParams, ActiveValidator[]>();
+function sortedValidators(params: ChainParams): ActiveValidator[] {
   let s = sortedCache.get(params);
   if (!s) {
-    s = [...params.validators].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+    s = [...params.validators]
+      .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0))
+      .map((v) => ({ ...v, power: 1n }));
     sortedCache.set(params, s);
   }
   return s;
@@ -35,15 +51,15 @@ function sortedValidators(params: ChainParams): GenesisValidator[] {
  * The scheduled proposer of a height: height modulo the validator count over the sorted set (spec).
  * Under BFT a round whose proposer did not deliver moves to the next validator: (height + round) mod n.
  */
-export function proposerAt(params: ChainParams, height: number, round = 0): GenesisValidator | null {
-  const set = validatorSetAt(params, height);
+export function proposerAt(params: ChainParams, state: StateReader, height: number, round = 0): ActiveValidator | null {
+  const set = validatorSetAt(params, state, height);
   return set.length ? set[(height + round) % set.length] : null;
 }
 
 /** The consensus phase a block at this height must carry. */
-export function consensusPhaseAt(params: ChainParams, height: number): ConsensusPhase {
+export function consensusPhaseAt(params: ChainParams, state: StateReader, height: number): ConsensusPhase {
   if (height === 0 || height < params.activation.dposBft) return 'PoA';
-  return BFT_FINALITY && validatorSetAt(params, height).length >= MIN_BFT_VALIDATORS ? 'DPoS+BFT' : 'DPoS';
+  return BFT_FINALITY && validatorSetAt(params, state, height).length >= MIN_BFT_VALIDATORS ? 'DPoS+BFT' : 'DPoS';
 }
 
 export const epochOf = (params: ChainParams, height: number): number => Math.floor(height / params.epochLength);

@@ -21,7 +21,7 @@ import {
 } from '../execution/index.js';
 import {
   type NativeRuleContext,
-  NO_OPERATIONS_ACTIVE,
+  operationActivation,
   TxRuleError,
   checkNativeTransaction,
   isLowS,
@@ -33,7 +33,7 @@ import { StateOverlay, type StateStore, type StateUndo } from '../state/state-st
 import { NodeError } from '../util/errors.js';
 import { fromHex, isAddress, isHash, toHex } from '../util/hex.js';
 import { type Block, HEADER_VERSION, blockHash, headerOf, receiptsRootOf, txMerkleRoot } from './block.js';
-import type { ChainParams } from './params.js';
+import { type ChainParams, ledgerParams } from './params.js';
 import { justificationProblem } from './justification.js';
 import { consensusPhaseAt, proposerAt, validatorSetAt } from './schedule.js';
 
@@ -109,7 +109,7 @@ export interface AppliedBlock {
 
 /** The rule context for a transaction included at height in a block dated timestamp. */
 export function txRuleContext(params: ChainParams, height: number, timestamp: number): NativeRuleContext {
-  return { chainId: params.chainId, height, now: timestamp, operations: NO_OPERATIONS_ACTIVE };
+  return { chainId: params.chainId, height, now: timestamp, operations: operationActivation(ledgerParams(params)) };
 }
 
 /** Validate a block against its parent and apply it to ctx.state. Throws InvalidBlockError; state untouched then. */
@@ -203,7 +203,12 @@ function checkHeader(ctx: BlockContext, b: Block, proposal = false): void {
   if (b.previous_hash !== parent.hash) fail('parent_hash', `previous_hash ${b.previous_hash} is not the parent ${parent.hash}`);
   if (blockHash(headerOf(b)) !== b.hash) fail('header_hash', 'hash does not match the header');
   // Under BFT the proposer rotates with the round as well (a round whose proposer is down moves on).
-  const proposer = proposerAt(params, b.index, consensusPhaseAt(params, b.index) === 'DPoS+BFT' ? b.round : 0);
+  const proposer = proposerAt(
+    params,
+    ctx.state,
+    b.index,
+    consensusPhaseAt(params, ctx.state, b.index) === 'DPoS+BFT' ? b.round : 0,
+  );
   if (!proposer || b.validator !== proposer.address)
     fail('proposer', `proposer ${b.validator} is not the scheduled ${proposer?.address}`);
   const sig = /^[0-9a-f]{128}$/.test(b.signature) ? fromHex(b.signature) : null;
@@ -215,7 +220,7 @@ function checkHeader(ctx: BlockContext, b: Block, proposal = false): void {
   if (b.timestamp > ctx.now + MAX_BLOCK_FUTURE_DRIFT_S) {
     fail('timestamp_future', `timestamp ${b.timestamp} is more than ${MAX_BLOCK_FUTURE_DRIFT_S} s ahead of ${ctx.now}`);
   }
-  const phase = consensusPhaseAt(params, b.index);
+  const phase = consensusPhaseAt(params, ctx.state, b.index);
   if (b.consensus !== phase) fail('consensus', `consensus ${b.consensus}, the chain runs ${phase} at this height`);
   const bft = phase === 'DPoS+BFT';
   if (!bft && b.round !== 0) fail('round', `round ${b.round} outside BFT`);
@@ -223,7 +228,13 @@ function checkHeader(ctx: BlockContext, b: Block, proposal = false): void {
     if (b.justification.length > 0)
       fail('justification', bft ? 'a proposal carries no justification' : 'justification outside BFT');
   } else {
-    const problem = justificationProblem(params.chainId, b.index, b.hash, b.justification, validatorSetAt(params, b.index));
+    const problem = justificationProblem(
+      params.chainId,
+      b.index,
+      b.hash,
+      b.justification,
+      validatorSetAt(params, ctx.state, b.index),
+    );
     if (problem) fail('justification', problem);
   }
   if (b.tx_count !== b.transactions.length) fail('tx_count', `tx_count ${b.tx_count}, body has ${b.transactions.length}`);

@@ -173,7 +173,7 @@ export class BftEngine {
   private active(height: number): boolean {
     return (
       this.chain.consensusAt(height) === 'DPoS+BFT' &&
-      validatorSetAt(this.chain.params, height).some((v) => v.address === this.key.address)
+      validatorSetAt(this.chain.params, this.chain.state, height).some((v) => v.address === this.key.address)
     );
   }
 
@@ -231,7 +231,7 @@ export class BftEngine {
     this.round = r;
     this.step = 'propose';
     const h = this.height;
-    const proposer = proposerAt(this.chain.params, h, r);
+    const proposer = proposerAt(this.chain.params, this.chain.state, h, r);
     if (proposer?.address === this.key.address) {
       // Round 0 waits out the block time since the height began, so blocks come once per slot.
       const wait = r === 0 ? Math.max(0, this.opts.blockTimeMs - (Date.now() - this.heightStartedAt)) : 0;
@@ -282,7 +282,7 @@ export class BftEngine {
   }
 
   private addVote(v: Vote): void {
-    const validators = validatorSetAt(this.chain.params, v.height);
+    const validators = validatorSetAt(this.chain.params, this.chain.state, v.height);
     const validator = validators.find((x) => x.address === v.validator);
     if (!verifyVote(this.chain.params.chainId, v, validator))
       throw new InvalidConsensusMessage(`vote of ${v.validator} does not verify`);
@@ -307,7 +307,7 @@ export class BftEngine {
   }
 
   private async addProposal(p: Proposal): Promise<void> {
-    const proposer = proposerAt(this.chain.params, p.height, p.round);
+    const proposer = proposerAt(this.chain.params, this.chain.state, p.height, p.round);
     const sig = /^[0-9a-f]{128}$/.test(p.signature) ? fromHex(p.signature) : null;
     const digest = proposalDigest(this.chain.params.chainId, p.height, p.round, p.pol_round, p.block.hash);
     if (!proposer || !sig || !isLowS(sig) || !crypto().verify(sig, digest, fromHex(proposer.public_key))) {
@@ -356,7 +356,7 @@ export class BftEngine {
     if (this.stopped || !this.active(this.height)) return;
     const h = this.height;
     const r = this.round;
-    const q = quorum(validatorSetAt(this.chain.params, h).length);
+    const q = quorum(validatorSetAt(this.chain.params, this.chain.state, h).length);
     // Decide: a proposal of any round with a precommit quorum for it.
     for (const [pr, p] of this.proposals) {
       void pr;

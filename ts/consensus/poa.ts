@@ -40,7 +40,7 @@ export class PoaEngine implements ConsensusEngine {
   ) {}
 
   nextProposer(): string | null {
-    return proposerAt(this.chain.params, this.chain.height + 1)?.address ?? null;
+    return proposerAt(this.chain.params, this.chain.state, this.chain.height + 1)?.address ?? null;
   }
 
   finalizedHeight(): number {

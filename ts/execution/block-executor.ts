@@ -1,9 +1,8 @@
-import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { createAddressFromString } from '@ethereumjs/util';
 import { type VM, createVM, runTx } from '@ethereumjs/vm';
-import { applyNativeTransfer } from '../ledger/executor.js';
-import { NO_OPERATIONS_ACTIVE, type NativeRuleContext, checkNativeTransaction } from '../ledger/rules.js';
+import { applyNativeTransaction, endBlock } from '../ledger/executor.js';
+import type { LedgerParams, OperationEnv } from '../ledger/operation-context.js';
+import { type NativeRuleContext, checkNativeTransaction, operationActivation } from '../ledger/rules.js';
 import { blockReward } from '../ledger/rewards.js';
 import { getSupply, maxSupplyBase, putSupply } from '../ledger/supply.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
@@ -15,6 +14,7 @@ import { checkStoredEvmTransaction } from './evm-rules.js';
 import { isEvmTransaction, typedTransactionOf } from './evm-tx.js';
 import { type LogRecord, type ReceiptRecord, EMPTY_BLOOM, logsBloom } from './receipts.js';
 import { EvmStateAdapter } from './state-adapter.js';
+import { type EvmBlock, evmBlockFor } from './vm-pool.js';
 
 export const BLOCK_GAS_LIMIT = 30_000_000n;
 export const BLOCK_GAS_TARGET = 15_000_000n;
@@ -29,6 +29,8 @@ export interface BlockEnv {
   hardfork: string;
   tokenomicsV2Height: number;
   evmActivationHeight: number;
+  /** Activation heights and epochs the native operation modules read (plain data: it crosses to workers). */
+  ledger: LedgerParams;
   /** Hash (32 bytes) of an earlier block, for the BLOCKHASH opcode. */
   blockHash: (height: number) => Promise<Uint8Array | null>;
   /**
@@ -65,7 +67,16 @@ const ruleContext = (env: BlockEnv): NativeRuleContext => ({
   chainId: env.chainId,
   height: env.height,
   now: env.timestamp,
-  operations: NO_OPERATIONS_ACTIVE,
+  operations: operationActivation(env.ledger),
+});
+
+/** The part of the block environment native operations see. */
+export const operationEnv = (env: BlockEnv): OperationEnv => ({
+  height: env.height,
+  timestamp: env.timestamp,
+  proposer: env.proposer,
+  chainId: env.chainId,
+  ledger: env.ledger,
 });
 
 function statelessRuleError(tx: SignedTransaction, env: BlockEnv): string | null {
@@ -84,7 +95,7 @@ export async function blockVm(
   env: BlockEnv,
   state: StateOverlay,
   base: StateStore,
-): Promise<{ vm: VM; common: Common; block: ReturnType<typeof createBlock> }> {
+): Promise<{ vm: VM; common: Common; block: EvmBlock }> {
   const common = chainCommon(env.chainId, env.hardfork);
   const stateManager = new EvmStateAdapter(state, base);
   const blockchain = {
@@ -98,18 +109,7 @@ export async function blockVm(
     },
   };
   const vm = await createVM({ common, stateManager, evmOpts: { blockchain } as never });
-  const block = createBlock(
-    {
-      header: {
-        number: BigInt(env.height),
-        timestamp: BigInt(env.timestamp),
-        coinbase: createAddressFromString(FEE_COLLECTOR),
-        gasLimit: BLOCK_GAS_LIMIT,
-        baseFeePerGas: BASE_FEE_PER_GAS,
-      },
-    },
-    { common, skipConsensusFormatValidation: true },
-  );
+  const block = evmBlockFor(env, common);
   return { vm, common, block };
 }
 
@@ -140,6 +140,7 @@ export async function executeBlock(
   let evm: Awaited<ReturnType<typeof blockVm>> | null = null;
   const deferredSenders = new Set<string>();
   const collectorKey = accountKey(FEE_COLLECTOR);
+  const opEnv = operationEnv(env);
 
   for (const tx of txs) {
     if (deferredSenders.has(tx.from_address)) {
@@ -154,9 +155,9 @@ export async function executeBlock(
       continue;
     }
     if (!isEvmTransaction(tx)) {
-      const err = applyNativeTransfer(state, tx);
-      if (err) {
-        r.dropped.push({ tx, reason: err });
+      const outcome = applyNativeTransaction(state, tx, opEnv);
+      if ('dropped' in outcome) {
+        r.dropped.push({ tx, reason: outcome.dropped });
         continue;
       }
       // Spec: floor(fee/2) in base units for native fees; EVM fees below are split in wei.
@@ -166,14 +167,15 @@ export async function executeBlock(
       // cumulativeGasUsed counts EVM gas only and equals the block's gasUsed after its last receipt.
       r.included.push(tx);
       r.receipts.push({
-        status: 1,
+        status: outcome.status,
         gasUsed: NATIVE_TX_GAS,
         cumulativeGasUsed: cumulative,
         effectiveGasPrice: 0n,
         type: 0,
         contractAddress: null,
         logs: [],
-        output: EMPTY,
+        output: outcome.status === 0 ? Buffer.from(outcome.failure, 'utf8') : EMPTY,
+        ...(outcome.events.length ? { events: outcome.events } : {}),
       });
       continue;
     }
@@ -219,6 +221,7 @@ export async function executeBlock(
     });
   }
 
+  endBlock(state, opEnv);
   r.burnedWei = r.feesWei - toProposerWei;
   const supply = getSupply(state);
   r.rewardBase = blockReward(env.height, supply.minted / WEI_PER_BASE, maxSupplyBase(env.height, env.tokenomicsV2Height));

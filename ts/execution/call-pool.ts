@@ -253,6 +253,7 @@ export class CallPool implements CallRunner {
         hardfork: env.hardfork,
         tokenomicsV2Height: env.tokenomicsV2Height,
         evmActivationHeight: env.evmActivationHeight,
+        ledger: env.ledger,
       },
       args: req.args,
       cap: req.cap,

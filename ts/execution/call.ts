@@ -1,15 +1,14 @@
-import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import type { EVM, EVMResult } from '@ethereumjs/evm';
+import type { EVMResult } from '@ethereumjs/evm';
 import { createFeeMarket1559Tx, paramsTx } from '@ethereumjs/tx';
 import { type Address, createAddressFromString, createZeroAddress } from '@ethereumjs/util';
-import { type VM, createVM } from '@ethereumjs/vm';
+import type { VM } from '@ethereumjs/vm';
 import { codeKey } from '../state/accounts.js';
 import { StateOverlay } from '../state/state-store.js';
-import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, type BlockEnv } from './block-executor.js';
-import { FEE_COLLECTOR, chainCommon } from './common.js';
-import { CallTimeoutError, type DeadlineGuard, installDeadline } from './deadline.js';
-import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';
+import { BLOCK_GAS_LIMIT, type BlockEnv } from './block-executor.js';
+import { CallTimeoutError } from './deadline.js';
+import type { EvmBaseState } from './state-adapter.js';
+import { type PooledVm, acquireVm, releaseVm } from './vm-pool.js';
 
 export interface CallArgs {
   from?: string;
@@ -108,78 +107,6 @@ export function warmAsTransaction(vm: VM, caller: Address, args: CallArgs, coinb
   }
 }
 
-/** A call VM kept between calls: creating one costs about a millisecond (opcode tables, precompiles). */
-interface CallVm {
-  key: string;
-  vm: VM;
-  common: Common;
-  adapter: EvmStateAdapter;
-  guard: DeadlineGuard;
-  /** The environment of the call it runs now (BLOCKHASH reads it). */
-  env: BlockEnv;
-  block: ReturnType<typeof createBlock> | null;
-}
-
-/** Idle call VMs of this thread by chain; a call takes one and gives it back (in-process calls may interleave). */
-const idleVms = new Map<string, CallVm[]>();
-const MAX_IDLE_VMS = 4;
-
-/**
- * A call VM set up for env over a throwaway overlay on `view`: the environment of the block at env.height
- * (the same header fields as blockVm in block-executor.ts: coinbase, gas limit, base fee). Kept apart
- * from blockVm because a call's base is a snapshot or, in a call worker, a remote view, and its VM is reused.
- */
-async function acquireVm(env: BlockEnv, view: EvmBaseState): Promise<CallVm> {
-  const key = `${env.chainId}:${env.hardfork}`;
-  let c = idleVms.get(key)?.pop();
-  if (!c) {
-    const common = chainCommon(env.chainId, env.hardfork);
-    const adapter = new EvmStateAdapter(new StateOverlay(view), view);
-    const holder: { c?: CallVm } = {};
-    const blockchain = {
-      getBlock: async (n: number) => {
-        const h = await (holder.c as CallVm).env.blockHash(Number(n));
-        return { hash: () => h ?? new Uint8Array(32) };
-      },
-      putBlock: async () => undefined,
-      shallowCopy() {
-        return this;
-      },
-    };
-    const vm = await createVM({ common, stateManager: adapter, evmOpts: { blockchain } as never });
-    c = { key, vm, common, adapter, guard: installDeadline(vm), env, block: null };
-    holder.c = c;
-  }
-  c.env = env;
-  c.adapter.rebase(new StateOverlay(view), view);
-  // What a finished call leaves in the EVM: warm sets, touched accounts, transient storage.
-  c.vm.evm.journal.cleanJournal();
-  (c.vm.evm as EVM).transientStorage.clear();
-  const h = c.block?.header;
-  if (!h || h.number !== BigInt(env.height) || h.timestamp !== BigInt(env.timestamp)) {
-    c.block = createBlock(
-      {
-        header: {
-          number: BigInt(env.height),
-          timestamp: BigInt(env.timestamp),
-          coinbase: createAddressFromString(FEE_COLLECTOR),
-          gasLimit: BLOCK_GAS_LIMIT,
-          baseFeePerGas: BASE_FEE_PER_GAS,
-        },
-      },
-      { common: c.common, skipConsensusFormatValidation: true },
-    );
-  }
-  return c;
-}
-
-function releaseVm(c: CallVm): void {
-  c.guard.deadline = Number.POSITIVE_INFINITY;
-  let list = idleVms.get(c.key);
-  if (!list) idleVms.set(c.key, (list = []));
-  if (list.length < MAX_IDLE_VMS) list.push(c);
-}
-
 /**
  * Run a call against `view` without committing anything (eth_call, eth_estimateGas): a throwaway overlay,
  * the VM of a block at env.height. No nonce, fee or balance-for-gas checks (as geth's eth_call), value
@@ -191,7 +118,7 @@ export async function simulateCall(
   args: CallArgs,
   deadline = Number.POSITIVE_INFINITY,
 ): Promise<CallOutcome> {
-  const c = await acquireVm(env, view);
+  const c = await acquireVm(env, new StateOverlay(view), view);
   try {
     c.guard.deadline = deadline;
     return await runOn(c, args);
@@ -211,9 +138,28 @@ const failed = (error: string, gasUsed: bigint): CallOutcome => ({
   gasUsed,
 });
 
-async function runOn(c: CallVm, args: CallArgs): Promise<CallOutcome> {
-  const { vm, common } = c;
-  const block = c.block as ReturnType<typeof createBlock>;
+/**
+ * Run `args` as eth_call does on a pooled VM: the caller (zero address when absent), the warm set of a
+ * real transaction, gas price 0, balance checked only when value moves. `gas` is after intrinsic gas.
+ */
+export function runAsCall(c: PooledVm, args: CallArgs, gas: bigint): Promise<EVMResult> {
+  const caller: Address = args.from ? createAddressFromString(args.from) : createZeroAddress();
+  warmAsTransaction(c.vm, caller, args, c.block.header.coinbase);
+  return c.vm.evm.runCall({
+    block: c.block,
+    caller,
+    origin: caller,
+    to: args.to ? createAddressFromString(args.to) : undefined,
+    data: args.data ?? new Uint8Array(0),
+    value: args.value ?? 0n,
+    gasLimit: gas,
+    gasPrice: 0n,
+    skipBalance: args.value === undefined || args.value === 0n,
+  });
+}
+
+async function runOn(c: PooledVm, args: CallArgs): Promise<CallOutcome> {
+  const { common } = c;
   const gasLimit = args.gas ?? BLOCK_GAS_LIMIT;
   const dataLength = args.data?.length ?? 0;
   // EIP-3860, checked before anything else as geth's state transition does (the transaction builder
@@ -228,21 +174,9 @@ async function runOn(c: CallVm, args: CallArgs): Promise<CallOutcome> {
     return failed((err as Error).message.split(' (')[0], gasLimit);
   }
   if (gasLimit < intrinsic) return failed(`intrinsic gas too low: have ${gasLimit}, want ${intrinsic}`, intrinsic);
-  const caller: Address = args.from ? createAddressFromString(args.from) : createZeroAddress();
-  warmAsTransaction(vm, caller, args, block.header.coinbase);
   let result: EVMResult;
   try {
-    result = await vm.evm.runCall({
-      block,
-      caller,
-      origin: caller,
-      to: args.to ? createAddressFromString(args.to) : undefined,
-      data: args.data ?? new Uint8Array(0),
-      value: args.value ?? 0n,
-      gasLimit: gasLimit - intrinsic,
-      gasPrice: 0n,
-      skipBalance: args.value === undefined || args.value === 0n,
-    });
+    result = await runAsCall(c, args, gasLimit - intrinsic);
   } catch (err) {
     if (err instanceof CallTimeoutError) throw err;
     return failed((err as Error).message, gasLimit);

@@ -5,6 +5,7 @@ export {
   type BlockEnv,
   type ExecutionResult,
   executeBlock,
+  operationEnv,
 } from './block-executor.js';
 export { FEE_COLLECTOR, chainCommon } from './common.js';
 export {

@@ -1,5 +1,6 @@
 import { RLP } from '@ethereumjs/rlp';
 import { crypto } from '../crypto/index.js';
+import { type NativeEvent, eventsFromRlpItem, eventsRlpItem } from '../ledger/events.js';
 import { bigToBytes, bytesToBig } from '../util/hex.js';
 import { rlpIntHex, rlpListHex, rlpStrHex } from '../util/rlp-hex.js';
 
@@ -19,8 +20,13 @@ export interface ReceiptRecord {
   type: number;
   contractAddress: Uint8Array | null;
   logs: LogRecord[];
-  /** Revert data / return value for failed calls (kept for tracing and error messages). */
+  /**
+   * Revert data / return value for failed calls (kept for tracing and error messages); for a failed
+   * native operation, the UTF-8 reason it failed.
+   */
   output: Uint8Array;
+  /** Native operation events (ledger/events.ts); absent or empty for transfers and EVM transactions. */
+  events?: NativeEvent[];
 }
 
 export const EMPTY_BLOOM = (): Uint8Array => new Uint8Array(256);
@@ -49,7 +55,8 @@ export function encodeReceipts(receipts: readonly ReceiptRecord[]): Uint8Array {
 
 /**
  * RLP of [status, gasUsed, cumulativeGasUsed, effectiveGasPrice, type, contractAddress, logs, output] per
- * receipt, built as one hex string and decoded once (a test keeps it byte-identical to the library's
+ * receipt, plus a ninth item, the native events, only when there are some (so receipts without events,
+ * and the receipts roots of blocks made before native operations existed, encode as they always did), built as one hex string and decoded once (a test keeps it byte-identical to the library's
  * RLP.encode of the same lists; this runs for every transaction a block holds).
  */
 function encodeReceiptList(receipts: readonly ReceiptRecord[]): Uint8Array {
@@ -75,8 +82,21 @@ function receiptHex(r: ReceiptRecord): string {
       rlpStrHex(rlpIntHex(BigInt(r.type))) +
       rlpStrHex(r.contractAddress ? hexOf(r.contractAddress) : '') +
       rlpListHex(logs) +
-      rlpStrHex(hexOf(r.output)),
+      rlpStrHex(hexOf(r.output)) +
+      (r.events?.length ? eventsHex(r.events) : ''),
   );
+}
+
+const utf8Hex = (s: string): string => Buffer.from(s, 'utf8').toString('hex');
+
+function eventsHex(events: readonly NativeEvent[]): string {
+  let list = '';
+  for (const e of events) {
+    let fields = '';
+    for (const [k, v] of Object.entries(e.fields)) fields += rlpListHex(rlpStrHex(utf8Hex(k)) + rlpStrHex(utf8Hex(v)));
+    list += rlpListHex(rlpStrHex(utf8Hex(e.type)) + rlpListHex(fields));
+  }
+  return rlpListHex(list);
 }
 
 /** The library encoding of the same lists: the reference encodeReceipts must equal (tests). */
@@ -91,6 +111,7 @@ export function encodeReceiptsReference(receipts: readonly ReceiptRecord[]): Uin
       r.contractAddress ?? new Uint8Array(0),
       r.logs.map((l) => [l.address, l.topics, l.data]),
       r.output,
+      ...(r.events?.length ? [eventsRlpItem(r.events)] : []),
     ]),
   );
 }
@@ -110,5 +131,6 @@ export function decodeReceipts(bytes: Uint8Array): ReceiptRecord[] {
       data,
     })),
     output: f[7] ?? new Uint8Array(0),
+    ...(f[8] ? { events: eventsFromRlpItem(f[8]) } : {}),
   }));
 }

@@ -1,26 +1,106 @@
+/**
+ * Execution of native transactions: transfers and native operations. The nonce, fee and balance rule
+ * is checked against the state being built; operations then run through their family's module
+ * (tokens, staking, NFTs) on a child overlay, so a failed operation leaves nothing but its fee.
+ */
 import { getAccount, putAccount } from '../state/accounts.js';
-import type { StateOverlay } from '../state/state-store.js';
+import { StateOverlay, type StateReader } from '../state/state-store.js';
+import type { NativeEvent } from './events.js';
+import { nftModule } from './nft/index.js';
+import { OperationFailed, type OperationEnv, type OperationModule } from './operation-context.js';
+import type { OperationFamily } from './operations.js';
 import { checkNonceAndBalance } from './rules.js';
+import { stakingModule } from './staking/index.js';
+import { tokenModule } from './tokens/index.js';
 import type { SignedTransaction } from './transaction.js';
+import { txKind } from './tx-kind.js';
 import { baseToWei } from './units.js';
 
+/** Every operation family's module, in the order their end-of-block work runs. */
+export const OPERATION_MODULES: Record<OperationFamily, OperationModule> = {
+  token: tokenModule,
+  staking: stakingModule,
+  nft: nftModule,
+};
+const MODULE_ORDER: readonly OperationModule[] = [tokenModule, stakingModule, nftModule];
+
+/** How a native transaction applied. */
+export type NativeOutcome =
+  /** It cannot be included (nonce or balance): the block skips it and the pool drops it. */
+  | { dropped: string }
+  /** Included: status 1 with its events, or status 0 with the reason its operation failed (fee charged). */
+  | { status: 1; events: NativeEvent[] }
+  | { status: 0; events: []; failure: string };
+
 /**
- * Re-check the stateful rules of a native transfer against the state being built and apply it.
- * Returns a reason string when the transaction cannot apply (the block skips it).
+ * Apply a native transaction to the state being built: nonce and balance (amount + fee) first, then
+ * the transfer or the operation. Fees are the caller's business (it splits them).
  */
-export function applyNativeTransfer(state: StateOverlay, tx: SignedTransaction): string | null {
+export function applyNativeTransaction(state: StateOverlay, tx: SignedTransaction, env: OperationEnv): NativeOutcome {
   const sender = getAccount(state, tx.from_address);
   const cost = baseToWei(tx.amount + tx.fee);
   try {
     checkNonceAndBalance(tx, sender.nonce, sender.balance, cost);
   } catch (err) {
-    return (err as Error).message;
+    return { dropped: (err as Error).message };
   }
   sender.balance -= cost;
   sender.nonce += 1n;
   putAccount(state, tx.from_address, sender);
-  const recipient = getAccount(state, tx.to_address);
-  recipient.balance += baseToWei(tx.amount);
-  putAccount(state, tx.to_address, recipient);
-  return null;
+  const kind = txKind(tx);
+  if (kind.kind === 'transfer') {
+    const recipient = getAccount(state, tx.to_address);
+    recipient.balance += baseToWei(tx.amount);
+    putAccount(state, tx.to_address, recipient);
+    return { status: 1, events: [] };
+  }
+  if (kind.kind === 'evm') return { dropped: 'EVM transaction in native form' };
+  const child = new StateOverlay(state);
+  const events: NativeEvent[] = [];
+  try {
+    OPERATION_MODULES[kind.kind].apply({ state: child, tx, op: kind.op, env, emit: (e) => events.push(e) });
+  } catch (err) {
+    if (err instanceof OperationFailed) return { status: 0, events: [], failure: err.message };
+    throw err;
+  }
+  state.absorb(child);
+  return { status: 1, events };
+}
+
+/**
+ * Would this operation apply now? Admission runs it (and the sender's pending transactions before it,
+ * in nonce order) on a throwaway overlay, so a failure known at submission is a 400 with the
+ * operation's reason instead of a failed transaction that still costs its fee. Returns the reason, or null.
+ */
+export function operationFailure(
+  base: StateReader,
+  pendingBefore: readonly SignedTransaction[],
+  tx: SignedTransaction,
+  env: OperationEnv,
+): string | null {
+  const scratch = new StateOverlay(base);
+  for (const p of pendingBefore) applyNativeTransaction(scratch, p, env);
+  const outcome = applyNativeTransaction(scratch, tx, env);
+  if ('dropped' in outcome) return null; // nonce and balance are the pool's rules, reported by it
+  return outcome.status === 0 ? outcome.failure : null;
+}
+
+/** End-of-block work of every module (epochs, reward distribution, unbonding), in a fixed order. */
+export function endBlock(state: StateOverlay, env: OperationEnv): void {
+  for (const m of MODULE_ORDER) m.endBlock?.(state, env);
+}
+
+/**
+ * Apply verified double-sign evidence included in a block: the staking module slashes the validator's
+ * stake (and its delegators') and tombstones it. Before staking runs there is no stake to slash.
+ */
+export function applyDoubleSign(state: StateOverlay, validator: string, infractionHeight: number, env: OperationEnv): void {
+  for (const m of MODULE_ORDER) m.onDoubleSign?.(state, validator, infractionHeight, env);
+}
+
+/** Index terms of an event (every module is asked; event names are unique across families). */
+export function eventIndexTerms(event: NativeEvent): string[] {
+  const terms: string[] = [];
+  for (const m of MODULE_ORDER) for (const t of m.indexTerms(event)) terms.push(t);
+  return terms;
 }

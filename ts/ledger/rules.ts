@@ -7,7 +7,8 @@
 import { InvalidTransactionError, NodeError } from '../util/errors.js';
 import { fromHex, toHex } from '../util/hex.js';
 import { addressFromPublicKey } from './keys.js';
-import { OperationDecodeError } from './operations.js';
+import type { LedgerParams } from './operation-context.js';
+import { OperationDecodeError, type OperationName } from './operations.js';
 import { type SignedTransaction, signingDigest } from './transaction.js';
 import { type TxKind, isOperationEnvelope, txKind } from './tx-kind.js';
 import { MIN_TX_FEE_BASE, WEI_PER_BASE } from './units.js';
@@ -29,6 +30,7 @@ export const TX_RULES = [
   'timestamp',
   'replacement',
   'not_active',
+  'operation',
 ] as const;
 export type TxRule = (typeof TX_RULES)[number];
 
@@ -83,6 +85,14 @@ export interface OperationActivation {
 
 export const NO_OPERATIONS_ACTIVE: OperationActivation = { token: () => false, staking: () => false, nft: () => false };
 
+/**
+ * The operation families a chain runs, by height. A family is off until its module exists (its issue
+ * switches it on here, at its activation height), so no node ever accepts an operation it cannot execute.
+ */
+export function operationActivation(_ledger: LedgerParams): OperationActivation {
+  return NO_OPERATIONS_ACTIVE;
+}
+
 export interface NativeRuleContext {
   chainId: number;
   /** Height the transaction would be included at. */
@@ -92,9 +102,39 @@ export interface NativeRuleContext {
   operations: OperationActivation;
 }
 
-/** Minimum fee of a native transaction by kind (base units). Token deploys cost 10 x MIN_TX_FEE. */
+/**
+ * Minimum fee of each native operation in tenths of MIN_TX_FEE (base units): deploys cost 10x; the
+ * spec's NFT table gives 0.5x for approvals and base-URI updates, and 0 for a freeze, which we raise to
+ * 1x (a free operation would let anyone fill blocks for nothing; docs/operations.md).
+ */
+const OPERATION_FEE_TENTHS: Record<OperationName, bigint> = {
+  Deploy: 100n,
+  Transfer: 10n,
+  Burn: 10n,
+  Mint: 10n,
+  Approve: 10n,
+  TransferFrom: 10n,
+  RegisterValidator: 10n,
+  Delegate: 10n,
+  Undelegate: 10n,
+  Redelegate: 10n,
+  ClaimRewards: 10n,
+  UpdateCommission: 10n,
+  Unjail: 10n,
+  DeployNft: 100n,
+  MintNft: 10n,
+  TransferNft: 10n,
+  BurnNft: 10n,
+  ApproveNft: 5n,
+  ApproveNftOperator: 5n,
+  UpdateNftBaseUri: 5n,
+  FreezeNftCollection: 10n,
+};
+
+/** Minimum fee of a native transaction by kind (base units). */
 export function minimumFee(kind: TxKind): bigint {
-  if (kind.kind === 'token' && kind.op.name === 'Deploy') return 10n * MIN_TX_FEE_BASE;
+  if (kind.kind === 'token' || kind.kind === 'staking' || kind.kind === 'nft')
+    return (OPERATION_FEE_TENTHS[kind.op.name] * MIN_TX_FEE_BASE) / 10n;
   return MIN_TX_FEE_BASE;
 }
 

@@ -8,6 +8,7 @@ import {
   isEvmTransaction,
   markEvmChecked,
   maxPricePerGas,
+  operationEnv,
   storedEvmTransaction,
   typedTransactionOf,
 } from '../execution/index.js';
@@ -21,6 +22,7 @@ import {
   isSignatureVerified,
   markSignatureVerified,
 } from '../ledger/rules.js';
+import { operationFailure } from '../ledger/executor.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import { baseToWei } from '../ledger/units.js';
 import { getAccount } from '../state/accounts.js';
@@ -89,13 +91,26 @@ export class TxAdmission {
   }
 
   private async admit(tx: SignedTransaction, source: TxSource): Promise<'pending' | 'queued'> {
-    const { digest } = checkNativeTransaction(tx, this.chain.txRuleContext(this.chain.height + 1, this.now()));
+    const { digest, kind } = checkNativeTransaction(tx, this.chain.txRuleContext(this.chain.height + 1, this.now()));
     if (!isSignatureVerified(tx)) {
       const ok = await this.batcher.verify(fromHex(tx.signature), digest, fromHex(tx.public_key));
       if (!ok) throw reject('signature', 'Invalid transaction: signature verification failed');
       markSignatureVerified(tx);
     }
+    if (kind.kind !== 'transfer') this.checkOperation(tx);
     return this.checkPoolRules(tx, baseToWei(tx.amount + tx.fee), source);
+  }
+
+  /**
+   * A native operation that would fail on the current state (after the sender's own pending
+   * transactions) is refused with its reason, rather than included as a failed transaction that still
+   * costs its fee. What depends on other senders' pending transactions is decided at inclusion.
+   */
+  private checkOperation(tx: SignedTransaction): void {
+    const before = this.mempool.pendingOf(tx.from_address).filter((p) => p.nonce < tx.nonce);
+    const env = operationEnv(this.chain.blockEnv(this.chain.height + 1, this.chain.head.validator, this.now()));
+    const failure = operationFailure(this.chain.state, before, tx, env);
+    if (failure) throw reject('operation', `Invalid transaction: ${failure}`);
   }
 
   /**

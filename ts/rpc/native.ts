@@ -18,7 +18,7 @@ function blocksProducedThisEpoch(ctx: NodeContext): Map<string, number> {
 }
 
 function validatorSet(ctx: NodeContext): Record<string, unknown> {
-  const validators = validatorSetAt(ctx.chain.params, ctx.chain.height);
+  const validators = validatorSetAt(ctx.chain.params, ctx.chain.state, ctx.chain.height);
   const produced = blocksProducedThisEpoch(ctx);
   // Under PoA there is no stake: voting power is a flat equal split of one coin (in wei).
   const power = validators.length ? WEI_PER_COIN / BigInt(validators.length) : 0n;

@@ -14,6 +14,8 @@ export const P = {
   logIndex: 0x49, // 'I' + kind u8 + term (0, 20 or 32 bytes) + height u64 -> '' (EVM log postings, chain/log-index.ts)
   changeSet: 0x59, // 'Y' + height u64 + state key -> previous value (0x00 absent | 0x01 + value) (chain/state-history.ts)
   historyIndex: 0x58, // 'X' + key length u8 + state key + height u64 -> '' (blocks that changed the key)
+  eventIndex: 0x45, // 'E' + term utf8 + 0x00 + height u64 + tx index u32 + event index u16 -> '' (native events, chain/event-index.ts)
+  eventCount: 0x65, // 'e' + term utf8 -> u64 number of postings of the term
 } as const;
 
 /** Big-endian u64 of a safe integer (no BigInt on the commit path). */
@@ -86,6 +88,17 @@ export function historyKey(stateKey: Uint8Array, h: number): Buffer {
   putU64(b, h, 2 + stateKey.length);
   return b;
 }
+/** Postings of one native-event index term (terms never contain a NUL byte, which ends them). */
+export const eventIndexPrefix = (term: string): Buffer =>
+  Buffer.concat([Buffer.from([P.eventIndex]), Buffer.from(term, 'utf8'), Buffer.from([0])]);
+export const eventIndexKey = (term: string, h: number, tx: number, ev: number): Buffer => {
+  const suffix = Buffer.allocUnsafe(14);
+  suffix.writeBigUInt64BE(BigInt(h), 0);
+  suffix.writeUInt32BE(tx, 8);
+  suffix.writeUInt16BE(ev, 12);
+  return Buffer.concat([eventIndexPrefix(term), suffix]);
+};
+export const eventCountKey = (term: string): Buffer => Buffer.concat([Buffer.from([P.eventCount]), Buffer.from(term, 'utf8')]);
 export const metaKey = (name: string): Buffer => Buffer.concat([Buffer.from([P.meta]), Buffer.from(name)]);
 
 /** Exclusive upper bound of all keys starting with prefix. */

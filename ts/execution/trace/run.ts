@@ -1,4 +1,3 @@
-import { type Address, createAddressFromString, createZeroAddress } from '@ethereumjs/util';
 import { type RunTxResult, runTx } from '@ethereumjs/vm';
 import { getSupply, putSupply } from '../../ledger/supply.js';
 import type { SignedTransaction } from '../../ledger/transaction.js';
@@ -6,8 +5,10 @@ import { baseToWei } from '../../ledger/units.js';
 import { accountKey, getAccount, putAccount, storageKey } from '../../state/accounts.js';
 import { FEE_COLLECTOR } from '../common.js';
 import { StateOverlay, type StateReader, type StateStore } from '../../state/state-store.js';
-import { BLOCK_GAS_LIMIT, type BlockEnv, blockVm, executeBlock } from '../block-executor.js';
-import { type CallArgs, intrinsicGas, warmAsTransaction } from '../call.js';
+import type { VM } from '@ethereumjs/vm';
+import { BLOCK_GAS_LIMIT, type BlockEnv, executeBlock } from '../block-executor.js';
+import { acquireVm, releaseVm } from '../vm-pool.js';
+import { type CallArgs, intrinsicGas, runAsCall } from '../call.js';
 import { typedTransactionOf } from '../evm-tx.js';
 import { ServerError } from '../../util/errors.js';
 import { CallTracer, type MessageEvent, type MessageResult, gethError } from './call-tracer.js';
@@ -119,13 +120,7 @@ interface FinishInput {
  * Attach a sink to a VM's events. Every TRACE_YIELD_STEPS steps the run yields to the event loop (the
  * node keeps serving), waits for `pause`, and stops with TraceTimeoutError once past the deadline.
  */
-function attach(
-  vm: Awaited<ReturnType<typeof blockVm>>['vm'],
-  sink: Sink,
-  state: StateReader,
-  deadline: number,
-  pause?: () => Promise<void>,
-): void {
+function attach(vm: VM, sink: Sink, state: StateReader, deadline: number, pause?: () => Promise<void>): void {
   let steps = 0;
   const depths: number[] = [];
   const events = vm.evm.events;
@@ -163,11 +158,16 @@ async function traceOne(
   if (Date.now() > deadline) throw new TraceTimeoutError();
   const pre = new StateOverlay(state);
   const post = new StateOverlay(pre);
-  const { vm, common, block } = await blockVm(site.env, post, site.store);
-  const typed = typedTransactionOf(tx, common);
+  const c = await acquireVm(site.env, post, site.store);
+  let r: RunTxResult;
+  const typed = typedTransactionOf(tx, c.common);
   const { sink, finish, outputBytes } = makeSink(opts, pre, typed.gasLimit);
-  attach(vm, sink, post, deadline, site.pause);
-  const r: RunTxResult = await runTx(vm, { tx: typed, block, skipHardForkValidation: true, blockGasUsed });
+  try {
+    attach(c.vm, sink, post, deadline, site.pause);
+    r = await runTx(c.vm, { tx: typed, block: c.block, skipHardForkValidation: true, blockGasUsed });
+  } finally {
+    releaseVm(c);
+  }
   // As the block executor: the VM's fee payment to the collector is replaced by the block's fee split.
   post.delete(accountKey(FEE_COLLECTOR));
   const failed = r.execResult.exceptionError !== undefined;
@@ -232,25 +232,21 @@ export async function traceCall(site: TraceSite, args: CallArgs, opts: TraceOpti
   const deadline = Date.now() + opts.timeoutMs;
   const pre = new StateOverlay(site.parentState);
   const post = new StateOverlay(pre);
-  const { vm, common, block } = await blockVm(site.env, post, site.store);
-  const intrinsic = intrinsicGas(args, common);
+  const c = await acquireVm(site.env, post, site.store);
+  const intrinsic = intrinsicGas(args, c.common);
   const gasLimit = args.gas ?? BLOCK_GAS_LIMIT;
-  if (gasLimit < intrinsic) throw new ServerError(`intrinsic gas too low: have ${gasLimit}, want ${intrinsic}`);
-  const caller: Address = args.from ? createAddressFromString(args.from) : createZeroAddress();
-  warmAsTransaction(vm, caller, args, block.header.coinbase);
+  if (gasLimit < intrinsic) {
+    releaseVm(c);
+    throw new ServerError(`intrinsic gas too low: have ${gasLimit}, want ${intrinsic}`);
+  }
   const { sink, finish } = makeSink(opts, pre, gasLimit);
-  attach(vm, sink, post, deadline, site.pause);
-  const r = await vm.evm.runCall({
-    block,
-    caller,
-    origin: caller,
-    to: args.to ? createAddressFromString(args.to) : undefined,
-    data: args.data ?? new Uint8Array(0),
-    value: args.value ?? 0n,
-    gasLimit: gasLimit - intrinsic,
-    gasPrice: 0n,
-    skipBalance: args.value === undefined || args.value === 0n,
-  });
+  let r: Awaited<ReturnType<typeof runAsCall>>;
+  try {
+    attach(c.vm, sink, post, deadline, site.pause);
+    r = await runAsCall(c, args, gasLimit - intrinsic);
+  } finally {
+    releaseVm(c);
+  }
   const ex = r.execResult;
   const spent = intrinsic + ex.executionGasUsed;
   const refund = ex.gasRefund ?? 0n;
