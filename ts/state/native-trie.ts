@@ -10,7 +10,8 @@ import { type AuthenticatedTrie, MerkleTrie, type ProofStep, type StateProof } f
  */
 export class NativeTrie implements AuthenticatedTrie {
   private readonly values = new Map<string, Buffer>();
-  private readonly pending = new Set<string>();
+  /** Keys changed since the last flush with their new value (undefined: deleted), so flush never reads the big map. */
+  private pending = new Map<string, Buffer | undefined>();
   private readonly handle: NativeTrieHandle;
 
   constructor(private readonly addon: NativeAddon) {
@@ -31,20 +32,21 @@ export class NativeTrie implements AuthenticatedTrie {
 
   set(keyString: string, value: Buffer): void {
     this.values.set(keyString, value);
-    this.pending.add(keyString);
+    this.pending.set(keyString, value);
   }
 
   delete(keyString: string): boolean {
     if (!this.values.delete(keyString)) return false;
-    this.pending.add(keyString);
+    this.pending.set(keyString, undefined);
     return true;
   }
 
   private flush(): void {
     const n = this.pending.size;
     if (n === 0) return;
-    const keys = [...this.pending];
-    this.pending.clear();
+    const keys = [...this.pending.keys()];
+    const vals = [...this.pending.values()];
+    this.pending = new Map();
     const c = crypto();
     let keyBytes = 0;
     for (const k of keys) keyBytes += k.length;
@@ -56,7 +58,7 @@ export class NativeTrie implements AuthenticatedTrie {
     const deletes = new Uint8Array(n);
     let leafBytes = 0;
     for (let i = 0; i < n; i++) {
-      const v = this.values.get(keys[i]);
+      const v = vals[i];
       if (v === undefined) deletes[i] = 1;
       else leafBytes += 33 + v.length;
     }
@@ -67,7 +69,7 @@ export class NativeTrie implements AuthenticatedTrie {
     o = 0;
     for (let i = 0; i < n; i++) {
       if (deletes[i]) continue;
-      const v = this.values.get(keys[i]) as Buffer;
+      const v = vals[i] as Buffer;
       pre[o] = 0;
       pre.set(keyHashes.subarray(i * 32, i * 32 + 32), o + 1);
       pre.set(v, o + 33);
