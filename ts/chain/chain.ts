@@ -127,7 +127,8 @@ export class Chain extends EventEmitter<ChainEvents> {
       await this.writeGenesis();
       return;
     }
-    await this.blocks.scanState((k, v) => this.state.load(Buffer.from(k), Buffer.from(v)));
+    // The key only becomes a map key (a string); the value is copied into the shared pool (fewer buffers for the GC).
+    await this.blocks.scanState((k, v) => this.state.load(k, Buffer.from(v)));
     this.headBlock = (await this.blocks.getBlock(height)) as Block;
     const root = toHex(this.state.root());
     if (root !== this.headBlock.state_root) {

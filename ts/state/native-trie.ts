@@ -54,7 +54,7 @@ export class NativeTrie implements AuthenticatedTrie {
     const keyEnds = new Uint32Array(n);
     let o = 0;
     for (let i = 0; i < n; i++) keyEnds[i] = o += keyBuf.write(keys[i], o, 'latin1');
-    const keyHashes = c.sha256Segments(keyBuf, keyEnds);
+    const keyHashes = asBuffer(c.sha256Segments(keyBuf, keyEnds));
     const deletes = new Uint8Array(n);
     let leafBytes = 0;
     for (let i = 0; i < n; i++) {
@@ -71,15 +71,16 @@ export class NativeTrie implements AuthenticatedTrie {
       if (deletes[i]) continue;
       const v = vals[i] as Buffer;
       pre[o] = 0;
-      pre.set(keyHashes.subarray(i * 32, i * 32 + 32), o + 1);
-      pre.set(v, o + 33);
+      // Buffer.copy: no view object per key (a million of them on a restart).
+      keyHashes.copy(pre, o + 1, i * 32, i * 32 + 32);
+      v.copy(pre, o + 33);
       o += 33 + v.length;
       preEnds[present.length] = o;
       present.push(i);
     }
-    const presentHashes = c.sha256Segments(pre, preEnds);
-    const leafHashes = new Uint8Array(n * 32);
-    present.forEach((i, j) => leafHashes.set(presentHashes.subarray(j * 32, j * 32 + 32), i * 32));
+    const presentHashes = asBuffer(c.sha256Segments(pre, preEnds));
+    const leafHashes = Buffer.alloc(n * 32);
+    present.forEach((i, j) => presentHashes.copy(leafHashes, i * 32, j * 32, j * 32 + 32));
     this.addon.trieApply(this.handle, keyHashes, leafHashes, deletes);
   }
 
@@ -108,6 +109,8 @@ export class NativeTrie implements AuthenticatedTrie {
     return { key: key.toString('hex'), value: value.toString('hex'), steps };
   }
 }
+
+const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 
 /**
  * The trie implementation for a new state: native when the addon is loaded, else the JS twin.
