@@ -69,7 +69,7 @@ export async function benchJournalSinks(clients = 64, perClient = 200, rounds = 
   const runs = (xs: number[]) => `runs ${xs.map((x) => Math.round(x).toLocaleString()).join(' / ')}`;
   const rows: Row[] = [
     {
-      name: `tx journal, append-only segment file (O_DSYNC writev per group, on the main thread): ${n.toLocaleString()} records, ${clients} concurrent submitters`,
+      name: `tx journal, append-only segment file (O_DSYNC writev per group): ${n.toLocaleString()} records, ${clients} concurrent submitters`,
       value: fmt(fileRates),
       note: `median of ${rounds}; ${runs(fileRates)}; ${(n / fileGroups).toFixed(1)} records per group`,
     },

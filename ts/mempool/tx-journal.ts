@@ -8,7 +8,7 @@
  * Two sinks were measured (bench/journal.ts): an append-only file with fdatasync per group, and a RocksDB
  * batch written with sync per group. The file is the one the node uses (the numbers are in docs/storage.md).
  */
-import { closeSync, constants, mkdirSync, openSync, readFileSync, readdirSync, unlinkSync, writevSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readFileSync, readdirSync, unlinkSync, writev } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { type SignedTransaction, decodeTransaction, encodeTransaction } from '../ledger/transaction.js';
@@ -189,9 +189,9 @@ export class TxJournal {
     const { fd, seg } = this.current;
     let bytes = 0;
     for (const r of records) bytes += r.length;
-    // On the calling thread: one group per turn of the event loop costs ~0.1-0.4 ms here (bench/journal.ts),
-    // less than handing it to the thread pool, where it would queue behind RocksDB's work.
-    writevSync(fd, records as Buffer[]);
+    // In the thread pool, never on the main thread: a slow disk (another process's fsyncs) would stall every
+    // request. Appends arriving meanwhile form the next group, so groups grow as the disk slows.
+    await new Promise<void>((resolve, reject) => writev(fd, records as Buffer[], (err) => (err ? reject(err) : resolve())));
     this.current.bytes += bytes;
     for (const id of ids) {
       if (this.segmentOf.has(id)) continue;
