@@ -57,7 +57,14 @@ export class StaleStateViewError extends NodeError {
   }
 }
 
-const encodePrev = (v: Buffer | undefined): Buffer => (v === undefined ? Buffer.from([0]) : Buffer.concat([Buffer.from([1]), v]));
+const ABSENT = Buffer.from([0]);
+function encodePrev(v: Buffer | undefined): Buffer {
+  if (v === undefined) return ABSENT;
+  const b = Buffer.allocUnsafe(1 + v.length);
+  b[0] = 1;
+  v.copy(b, 1);
+  return b;
+}
 const decodePrev = (raw: Buffer): Buffer | undefined => (raw[0] === 0 ? undefined : raw.subarray(1));
 
 /** Reads the change sets and history index, writes them in block batches, prunes and rolls back. */
