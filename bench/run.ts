@@ -8,6 +8,7 @@ import { benchEvmGas } from './evm-gas.js';
 import { type SubmissionStats, benchHttpSubmission } from './http-e2e.js';
 import { baselineMain, benchHttpLoad } from './http-load.js';
 import { type Row, benchBlockExecution, benchStateRoot } from './ledger.js';
+import { VERIFY_SECTION, benchVerification } from './verify.js';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
@@ -69,6 +70,9 @@ async function main(): Promise<void> {
     ],
     rows: await benchEvmGas(),
   });
+  log('contract verification ...');
+  const verification = await benchVerification(log);
+  sections.push({ title: VERIFY_SECTION, rows: verification.rows, md: verification.md });
   log('HTTP end-to-end ...');
   const http: Row[] = [];
   const before = baselineMain();

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES="librust-sha2-dev librust-sha3-dev librust-rayon-dev libsecp256k1-dev wrk"
+APT_PACKAGES="librust-sha2-dev librust-sha3-dev librust-rayon-dev libsecp256k1-dev wrk chromium"
 
 have_pkgs() { dpkg -s $APT_PACKAGES >/dev/null 2>&1; }
 

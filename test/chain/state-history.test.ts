@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import test from 'ava';
 import { ethers } from 'ethers';
+import { dayOf } from '../../ts/chain/block-store.js';
 import { Chain } from '../../ts/chain/chain.js';
 import { HistoryUnavailableError, StaleStateViewError } from '../../ts/chain/state-history.js';
 import { validateChain } from '../../ts/chain/validate.js';
@@ -247,6 +248,14 @@ test('rollbackTo restores the state and drops later blocks atomically; the chain
   t.is(chain.height, target);
   t.deepEqual(sorted(stateCopy(chain)), sorted(run.snapshots[target]));
   t.is(await chain.blocks.getBlock(target + 1), null);
+  // The daily aggregates count only the blocks that remain (every block of this chain is dated the same day).
+  const kept = await chain.blocks.readRange(1, target);
+  const day = chain.blocks.dayRecord(dayOf(NOW));
+  t.is(day.blocks, target);
+  t.is(
+    day.txs,
+    kept.reduce((n, b) => n + b.transactions.length, 0),
+  );
   t.is(await chain.blocks.heightOfHash(droppedHash), null);
   for (const id of dropped) t.is(await chain.blocks.txLocation(id), null);
   for (let h = 0; h <= target; h++) await checkHeight(t, run, h);

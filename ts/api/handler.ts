@@ -110,6 +110,9 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
   const router = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 200 });
   for (const r of routes) router.on(r.method, r.path, () => undefined, r);
   const exact = staticRoutes(routes);
+  // find-my-way matches nothing for a malformed percent-encoding or a parameter over maxParamLength; a wildcard
+  // route (the explorer's /explorer/*) still answers such paths under its prefix with its own error page.
+  const wildcards = routes.filter((r) => r.path.endsWith('/*')).map((r) => ({ prefix: r.path.slice(0, -1), route: r }));
   // No limiter when both limits are off: it would read every client's address for nothing.
   const rl = opts.rateLimits;
   const limiter = rl && (rl.global > 0 || rl.write > 0) ? new RateLimiter(rl) : null;
@@ -201,6 +204,13 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
         const m = router.find(method as 'GET', req.path);
         found = m ? (m.store as RouteDef) : null;
         if (m) params = m.params;
+        else {
+          const w = wildcards.find((x) => x.route.method === method && req.path.startsWith(x.prefix));
+          if (w) {
+            found = w.route;
+            params = { '*': req.path.slice(w.prefix.length) };
+          }
+        }
       }
       label = found ? found.path : UNMATCHED_ROUTE;
       const headers = cors(req);

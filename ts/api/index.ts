@@ -4,6 +4,7 @@ import { addressRoutes } from './routes/addresses.js';
 import { adminRoutes } from './routes/admin.js';
 import { chainInfoRoutes } from './routes/chain-info.js';
 import { chainRoutes } from './routes/chain.js';
+import { explorerRouteDefs } from './routes/explorer.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { opsRoutes } from './routes/ops.js';
 import { recentTransactionRoutes } from './routes/recent-transactions.js';
@@ -14,6 +15,7 @@ import { statsRoutes } from './routes/stats.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { validatorRoutes } from './routes/validators.js';
+import { verifyApiRoutes } from './routes/verify.js';
 import type { RouteDef } from './types.js';
 
 export { createApiHandler, apiKeyMatches, apiRequestHeaders, errorResult, type ApiOptions } from './handler.js';
@@ -36,5 +38,7 @@ export const restRoutes: RouteDef[] = [
   ...rpcRoutes,
   ...metricsRoutes,
   ...adminRoutes,
+  ...verifyApiRoutes,
+  ...explorerRouteDefs,
 ];
 restRoutes.push(openApiRoute(restRoutes));

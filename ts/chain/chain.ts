@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { crypto } from '../crypto/index.js';
 import { type BlockEnv, type ExecutionResult, encodeReceipts, executeBlock } from '../execution/index.js';
 import { type KeyPair, signDigest } from '../ledger/keys.js';
+import { applyGenesisStakes } from '../ledger/staking/index.js';
 import { getSupply, putSupply } from '../ledger/supply.js';
 import type { NativeRuleContext } from '../ledger/rules.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
@@ -225,6 +226,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     });
     this.pending = { done, resolve };
     const ctx = this.blockContext();
+    // The phase is the parent state's (the block's own changes may choose the next epoch's set).
+    const consensus = this.consensusAt(exec.height);
     const undo = this.state.applyChanges(exec.overlay.changes);
     const stateRoot = toHex(this.state.root());
     const t2 = performance.now();
@@ -242,7 +245,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       round,
       gas_used: result.gasUsed,
       logs_bloom: toHex(result.logsBloom),
-      consensus: this.consensusAt(exec.height),
+      consensus,
     };
     const hash = blockHash(header);
     const block: Block = {
@@ -392,4 +395,8 @@ export function applyGenesisAlloc(params: ChainParams, overlay: StateOverlay): v
     minted += baseToWei(base);
   }
   putSupply(overlay, { minted, burned: getSupply(overlay).burned });
+  applyGenesisStakes(
+    overlay,
+    params.validators.map((v) => ({ address: v.address, name: v.name, public_key: v.public_key, stake: v.stake ?? 0n })),
+  );
 }

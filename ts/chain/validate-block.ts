@@ -29,7 +29,7 @@ import {
   markSignatureVerified,
 } from '../ledger/rules.js';
 import { type SignedTransaction, encodeTransaction } from '../ledger/transaction.js';
-import { StateOverlay, type StateStore, type StateUndo } from '../state/state-store.js';
+import { StateOverlay, type StateReader, type StateStore, type StateUndo } from '../state/state-store.js';
 import { NodeError } from '../util/errors.js';
 import { fromHex, isAddress, isHash, toHex } from '../util/hex.js';
 import { type Block, HEADER_VERSION, blockHash, headerOf, receiptsRootOf, txMerkleRoot } from './block.js';
@@ -152,7 +152,8 @@ export function validateExecuted(
   proposal = false,
 ): AppliedBlock {
   try {
-    checkHeader(ctx, block, proposal);
+    // The header is judged against the parent's state (validator set, phase), not the block's own changes.
+    checkHeader(ctx, block, proposal, appliedUndo ? parentView(ctx.state, appliedUndo) : ctx.state);
     checkTransactions(ctx, block);
   } catch (err) {
     if (appliedUndo) ctx.state.revert(appliedUndo);
@@ -191,7 +192,7 @@ function checkOutcomeAndApply(ctx: BlockContext, block: Block, exec: BlockExecut
  * proposal: a BFT proposal being voted on carries no justification yet (its commit certificate is
  * attached when precommits reach the quorum); every other block under BFT must carry a valid one.
  */
-function checkHeader(ctx: BlockContext, b: Block, proposal = false): void {
+function checkHeader(ctx: BlockContext, b: Block, proposal = false, state: StateReader = ctx.state): void {
   const fail = (rule: BlockRule, detail: string): never => {
     throw new InvalidBlockError(rule, b.index, detail);
   };
@@ -203,12 +204,7 @@ function checkHeader(ctx: BlockContext, b: Block, proposal = false): void {
   if (b.previous_hash !== parent.hash) fail('parent_hash', `previous_hash ${b.previous_hash} is not the parent ${parent.hash}`);
   if (blockHash(headerOf(b)) !== b.hash) fail('header_hash', 'hash does not match the header');
   // Under BFT the proposer rotates with the round as well (a round whose proposer is down moves on).
-  const proposer = proposerAt(
-    params,
-    ctx.state,
-    b.index,
-    consensusPhaseAt(params, ctx.state, b.index) === 'DPoS+BFT' ? b.round : 0,
-  );
+  const proposer = proposerAt(params, state, b.index, consensusPhaseAt(params, state, b.index) === 'DPoS+BFT' ? b.round : 0);
   if (!proposer || b.validator !== proposer.address)
     fail('proposer', `proposer ${b.validator} is not the scheduled ${proposer?.address}`);
   const sig = /^[0-9a-f]{128}$/.test(b.signature) ? fromHex(b.signature) : null;
@@ -220,7 +216,7 @@ function checkHeader(ctx: BlockContext, b: Block, proposal = false): void {
   if (b.timestamp > ctx.now + MAX_BLOCK_FUTURE_DRIFT_S) {
     fail('timestamp_future', `timestamp ${b.timestamp} is more than ${MAX_BLOCK_FUTURE_DRIFT_S} s ahead of ${ctx.now}`);
   }
-  const phase = consensusPhaseAt(params, ctx.state, b.index);
+  const phase = consensusPhaseAt(params, state, b.index);
   if (b.consensus !== phase) fail('consensus', `consensus ${b.consensus}, the chain runs ${phase} at this height`);
   const bft = phase === 'DPoS+BFT';
   if (!bft && b.round !== 0) fail('round', `round ${b.round} outside BFT`);
@@ -233,12 +229,17 @@ function checkHeader(ctx: BlockContext, b: Block, proposal = false): void {
       b.index,
       b.hash,
       b.justification,
-      validatorSetAt(params, ctx.state, b.index),
+      validatorSetAt(params, state, b.index),
     );
     if (problem) fail('justification', problem);
   }
   if (b.tx_count !== b.transactions.length) fail('tx_count', `tx_count ${b.tx_count}, body has ${b.transactions.length}`);
   if (b.gas_used > BLOCK_GAS_LIMIT) fail('gas_limit', `gas_used ${b.gas_used} above the block gas limit ${BLOCK_GAS_LIMIT}`);
+}
+
+/** The state before a change set was applied: the undo record's values first, then the store. */
+function parentView(state: StateReader, undo: StateUndo): StateReader {
+  return { get: (k) => (undo.has(k) ? undo.get(k) : state.get(k)) };
 }
 
 /** Field shapes of a transaction decoded from untrusted bytes (the JSON path checks these at parse time). */

@@ -14,6 +14,7 @@ import { isAddress, isHash } from '../util/hex.js';
 import { stringifyExact } from '../util/json.js';
 import { COIN_TICKER, WalletUsageError, parseAmount, showBase, showWei } from './amounts.js';
 import { NodeClient, type Reply } from './client.js';
+import { delegationsCommand, stakeCommand, tokenCommand, validatorsCommand } from './operations.js';
 
 /** The wallet ships with the node and carries its version. */
 const WALLET_VERSION = '0.1.0';
@@ -30,9 +31,24 @@ Commands:
   send --to ADDR --amount AMOUNT [--fee AMOUNT] [--no-wait]   sign, submit, wait for inclusion
   tx TXID                     show a transaction and the fee it paid (--json: the node's full record)
   proof [ADDRESS]             fetch an account proof and verify it offline against the block's state root
+  token deploy --name N --symbol S [--decimals 8] --supply X [--max-supply Y]
+  token transfer|mint --contract SRC20_… --to ADDR --amount X
+  token transfer-from --contract SRC20_… --from ADDR --to ADDR --amount X
+  token burn --contract SRC20_… --amount X
+  token approve --contract SRC20_… --spender ADDR --amount X
+  stake register --name N --amount COINS --commission BPS
+  stake delegate|undelegate --validator ADDR --amount COINS
+  stake redelegate --from ADDR --to ADDR --amount COINS
+  stake claim [--validator ADDR]     rewards (and commission) of one or every validator
+  stake commission --commission BPS  (at most 100 bps of change, once per epoch)
+  stake unjail
+  validators                  the validator set with stake, commission, uptime and status
+  delegations [ADDRESS]       delegations, pending rewards and unbonding entries
 
 Amounts: a whole number of base units (150000000) or coins with the ticker (1.5${COIN_TICKER});
-1 ${COIN_TICKER} = 100,000,000 base units. The fee defaults to the minimum, 10000 base units.
+1 ${COIN_TICKER} = 100,000,000 base units. The fee defaults to the minimum, 10000 base units (deploys 100000).
+Operation amounts are human-readable: stake amounts in coins (--amount 1.5), token amounts in token units
+by the token's decimals (--amount 1.5 of a 2-decimal token = 150); --raw takes base units instead.
 
 Options:
   --url URL        node URL (default $NATIVE_URL or http://127.0.0.1:8545)
@@ -146,6 +162,14 @@ export async function runWallet(argv: string[], env: NodeJS.ProcessEnv, out: Out
       return send(client, () => loadKey(keyFile), values, raw, out);
     case 'proof':
       return proof(client, addressArg(), raw, out);
+    case 'token':
+      return tokenCommand(client, arg, () => loadKey(keyFile), values, raw, out);
+    case 'stake':
+      return stakeCommand(client, arg, () => loadKey(keyFile), values, raw, out);
+    case 'validators':
+      return validatorsCommand(client, raw, out);
+    case 'delegations':
+      return delegationsCommand(client, addressArg(), raw, out);
     default:
       out(`unknown command ${cmd}\n\n${USAGE}`);
       return 2;
@@ -164,6 +188,16 @@ function parseWalletArgs(argv: string[]) {
       mnemonic: { type: 'string' },
       index: { type: 'string' },
       to: { type: 'string' },
+      from: { type: 'string' },
+      name: { type: 'string' },
+      symbol: { type: 'string' },
+      decimals: { type: 'string' },
+      supply: { type: 'string' },
+      'max-supply': { type: 'string' },
+      contract: { type: 'string' },
+      spender: { type: 'string' },
+      validator: { type: 'string' },
+      commission: { type: 'string' },
       amount: { type: 'string' },
       fee: { type: 'string' },
       'no-wait': { type: 'boolean' },

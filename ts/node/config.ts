@@ -16,6 +16,7 @@ import {
 } from '../execution/index.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/common.js';
 import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/mempool.js';
+import { DEFAULT_COMPILE_MEMORY_MB, DEFAULT_COMPILE_TIMEOUT_MS } from '../verify/index.js';
 import { NODE_FLAGS } from './flags.js';
 
 export type Network = 'mainnet' | 'testnet' | 'dev';
@@ -72,6 +73,12 @@ export interface NodeConfig {
   rpcEvmWorkers: number;
   /** Calls waiting for a worker; beyond, -32005 / 503. */
   rpcEvmQueue: number;
+  /** Directory of soljson-v<version>.js compilers for verification, besides the bundled solc. */
+  solcDir?: string;
+  /** Time limit of one verification's compilation, queueing included. */
+  verifyTimeoutMs: number;
+  /** Memory limit of one verification's compilation. */
+  verifyMemoryMb: number;
 }
 
 export class ConfigError extends Error {
@@ -178,18 +185,28 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
       .filter((s) => s !== ''),
     role,
     rpcGasCap: BigInt(int('rpc-gascap', 'NATIVE_RPC_GASCAP', Number(DEFAULT_RPC_GAS_CAP))),
-    rpcEvmTimeoutMs: duration(str('rpc-evmtimeout', 'NATIVE_RPC_EVMTIMEOUT'), DEFAULT_RPC_EVM_TIMEOUT_MS),
+    rpcEvmTimeoutMs: duration(
+      str('rpc-evmtimeout', 'NATIVE_RPC_EVMTIMEOUT'),
+      DEFAULT_RPC_EVM_TIMEOUT_MS,
+      'rpc-evmtimeout / NATIVE_RPC_EVMTIMEOUT',
+    ),
     rpcEvmWorkers: int('rpc-evm-workers', 'NATIVE_RPC_EVM_WORKERS', defaultCallWorkers(), 1),
     rpcEvmQueue: int('rpc-evm-queue', 'NATIVE_RPC_EVM_QUEUE', DEFAULT_RPC_EVM_QUEUE),
+    solcDir: str('solc-dir', 'NATIVE_SOLC_DIR') || undefined,
+    verifyTimeoutMs: duration(
+      str('verify-timeout', 'NATIVE_VERIFY_TIMEOUT'),
+      DEFAULT_COMPILE_TIMEOUT_MS,
+      'verify-timeout / NATIVE_VERIFY_TIMEOUT',
+    ),
+    verifyMemoryMb: int('verify-memory-mb', 'NATIVE_VERIFY_MEMORY_MB', DEFAULT_COMPILE_MEMORY_MB, 64),
   };
 }
 
-/** `--rpc-evmtimeout`: a Go-style duration (`5s`, `1.5s`, `300ms`) or milliseconds; at least 1 ms. */
-function duration(raw: string | undefined, def: number): number {
+/** `--rpc-evmtimeout`, `--verify-timeout`: a Go-style duration (`5s`, `1.5s`, `300ms`) or milliseconds; at least 1 ms. */
+function duration(raw: string | undefined, def: number, flag: string): number {
   if (raw === undefined || raw === '') return def;
   const m = /^(\d{1,9}(?:\.\d{1,3})?)(ms|s)?$/.exec(raw.trim());
   const ms = m ? Math.round(Number(m[1]) * (m[2] === 's' ? 1000 : 1)) : Number.NaN;
-  if (!(ms >= 1))
-    throw new ConfigError(`--rpc-evmtimeout / NATIVE_RPC_EVMTIMEOUT must be a duration like 5s or 300ms, got ${raw}`);
+  if (!(ms >= 1)) throw new ConfigError(`--${flag} must be a duration like 5s or 300ms, got ${raw}`);
   return ms;
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { apiRequestHeaders, createApiHandler, restRoutes } from '../api/index.js';
+import { explorerHooks } from '../api/routes/explorer.js';
 import { rpcHooks } from '../api/routes/rpc.js';
 import { Chain } from '../chain/chain.js';
 import { PoaEngine } from '../consensus/poa.js';
@@ -28,7 +29,17 @@ import type { KeyPair } from '../ledger/keys.js';
 import { P2PNetwork, PeerMisbehaviour, loadOrCreateNodeKey } from '../network/index.js';
 import { rpcMethods } from '../rpc/index.js';
 import { BlockSync, admitGossipedTransaction } from '../sync/index.js';
-import { AuditLog, ChainEventFeed, NODE_VERSION, type NodeContext, redactConfig, traceHistoryOf } from '../services/index.js';
+import {
+  AuditLog,
+  ChainEventFeed,
+  NODE_VERSION,
+  type NodeContext,
+  nodeChainReader,
+  redactConfig,
+  stateIndex,
+  traceHistoryOf,
+} from '../services/index.js';
+import { CompilePool, VERIFY_CHAINS, VerificationService, VerificationStore, verifyHooks } from '../verify/index.js';
 import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
 import { chainParamsFor } from './genesis-params.js';
@@ -110,6 +121,26 @@ async function openStore(dataDir: string): Promise<KvStore> {
   }
 }
 
+/**
+ * The contract verification service on this node's chain (spec part D): chains 7119 and 7120 only (another
+ * chain id gets a service that refuses every chain). Its compile workers start on the first verification.
+ */
+function startVerification(config: NodeConfig, ctx: NodeContext, db: KvStore, log: Logger): VerificationService {
+  const chainId = ctx.chain.params.chainId;
+  const chains = new Map(VERIFY_CHAINS.includes(chainId) ? [[chainId, nodeChainReader(ctx)]] : []);
+  verifyHooks.onError = (err, where) => log.error({ err, where }, 'verification request failed');
+  return new VerificationService({
+    chains,
+    store: new VerificationStore(db),
+    compiler: new CompilePool({
+      timeoutMs: config.verifyTimeoutMs,
+      memoryMb: config.verifyMemoryMb,
+      onError: (err) => log.error({ err }, 'compile worker failed'),
+    }),
+    solcDir: config.solcDir,
+  });
+}
+
 /** The node's wiring: the one place that knows every component. */
 export class NativeNode {
   private stopping: Promise<void> | null = null;
@@ -156,6 +187,7 @@ export class NativeNode {
     let audit: AuditLog | undefined;
     let http: HttpServer | undefined;
     let journal: { journal: TxJournal; replayed: number } | undefined;
+    let verification: VerificationService | undefined;
     const evmCalls = new CallPool({
       workers: config.rpcEvmWorkers,
       maxQueue: config.rpcEvmQueue,
@@ -168,6 +200,8 @@ export class NativeNode {
       await chain.open();
       // Tracing needs the undo records of blocks from now on (the state store holds the head only).
       traceHistoryOf(chain);
+      // Rich list, holders and delegation lists follow every commit from now on (built once from the state).
+      await stateIndex({ chain });
       log.info(
         { height: chain.height, head: chain.head.hash, chain_id: params.chainId, network: params.network },
         'chain opened',
@@ -205,7 +239,10 @@ export class NativeNode {
         audit: auditLog,
         evmCalls,
         events,
+        validatorKey: key,
       };
+      verification = startVerification(config, ctx, db, log);
+      ctx.verification = verification;
       const m = createMetrics(new Registry(), {
         height: () => chain.height,
         finalizedHeight: () => consensus.finalizedHeight(),
@@ -228,6 +265,7 @@ export class NativeNode {
       registerRpcMethods(Object.keys(rpcMethods));
       rpcHooks.onCall = recordRpcCall;
       rpcHooks.onInternalError = (err, method) => log.error({ err, method }, 'JSON-RPC method failed');
+      explorerHooks.onError = (err, path) => log.error({ err, path }, 'explorer page failed');
       const handler = createApiHandler(ctx, restRoutes, {
         apiKey: config.apiKey,
         corsOrigin: config.corsOrigin,
@@ -291,6 +329,7 @@ export class NativeNode {
       await http?.close();
       await evmCalls.close();
       await journal?.journal.close();
+      await verification?.close();
       if (metrics) closeMetrics(metrics);
       await audit?.close();
       await db.close();
@@ -381,6 +420,7 @@ export class NativeNode {
       await this.http.close();
       await this.txJournal?.close();
       await this.evmCalls.close();
+      await this.ctx.verification?.close();
       closeMetrics(this.metrics);
       await this.audit.close();
       await this.db.close();

@@ -1,43 +1,46 @@
-import { epochOf, validatorSetAt } from '../chain/schedule.js';
-import { WEI_PER_COIN } from '../ledger/units.js';
+import { WEI_PER_BASE, WEI_PER_COIN } from '../ledger/units.js';
 import { TransactionShapeError } from '../ledger/transaction.js';
-import { type NodeContext, getBalanceWei, submitTransaction } from '../services/index.js';
+import {
+  type NodeContext,
+  chainIndex,
+  contractCreation,
+  delegationViews,
+  getBalanceWei,
+  stakingRewards,
+  submitTransaction,
+  validatorViews,
+} from '../services/index.js';
 import { qty } from '../util/hex.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 import { parseQuantity } from './params.js';
 
-function blocksProducedThisEpoch(ctx: NodeContext): Map<string, number> {
-  const { epochLength } = ctx.chain.params;
-  const epochStart = Math.floor(ctx.chain.height / epochLength) * epochLength;
-  const counts = new Map<string, number>();
-  for (const b of ctx.chain.blocks.recentBlocks()) {
-    if (b.index < epochStart || b.index === 0) break;
-    counts.set(b.validator, (counts.get(b.validator) ?? 0) + 1);
-  }
-  return counts;
-}
-
-function validatorSet(ctx: NodeContext): Record<string, unknown> {
-  const validators = validatorSetAt(ctx.chain.params, ctx.chain.state, ctx.chain.height);
-  const produced = blocksProducedThisEpoch(ctx);
+/** native_getValidatorSet: the same validators as GET /validators and /staking/validators, amounts in wei hex. */
+async function validatorSet(ctx: NodeContext): Promise<Record<string, unknown>> {
+  const v = await validatorViews(ctx);
+  const poa = v.consensus === 'PoA';
   // Under PoA there is no stake: voting power is a flat equal split of one coin (in wei).
-  const power = validators.length ? WEI_PER_COIN / BigInt(validators.length) : 0n;
+  const flat = v.active.length ? WEI_PER_COIN / BigInt(v.active.length) : 0n;
+  // An active set without bonded stake (PoA, or DPoS before any validator staked) votes with equal power.
+  const staked = !poa && v.active.some((r) => r.stake > 0n);
+  const idx = await chainIndex(ctx);
+  const agg = idx.epochs.get(v.epoch);
+  const rows = [...v.active, ...v.others].map((r) => ({
+    address: r.address,
+    name: r.name,
+    stake: qty(r.stake * WEI_PER_BASE),
+    commission: r.commission,
+    status: r.status,
+    blocks_produced_epoch: r.blocks_produced_epoch || (agg?.producers.get(r.address)?.blocks ?? 0),
+    uptime: poa ? 1.0 : r.uptime,
+    voting_power: qty(staked ? r.voting_power * WEI_PER_BASE : r.status === 'active' ? flat : 0n),
+  }));
   return {
-    consensus: ctx.chain.head.consensus,
-    active_count: validators.length,
-    total_count: validators.length,
-    total_active_stake: '0x0',
-    epoch_number: epochOf(ctx.chain.params, ctx.chain.height),
-    validators: validators.map((v) => ({
-      address: v.address,
-      name: v.name,
-      stake: '0x0',
-      commission: 0.0,
-      status: 'active',
-      blocks_produced_epoch: produced.get(v.address) ?? 0,
-      uptime: 1.0,
-      voting_power: qty(power),
-    })),
+    consensus: v.consensus,
+    active_count: v.active.length,
+    total_count: rows.length,
+    total_active_stake: qty(v.active.reduce((s, r) => s + r.stake, 0n) * WEI_PER_BASE),
+    epoch_number: v.epoch,
+    validators: rows,
   };
 }
 
@@ -67,7 +70,7 @@ export const nativeMethods: RpcTable = {
     },
   },
   native_getBalance: { params: ['address'], handler: (ctx, [a]) => qty(getBalanceWei(ctx, a as string)) },
-  native_getValidatorSet: { params: [], handler: (ctx) => validatorSet(ctx) },
+  native_getValidatorSet: { params: [], handler: async (ctx) => validatorSet(ctx) },
   native_getBftStatus: { params: [], handler: (ctx) => bftStatus(ctx) },
   native_getFinalizedHeight: {
     params: [],
@@ -82,20 +85,70 @@ export const nativeMethods: RpcTable = {
       };
     },
   },
-  // Staking arrives with the DPoS module; until then the state holds no delegations or rewards.
+  // The transaction that created a contract (verification services read the creation code and constructor
+  // arguments from it); null when unknown or when another contract created it.
+  native_getContractCreation: {
+    params: ['address'],
+    handler: async (ctx, [a]) => {
+      const c = await contractCreation(ctx, a as string);
+      if (!c) return null;
+      return {
+        transactionHash: c.transactionHash,
+        blockNumber: qty(c.blockNumber),
+        transactionIndex: qty(c.transactionIndex),
+        creator: c.creator,
+      };
+    },
+  },
   native_getDelegations: {
     params: ['address'],
-    handler: (_ctx, [a]) => ({ delegator: (a as string).toLowerCase(), delegations: [] }),
+    handler: async (ctx, [a]) => {
+      const rows = await delegationViews(ctx, a as string);
+      return {
+        delegator: (a as string).toLowerCase(),
+        delegations: rows.flatMap((r) => {
+          const out = [];
+          if (r.amount > 0n)
+            out.push({
+              validator: r.validator,
+              validator_name: r.validator_name,
+              amount: qty(r.amount * WEI_PER_BASE),
+              pending_reward: qty(r.pending_reward_wei),
+              delegated_at_epoch: r.delegated_at_epoch,
+              status: r.status,
+              unbonding_complete_epoch: null,
+            });
+          for (const u of r.unbonding)
+            out.push({
+              validator: r.validator,
+              validator_name: r.validator_name,
+              amount: qty(u.amount * WEI_PER_BASE),
+              pending_reward: '0x0',
+              delegated_at_epoch: r.delegated_at_epoch,
+              status: 'unbonding',
+              unbonding_complete_epoch: u.complete_epoch,
+            });
+          return out;
+        }),
+      };
+    },
   },
   native_getStakingRewards: {
     params: ['address', 'object?'],
-    handler: (ctx, [, window]) => {
-      const epoch = epochOf(ctx.chain.params, ctx.chain.height);
+    handler: async (ctx, [a, window]) => {
       const w = (window ?? {}) as { from_epoch?: unknown; to_epoch?: unknown };
-      const to = w.to_epoch === undefined ? epoch : Number(parseQuantity(w.to_epoch, 1));
-      const from = w.from_epoch === undefined ? Math.max(0, to - 29) : Number(parseQuantity(w.from_epoch, 1));
-      if (from > to) throw new RpcError(RPC.invalidParams, 'from_epoch must not exceed to_epoch');
-      return { total_lifetime: '0x0', pending_claimable: '0x0', from_epoch: from, to_epoch: to, by_epoch: [] };
+      const to = w.to_epoch === undefined ? undefined : Number(parseQuantity(w.to_epoch, 1));
+      const from = w.from_epoch === undefined ? undefined : Number(parseQuantity(w.from_epoch, 1));
+      if (from !== undefined && to !== undefined && from > to)
+        throw new RpcError(RPC.invalidParams, 'from_epoch must not exceed to_epoch');
+      const r = await stakingRewards(ctx, a as string, from, to);
+      return {
+        total_lifetime: qty(r.total_lifetime),
+        pending_claimable: qty(r.pending_claimable),
+        from_epoch: r.from_epoch,
+        to_epoch: r.to_epoch,
+        by_epoch: r.by_epoch.map((e) => ({ epoch: e.epoch, validator: e.validator, reward: qty(e.reward), claimed: e.claimed })),
+      };
     },
   },
 };

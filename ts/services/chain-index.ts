@@ -10,6 +10,7 @@ import type { Block } from '../chain/block.js';
 import type { Chain } from '../chain/chain.js';
 import type { ExecutionResult } from '../execution/index.js';
 import { scheduledReward } from '../ledger/rewards.js';
+import { hasBondedActiveSet } from '../ledger/staking/index.js';
 import type { NodeContext } from './context.js';
 import { epochOf } from './epochs.js';
 
@@ -126,9 +127,14 @@ export class ChainIndex {
   private fold(b: Block, result: ExecutionResult | null): void {
     if (b.index === 0) return; // genesis: no proposer, no transactions
     this.lowestTs = Math.min(this.lowestTs, b.timestamp);
+    // The coinbase went to the proposer unless reward distribution v2 sent it to the treasury (backfilled
+    // blocks: judged by the activation height and whether the chain has bonded stake now).
+    const toProposer = result
+      ? result.coinbase === b.validator
+      : b.index < this.chain.params.activation.rewardV2 || !hasBondedActiveSet(this.chain.state);
     let fees = 0n;
-    for (const tx of b.transactions) fees += tx.fee / 2n;
-    const reward = result ? result.rewardBase : scheduledReward(b.index);
+    if (toProposer) for (const tx of b.transactions) fees += tx.fee / 2n;
+    const reward = !toProposer ? 0n : result ? result.rewardBase : scheduledReward(b.index);
     const epochNo = epochOf(this.chain.params, b.index);
     let e = this.epochs.get(epochNo);
     if (!e)

@@ -24,3 +24,7 @@ export * from './chain-events.js';
 export * from './state-at.js';
 export { HistoryUnavailableError, StaleStateViewError } from '../chain/state-history.js';
 export { NoSuchHeightError } from '../chain/chain.js';
+export { RankedBalances, StateIndex, stateIndex } from './state-index.js';
+export * from './verified-contracts.js';
+export * from './explorer-queries.js';
+export * from './abi-decode.js';

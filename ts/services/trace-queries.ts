@@ -9,7 +9,9 @@ import {
   type CallArgs,
   traceTransaction as traceAt,
   traceNativeTransfer,
+  traceTokenOperation,
 } from '../execution/index.js';
+import { txKind } from '../ledger/tx-kind.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import type { StateReader } from '../state/state-store.js';
 import { NodeError, NotFoundError } from '../util/errors.js';
@@ -82,6 +84,11 @@ export async function traceBlock(ctx: ChainContext, block: Block, opts: TraceOpt
 export async function traceNativeTransaction(ctx: ChainContext, txid: string): Promise<unknown> {
   const { block, index, tx } = await locate(ctx, txid);
   if (isEvmTransaction(tx)) throw new EvmTransactionError();
+  const kind = txKind(tx);
+  if (kind.kind === 'token') {
+    const receipt = (await ctx.chain.blocks.receipts(block.index))?.[index];
+    return atBlock(ctx, block, index, (site) => traceTokenOperation(site, tx, kind.op, receipt));
+  }
   return atBlock(ctx, block, index, (site) => traceNativeTransfer(site, tx));
 }
 

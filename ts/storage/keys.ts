@@ -1,4 +1,4 @@
-import { u64be } from '../util/hex.js';
+import { fromHex, u32be, u64be } from '../util/hex.js';
 
 /** RocksDB key layout: one prefix byte per table. */
 export const P = {
@@ -14,6 +14,8 @@ export const P = {
   logIndex: 0x49, // 'I' + kind u8 + term (0, 20 or 32 bytes) + height u64 -> '' (EVM log postings, chain/log-index.ts)
   changeSet: 0x59, // 'Y' + height u64 + state key -> previous value (0x00 absent | 0x01 + value) (chain/state-history.ts)
   historyIndex: 0x58, // 'X' + key length u8 + state key + height u64 -> '' (blocks that changed the key)
+  creation: 0x4b, // 'K' + contract addr20 -> height u64 || index u32 (the transaction that created it: receipts' contractAddress)
+  verified: 0x56, // 'V' + chain id u32 + addr20 -> JSON verification record (ts/verify/store.ts)
   eventIndex: 0x45, // 'E' + term utf8 + 0x00 + height u64 + tx index u32 + event index u16 -> '' (native events, chain/event-index.ts)
   eventCount: 0x65, // 'e' + term utf8 -> u64 number of postings of the term
 } as const;
@@ -88,6 +90,9 @@ export function historyKey(stateKey: Uint8Array, h: number): Buffer {
   putU64(b, h, 2 + stateKey.length);
   return b;
 }
+export const creationKey = (addr: string): Buffer => Buffer.concat([Buffer.from([P.creation]), fromHex(addr)]);
+export const verifiedPrefix = (chainId: number): Buffer => Buffer.concat([Buffer.from([P.verified]), u32be(chainId)]);
+export const verifiedKey = (chainId: number, addr: string): Buffer => Buffer.concat([verifiedPrefix(chainId), fromHex(addr)]);
 /** Postings of one native-event index term (terms never contain a NUL byte, which ends them). */
 export const eventIndexPrefix = (term: string): Buffer =>
   Buffer.concat([Buffer.from([P.eventIndex]), Buffer.from(term, 'utf8'), Buffer.from([0])]);

@@ -4,6 +4,7 @@ import { addressParam } from '../params.js';
 import { address, amount, arr, hash, int, nullable, obj, str } from '../schema.js';
 import * as S from '../schemas.js';
 import type { RouteDef } from '../types.js';
+import { contractParam } from './common.js';
 
 const addr = { address: S.addressParam };
 const atHeight = {
@@ -54,20 +55,35 @@ export const accountRoutes: RouteDef[] = [
     path: '/address/:address/proof',
     tag: 'accounts',
     summary: 'Merkle membership proof of the account against the current state root',
+    description:
+      'With ?token=SRC20_…, also the SRC-20 balance of the address and the proof of its state key (token balances are in the state root).',
     params: addr,
-    response: obj({
-      address: address(),
-      height: int(),
-      state_root: hash(),
-      account: nullable(obj({ balance: amount(), balance_wei: int(), nonce: int() })),
-      proof: nullable(
-        obj({
-          key: str('hex of the state key'),
-          value: str('hex of the account record'),
-          steps: arr({ type: 'object' }, 'branch steps from the leaf up'),
+    query: { token: str('SRC-20 contract (SRC20_ + 40 hex)') },
+    response: obj(
+      {
+        address: address(),
+        height: int(),
+        state_root: hash(),
+        account: nullable(obj({ balance: amount(), balance_wei: int(), nonce: int() })),
+        proof: nullable(
+          obj({
+            key: str('hex of the state key'),
+            value: str('hex of the account record'),
+            steps: arr({ type: 'object' }, 'branch steps from the leaf up'),
+          }),
+        ),
+        token: obj({
+          contract: str(),
+          balance: int('token base units (u128)', { maximum: (1n << 128n) - 1n }),
+          proof: nullable({ type: 'object' }),
         }),
-      ),
-    }),
-    handler: async (ctx, _req, p) => ({ body: await accountProof(ctx, addressParam(p.address)) }),
+      },
+      { optional: ['token'] },
+    ),
+    handler: async (ctx, req, p) => {
+      const token = req.query.get('token');
+      const contract = token ? contractParam(token) : undefined;
+      return { body: await accountProof(ctx, addressParam(p.address), contract) };
+    },
   },
 ];

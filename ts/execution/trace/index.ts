@@ -17,4 +17,4 @@ export {
   traceCall,
   traceTransaction,
 } from './run.js';
-export { traceNativeTransfer } from './native.js';
+export { traceNativeTransfer, traceTokenOperation } from './native.js';

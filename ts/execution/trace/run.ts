@@ -1,8 +1,6 @@
 import { type RunTxResult, runTx } from '@ethereumjs/vm';
-import { getSupply, putSupply } from '../../ledger/supply.js';
 import type { SignedTransaction } from '../../ledger/transaction.js';
-import { baseToWei } from '../../ledger/units.js';
-import { accountKey, getAccount, putAccount, storageKey } from '../../state/accounts.js';
+import { accountKey, getAccount, storageKey } from '../../state/accounts.js';
 import { FEE_COLLECTOR } from '../common.js';
 import { StateOverlay, type StateReader, type StateStore } from '../../state/state-store.js';
 import type { VM } from '@ethereumjs/vm';
@@ -30,9 +28,9 @@ export interface TraceSite {
 }
 
 /**
- * Apply transactions without tracing, as the block did. executeBlock also credits the proposer (fees
- * and reward) and the supply at the end of the block; that happens after the block's last transaction,
- * so it is taken back here. Returns the EVM gas they used.
+ * Apply transactions without tracing, as the block did, leaving out the end-of-block work (fee split,
+ * coinbase, epochs, reward distribution), which happens after the block's last transaction. Returns the
+ * EVM gas they used.
  */
 export async function applyUntraced(
   env: BlockEnv,
@@ -41,18 +39,10 @@ export async function applyUntraced(
   txs: readonly SignedTransaction[],
 ): Promise<bigint> {
   if (txs.length === 0) return 0n;
-  const supplyBefore = getSupply(state);
-  const r = await executeBlock(env, state, store, txs);
+  const r = await executeBlock(env, state, store, txs, { finish: false });
   // These transactions are in a committed block: each applied then, so each must apply again.
   const lost = r.dropped[0]?.reason ?? (r.deferred.length ? 'deferred' : null);
   if (lost) throw new ServerError(`re-execution of block ${env.height} diverged: ${lost}`);
-  const credit = r.feesWei - r.burnedWei + baseToWei(r.rewardBase);
-  if (credit > 0n) {
-    const proposer = getAccount(state, env.proposer);
-    proposer.balance -= credit;
-    putAccount(state, env.proposer, proposer);
-  }
-  putSupply(state, supplyBefore);
   return r.gasUsed;
 }
 
