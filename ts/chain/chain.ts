@@ -49,8 +49,8 @@ export interface Execution {
 export interface ChainEvents {
   /** A committed block, its execution, and the undo record of its state changes (tracing keeps recent ones). */
   block: [Block, ExecutionResult | null, StateUndo];
-  /** The chain was rolled back: the head is now the block at this height (rollbackTo). */
-  rollback: [number];
+  /** The chain was rolled back: the head is now the block at this height; the state keys the rollback changed. */
+  rollback: [number, ReadonlySet<string>];
 }
 
 /** Options of a chain beyond its parameters. */
@@ -334,6 +334,7 @@ export class Chain extends EventEmitter<ChainEvents> {
    */
   async rollbackTo(height: number): Promise<void> {
     await this.acquire();
+    let changed: ReadonlySet<string> = new Set();
     try {
       const head = this.height;
       if (!Number.isSafeInteger(height) || height < 0 || height > head) throw new NoSuchHeightError(height, head);
@@ -341,6 +342,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       if (height === head) return;
       const target = (await this.blocks.getBlock(height)) as Block;
       const restore = await this.blocks.rollbackTo(height);
+      changed = new Set(restore.keys());
       this.state.applyChanges(restore);
       this.headBlock = target;
       const root = toHex(this.state.root());
@@ -348,7 +350,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     } finally {
       this.settle();
     }
-    this.emit('rollback', height);
+    this.emit('rollback', height, changed);
   }
 
   /** Drop a proposal that will not be committed. */
