@@ -110,15 +110,19 @@ test('GetBalance: balance in base units and exact wei, pending nonce, the height
   t.is(fresh.value.nonce, '0');
 });
 
-test('GetBalance: at_height at the head answers; earlier is FAILED_PRECONDITION; beyond the head NOT_FOUND; bad address INVALID_ARGUMENT', async (t) => {
+test('GetBalance: at_height reads the state after that block; beyond the head NOT_FOUND; bad address INVALID_ARGUMENT', async (t) => {
   const { n, client } = t.context;
   const address = { value: hexBytes(devKey(6).address) };
-  const old = await unary(client, 'GetBalance', { address, atHeight: { value: '1' } });
-  t.is(old.error?.code, status.FAILED_PRECONDITION);
-  t.regex(
-    old.error!.details,
-    /^state at height 1 is not available: this node serves account state at the head \(height \d+\) only$/,
-  );
+  // devKey(1) pays fees in later tests: its balance at height 1 is its genesis balance, read from history.
+  const payer = { value: hexBytes(devKey(1).address) };
+  const old = await unary(client, 'GetBalance', { address: payer, atHeight: { value: '1' } });
+  t.is(old.error, undefined);
+  t.is(old.value.height.value, '1');
+  const rpcOld = await httpJson(`${n.url}/rpc`, {
+    method: 'POST',
+    json: { jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [devKey(1).address, '0x1'] },
+  });
+  t.is(BigInt(old.value.balance.base) * 10_000_000_000n, BigInt(rpcOld.body.result));
   const ahead = await unary(client, 'GetBalance', { address, atHeight: { value: '99999999' } });
   t.is(ahead.error?.code, status.NOT_FOUND);
   // The head itself is served; retried because a block may land between reading the head and asking.
@@ -133,6 +137,17 @@ test('GetBalance: at_height at the head answers; earlier is FAILED_PRECONDITION;
   t.is(bad.error?.details, 'address must be 20 bytes');
   const missing = await unary(client, 'GetBalance', {});
   t.is(missing.error?.code, status.INVALID_ARGUMENT);
+});
+
+test('GetBalance: at_height older than the history the node keeps (--history N) is FAILED_PRECONDITION', async (t) => {
+  const n = await startTestNode({ grpcPort: 0, blockTimeMs: 50, history: { kind: 'recent', blocks: 3 } });
+  t.teardown(() => n.stop());
+  const client = connect(n.node.grpc!.port);
+  t.teardown(() => client.close());
+  await waitFor(() => n.node.ctx.chain.height >= 8, 30_000, 'blocks beyond the kept history');
+  const r = await unary(client, 'GetBalance', { address: { value: hexBytes(devKey(6).address) }, atHeight: { value: '1' } });
+  t.is(r.error?.code, status.FAILED_PRECONDITION);
+  t.regex(r.error!.details, /^historical state is not available for block 1: the oldest available block is \d+$/);
 });
 
 test.serial('BroadcastTx: a native SignedTransaction is admitted, counted in the pending nonce and included', async (t) => {

@@ -139,6 +139,7 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
     const status = result.status ?? 200;
     let headers = base ? (result.headers ? Object.assign(base, result.headers) : base) : result.headers;
     if (result.raw !== undefined) return { status, headers, body: result.raw };
+    if (result.stream) return { status, headers, stream: result.stream };
     if (result.body === undefined) return { status, headers };
     const body = stringifyExact(result.body);
     // Most JSON answers add no header: the shared frozen set (checked once by the HTTP layer).

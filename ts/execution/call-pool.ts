@@ -10,7 +10,6 @@ import { availableParallelism } from 'node:os';
 import { MessagePort as MessagePortClass, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { NS, accountKey, codeKey } from '../state/accounts.js';
-import type { StateSnapshot } from '../state/snapshots.js';
 import type { KeyStr } from '../state/state-store.js';
 import { ZERO_ADDRESS } from '../ledger/units.js';
 import type { BlockEnv } from './block-executor.js';
@@ -45,11 +44,20 @@ export interface CallPoolOptions extends CallLimits {
   onError?: (err: unknown) => void;
 }
 
+/**
+ * The state a call reads, unchanged while it runs: a snapshot of the head (snapshots.ts) or a view of a
+ * past height (chain/state-history.ts). Synchronous reads: the pool answers workers from it in one tick.
+ */
+export interface CallState {
+  get(key: KeyStr): Buffer | undefined;
+  storageKeysOf(addressLatin1: string): ReadonlySet<KeyStr>;
+}
+
 /** One call to run: its kind, the environment of the next block, the state it reads. */
 export interface CallRequest {
   kind: CallKind;
   env: BlockEnv;
-  snapshot: StateSnapshot;
+  snapshot: CallState;
   args: CallArgs;
   /** estimate: the highest gas limit searched. */
   cap: bigint;
@@ -90,7 +98,7 @@ export class InProcessCallRunner implements CallRunner {
 
 /** A call on a worker: what its state requests are answered from. */
 interface Live {
-  snapshot: StateSnapshot;
+  snapshot: CallState;
   env: BlockEnv;
 }
 
@@ -125,7 +133,7 @@ function serve(port: MessagePort, live: ReadonlyMap<number, Live>): void {
 }
 
 /** A contract's account comes with its code: the EVM reads the code right after (one round trip saved). */
-function withCode(snapshot: StateSnapshot, key: KeyStr): [KeyStr, Uint8Array | null][] {
+function withCode(snapshot: CallState, key: KeyStr): [KeyStr, Uint8Array | null][] {
   const v = snapshot.get(key) ?? null;
   const out: [KeyStr, Uint8Array | null][] = [[key, v]];
   if (v !== null && key.charCodeAt(0) === NS.account && v.length >= 72) {
@@ -136,7 +144,7 @@ function withCode(snapshot: StateSnapshot, key: KeyStr): [KeyStr, Uint8Array | n
 }
 
 /** The values a call reads first, sent with the task. */
-function prefetch(snapshot: StateSnapshot, args: CallArgs): [KeyStr, Uint8Array | null][] {
+function prefetch(snapshot: CallState, args: CallArgs): [KeyStr, Uint8Array | null][] {
   const keys: KeyStr[] = [];
   if (args.to) keys.push(accountKey(args.to), codeKey(args.to));
   // The EVM reads the caller's account first (the zero address when the call names none).

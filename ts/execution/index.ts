@@ -36,6 +36,7 @@ export {
   CallPoolBusyError,
   type CallPoolOptions,
   type CallRunner,
+  type CallState,
   DEFAULT_RPC_EVM_QUEUE,
   DEFAULT_RPC_EVM_TIMEOUT_MS,
   DEFAULT_RPC_GAS_CAP,

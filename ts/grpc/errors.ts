@@ -4,7 +4,7 @@
  * message from the grpc-status / grpc-message trailers.
  */
 import { status } from '@grpc/grpc-js';
-import { RejectedTransactionError } from '../services/index.js';
+import { HistoryUnavailableError, RejectedTransactionError } from '../services/index.js';
 import {
   EvmBusyError,
   EvmNotActiveError,
@@ -49,7 +49,8 @@ export function toGrpcError(err: unknown): { error: GrpcError; unexpected: boole
 
 function statusOf(err: NodeError): status {
   if (err instanceof NotFoundError) return status.NOT_FOUND;
-  if (err instanceof StateUnavailableError || err instanceof EvmNotActiveError) return status.FAILED_PRECONDITION;
+  if (err instanceof StateUnavailableError || err instanceof HistoryUnavailableError || err instanceof EvmNotActiveError)
+    return status.FAILED_PRECONDITION;
   if (err instanceof InvalidParamsError || err instanceof InvalidTransactionError) return status.INVALID_ARGUMENT;
   if (err instanceof EvmBusyError) return status.RESOURCE_EXHAUSTED;
   if (err instanceof EvmTimeoutError) return status.DEADLINE_EXCEEDED;

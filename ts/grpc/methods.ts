@@ -104,7 +104,8 @@ const getBalance: UnaryMethod<typeof Native.method.getBalance.input, typeof Nati
   handle: (ctx, req: GetBalanceRequest) => {
     const address = addressHex(req.address, 'address');
     const at = req.atHeight ? height(req.atHeight.value) : undefined;
-    return accountMessage(address, accountAt(ctx, address, at));
+    const account = accountAt(ctx, address, at);
+    return account instanceof Promise ? account.then((a) => accountMessage(address, a)) : accountMessage(address, account);
   },
 };
 

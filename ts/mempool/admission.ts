@@ -60,6 +60,8 @@ export class TxAdmission {
   onPooled?: (tx: SignedTransaction) => void;
   /** The node's clock in Unix seconds (tests move it). */
   now: () => number = () => Math.floor(Date.now() / 1000);
+  /** Makes each API admission durable before the submission answers (mempool/tx-journal.ts). */
+  journal?: { append(tx: SignedTransaction): Promise<void> };
 
   constructor(
     private readonly chain: Chain,
@@ -70,7 +72,10 @@ export class TxAdmission {
   async submit(tx: SignedTransaction, source: TxSource = 'api'): Promise<'pending' | 'queued'> {
     try {
       const status = await this.admit(tx, source);
-      if (source === 'api') this.onAdmitted?.(tx);
+      if (source === 'api') {
+        await this.journal?.append(tx);
+        this.onAdmitted?.(tx);
+      }
       if (status === 'pending') this.onPooled?.(tx);
       return status;
     } catch (err) {
@@ -116,7 +121,10 @@ export class TxAdmission {
   async submitRaw(raw: Uint8Array, source: TxSource = 'api', opts: { impersonated?: boolean } = {}): Promise<SignedTransaction> {
     try {
       const tx = this.admitRaw(raw, source, opts.impersonated === true);
-      if (source === 'api') this.onAdmitted?.(tx);
+      if (source === 'api') {
+        await this.journal?.append(tx);
+        this.onAdmitted?.(tx);
+      }
       return tx;
     } catch (err) {
       this.report(err);

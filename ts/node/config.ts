@@ -7,6 +7,7 @@ import {
   DEFAULT_RATE_LIMIT_WRITE,
 } from '../api/limits.js';
 import { DEFAULT_API_PORT, MAINNET_CHAIN_ID, TESTNET_CHAIN_ID } from '../chain/params.js';
+import { type HistoryRetention, parseHistoryRetention } from '../chain/state-history.js';
 import { DEFAULT_PACK_GAS_LIMIT } from '../consensus/interface.js';
 import {
   DEFAULT_RPC_EVM_QUEUE,
@@ -33,6 +34,10 @@ export interface NodeConfig {
   genesisFile?: string;
   blockTimeMs: number;
   windowSize: number;
+  /** State history kept for reads at past heights and rollbacks (`--history full|N`). */
+  history: HistoryRetention;
+  /** Journal accepted transactions and replay them at start (`--tx-journal on|off`). */
+  txJournal: boolean;
   maxBlockTxs: number;
   /** EVM gas the proposer packs into a block (the first EVM transaction may use up to the 30M limit). */
   packGasLimit: bigint;
@@ -177,6 +182,12 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
   if (reflectionEnv !== undefined && !['', '0', '1', 'true', 'false'].includes(reflectionEnv)) {
     throw new ConfigError(`NATIVE_GRPC_REFLECTION must be true or false, got ${reflectionEnv}`);
   }
+  const historyRaw = str('history', 'NATIVE_HISTORY') || 'full';
+  const history = parseHistoryRetention(historyRaw);
+  if (!history) throw new ConfigError(`--history / NATIVE_HISTORY must be full or a number of blocks >= 1, got ${historyRaw}`);
+  const journalRaw = str('tx-journal', 'NATIVE_TX_JOURNAL') || 'on';
+  if (journalRaw !== 'on' && journalRaw !== 'off')
+    throw new ConfigError(`--tx-journal / NATIVE_TX_JOURNAL must be on or off, got ${journalRaw}`);
   return {
     network,
     chainId: int('chain-id', 'NATIVE_CHAIN_ID', defaultChainId, 1),
@@ -189,6 +200,8 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     // 0 on the dev chain: automine, a block per transaction (Hardhat's and anvil's default).
     blockTimeMs: blockTime(int('block-time-ms', 'NATIVE_BLOCK_TIME_MS', 1000, 0), dev),
     windowSize: int('window-size', 'CHAIN_WINDOW_SIZE', 1000, 1),
+    history,
+    txJournal: journalRaw === 'on',
     maxBlockTxs: int('max-block-txs', 'NATIVE_MAX_BLOCK_TXS', 20_000, 1),
     packGasLimit: BigInt(int('block-pack-gas', 'NATIVE_BLOCK_PACK_GAS', Number(DEFAULT_PACK_GAS_LIMIT), 21_000)),
     httpBackend: backend,

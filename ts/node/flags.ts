@@ -82,6 +82,22 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
   },
   { name: 'window-size', type: 'string', env: 'CHAIN_WINDOW_SIZE', default: '1000', value: 'N', help: 'blocks kept in memory' },
   {
+    name: 'history',
+    type: 'string',
+    env: 'NATIVE_HISTORY',
+    default: 'full',
+    value: 'full|N',
+    help: 'state history kept for reads at past heights: every block, or the last N blocks',
+  },
+  {
+    name: 'tx-journal',
+    type: 'string',
+    env: 'NATIVE_TX_JOURNAL',
+    default: 'on',
+    value: 'on|off',
+    help: 'journal accepted transactions (fsync before the answer) and replay them after a crash',
+  },
+  {
     name: 'max-block-txs',
     type: 'string',
     env: 'NATIVE_MAX_BLOCK_TXS',

@@ -21,6 +21,7 @@ import {
 } from '../grpc/index.js';
 import { type HttpServer, startHttpServer } from '../http/index.js';
 import { TxAdmission } from '../mempool/admission.js';
+import { TxJournal } from '../mempool/tx-journal.js';
 import { DEFAULT_MEMPOOL_LIMITS, Mempool } from '../mempool/mempool.js';
 import { closeMetrics, createMetrics, type NodeMetrics, recordRpcCall, registerRpcMethods } from '../metrics/index.js';
 import { encodeBlock } from '../chain/block.js';
@@ -101,6 +102,40 @@ export class DataDirInUseError extends Error {
   }
 }
 
+/**
+ * Open the transaction journal, replay what it holds through admission (arrival order; what is now invalid or
+ * already in a block is refused and forgotten), then journal every later API admission and forget each
+ * transaction once its block commits.
+ */
+async function openJournal(
+  dir: string,
+  chain: Chain,
+  mempool: Mempool,
+  admission: TxAdmission,
+): Promise<{ journal: TxJournal; replayed: number }> {
+  const { journal, replay } = await TxJournal.open(dir);
+  let replayed = 0;
+  for (const tx of replay) {
+    try {
+      if (tx.public_key === '') await admission.submitRaw(Buffer.from(tx.signature, 'hex'));
+      else await admission.submit(tx);
+      replayed++;
+    } catch {
+      /* included meanwhile, or no longer valid: dropped, as a restarted pool would drop it */
+    }
+  }
+  const pending = (id: string) => mempool.has(id);
+  journal.prune([], pending);
+  admission.journal = journal;
+  chain.on('block', (b) =>
+    journal.prune(
+      b.transactions.map((tx) => tx.txid),
+      pending,
+    ),
+  );
+  return { journal, replayed };
+}
+
 async function openStore(dataDir: string): Promise<KvStore> {
   try {
     return await openRocksStore(join(dataDir, 'db'));
@@ -139,6 +174,8 @@ export class NativeNode {
   sync: BlockSync | null = null;
   /** The gRPC (HTTP/2) server; null with --grpc-port off. gRPC-Web rides on `http`. */
   grpc: GrpcServer | null = null;
+  /** The journal of accepted transactions (absent with --tx-journal off). */
+  txJournal: TxJournal | null = null;
 
   private constructor(
     readonly config: NodeConfig,
@@ -178,6 +215,7 @@ export class NativeNode {
     let audit: AuditLog | undefined;
     let http: HttpServer | undefined;
     let grpc: GrpcServer | null = null;
+    let journal: { journal: TxJournal; replayed: number } | undefined;
     let verification: VerificationService | undefined;
     const evmCalls = new CallPool({
       workers: config.rpcEvmWorkers,
@@ -187,7 +225,7 @@ export class NativeNode {
       onError: (err) => log.error({ err }, 'call worker failed'),
     });
     try {
-      const chain = new Chain(params, db, config.windowSize);
+      const chain = new Chain(params, db, config.windowSize, { history: config.history });
       await chain.open();
       // Tracing needs the undo records of blocks from now on (the state store holds the head only).
       traceHistoryOf(chain);
@@ -205,6 +243,10 @@ export class NativeNode {
       }
       const mempool = new Mempool({ ...DEFAULT_MEMPOOL_LIMITS, maxPerSender: config.maxPerSender, maxTotal: config.maxMempool });
       const admission = new TxAdmission(chain, mempool);
+      if (config.txJournal) {
+        journal = await openJournal(join(config.dataDir, 'tx-journal'), chain, mempool, admission);
+        if (journal.replayed > 0) log.info({ replayed: journal.replayed, pending: mempool.size }, 'transaction journal replayed');
+      }
       const events = new ChainEventFeed();
       events.attachChain(chain);
       admission.onPooled = (tx) => events.pendingTransaction(tx);
@@ -338,6 +380,7 @@ export class NativeNode {
         void node.stop().then(() => process.exit(1));
       };
       node.validatorKey = key;
+      node.txJournal = journal?.journal ?? null;
       if (config.p2pPort !== null) await node.startNetwork(key.address);
       if (config.role === 'full') log.info({}, 'full node: following the network, not producing blocks');
       else if (ctx.dev) ctx.dev.start();
@@ -362,6 +405,7 @@ export class NativeNode {
       await grpc?.close();
       await http?.close();
       await evmCalls.close();
+      await journal?.journal.close();
       await verification?.close();
       if (metrics) closeMetrics(metrics);
       await audit?.close();
@@ -457,6 +501,7 @@ export class NativeNode {
       await new Promise((resolve) => setImmediate(resolve));
       await this.http.close();
       this.ctx.filters?.stop();
+      await this.txJournal?.close();
       await this.evmCalls.close();
       await this.ctx.verification?.close();
       closeMetrics(this.metrics);

@@ -81,8 +81,10 @@ export class RpcDispatcher {
   /** Sequential on purpose: calls in a batch see each other's effects in order (e.g. nonces). */
   private async batch(items: unknown[], caller: RpcCaller): Promise<RpcResponse[] | null> {
     const out: RpcResponse[] = [];
+    // A batch's answers are written together: none of them streams.
+    const inBatch: RpcCaller = caller.canStream ? { ...caller, canStream: false } : caller;
     for (const item of items) {
-      const r = await this.call(item, caller);
+      const r = await this.call(item, inBatch);
       if (r) out.push(r);
     }
     return out.length ? out : null;
@@ -147,16 +149,18 @@ export class RpcDispatcher {
  */
 export function serializeRpc(out: RpcResponse | RpcResponse[]): string {
   if (!Array.isArray(out) && out.error === undefined && typeof out.result === 'string') {
-    const id = out.id;
-    const idText =
-      typeof id === 'bigint'
-        ? id.toString()
-        : typeof id === 'number'
-          ? Number.isFinite(id)
-            ? String(id)
-            : 'null'
-          : JSON.stringify(id);
-    return `{"jsonrpc":"2.0","id":${idText},"result":${JSON.stringify(out.result)}}`;
+    return `{"jsonrpc":"2.0","id":${idJson(out.id)},"result":${JSON.stringify(out.result)}}`;
   }
   return stringifyExact(out);
+}
+
+/** A response id as JSON text (a bigint id exactly). */
+export function idJson(id: Id): string {
+  return typeof id === 'bigint'
+    ? id.toString()
+    : typeof id === 'number'
+      ? Number.isFinite(id)
+        ? String(id)
+        : 'null'
+      : JSON.stringify(id);
 }

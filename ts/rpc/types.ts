@@ -43,6 +43,8 @@ export interface RpcCaller {
   client(): string;
   /** The connection's subscriptions; absent over HTTP (eth_subscribe then answers "notifications not supported"). */
   subscriptions?: SubscriptionHost;
+  /** The answer may be a StreamedResult (rpc/streamed.ts): a single request over HTTP, not a batch item. */
+  canStream?: boolean;
 }
 
 /** eth_subscribe / eth_unsubscribe on a push-capable connection (rpc/subscriptions.ts). */

@@ -1,7 +1,8 @@
 import { getAccount } from '../state/accounts.js';
 import { weiToBase } from '../ledger/units.js';
-import { NotFoundError, StateUnavailableError } from '../util/errors.js';
-import type { NodeContext } from './context.js';
+import { NotFoundError } from '../util/errors.js';
+import type { ChainContext, NodeContext } from './context.js';
+import { withStateAt } from './state-at.js';
 
 /** Balance in wei (JSON-RPC unit); REST divides by 1e10. */
 export function getBalanceWei(ctx: NodeContext, address: string): bigint {
@@ -34,18 +35,18 @@ export interface AccountAt {
 }
 
 /**
- * The account at the head, or after block `atHeight`. The node keeps the state at the head only, so a read
- * at an earlier height is refused with StateUnavailableError; this is the one place historical reads will
- * be served from once the state keeps history.
+ * The account at the head, or after block `atHeight` (from the state history: HistoryUnavailableError when
+ * older than the history the node keeps). At the head it answers without a promise (gRPC's hot path).
  */
-export function accountAt(ctx: NodeContext, address: string, atHeight?: number): AccountAt {
+export function accountAt(ctx: NodeContext, address: string, atHeight?: number): AccountAt | Promise<AccountAt> {
   const a = address.toLowerCase();
   const head = ctx.chain.height;
   if (atHeight !== undefined && atHeight > head) throw new NotFoundError(`block ${atHeight} not found: the head is at ${head}`);
   if (atHeight !== undefined && atHeight < head) {
-    throw new StateUnavailableError(
-      `state at height ${atHeight} is not available: this node serves account state at the head (height ${head}) only`,
-    );
+    return withStateAt(ctx, atHeight, (s) => {
+      const account = getAccount(s, a);
+      return { balanceWei: account.balance, nonce: account.nonce, pendingNonce: account.nonce, height: atHeight };
+    });
   }
   const account = getAccount(ctx.chain.state, a);
   return {
@@ -54,4 +55,19 @@ export function accountAt(ctx: NodeContext, address: string, atHeight?: number):
     pendingNonce: account.nonce + BigInt(ctx.mempool.pendingOf(a).length),
     height: head,
   };
+}
+
+/** Balance in wei after block `height` (the head when undefined). */
+export function balanceWeiAt(ctx: ChainContext, address: string, height: number | undefined): Promise<bigint> {
+  return withStateAt(ctx, height, (s) => getAccount(s, address.toLowerCase()).balance);
+}
+
+/** Nonce after block `height` (the head when undefined). */
+export function nonceAt(ctx: ChainContext, address: string, height: number | undefined): Promise<bigint> {
+  return withStateAt(ctx, height, (s) => getAccount(s, address.toLowerCase()).nonce);
+}
+
+/** Balance in base units after block `height` (the head when undefined). */
+export async function balanceBaseAt(ctx: ChainContext, address: string, height: number | undefined): Promise<bigint> {
+  return weiToBase(await balanceWeiAt(ctx, address, height));
 }
