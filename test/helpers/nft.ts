@@ -121,7 +121,12 @@ export async function nftScenario(t: ExecutionContext, activation?: number) {
   params.alloc.set(carol.address, 1_000n * BASE_PER_COIN);
   if (activation !== undefined) params.activation = { ...params.activation, nft: activation };
   const s = await nftChain(t, params);
-  const index = await nftIndexOf(s.chain);
+  let index = await nftIndexOf(s.chain);
+  /** The node's index now (a rollback replaces it). */
+  const refreshIndex = async () => {
+    index = await nftIndexOf(s.chain);
+    return index;
+  };
   const reads = () => new NftReads(s.chain.state, s.chain.height + 1);
   const lists = () => new NftLists(reads(), index);
   /** Submit through admission, make a block; the transaction's receipt. */
@@ -154,7 +159,7 @@ export async function nftScenario(t: ExecutionContext, activation?: number) {
     t.false(s.pool.has(tx.txid));
     t.deepEqual(nftState(s.chain), before);
   };
-  return { ...s, reads, lists, run, ok, deploy, mint, refused };
+  return { ...s, reads, lists, index: refreshIndex, run, ok, deploy, mint, refused };
 }
 
 export const invariantsHold = async (t: ExecutionContext, chain: Chain) => t.deepEqual(await nftInvariants(chain), []);

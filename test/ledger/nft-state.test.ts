@@ -158,3 +158,28 @@ test('random sequences of operations keep every list consistent with the records
   t.true(owners().length > 0);
   await invariantsHold(t, s.chain);
 });
+
+test('a rollback of committed blocks puts the NFT state and its lists back as they were', async (t) => {
+  const s = await nftScenario(t);
+  const c = await s.deploy();
+  await s.mint(c, bob.address);
+  await s.ok(bob, 'ApproveNft', { collection: c, token_id: 1, spender: carol.address, expiry_height: 0 });
+  const height = s.chain.height;
+  const lists = () => ({
+    bob: s.lists().tokensOf(bob.address, 0, 10),
+    carol: s.lists().tokensOf(carol.address, 0, 10),
+    holders: s.lists().holders(c, 0, 10),
+    approvals: s.lists().approvalsOf(bob.address, 0, 10),
+    collection: s.lists().collection(c),
+  });
+  const before = { state: nftState(s.chain), lists: lists() };
+  await s.ok(bob, 'TransferNft', { collection: c, token_id: 1, to: carol.address });
+  await s.mint(c, carol.address);
+  await s.ok(alice, 'FreezeNftCollection', { collection: c });
+  t.notDeepEqual(lists(), before.lists);
+  await s.chain.rollbackTo(height);
+  t.deepEqual(nftState(s.chain), before.state);
+  await s.index(); // the index the node keeps, after the rollback
+  t.deepEqual(lists(), before.lists);
+  await invariantsHold(t, s.chain);
+});
