@@ -21,6 +21,8 @@ export * from './evm-tokens.js';
 export * from './trace-queries.js';
 export { TRACE_HISTORY_BLOCKS, traceHistoryOf } from './trace-history.js';
 export * from './chain-events.js';
+export * from './nft-queries.js';
+export { nftIndexOf } from './nft-index.js';
 export * from './event-replay.js';
 export * from './state-at.js';
 export { HistoryUnavailableError, StaleStateViewError } from '../chain/state-history.js';

@@ -9,6 +9,7 @@ import {
   type CallArgs,
   traceTransaction as traceAt,
   traceNativeTransfer,
+  traceNftOperation,
   traceTokenOperation,
 } from '../execution/index.js';
 import { txKind } from '../ledger/tx-kind.js';
@@ -89,6 +90,7 @@ export async function traceNativeTransaction(ctx: ChainContext, txid: string): P
     const receipt = (await ctx.chain.blocks.receipts(block.index))?.[index];
     return atBlock(ctx, block, index, (site) => traceTokenOperation(site, tx, kind.op, receipt));
   }
+  if (kind.kind === 'nft') return atBlock(ctx, block, index, (site) => traceNftOperation(site, tx));
   return atBlock(ctx, block, index, (site) => traceNativeTransfer(site, tx));
 }
 

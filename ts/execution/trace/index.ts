@@ -19,3 +19,4 @@ export {
   traceTransaction,
 } from './run.js';
 export { traceNativeTransfer, traceTokenOperation } from './native.js';
+export { traceNftOperation } from './nft.js';
