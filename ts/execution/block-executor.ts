@@ -9,7 +9,7 @@ import { getSupply, maxSupplyBase, putSupply } from '../ledger/supply.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import { NATIVE_TX_GAS, WEI_PER_BASE, baseToWei } from '../ledger/units.js';
 import { accountKey, getAccount, putAccount } from '../state/accounts.js';
-import type { StateOverlay, StateReader, StateStore } from '../state/state-store.js';
+import type { StateOverlay, StateReader } from '../state/state-store.js';
 import { FEE_COLLECTOR, chainCommon } from './common.js';
 import { checkStoredEvmTransaction } from './evm-rules.js';
 import { isEvmTransaction, typedTransactionOf } from './evm-tx.js';
