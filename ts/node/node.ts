@@ -48,7 +48,6 @@ import {
   nodeChainReader,
   redactConfig,
   stateIndex,
-  traceHistoryOf,
 } from '../services/index.js';
 import { CompilePool, VERIFY_CHAINS, VerificationService, VerificationStore, verifyHooks } from '../verify/index.js';
 import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index.js';
@@ -227,8 +226,6 @@ export class NativeNode {
     try {
       const chain = new Chain(params, db, config.windowSize, { history: config.history });
       await chain.open();
-      // Tracing needs the undo records of blocks from now on (the state store holds the head only).
-      traceHistoryOf(chain);
       // Rich list, holders and delegation lists follow every commit from now on (built once from the state).
       await stateIndex({ chain });
       log.info(

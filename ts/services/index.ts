@@ -19,7 +19,6 @@ export * from './evm-queries.js';
 export * from './log-queries.js';
 export * from './evm-tokens.js';
 export * from './trace-queries.js';
-export { TRACE_HISTORY_BLOCKS, traceHistoryOf } from './trace-history.js';
 export * from './chain-events.js';
 export * from './nft-queries.js';
 export { nftIndexOf } from './nft-index.js';

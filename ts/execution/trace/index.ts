@@ -1,6 +1,5 @@
 export {
   DEFAULT_TRACE_OPTIONS,
-  HistoricalStateUnavailableError,
   TRACE_OUTPUT_CAP_BYTES,
   TRACE_TIMEOUT_DEFAULT_MS,
   TRACE_TIMEOUT_MAX_MS,
