@@ -1,7 +1,7 @@
 import test from 'ava';
 import { collectionAddress } from '../../ts/ledger/nft/index.js';
 import type { SignedTransaction } from '../../ts/ledger/transaction.js';
-import { traceHistoryOf, traceNativeTransaction } from '../../ts/services/index.js';
+import { traceNativeTransaction } from '../../ts/services/index.js';
 import { stringifyExact } from '../../ts/util/json.js';
 import { alice, bob } from '../helpers/chain-fixture.js';
 import { nftChain } from '../helpers/nft.js';
@@ -11,7 +11,6 @@ const URI = `https://example.org/${'€'.repeat(490)}`;
 
 test('native_traceTransaction of every NFT operation: pre and post state, status, events, fee split; at most ~5 KB', async (t) => {
   const s = await nftChain(t);
-  traceHistoryOf(s.chain); // records the undo of every block from now on
   const ctx = { chain: s.chain };
   const deploy = s.op(alice, 'DeployNft', {
     name: '€'.repeat(64),
