@@ -9,6 +9,8 @@ import { type SubmissionStats, benchHttpSubmission } from './http-e2e.js';
 import { baselineMain, benchHttpLoad } from './http-load.js';
 import { type Row, benchBlockExecution, benchStateRoot } from './ledger.js';
 import { benchNetwork } from './network.js';
+import { NFT_SECTION_NOTES, benchNftExecution, benchNftOwnerQuery } from './nft.js';
+import { VERIFY_SECTION, benchVerification } from './verify.js';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
@@ -53,6 +55,12 @@ async function main(): Promise<void> {
   sections.push({ title: 'Authenticated state', rows: benchStateRoot() });
   log('block execution ...');
   sections.push({ title: 'Block execution', rows: await benchBlockExecution() });
+  log('NFTs ...');
+  sections.push({
+    title: 'NFTs (SRC-721)',
+    md: NFT_SECTION_NOTES,
+    rows: [...(await benchNftExecution()), ...(await benchNftOwnerQuery())],
+  });
   log(`EVM (crypto backend: ${crypto().name}) ...`);
   sections.push({
     title: 'EVM',
@@ -70,6 +78,9 @@ async function main(): Promise<void> {
     ],
     rows: await benchEvmGas(),
   });
+  log('contract verification ...');
+  const verification = await benchVerification(log);
+  sections.push({ title: VERIFY_SECTION, rows: verification.rows, md: verification.md });
   log('HTTP end-to-end ...');
   const http: Row[] = [];
   const before = baselineMain();

@@ -66,15 +66,24 @@ test('code, is_contract and held tokens after deploying ERC-20-like tokens', asy
   assertMatchesSchema(t, routeFor('GET', '/accounts/{address}/tokens'), tokens, 'tokens');
   t.deepEqual(tokens.body, {
     address: bob.address,
-    tokens: [{ contract: tk1, name: 'Test Token', symbol: 'TTK', decimals: 18, balance: (250n * E18).toString() }],
+    tokens: [
+      { standard: 'ERC-20', contract: tk1, name: 'Test Token', symbol: 'TTK', decimals: 18, balance: (250n * E18).toString() },
+    ],
   });
   // alice received both tokens through their mint Transfer (from the zero address), then tk2 back from bob.
   const mine = await get(`/accounts/${alice.address}/tokens`);
   t.deepEqual(
     mine.body.tokens,
     [
-      { contract: tk1, name: 'Test Token', symbol: 'TTK', decimals: 18, balance: (999_750n * E18 - 1n).toString() },
-      { contract: tk2, name: 'Other', symbol: 'OTH', decimals: 18, balance: (500n * E18).toString() },
+      {
+        standard: 'ERC-20',
+        contract: tk1,
+        name: 'Test Token',
+        symbol: 'TTK',
+        decimals: 18,
+        balance: (999_750n * E18 - 1n).toString(),
+      },
+      { standard: 'ERC-20', contract: tk2, name: 'Other', symbol: 'OTH', decimals: 18, balance: (500n * E18).toString() },
     ].sort((x, y) => (x.contract < y.contract ? -1 : 1)),
   );
   t.deepEqual(

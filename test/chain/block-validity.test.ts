@@ -265,15 +265,16 @@ const cases: Case[] = [
     },
   },
   {
-    name: 'a token operation before the token module is active',
+    name: 'an operation that is not active at its height',
     rule: 'tx_invalid',
     craft: async ({ chain }) => {
       const b = await validBlock(chain, []);
       const op = transfer(alice, 0n, {
         to: ZERO_ADDRESS,
         amount: 0n,
-        data: JSON.stringify({ Deploy: { name: 'Gold', symbol: 'GLD', decimals: 8, supply: 1, max_supply: 0 } }),
-        fee: 100_000n,
+        // The PoA authority set closes at the DPoS activation height (0 on this chain).
+        data: JSON.stringify({ AddAuthority: { address: bob.address, public_key: toHex(bob.publicKey), name: 'b' } }),
+        fee: 10_000n,
       });
       return { block: reseal({ ...b, transactions: [op] }, key1({ chain })) };
     },

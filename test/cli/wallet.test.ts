@@ -143,3 +143,51 @@ test('native-wallet binary: --help exits 0, --version, no command exits 2, error
   t.is(down.code, 1);
   t.is(down.stderr, `error: cannot reach ${url}: connection refused — is the node running?\n`);
 });
+
+test('wallet: token and stake commands with human-readable amounts; validators and delegations', async (t) => {
+  const n = await startTestNode({ blockTimeMs: 100 });
+  t.teardown(n.stop);
+  const lines: string[] = [];
+  const as =
+    (i: number) =>
+    async (...argv: string[]) => {
+      lines.length = 0;
+      const keyFile = join(n.dataDir, `wallet-${i}.json`);
+      await runWallet(['import', '--mnemonic', DEV_MNEMONIC, '--index', String(i), '--key-file', keyFile], {}, () => {});
+      return runWallet([...argv, '--url', n.url, '--key-file', keyFile, '--timeout', '20'], {}, (l) => lines.push(l));
+    };
+  const [w4, w5, w6] = [as(4), as(5), as(6)];
+  const a4 = keyPairFromMnemonic(DEV_MNEMONIC, 4).address;
+  const a5 = keyPairFromMnemonic(DEV_MNEMONIC, 5).address;
+  t.is(
+    await w4('token', 'deploy', '--name', 'Gold', '--symbol', 'GLD', '--decimals', '2', '--supply', '1000.5'),
+    0,
+    lines.join('\n'),
+  );
+  const contract = (await httpJson(`${n.url}/tokens`)).body.tokens[0].contract;
+  t.is((await httpJson(`${n.url}/tokens/${contract}`)).body.supply, 100_050);
+  t.is(await w4('token', 'transfer', '--contract', contract, '--to', a5, '--amount', '1.25'), 0, lines.join('\n'));
+  t.is((await httpJson(`${n.url}/tokens/${contract}/balance/${a5}`)).body.balance, 125);
+  t.is(await w5('token', 'burn', '--contract', contract, '--amount', '0.25'), 0, lines.join('\n'));
+  t.is(await w4('token', 'approve', '--contract', contract, '--spender', a5, '--amount', '2'), 0, lines.join('\n'));
+  t.is(await w4('token', 'mint', '--contract', contract, '--to', a4, '--amount', '1'), 0, lines.join('\n'));
+  t.is(await w5('token', 'mint', '--contract', contract, '--to', a5, '--amount', '1'), 1, 'not the deployer');
+  t.regex(lines.join('\n'), /only the deployer/);
+  await t.throwsAsync(w4('token', 'transfer', '--contract', contract, '--to', a5, '--amount', '1.255'), {
+    message: /more than 2 decimals/,
+  });
+  // Staking: 6 funds 4 above the 15,000-coin minimum, 4 registers, 5 delegates 100.5 coins.
+  t.is(await w6('send', '--to', a4, '--amount', '6000NATIVE'), 0, lines.join('\n'));
+  t.is(await w4('stake', 'register', '--name', 'four', '--amount', '15000', '--commission', '500'), 0, lines.join('\n'));
+  t.is(await w5('stake', 'delegate', '--validator', a4, '--amount', '100.5'), 0, lines.join('\n'));
+  t.is(await w5('delegations'), 0);
+  t.regex(lines[0], new RegExp(`^${a4} four +100\\.5 NATIVE pending reward`));
+  t.is(await w5('validators'), 0);
+  t.true(
+    lines.some((l) => l.startsWith(a4) && l.includes('stake 15,100.5 NATIVE') && l.includes('commission 5.00%')),
+    lines.join('\n'),
+  );
+  t.is(await w4('stake', 'commission', '--commission', '700'), 1, 'a change above 100 bps is refused');
+  t.regex(lines.join('\n'), /commission change too large/);
+  t.is(await w5('stake', 'undelegate', '--validator', a4, '--amount', '0.5'), 0, lines.join('\n'));
+});

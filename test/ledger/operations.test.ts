@@ -23,6 +23,7 @@ test('every variant of the wire format decodes to its family with canonical fiel
     ['{"ClaimRewards":{"validator":null}}', 'staking'],
     ['{"UpdateCommission":{"commission_bps":10000}}', 'staking'],
     ['{"Unjail":{}}', 'staking'],
+    [`{"AddAuthority":{"address":"${A}","public_key":"04${'ab'.repeat(64)}","name":"v5"}}`, 'staking'],
     [
       `{"DeployNft":{"name":"Art","symbol":"ART1","max_supply":0,"royalty_bps":1000,"royalty_recipient":"${A}","base_uri":""}}`,
       'nft',

@@ -182,66 +182,6 @@ test.serial(
   },
 );
 
-test.serial('conflicting votes become evidence: gossiped, included once, the same on every node', async (t) => {
-  t.timeout(120_000);
-  const genesis = await networkId();
-  const rogue = await startRoguePeer({ chainId: CHAIN_ID, genesisHash: genesis, target: multiaddrOf(0) });
-  t.teardown(() => rogue.stop());
-  // Node 3's validator key, stolen: two prevotes for different blocks at one (height, round).
-  const key = validatorKeyOf(nodes[3]);
-  const vote = (h: number, hash: string): Vote => {
-    const body = { type: PREVOTE, height: h, round: 0, block_hash: hash } as const;
-    return { ...body, validator: key.address, signature: toHex(signDigest(voteDigest(CHAIN_ID, body), key.privateKey)) };
-  };
-  const committed = await waitFor(
-    async () => {
-      const e = (await httpJson(`${urls[0]}/chain/evidence`)).body;
-      if (e.committed.length > 0) return e.committed;
-      const h = (await height(urls[0])) + 1;
-      for (const x of [h, h + 1]) {
-        for (const hash of ['aa'.repeat(32), 'bb'.repeat(32)])
-          await rogue.net.publishConsensus(encodeConsensusMessage({ kind: 'vote', vote: vote(x, hash) }));
-      }
-      return null;
-    },
-    90_000,
-    'evidence included in a block',
-  );
-  await rogue.stop();
-  const ev = committed[0];
-  t.is(ev.validator, key.address);
-  t.is(ev.type, 1);
-  await reach(t, [0, 1, 2, 3], ev.included_at, 30_000, 'every node has the block with the evidence');
-  const blocks = await Promise.all(
-    live([0, 1, 2, 3]).map(async (u) => (await httpJson(`${u}/chain/blocks/${ev.included_at}`)).body),
-  );
-  for (const b of blocks) t.deepEqual(b, blocks[0]);
-  t.true(blocks[0].evidence.some((x: { id: string }) => x.id === ev.id));
-  // Every item seen is included exactly once (the real node 3's own votes conflict with the forged ones
-  // too), and the pools empty out.
-  for (const u of live([0, 1, 2, 3])) {
-    const e = await waitFor(
-      async () => {
-        const body = (await httpJson(`${u}/chain/evidence`)).body;
-        return body.pending.length === 0 ? body : null;
-      },
-      60_000,
-      `${u}: the evidence pool empties into blocks`,
-    );
-    const ids = e.committed.map((x: { id: string }) => x.id);
-    t.is(new Set(ids).size, ids.length, `${u}: no evidence included twice`);
-    t.true(ids.includes(ev.id));
-  }
-  const top = await minHeight([0, 1, 2, 3]);
-  const seen = new Map<string, number>();
-  for (let h = ev.included_at - 5; h <= top; h++) {
-    for (const x of (await httpJson(`${urls[0]}/chain/blocks/${h}`)).body.evidence as { id: string }[]) {
-      t.false(seen.has(x.id), `${x.id} included at ${seen.get(x.id)} and again at ${h}`);
-      seen.set(x.id, h);
-    }
-  }
-});
-
 test.serial('one validator killed: the other three keep finalizing; restarted, it catches up and follows', async (t) => {
   t.timeout(120_000);
   await kill(2);
@@ -444,3 +384,82 @@ test.serial('a full node started from zero after 500 blocks syncs to the head an
     'a transfer sent to the full node is included',
   );
 });
+
+test.serial(
+  'conflicting votes become evidence: gossiped, included once, the same on every node; the validator is slashed and tombstoned',
+  async (t) => {
+    t.timeout(120_000);
+    const genesis = await networkId();
+    const rogue = await startRoguePeer({ chainId: CHAIN_ID, genesisHash: genesis, target: multiaddrOf(0) });
+    t.teardown(() => rogue.stop());
+    // Node 3's validator key, stolen: two prevotes for different blocks at one (height, round).
+    const key = validatorKeyOf(nodes[3]);
+    const vote = (h: number, hash: string): Vote => {
+      const body = { type: PREVOTE, height: h, round: 0, block_hash: hash } as const;
+      return { ...body, validator: key.address, signature: toHex(signDigest(voteDigest(CHAIN_ID, body), key.privateKey)) };
+    };
+    const committed = await waitFor(
+      async () => {
+        const e = (await httpJson(`${urls[0]}/chain/evidence`)).body;
+        if (e.committed.length > 0) return e.committed;
+        const h = (await height(urls[0])) + 1;
+        for (const x of [h, h + 1]) {
+          for (const hash of ['aa'.repeat(32), 'bb'.repeat(32)])
+            await rogue.net.publishConsensus(encodeConsensusMessage({ kind: 'vote', vote: vote(x, hash) }));
+        }
+        return null;
+      },
+      90_000,
+      'evidence included in a block',
+    ).catch(async (err) => {
+      t.log(JSON.stringify((await httpJson(`${urls[0]}/chain/evidence`)).body), tail(running[0] as Running, 60));
+      throw err;
+    });
+    await rogue.stop();
+    const ev = committed[0];
+    t.is(ev.validator, key.address);
+    t.is(ev.type, 1);
+    await reach(t, [0, 1, 2, 3], ev.included_at, 30_000, 'every node has the block with the evidence');
+    const blocks = await Promise.all(
+      live([0, 1, 2, 3]).map(async (u) => (await httpJson(`${u}/chain/blocks/${ev.included_at}`)).body),
+    );
+    for (const b of blocks) t.deepEqual(b, blocks[0]);
+    t.true(blocks[0].evidence.some((x: { id: string }) => x.id === ev.id));
+    // Every item seen is included exactly once (the real node 3's own votes conflict with the forged ones
+    // too), and the pools empty out.
+    for (const u of live([0, 1, 2, 3])) {
+      const e = await waitFor(
+        async () => {
+          const body = (await httpJson(`${u}/chain/evidence`)).body;
+          return body.pending.length === 0 ? body : null;
+        },
+        60_000,
+        `${u}: the evidence pool empties into blocks`,
+      );
+      const ids = e.committed.map((x: { id: string }) => x.id);
+      t.is(new Set(ids).size, ids.length, `${u}: no evidence included twice`);
+      t.true(ids.includes(ev.id));
+    }
+    const top = await minHeight([0, 1, 2, 3]);
+    const seen = new Map<string, number>();
+    for (let h = ev.included_at - 5; h <= top; h++) {
+      for (const x of (await httpJson(`${urls[0]}/chain/blocks/${h}`)).body.evidence as { id: string }[]) {
+        t.false(seen.has(x.id), `${x.id} included at ${seen.get(x.id)} and again at ${h}`);
+        seen.set(x.id, h);
+      }
+    }
+    // Applied through the staking module's double-sign hook: slashed, tombstoned, out of the active set,
+    // the same on every node; the other three go on making blocks.
+    for (const u of live([0, 1, 2, 3])) {
+      const v = ((await httpJson(`${u}/staking/validators`)).body.validators as { address: string; status: string }[]).find(
+        (x) => x.address === key.address,
+      );
+      t.is(v?.status, 'tombstoned', u);
+    }
+    // Three validators are fewer than BFT needs (4): the chain goes on as DPoS, each block final when made.
+    const after2 = (await minHeight([0, 1, 2])) + 3;
+    await reach(t, [0, 1, 2, 3], after2, 60_000, 'the chain goes on without the tombstoned validator');
+    await assertAgree(t, live([0, 1, 2, 3, 4]), after2, Number.POSITIVE_INFINITY);
+    t.is((await httpJson(`${urls[0]}/chain/blocks/${after2}`)).body.consensus, 'DPoS');
+  },
+);

@@ -5,7 +5,9 @@ import { adminRoutes } from './routes/admin.js';
 import { chainInfoRoutes } from './routes/chain-info.js';
 import { chainRoutes } from './routes/chain.js';
 import { consensusRoutes } from './routes/consensus.js';
+import { explorerRouteDefs } from './routes/explorer.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { nftRoutes } from './routes/nft.js';
 import { opsRoutes } from './routes/ops.js';
 import { recentTransactionRoutes } from './routes/recent-transactions.js';
 import { rootRoutes } from './routes/root.js';
@@ -15,9 +17,11 @@ import { statsRoutes } from './routes/stats.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { validatorRoutes } from './routes/validators.js';
+import { verifyApiRoutes } from './routes/verify.js';
 import type { RouteDef } from './types.js';
 
-export { createApiHandler, apiKeyMatches, apiRequestHeaders, errorResult, type ApiOptions } from './handler.js';
+export { createApiHandler, apiKeyMatches, apiRequestHeaders, createLimiter, errorResult, type ApiOptions } from './handler.js';
+export { DEFAULT_WS_LIMITS, type WsLimits, rpcWebSocket } from './ws.js';
 export type { ApiResult, RouteDef, RouteHandler } from './types.js';
 
 /** Every REST route of the node. */
@@ -32,11 +36,14 @@ export const restRoutes: RouteDef[] = [
   ...transactionRoutes,
   ...recentTransactionRoutes,
   ...tokenRoutes,
+  ...nftRoutes,
   ...validatorRoutes,
   ...stakingRoutes,
   ...statsRoutes,
   ...rpcRoutes,
   ...metricsRoutes,
   ...adminRoutes,
+  ...verifyApiRoutes,
+  ...explorerRouteDefs,
 ];
 restRoutes.push(openApiRoute(restRoutes));

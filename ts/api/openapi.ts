@@ -6,9 +6,13 @@ import type { RouteDef } from './types.js';
 
 export const OPENAPI_VERSION = '3.1.0';
 
-const pathParams = (path: string): string[] => [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
-/** find-my-way pattern (/a/:b) -> OpenAPI template (/a/{b}). */
-export const openApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+/** Parameter names of a find-my-way pattern; a trailing wildcard (/a/*, the rest of the path) is `path`. */
+const pathParams = (path: string): string[] => [
+  ...[...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]),
+  ...(path.endsWith('*') ? ['path'] : []),
+];
+/** find-my-way pattern (/a/:b, /a/*) -> OpenAPI template (/a/{b}, /a/{path}). */
+export const openApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, '{path}');
 
 const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -42,7 +46,7 @@ function operation(r: RouteDef): Record<string, unknown> {
   }
   responses[429] = { description: 'rate limit exceeded', content: { 'application/json': { schema: ref('RateLimited') } } };
   const op: Record<string, unknown> = {
-    operationId: `${r.method.toLowerCase()}${r.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : '')) || 'Root'}`,
+    operationId: `${r.method.toLowerCase()}${r.path.replace(/\*$/, 'path').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : '')) || 'Root'}`,
     summary: r.summary ?? `${r.method} ${openApiPath(r.path)}`,
     tags: [r.tag ?? 'other'],
     parameters,

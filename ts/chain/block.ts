@@ -8,6 +8,7 @@ import {
   transactionFields,
 } from '../ledger/transaction.js';
 import { bigToBytes, bytesToBig, fromHex, to0x, toHex } from '../util/hex.js';
+import { rlpBytesList } from '../util/rlp-hex.js';
 
 /** `DPoS` is the stake-weighted phase before BFT finality runs (fewer than 4 validators, or no BFT engine). */
 export type ConsensusPhase = 'PoA' | 'DPoS' | 'DPoS+BFT';
@@ -198,14 +199,19 @@ export function headerOf(b: Block): BlockHeader {
  * version 2 appends [last_commit, [evidence...]].
  */
 export function encodeBlock(b: Block): Uint8Array {
-  const items: unknown[] = [
+  if (b.version !== 0) {
+    // Built in one allocation per list (the transaction list is the bulk of a block).
+    const sig = b.signature ? fromHex(b.signature) : new Uint8Array(0);
+    const tail = [rlpBytesList(b.transactions.map(encodeTransaction))];
+    if (b.version >= 2) tail.push(rlpBytesList([b.last_commit], [rlpBytesList(b.evidence)]));
+    return rlpBytesList([encodeHeader(headerOf(b)), sig, b.justification], tail);
+  }
+  return RLP.encode([
     encodeHeader(headerOf(b)),
     b.signature ? fromHex(b.signature) : new Uint8Array(0),
     b.justification,
-    b.version === 0 ? b.transactions.map(transactionFields) : b.transactions.map(encodeTransaction),
-  ];
-  if (b.version >= 2) items.push([b.last_commit, b.evidence]);
-  return RLP.encode(items as Uint8Array[]);
+    b.transactions.map(transactionFields),
+  ]);
 }
 
 /** Decode a stored or received block. Throws BlockDecodeError (or an RLP error) on malformed bytes. */

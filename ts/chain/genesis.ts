@@ -14,7 +14,9 @@ import {
  * Genesis file (JSON):
  * { "chain_id": 7120, "network": "testnet", "timestamp": 1700000000,
  *   "activation": { "dpos_bft": 10, "evm": 752, "reward_v2": 10, "tokenomics_v2": 10, "nft": 752 },
- *   "validators": [{ "address": "0x..", "public_key": "04..", "name": "v1" }],
+ *   "validators": [{ "address": "0x..", "public_key": "04..", "name": "v1", "stake": 1500000000000 }],
+ *   "admin": "0x..",   // optional: the genesis admin (adds PoA authorities); default the first validator
+ *   "epoch_length": 3600,
  *   "alloc": { "0x..": 1000000000000 } }   // base units, exact integers
  */
 export function readGenesisFile(path: string): ChainParams {
@@ -38,7 +40,15 @@ export function readGenesisFile(path: string): ChainParams {
   };
   const validators = ((raw.validators ?? []) as GenesisValidator[]).map((v) => {
     if (!isAddress(v.address) || !/^04[0-9a-f]{128}$/i.test(v.public_key)) throw new Error('genesis: bad validator entry');
-    return { address: v.address.toLowerCase(), public_key: v.public_key.toLowerCase(), name: String(v.name ?? v.address) };
+    const stake = (v as { stake?: unknown }).stake === undefined ? undefined : asUint((v as { stake?: unknown }).stake);
+    if ((v as { stake?: unknown }).stake !== undefined && stake === undefined)
+      throw new Error('genesis: validator stake must be an integer');
+    return {
+      address: v.address.toLowerCase(),
+      public_key: v.public_key.toLowerCase(),
+      name: String(v.name ?? v.address),
+      ...(stake !== undefined ? { stake } : {}),
+    };
   });
   const alloc = new Map<string, bigint>();
   for (const [addr, amount] of Object.entries((raw.alloc ?? {}) as Record<string, unknown>)) {
@@ -55,6 +65,7 @@ export function readGenesisFile(path: string): ChainParams {
     alloc,
     evmHardfork: typeof raw.evm_hardfork === 'string' ? raw.evm_hardfork : 'prague',
     epochLength: Number(asUint(raw.epoch_length, 0xffffffffn) || DEFAULT_EPOCH_LENGTH),
+    ...(isAddress(raw.admin) ? { admin: (raw.admin as string).toLowerCase() } : {}),
   };
 }
 
@@ -72,6 +83,7 @@ export function writeGenesisFile(path: string, p: ChainParams): void {
       alloc: Object.fromEntries(p.alloc),
       evm_hardfork: p.evmHardfork,
       epoch_length: p.epochLength,
+      ...(p.admin ? { admin: p.admin } : {}),
     }),
   );
 }
@@ -85,7 +97,7 @@ export function writeGenesisFile(path: string, p: ChainParams): void {
 export function genesisIdentity(p: ChainParams, genesisBlockHash: string): string {
   const validators = [...p.validators]
     .sort((a, b) => (a.address < b.address ? -1 : 1))
-    .map((v) => ({ address: v.address, public_key: v.public_key }));
+    .map((v) => ({ address: v.address, public_key: v.public_key, stake: String(v.stake ?? 0n) }));
   const a = p.activation;
   const canonical = JSON.stringify({
     genesis: genesisBlockHash,

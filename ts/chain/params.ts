@@ -15,6 +15,8 @@ export interface GenesisValidator {
   /** 130 hex, uncompressed; lets peers verify block signatures. */
   public_key: string;
   name: string;
+  /** Initial self-stake in base units (genesis `validators[].stake`), bonded at genesis; absent: none. */
+  stake?: bigint;
 }
 
 export interface ChainParams {
@@ -29,6 +31,8 @@ export interface ChainParams {
   evmHardfork: string;
   /** Blocks per epoch (genesis `epoch_length`, default DEFAULT_EPOCH_LENGTH). */
   epochLength: number;
+  /** Genesis admin address (genesis `admin`): may add PoA authorities (POST /validators); default: the first validator. */
+  admin?: string;
 }
 
 /** One hour of 1 s blocks. */
@@ -53,7 +57,12 @@ const ledgerCache = new WeakMap<ChainParams, LedgerParams>();
 export function ledgerParams(params: ChainParams): LedgerParams {
   let l = ledgerCache.get(params);
   if (!l) {
-    l = { activation: { ...params.activation }, epochLength: params.epochLength };
+    l = {
+      activation: { ...params.activation },
+      epochLength: params.epochLength,
+      admin: params.admin ?? params.validators[0]?.address ?? null,
+      authorities: params.validators.map((v) => ({ address: v.address, name: v.name, public_key: v.public_key })),
+    };
     ledgerCache.set(params, l);
   }
   return l;

@@ -5,6 +5,7 @@
  */
 import type { StateReader } from '../state/state-store.js';
 import type { ConsensusPhase } from './block.js';
+import { getActiveSet, getPoaSet } from '../ledger/staking/index.js';
 import type { ChainParams, GenesisValidator } from './params.js';
 
 /** A validator of a height's active set with its voting power (BFT quorums are 3/4 of the total power). */
@@ -25,11 +26,14 @@ export const BFT_FINALITY = true;
 
 /**
  * Validators that may propose and vote at a height, sorted by address (spec: "validators sorted by
- * address"), with their voting power. `state` is the state the height builds on (the staking module keeps
- * each epoch's active set there; until it runs, the genesis authority set with equal power).
+ * address"), with their voting power. `state` is the state the height builds on. Before the DPoS activation
+ * height: the PoA authorities (genesis, plus those the genesis admin added) with equal power 1; from it the
+ * active set the staking module chose at the last epoch boundary (power = bonded stake, base units), or the
+ * genesis authorities while no validator has stake.
  */
-export function validatorSetAt(params: ChainParams, _state: StateReader, _height: number): readonly ActiveValidator[] {
-  return sortedValidators(params);
+export function validatorSetAt(params: ChainParams, state: StateReader, height: number): readonly ActiveValidator[] {
+  if (height < params.activation.dposBft) return getPoaSet(state) ?? sortedValidators(params);
+  return getActiveSet(state)?.members ?? sortedValidators(params);
 }
 
 /** Total voting power of a set. */
@@ -41,7 +45,7 @@ function sortedValidators(params: ChainParams): ActiveValidator[] {
   if (!s) {
     s = [...params.validators]
       .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0))
-      .map((v) => ({ ...v, power: 1n }));
+      .map((v) => ({ address: v.address, public_key: v.public_key, name: v.name, power: 1n }));
     sortedCache.set(params, s);
   }
   return s;

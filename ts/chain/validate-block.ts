@@ -54,7 +54,7 @@ import {
   evidenceProblem,
 } from './evidence.js';
 import { type ChainParams, ledgerParams } from './params.js';
-import { justificationProblem } from './justification.js';
+import { justificationProblem, justificationSigners } from './justification.js';
 import { type ActiveValidator, consensusPhaseAt, proposerAt, validatorSetAt } from './schedule.js';
 import { type SignatureCheck, firstFailing, publicKeyBytes } from './signature-checks.js';
 
@@ -156,7 +156,7 @@ export async function validateAndApply(
   const evidence = checkConsensusData(ctx, block);
   checkTransactions(ctx, block);
   const overlay = new StateOverlay(ctx.state);
-  const env = ctx.env(block.index, block.validator, block.timestamp);
+  const env = { ...ctx.env(block.index, block.validator, block.timestamp), ...lastCommitEnv(block.last_commit) };
   applyEvidence(overlay, evidence, operationEnv(env));
   const result = await executeBlock(env, overlay, ctx.state, block.transactions);
   const r = result;
@@ -184,7 +184,8 @@ export function validateExecuted(
   proposal = false,
 ): AppliedBlock {
   try {
-    checkHeader(ctx, block, proposal);
+    // The header is judged against the parent's state (validator set, phase), not the block's own changes.
+    checkHeader(ctx, block, proposal, appliedUndo ? parentView(ctx.state, appliedUndo) : ctx.state);
     checkConsensusData(ctx, block, appliedUndo);
     checkTransactions(ctx, block);
   } catch (err) {
@@ -192,6 +193,11 @@ export function validateExecuted(
     throw err;
   }
   return checkOutcomeAndApply(ctx, block, exec, appliedUndo);
+}
+
+/** The execution environment's `lastCommit` (signers of the parent), from a BFT block's last_commit. */
+export function lastCommitEnv(lastCommit: Uint8Array): { lastCommit?: readonly string[] } {
+  return lastCommit.length > 0 ? { lastCommit: justificationSigners(lastCommit) } : {};
 }
 
 /**
@@ -232,7 +238,7 @@ function checkConsensusData(ctx: BlockContext, b: Block, appliedUndo?: StateUndo
   const { params, parent } = ctx;
   if (lastCommitHash(b.last_commit) !== b.last_commit_hash) fail('last_commit', 'last_commit_hash does not match the body');
   if (evidenceHash(b.evidence) !== b.evidence_hash) fail('evidence', 'evidence_hash does not match the body');
-  const state = appliedUndo ? stateBefore(ctx.state, appliedUndo) : ctx.state;
+  const state = appliedUndo ? parentView(ctx.state, appliedUndo) : ctx.state;
   if (parent.consensus === 'DPoS+BFT') {
     const problem = justificationProblem(
       params.chainId,
@@ -261,11 +267,6 @@ function checkConsensusData(ctx: BlockContext, b: Block, appliedUndo?: StateUndo
     if (problem) fail('evidence', `item ${i}: ${problem}`);
     return e;
   });
-}
-
-/** A read view of the state without the given applied changes (their undo record holds the old values). */
-function stateBefore(state: StateStore, undo: StateUndo): StateReader {
-  return { get: (k) => (undo.has(k) ? undo.get(k) : state.get(k)) };
 }
 
 function checkOutcomeAndApply(ctx: BlockContext, block: Block, exec: BlockExecution, appliedUndo?: StateUndo): AppliedBlock {
@@ -298,12 +299,12 @@ function checkOutcomeAndApply(ctx: BlockContext, block: Block, exec: BlockExecut
  * proposal: a BFT proposal being voted on carries no justification yet (its commit certificate is
  * attached when precommits reach the quorum); every other block under BFT must carry a valid one.
  */
-function checkHeader(ctx: BlockContext, b: Block, proposal = false): void {
+function checkHeader(ctx: BlockContext, b: Block, proposal = false, state: StateReader = ctx.state): void {
   const fail = (rule: BlockRule, detail: string): never => {
     throw new InvalidBlockError(rule, b.index, detail);
   };
   const { params, parent } = ctx;
-  const version = consensusPhaseAt(params, ctx.state, b.index) === 'DPoS+BFT' ? BFT_HEADER_VERSION : HEADER_VERSION;
+  const version = consensusPhaseAt(params, state, b.index) === 'DPoS+BFT' ? BFT_HEADER_VERSION : HEADER_VERSION;
   if (b.version !== version && !(b.version === 0 && parent.version === 0)) {
     fail('version', `header version ${b.version} (expected ${version})`);
   }
@@ -311,12 +312,7 @@ function checkHeader(ctx: BlockContext, b: Block, proposal = false): void {
   if (b.previous_hash !== parent.hash) fail('parent_hash', `previous_hash ${b.previous_hash} is not the parent ${parent.hash}`);
   if (blockHash(headerOf(b)) !== b.hash) fail('header_hash', 'hash does not match the header');
   // Under BFT the proposer rotates with the round as well (a round whose proposer is down moves on).
-  const proposer = proposerAt(
-    params,
-    ctx.state,
-    b.index,
-    consensusPhaseAt(params, ctx.state, b.index) === 'DPoS+BFT' ? b.round : 0,
-  );
+  const proposer = proposerAt(params, state, b.index, consensusPhaseAt(params, state, b.index) === 'DPoS+BFT' ? b.round : 0);
   if (!proposer || b.validator !== proposer.address)
     fail('proposer', `proposer ${b.validator} is not the scheduled ${proposer?.address}`);
   const sig = /^[0-9a-f]{128}$/.test(b.signature) ? fromHex(b.signature) : null;
@@ -328,7 +324,7 @@ function checkHeader(ctx: BlockContext, b: Block, proposal = false): void {
   if (b.timestamp > ctx.now + MAX_BLOCK_FUTURE_DRIFT_S) {
     fail('timestamp_future', `timestamp ${b.timestamp} is more than ${MAX_BLOCK_FUTURE_DRIFT_S} s ahead of ${ctx.now}`);
   }
-  const phase = consensusPhaseAt(params, ctx.state, b.index);
+  const phase = consensusPhaseAt(params, state, b.index);
   if (b.consensus !== phase) fail('consensus', `consensus ${b.consensus}, the chain runs ${phase} at this height`);
   const bft = phase === 'DPoS+BFT';
   if (!bft && b.round !== 0) fail('round', `round ${b.round} outside BFT`);
@@ -341,7 +337,7 @@ function checkHeader(ctx: BlockContext, b: Block, proposal = false): void {
       b.index,
       b.hash,
       b.justification,
-      validatorSetAt(params, ctx.state, b.index),
+      validatorSetAt(params, state, b.index),
     );
     if (problem) fail('justification', problem);
   }
@@ -355,6 +351,11 @@ const proposerCheck = (b: Block, proposer: ActiveValidator): SignatureCheck => (
   pub: publicKeyBytes(proposer.public_key),
   what: `the proposer signature of block ${b.index}`,
 });
+
+/** The state before a change set was applied: the undo record's values first, then the store. */
+function parentView(state: StateReader, undo: StateUndo): StateReader {
+  return { get: (k) => (undo.has(k) ? undo.get(k) : state.get(k)) };
+}
 
 /** Field shapes of a transaction decoded from untrusted bytes (the JSON path checks these at parse time). */
 function shapeProblem(tx: SignedTransaction): string | null {
@@ -388,7 +389,7 @@ function checkTransactions(ctx: BlockContext, b: Block): void {
     try {
       if (isEvmTransaction(tx)) {
         if (b.index < ctx.params.activation.evm) throw new TxRuleError('EVM not active yet', 'not_active');
-        checkStoredEvmTransaction(tx, common);
+        checkStoredEvmTransaction(tx, common, ctx.params.network === 'dev');
       } else {
         const { digest } = checkNativeTransaction(tx, rules);
         if (!isSignatureVerified(tx)) toVerify.push({ tx, digest });

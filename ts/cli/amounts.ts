@@ -1,34 +1,12 @@
 /** Amounts as the wallet shows and reads them: coins with the ticker for people, base units with --raw. */
-import { BASE_PER_COIN, WEI_PER_BASE } from '../ledger/units.js';
+import { BASE_DECIMALS, BASE_PER_COIN, COIN_TICKER, WEI_PER_BASE, formatBase, formatWei } from '../ledger/units.js';
 
-/** The native coin's ticker (the node's /native_status says the same). */
-export const COIN_TICKER = 'NATIVE';
-const BASE_DECIMALS = 8;
-const WEI_DECIMALS = 18;
+export { COIN_TICKER, formatBase, formatWei };
 
 /** A wallet argument or answer it cannot use; the message is for the user as is. */
 export class WalletUsageError extends Error {
   readonly code = 'USAGE';
 }
-
-function groupThousands(whole: bigint): string {
-  return whole.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
-
-/** `units` with `decimals` decimals as `10,001.5 NATIVE` (trailing zeros dropped, every digit kept). */
-function formatScaled(units: bigint, decimals: number): string {
-  const sign = units < 0n ? '-' : '';
-  const abs = units < 0n ? -units : units;
-  const scale = 10n ** BigInt(decimals);
-  const frac = (abs % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
-  return `${sign}${groupThousands(abs / scale)}${frac ? `.${frac}` : ''} ${COIN_TICKER}`;
-}
-
-/** Base units as coins: 1000150000000n -> "10,001.5 NATIVE". */
-export const formatBase = (base: bigint): string => formatScaled(base, BASE_DECIMALS);
-
-/** Wei as coins, exact to the wei (proofs and EVM fees are in wei). */
-export const formatWei = (wei: bigint): string => formatScaled(wei, WEI_DECIMALS);
 
 /** Base units, or coins with --raw unset; for wei amounts that are not whole base units the wei are shown too. */
 export function showBase(base: bigint, raw: boolean): string {

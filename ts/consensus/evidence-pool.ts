@@ -117,6 +117,9 @@ export class EvidencePool {
       this.committed.push(entryOf(id, e, b.index));
       if (this.committed.length > MAX_COMMITTED_KEPT) this.committed.shift();
     }
+    // What no block may include any more (too old, its validator out of the set, e.g. tombstoned by an
+    // earlier item) leaves the pool, on every node, proposer or not.
+    for (const [id, e] of this.pending) if (this.problem(e)) this.pending.delete(id);
   }
 
   /** Pending evidence, and evidence included by the blocks of the node's recent window and since it started (newest last). */

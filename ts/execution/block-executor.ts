@@ -1,19 +1,20 @@
 import type { Common } from '@ethereumjs/common';
 import { type VM, createVM, runTx } from '@ethereumjs/vm';
 import { applyNativeTransaction, endBlock } from '../ledger/executor.js';
+import { hasBondedActiveSet } from '../ledger/staking/index.js';
 import type { LedgerParams, OperationEnv } from '../ledger/operation-context.js';
 import { type NativeRuleContext, checkNativeTransaction, operationActivation } from '../ledger/rules.js';
-import { blockReward } from '../ledger/rewards.js';
+import { TREASURY_ADDRESS, blockReward } from '../ledger/rewards.js';
 import { getSupply, maxSupplyBase, putSupply } from '../ledger/supply.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import { NATIVE_TX_GAS, WEI_PER_BASE, baseToWei } from '../ledger/units.js';
 import { accountKey, getAccount, putAccount } from '../state/accounts.js';
-import type { StateOverlay, StateStore } from '../state/state-store.js';
+import type { StateOverlay, StateReader } from '../state/state-store.js';
 import { FEE_COLLECTOR, chainCommon } from './common.js';
 import { checkStoredEvmTransaction } from './evm-rules.js';
 import { isEvmTransaction, typedTransactionOf } from './evm-tx.js';
 import { type LogRecord, type ReceiptRecord, EMPTY_BLOOM, logsBloom } from './receipts.js';
-import { EvmStateAdapter } from './state-adapter.js';
+import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';
 import { type EvmBlock, evmBlockFor } from './vm-pool.js';
 
 export const BLOCK_GAS_LIMIT = 30_000_000n;
@@ -31,8 +32,12 @@ export interface BlockEnv {
   evmActivationHeight: number;
   /** Activation heights and epochs the native operation modules read (plain data: it crosses to workers). */
   ledger: LedgerParams;
+  /** Signers of the parent block recorded by this block (its last commit under DPoS+BFT); absent outside BFT. */
+  lastCommit?: readonly string[];
   /** Hash (32 bytes) of an earlier block, for the BLOCKHASH opcode. */
   blockHash: (height: number) => Promise<Uint8Array | null>;
+  /** A dev chain: impersonated transactions (impersonation.ts) are valid. */
+  devChain?: boolean;
   /**
    * Proposer's packing limit (docs/evm.md "Block time"): EVM transactions beyond it are deferred, except
    * the block's first, which may use up to BLOCK_GAS_LIMIT. Absent when validating: 30M is the rule.
@@ -54,6 +59,8 @@ export interface ExecutionResult {
   feesWei: bigint;
   burnedWei: bigint;
   rewardBase: bigint;
+  /** The account credited with the coinbase (reward + the proposer's fee share): the proposer, or the treasury. */
+  coinbase: string;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -77,12 +84,14 @@ export const operationEnv = (env: BlockEnv): OperationEnv => ({
   proposer: env.proposer,
   chainId: env.chainId,
   ledger: env.ledger,
+  ...(env.lastCommit ? { lastCommit: env.lastCommit } : {}),
 });
 
 function statelessRuleError(tx: SignedTransaction, env: BlockEnv): string | null {
   try {
     if (isEvmTransaction(tx)) {
-      if (env.height >= env.evmActivationHeight) checkStoredEvmTransaction(tx, chainCommon(env.chainId, env.hardfork));
+      if (env.height >= env.evmActivationHeight)
+        checkStoredEvmTransaction(tx, chainCommon(env.chainId, env.hardfork), env.devChain);
     } else checkNativeTransaction(tx, ruleContext(env));
     return null;
   } catch (err) {
@@ -94,7 +103,7 @@ function statelessRuleError(tx: SignedTransaction, env: BlockEnv): string | null
 export async function blockVm(
   env: BlockEnv,
   state: StateOverlay,
-  base: StateStore,
+  base: EvmBaseState,
 ): Promise<{ vm: VM; common: Common; block: EvmBlock }> {
   const common = chainCommon(env.chainId, env.hardfork);
   const stateManager = new EvmStateAdapter(state, base);
@@ -121,8 +130,10 @@ export async function blockVm(
 export async function executeBlock(
   env: BlockEnv,
   state: StateOverlay,
-  base: StateStore,
+  base: EvmBaseState,
   txs: readonly SignedTransaction[],
+  /** finish: false applies the transactions only (tracing re-runs a block's prefix): no fees, reward or end-of-block work. */
+  opts: { finish: boolean } = { finish: true },
 ): Promise<ExecutionResult> {
   const r: ExecutionResult = {
     included: [],
@@ -134,6 +145,7 @@ export async function executeBlock(
     feesWei: 0n,
     burnedWei: 0n,
     rewardBase: 0n,
+    coinbase: env.proposer,
   };
   let toProposerWei = 0n;
   let cumulative = 0n;
@@ -221,18 +233,31 @@ export async function executeBlock(
     });
   }
 
-  endBlock(state, opEnv);
+  if (!opts.finish) return r;
   r.burnedWei = r.feesWei - toProposerWei;
   const supply = getSupply(state);
   r.rewardBase = blockReward(env.height, supply.minted / WEI_PER_BASE, maxSupplyBase(env.height, env.tokenomicsV2Height));
+  // The coinbase (reward + the proposer's half of the fees): to the proposer before reward distribution
+  // v2, to the protocol treasury from it, which the staking module's end-of-block work distributes.
   const credit = toProposerWei + baseToWei(r.rewardBase);
+  r.coinbase = coinbaseRecipient(env, state);
   if (credit > 0n) {
-    const proposer = getAccount(state, env.proposer);
-    proposer.balance += credit;
-    putAccount(state, env.proposer, proposer);
+    const recipient = getAccount(state, r.coinbase);
+    recipient.balance += credit;
+    putAccount(state, r.coinbase, recipient);
   }
   if (r.rewardBase > 0n || r.burnedWei > 0n) {
     putSupply(state, { minted: supply.minted + baseToWei(r.rewardBase), burned: supply.burned + r.burnedWei });
   }
+  endBlock(state, opEnv);
   return r;
 }
+
+/**
+ * Who receives a block's coinbase: the proposer before the reward-distribution-v2 height; from it the
+ * treasury, whose balance the staking module distributes to the stake of the active set. A chain whose
+ * active set has no bonded stake (a PoA authority set, a dev chain) has no one to distribute to: the
+ * proposer keeps the coinbase there (docs/economics.md).
+ */
+export const coinbaseRecipient = (env: Pick<BlockEnv, 'height' | 'proposer' | 'ledger'>, state: StateReader): string =>
+  env.height >= env.ledger.activation.rewardV2 && hasBondedActiveSet(state) ? TREASURY_ADDRESS : env.proposer;

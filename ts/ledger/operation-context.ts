@@ -24,6 +24,10 @@ export interface LedgerParams {
   activation: LedgerActivation;
   /** Blocks per epoch. */
   epochLength: number;
+  /** The genesis admin (may add PoA authorities before DPoS); null when genesis names none. */
+  admin: string | null;
+  /** The genesis authority set (address, name, public key). */
+  authorities: readonly { address: string; name: string; public_key: string }[];
 }
 
 /** The block an operation executes in. */
@@ -33,6 +37,11 @@ export interface OperationEnv {
   proposer: string;
   chainId: number;
   ledger: LedgerParams;
+  /**
+   * The validators whose precommits for the parent block this block records (its last commit), when the
+   * consensus layer supplies them (DPoS+BFT); absent: the proposer is the block's only signer.
+   */
+  lastCommit?: readonly string[];
 }
 
 /** The operation cannot apply in this state (not the deployer, insufficient token balance, ...). */

@@ -60,6 +60,15 @@ export const OPERATION_VARIANTS = {
   ClaimRewards: { family: 'staking', fields: { validator: { t: 'address_or_null' } } },
   UpdateCommission: { family: 'staking', fields: { commission_bps: uint(10_000n) } },
   Unjail: { family: 'staking', fields: {} },
+  // PoA authority set (genesis admin only, before DPoS activation; POST /validators)
+  AddAuthority: {
+    family: 'staking',
+    fields: {
+      address,
+      public_key: text(130, 130, /^04[0-9a-f]{128}$/, '04 + 128 lowercase hex (uncompressed secp256k1)'),
+      name: text(64),
+    },
+  },
   // SRC-721 NFTs
   DeployNft: {
     family: 'nft',

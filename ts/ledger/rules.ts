@@ -56,7 +56,9 @@ export class NotActiveError extends NodeError {
 }
 
 export const TOKENS_NOT_ACTIVE = 'token operations are not active on this chain yet';
-export const STAKING_NOT_ACTIVE = 'staking is not active yet: validator self-registration arrives with the staking module (DPoS)';
+export const STAKING_NOT_ACTIVE = 'staking is not active yet: it starts at the DPoS activation height';
+export const AUTHORITY_SET_CLOSED =
+  'the PoA authority set is closed from the DPoS activation height: register with a signed RegisterValidator';
 export const NFT_NOT_ACTIVE = 'NFT operations are not active on this chain yet';
 
 const reject = (reason: TxRule, message: string): TxRuleError => new TxRuleError(message, reason);
@@ -76,11 +78,11 @@ export function isLowS(sig64: Uint8Array): boolean {
   return BigInt(`0x${toHex(sig64.subarray(32))}`) <= HALF_N;
 }
 
-/** Which native operation families run at a height (until their modules exist: none). */
+/** Which native operation families (and, where a family's operations differ, which operations) run at a height. */
 export interface OperationActivation {
-  token: (height: number) => boolean;
-  staking: (height: number) => boolean;
-  nft: (height: number) => boolean;
+  token: (height: number, op: OperationName) => boolean;
+  staking: (height: number, op: OperationName) => boolean;
+  nft: (height: number, op: OperationName) => boolean;
 }
 
 export const NO_OPERATIONS_ACTIVE: OperationActivation = { token: () => false, staking: () => false, nft: () => false };
@@ -89,9 +91,25 @@ export const NO_OPERATIONS_ACTIVE: OperationActivation = { token: () => false, s
  * The operation families a chain runs, by height. A family is off until its module exists (its issue
  * switches it on here, at its activation height), so no node ever accepts an operation it cannot execute.
  */
-export function operationActivation(_ledger: LedgerParams): OperationActivation {
-  return NO_OPERATIONS_ACTIVE;
+export function operationActivation(ledger: LedgerParams): OperationActivation {
+  // Asked once per transaction of a block: one table per parameters object.
+  const hit = activationCache.get(ledger);
+  if (hit) return hit;
+  const dpos = ledger.activation.dposBft;
+  const table: OperationActivation = {
+    ...NO_OPERATIONS_ACTIVE,
+    // SRC-20 tokens run from genesis: they need no consensus change, and the spec lists token deploys in
+    // every phase (docs/tokens-and-staking.md).
+    token: () => true,
+    // Staking from the DPoS activation height; the genesis admin's PoA authority additions only before it.
+    staking: (height, op) => (op === 'AddAuthority' ? height < dpos : height >= dpos),
+    // SRC-721 NFTs from their own activation height (docs/nft.md).
+    nft: (height) => height >= ledger.activation.nft,
+  };
+  activationCache.set(ledger, table);
+  return table;
 }
+const activationCache = new WeakMap<LedgerParams, OperationActivation>();
 
 export interface NativeRuleContext {
   chainId: number;
@@ -121,6 +139,7 @@ const OPERATION_FEE_TENTHS: Record<OperationName, bigint> = {
   ClaimRewards: 10n,
   UpdateCommission: 10n,
   Unjail: 10n,
+  AddAuthority: 10n,
   DeployNft: 100n,
   MintNft: 10n,
   TransferNft: 10n,
@@ -154,9 +173,15 @@ export function checkNativeTransaction(tx: SignedTransaction, ctx: NativeRuleCon
     staticChecks.set(tx, checked);
   }
   const { kind } = checked;
-  if (kind.kind !== 'transfer' && kind.kind !== 'evm' && !ctx.operations[kind.kind](ctx.height)) {
+  if (kind.kind !== 'transfer' && kind.kind !== 'evm' && !ctx.operations[kind.kind](ctx.height, kind.op.name)) {
     throw new NotActiveError(
-      kind.kind === 'token' ? TOKENS_NOT_ACTIVE : kind.kind === 'staking' ? STAKING_NOT_ACTIVE : NFT_NOT_ACTIVE,
+      kind.kind === 'token'
+        ? TOKENS_NOT_ACTIVE
+        : kind.kind === 'nft'
+          ? NFT_NOT_ACTIVE
+          : kind.op.name === 'AddAuthority'
+            ? AUTHORITY_SET_CLOSED
+            : STAKING_NOT_ACTIVE,
     );
   }
   const minFee = minimumFee(kind);

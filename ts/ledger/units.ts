@@ -1,4 +1,6 @@
 /** Monetary constants. All amounts are bigint; REST speaks base units, JSON-RPC and state speak wei. */
+import { formatUnits } from '../util/amounts.js';
+
 export const BASE_PER_COIN = 100_000_000n;
 export const WEI_PER_BASE = 10_000_000_000n;
 export const WEI_PER_COIN = BASE_PER_COIN * WEI_PER_BASE;
@@ -19,3 +21,14 @@ export function baseToNative(base: bigint): number {
   const frac = base % BASE_PER_COIN;
   return Number(`${whole}.${frac.toString().padStart(8, '0')}`);
 }
+
+/** The native coin's ticker (the node's /native_status says the same). */
+export const COIN_TICKER = 'NATIVE';
+export const BASE_DECIMALS = 8;
+export const WEI_DECIMALS = 18;
+
+/** Base units as coins for people: 1000150000000n -> "10,001.5 NATIVE" (the wallet and the explorer). */
+export const formatBase = (base: bigint): string => `${formatUnits(base, BASE_DECIMALS)} ${COIN_TICKER}`;
+
+/** Wei as coins, exact to the wei (proofs and EVM fees are in wei). */
+export const formatWei = (wei: bigint): string => `${formatUnits(wei, WEI_DECIMALS)} ${COIN_TICKER}`;

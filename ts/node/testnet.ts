@@ -6,10 +6,14 @@ import { parseArgs } from 'node:util';
 import { writeGenesisFile } from '../chain/genesis.js';
 import { type ChainParams, DEFAULT_EPOCH_LENGTH, DEV_ACCOUNT_BALANCE_BASE, TESTNET_CHAIN_ID } from '../chain/params.js';
 import { DEV_MNEMONIC, keyPairFromMnemonic, randomKeyPair } from '../ledger/keys.js';
+import { MIN_SELF_STAKE_BASE } from '../ledger/staking/index.js';
 import { peerIdOfNodeKey, saveNodeKey } from '../network/index.js';
 import { toHex } from '../util/hex.js';
 import { ConfigError } from './config.js';
 import { saveValidatorKey } from './validator-key.js';
+
+/** Self-stake of every testnet validator: twice the minimum (30,000 coins). */
+export const TESTNET_SELF_STAKE_BASE = 2n * MIN_SELF_STAKE_BASE;
 
 /** One entry of DIR/nodes.json (a fixed interface: tests and scripts read it). */
 export interface TestnetNode {
@@ -95,7 +99,8 @@ export function generateTestnet(o: TestnetOptions): TestnetNode[] {
     },
     validators: keys
       .slice(0, o.validators)
-      .map((k, i) => ({ address: k.address, public_key: toHex(k.publicKey), name: `node${i}` })),
+      // Equal self-stakes above the minimum: the network is in DPoS (DPoS+BFT from 4 validators) at its activation height.
+      .map((k, i) => ({ address: k.address, public_key: toHex(k.publicKey), name: `node${i}`, stake: TESTNET_SELF_STAKE_BASE })),
     alloc,
     evmHardfork: 'prague',
     epochLength: DEFAULT_EPOCH_LENGTH,

@@ -1,42 +1,48 @@
-import { epochOf, totalPower, validatorSetAt } from '../chain/schedule.js';
-import { WEI_PER_COIN } from '../ledger/units.js';
+import { WEI_PER_BASE, WEI_PER_COIN } from '../ledger/units.js';
 import { TransactionShapeError } from '../ledger/transaction.js';
 import {
   type NodeContext,
   bftStatus,
   chainIndex,
+  contractCreation,
+  delegationViews,
   finalizedView,
   getBalanceWei,
+  stakingRewards,
   submitTransaction,
-  uptimeOf,
+  validatorViews,
 } from '../services/index.js';
 import { qty } from '../util/hex.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 import { parseQuantity } from './params.js';
 
-/** The validator set with production and uptime (signed / (signed + missed) certificates) for the current epoch. */
+/** native_getValidatorSet: the same validators as GET /validators and /staking/validators, amounts in wei hex. */
 async function validatorSet(ctx: NodeContext): Promise<Record<string, unknown>> {
-  const validators = validatorSetAt(ctx.chain.params, ctx.chain.state, ctx.chain.height);
+  const v = await validatorViews(ctx);
+  const poa = v.consensus === 'PoA';
+  // Under PoA there is no stake: voting power is a flat equal split of one coin (in wei).
+  const flat = v.active.length ? WEI_PER_COIN / BigInt(v.active.length) : 0n;
+  // An active set without bonded stake (PoA, or DPoS before any validator staked) votes with equal power.
+  const staked = !poa && v.active.some((r) => r.stake > 0n);
   const idx = await chainIndex(ctx);
-  const epoch = idx.epochs.get(epochOf(ctx.chain.params, ctx.chain.height));
-  const total = totalPower(validators);
+  const agg = idx.epochs.get(v.epoch);
+  const rows = [...v.active, ...v.others].map((r) => ({
+    address: r.address,
+    name: r.name,
+    stake: qty(r.stake * WEI_PER_BASE),
+    commission: r.commission,
+    status: r.status,
+    blocks_produced_epoch: r.blocks_produced_epoch || (agg?.producers.get(r.address)?.blocks ?? 0),
+    uptime: poa ? 1.0 : r.uptime,
+    voting_power: qty(staked ? r.voting_power * WEI_PER_BASE : r.status === 'active' ? flat : 0n),
+  }));
   return {
-    consensus: ctx.chain.head.consensus,
-    active_count: validators.length,
-    total_count: validators.length,
-    total_active_stake: '0x0',
-    epoch_number: epochOf(ctx.chain.params, ctx.chain.height),
-    validators: validators.map((v) => ({
-      address: v.address,
-      name: v.name,
-      stake: '0x0',
-      commission: 0.0,
-      status: 'active',
-      blocks_produced_epoch: epoch?.producers.get(v.address)?.blocks ?? 0,
-      uptime: uptimeOf(epoch?.signing.get(v.address)),
-      // Under PoA there is no stake: voting power is a flat equal split of one coin (in wei), by power share.
-      voting_power: qty(total > 0n ? (WEI_PER_COIN * v.power) / total : 0n),
-    })),
+    consensus: v.consensus,
+    active_count: v.active.length,
+    total_count: rows.length,
+    total_active_stake: qty(v.active.reduce((s, r) => s + r.stake, 0n) * WEI_PER_BASE),
+    epoch_number: v.epoch,
+    validators: rows,
   };
 }
 
@@ -45,7 +51,9 @@ export const nativeMethods: RpcTable = {
     params: ['object'],
     handler: async (ctx, [tx]) => {
       try {
-        return await submitTransaction(ctx, tx);
+        const out = await submitTransaction(ctx, tx);
+        await ctx.dev?.settled();
+        return out;
       } catch (err) {
         // Shape errors are invalid params; rule violations (nonce, amount, limits) are mempool rejections (-32603).
         if (err instanceof TransactionShapeError) throw invalidParams(err.message);
@@ -54,37 +62,87 @@ export const nativeMethods: RpcTable = {
     },
   },
   native_getBalance: { params: ['address'], handler: (ctx, [a]) => qty(getBalanceWei(ctx, a as string)) },
-  native_getValidatorSet: { params: [], handler: (ctx) => validatorSet(ctx) },
+  native_getValidatorSet: { params: [], handler: async (ctx) => validatorSet(ctx) },
   native_getBftStatus: { params: [], handler: (ctx) => bftStatus(ctx) },
   native_getFinalizedHeight: { params: [], handler: (ctx) => finalizedView(ctx) },
-  // Staking arrives with the DPoS module; until then the state holds no delegations or rewards.
+  // The transaction that created a contract (verification services read the creation code and constructor
+  // arguments from it); null when unknown or when another contract created it.
+  native_getContractCreation: {
+    params: ['address'],
+    handler: async (ctx, [a]) => {
+      const c = await contractCreation(ctx, a as string);
+      if (!c) return null;
+      return {
+        transactionHash: c.transactionHash,
+        blockNumber: qty(c.blockNumber),
+        transactionIndex: qty(c.transactionIndex),
+        creator: c.creator,
+      };
+    },
+  },
   native_getDelegations: {
     params: ['address'],
-    handler: (_ctx, [a]) => ({ delegator: (a as string).toLowerCase(), delegations: [] }),
+    handler: async (ctx, [a]) => {
+      const rows = await delegationViews(ctx, a as string);
+      return {
+        delegator: (a as string).toLowerCase(),
+        delegations: rows.flatMap((r) => {
+          const out = [];
+          if (r.amount > 0n)
+            out.push({
+              validator: r.validator,
+              validator_name: r.validator_name,
+              amount: qty(r.amount * WEI_PER_BASE),
+              pending_reward: qty(r.pending_reward_wei),
+              delegated_at_epoch: r.delegated_at_epoch,
+              status: r.status,
+              unbonding_complete_epoch: null,
+            });
+          for (const u of r.unbonding)
+            out.push({
+              validator: r.validator,
+              validator_name: r.validator_name,
+              amount: qty(u.amount * WEI_PER_BASE),
+              pending_reward: '0x0',
+              delegated_at_epoch: r.delegated_at_epoch,
+              status: 'unbonding',
+              unbonding_complete_epoch: u.complete_epoch,
+            });
+          return out;
+        }),
+      };
+    },
   },
   native_getStakingRewards: {
     params: ['address', 'object?'],
-    handler: (ctx, [, window]) => {
-      const epoch = epochOf(ctx.chain.params, ctx.chain.height);
+    handler: async (ctx, [a, window]) => {
       const w = (window ?? {}) as { from_epoch?: unknown; to_epoch?: unknown };
-      const to = w.to_epoch === undefined ? epoch : Number(parseQuantity(w.to_epoch, 1));
-      const from = w.from_epoch === undefined ? Math.max(0, to - 29) : Number(parseQuantity(w.from_epoch, 1));
-      if (from > to) throw new RpcError(RPC.invalidParams, 'from_epoch must not exceed to_epoch');
-      return { total_lifetime: '0x0', pending_claimable: '0x0', from_epoch: from, to_epoch: to, by_epoch: [] };
+      const to = w.to_epoch === undefined ? undefined : Number(parseQuantity(w.to_epoch, 1));
+      const from = w.from_epoch === undefined ? undefined : Number(parseQuantity(w.from_epoch, 1));
+      if (from !== undefined && to !== undefined && from > to)
+        throw new RpcError(RPC.invalidParams, 'from_epoch must not exceed to_epoch');
+      const r = await stakingRewards(ctx, a as string, from, to);
+      return {
+        total_lifetime: qty(r.total_lifetime),
+        pending_claimable: qty(r.pending_claimable),
+        from_epoch: r.from_epoch,
+        to_epoch: r.to_epoch,
+        by_epoch: r.by_epoch.map((e) => ({ epoch: e.epoch, validator: e.validator, reward: qty(e.reward), claimed: e.claimed })),
+      };
     },
   },
 };
 
-/** e.g. native-node/v0.1.0/linux-x64/node20.19.0 */
+/** e.g. native-node/v0.1.0/node-v20.19.0/linux-x64: name, version, runtime, platform-arch of this process. */
 export function clientVersion(version: string): string {
-  return `native-node/v${version}/${process.platform}-${process.arch}/node${process.versions.node}`;
+  return `native-node/v${version}/node-v${process.versions.node}/${process.platform}-${process.arch}`;
 }
 
 export const netWeb3Methods: RpcTable = {
   net_version: { params: [], handler: (ctx) => String(ctx.chain.params.chainId) },
   net_listening: { params: [], handler: () => true },
   net_peerCount: { params: [], handler: (ctx) => qty(ctx.network?.peers().length ?? 0) },
-  // geth's form <name>/v<version>/<os>-<arch>/<runtime>. The spec's example ends in "Rust"; this node is
-  // TypeScript on Node.js and says so (clients parse only the name and version).
+  // <name>/v<version>/<runtime>/<os>-<arch>. The spec's example ends in "Rust"; this node is TypeScript on
+  // Node.js and says so (clients parse only the name and version).
   web3_clientVersion: { params: [], handler: (ctx) => clientVersion(ctx.version) },
 };

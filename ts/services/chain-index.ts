@@ -6,12 +6,11 @@
  * on it carry its coverage (`IndexCoverage`); on a chain shorter than one backfill step they are complete
  * from the first request.
  */
-import { BFT_HEADER_VERSION, type Block } from '../chain/block.js';
-import { justificationSigners } from '../chain/justification.js';
-import { validatorSetAt } from '../chain/schedule.js';
+import type { Block } from '../chain/block.js';
 import type { Chain } from '../chain/chain.js';
 import type { ExecutionResult } from '../execution/index.js';
 import { scheduledReward } from '../ledger/rewards.js';
+import { hasBondedActiveSet } from '../ledger/staking/index.js';
 import type { NodeContext } from './context.js';
 import { epochOf } from './epochs.js';
 
@@ -36,25 +35,13 @@ export interface ProducerTally {
   lastHeight: number;
 }
 
-/** Commit certificates a validator's precommit was in, or missing from (BFT blocks, read from the next block's last_commit). */
-export interface SigningTally {
-  signed: number;
-  missed: number;
-}
-
 export interface EpochAgg {
   blocks: number;
   txs: number;
   firstTs: number;
   lastTs: number;
   producers: Map<string, ProducerTally>;
-  /** By validator, for the BFT blocks of the epoch whose certificate a later block fixed. */
-  signing: Map<string, SigningTally>;
 }
-
-/** Uptime: signed / (signed + missed); 1.0 while no certificate counted (PoA, or no BFT block yet). */
-export const uptimeOf = (t: SigningTally | undefined): number =>
-  t && t.signed + t.missed > 0 ? t.signed / (t.signed + t.missed) : 1.0;
 
 export interface DayAgg {
   blocks: number;
@@ -80,8 +67,6 @@ export class ChainIndex {
   private from: number;
   private to: number;
   readonly producers = new Map<string, ProducerTally>();
-  /** All-time signing tallies by validator. */
-  readonly signing = new Map<string, SigningTally>();
   readonly epochs = new Map<number, EpochAgg>();
   readonly days = new Map<number, DayAgg>();
   readonly minutes = new Map<number, { blocks: number; txs: number }>();
@@ -93,11 +78,19 @@ export class ChainIndex {
   constructor(private readonly chain: Chain) {
     this.to = chain.height;
     this.from = chain.height + 1;
-    chain.on('block', (b, r) => {
+    const onBlock = (b: Block, r: ExecutionResult | null) => {
       if (b.index <= this.to) return;
       this.fold(b, r);
       this.to = b.index;
-    });
+    };
+    // A rollback removes blocks this index folded in: it leaves, and the next query builds a new one.
+    const onRollback = () => {
+      chain.off('block', onBlock);
+      chain.off('rollback', onRollback);
+      if (indexes.get(chain) === this) indexes.delete(chain);
+    };
+    chain.on('block', onBlock);
+    chain.on('rollback', onRollback);
   }
 
   get coverage(): IndexCoverage {
@@ -134,11 +127,18 @@ export class ChainIndex {
   private fold(b: Block, result: ExecutionResult | null): void {
     if (b.index === 0) return; // genesis: no proposer, no transactions
     this.lowestTs = Math.min(this.lowestTs, b.timestamp);
+    // The coinbase went to the proposer unless reward distribution v2 sent it to the treasury (backfilled
+    // blocks: judged by the activation height and whether the chain has bonded stake now).
+    const toProposer = result
+      ? result.coinbase === b.validator
+      : b.index < this.chain.params.activation.rewardV2 || !hasBondedActiveSet(this.chain.state);
     let fees = 0n;
-    for (const tx of b.transactions) fees += tx.fee / 2n;
-    const reward = result ? result.rewardBase : scheduledReward(b.index);
+    if (toProposer) for (const tx of b.transactions) fees += tx.fee / 2n;
+    const reward = !toProposer ? 0n : result ? result.rewardBase : scheduledReward(b.index);
     const epochNo = epochOf(this.chain.params, b.index);
-    const e = this.epoch(epochNo, b.timestamp);
+    let e = this.epochs.get(epochNo);
+    if (!e)
+      this.epochs.set(epochNo, (e = { blocks: 0, txs: 0, firstTs: b.timestamp, lastTs: b.timestamp, producers: new Map() }));
     e.blocks++;
     e.txs += b.tx_count;
     e.firstTs = Math.min(e.firstTs, b.timestamp);
@@ -151,7 +151,6 @@ export class ChainIndex {
       t.feesBase += fees;
       t.lastHeight = Math.max(t.lastHeight, b.index);
     }
-    this.foldSigning(b);
     const now = Math.floor(Date.now() / 1000);
     const day = Math.floor(b.timestamp / DAY_SECONDS);
     if (day > Math.floor(now / DAY_SECONDS) - STATS_DAYS) {
@@ -183,31 +182,6 @@ export class ChainIndex {
         m.blocks++;
         m.txs += b.tx_count;
       } else this.minutes.set(minute, { blocks: 1, txs: b.tx_count });
-    }
-  }
-
-  private epoch(n: number, ts: number): EpochAgg {
-    let e = this.epochs.get(n);
-    if (!e) {
-      e = { blocks: 0, txs: 0, firstTs: ts, lastTs: ts, producers: new Map(), signing: new Map() };
-      this.epochs.set(n, e);
-    }
-    return e;
-  }
-
-  /** The parent's signers, from this block's last_commit (the certificate every node holds alike). */
-  private foldSigning(b: Block): void {
-    if (b.version < BFT_HEADER_VERSION || b.last_commit.length === 0) return;
-    const parent = b.index - 1;
-    const signed = new Set(justificationSigners(b.last_commit));
-    const e = this.epoch(epochOf(this.chain.params, parent), b.timestamp);
-    for (const v of validatorSetAt(this.chain.params, this.chain.state, parent)) {
-      for (const tallies of [this.signing, e.signing]) {
-        let t = tallies.get(v.address);
-        if (!t) tallies.set(v.address, (t = { signed: 0, missed: 0 }));
-        if (signed.has(v.address)) t.signed++;
-        else t.missed++;
-      }
     }
   }
 

@@ -1,12 +1,13 @@
 import type { Chain } from '../chain/chain.js';
 import { type ChainValidation, validateChain } from '../chain/validate.js';
+import { validatorSetAt } from '../chain/schedule.js';
 import { blockReward } from '../ledger/rewards.js';
 import { getSupply, maxSupplyBase } from '../ledger/supply.js';
 import { WEI_PER_BASE, baseToNative } from '../ledger/units.js';
 import { NotFoundError } from '../util/errors.js';
 import { chainIndex } from './chain-index.js';
 import { NATIVE_TOKEN, type NodeContext } from './context.js';
-import { listTokens } from './token-queries.js';
+import { deployedTokenCount } from './token-queries.js';
 
 /** Product name reported by GET / (the node's own name is in GET /health). */
 export const PRODUCT_NAME = 'native-node';
@@ -76,14 +77,14 @@ export async function chainInfo(ctx: NodeContext): Promise<Record<string, unknow
     chain_id: chain.params.chainId,
     height,
     total_blocks: height + 1,
-    active_validators: chain.params.validators.length,
+    active_validators: validatorSetAt(chain.params, chain.state, next).length,
     circulating_supply_native: baseToNative(supply.circulating),
     max_supply_native: baseToNative(maxSupplyBase(height, forkHeight)),
     next_block_reward_native: baseToNative(blockReward(next, supply.minted, maxSupplyBase(next, forkHeight))),
     total_minted_native: baseToNative(supply.minted),
     total_burned_native: baseToNative(supply.burned),
     mempool_size: ctx.mempool.size,
-    deployed_tokens: listTokens(ctx).total,
+    deployed_tokens: await deployedTokenCount(ctx),
     window_is_partial: chain.blocks.windowStart > 0,
     window_start_block: chain.blocks.windowStart,
   };

@@ -27,12 +27,13 @@ export interface HistoryPage {
   page: number;
 }
 
-/** Views of the transactions at locs, reading each block once. */
+/** Views of the transactions at locs, reading each block once (one multi-get for those outside the window). */
 async function viewsAt(ctx: NodeContext, locs: TxLocation[]): Promise<TxView[]> {
-  const blocks = new Map<number, Block | null>();
+  const heights = [...new Set(locs.map((l) => l.height))];
+  const found = ctx.chain.blocks.getBlocks(heights);
+  const blocks = new Map<number, Block | null>(heights.map((h, i) => [h, found[i]]));
   const out: TxView[] = [];
   for (const loc of locs) {
-    if (!blocks.has(loc.height)) blocks.set(loc.height, await ctx.chain.blocks.getBlock(loc.height));
     const b = blocks.get(loc.height);
     if (b?.transactions[loc.index]) out.push(confirmedTxView(ctx, b, loc.index));
   }

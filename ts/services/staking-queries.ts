@@ -1,71 +1,243 @@
 /**
- * Staking (DPoS) and epochs, answered from the proof-of-authority state that exists now: the authority set
- * with no stake, no delegations, no unbonding. The staking module replaces these with stake-weighted data.
+ * Staking (DPoS) and epochs from the authenticated state: validators with stake, commission, status and
+ * uptime, delegations with their pending F1 rewards, unbonding entries, per-epoch records, and the signed
+ * RegisterValidator submission.
  */
-import { BASE_PER_COIN } from '../ledger/units.js';
+import { epochOf as epochAt, validatorSetAt } from '../chain/schedule.js';
+import {
+  MAX_COMMISSION_BPS as MAX_COMMISSION,
+  MIN_SELF_STAKE_BASE,
+  SIGNED_BLOCKS_WINDOW,
+  type ValidatorRecord,
+  delegatorValidators,
+  getActiveSet,
+  getDelegation,
+  getEpochStats,
+  getPool,
+  getRatio,
+  getSigningInfo,
+  getTotals,
+  getUnbondingShares,
+  getValidator,
+  pendingReward,
+  registry,
+  sharesValue,
+} from '../ledger/staking/index.js';
+import { RATIO_SCALE } from '../ledger/staking/params.js';
+import { parseSignedTransaction } from '../ledger/transaction.js';
+import { txKind } from '../ledger/tx-kind.js';
 import { InvalidParamsError } from '../util/errors.js';
-import { chainIndex, uptimeOf } from './chain-index.js';
-import type { NodeContext } from './context.js';
+import { chainIndex } from './chain-index.js';
+import type { ChainContext, NodeContext } from './context.js';
 import { epochEnd, epochOf, epochStart, epochView } from './epochs.js';
-import { NotActiveError, STAKING_NOT_ACTIVE } from './not-active.js';
+import { stateIndex } from './state-index.js';
 
-/** Spec: minimum self-stake 15,000 coins. */
-export const MIN_SELF_STAKE_BASE = 15_000n * BASE_PER_COIN;
-export const MAX_COMMISSION_BPS = 10_000;
+export { MIN_SELF_STAKE_BASE };
+export const MAX_COMMISSION_BPS = Number(MAX_COMMISSION);
 export const DEFAULT_EPOCH_HISTORY = 10;
 export const MAX_EPOCH_HISTORY = 100;
+/** native_getStakingRewards default window (spec: the last 30 epochs). */
+export const DEFAULT_REWARD_EPOCHS = 30;
 
-/** GET /staking/validators: the active set with stake, commission and uptime (PoA: no stake, uptime 1.0). */
+export type ValidatorStatusView = 'active' | 'jailed' | 'tombstoned' | 'unbonding';
+
+/** Spec status: in the active set = active; jailed; tombstoned; registered but outside the active set = unbonding. */
+export function statusOf(v: ValidatorRecord, active: ReadonlySet<string>): ValidatorStatusView {
+  if (v.status === 'tombstoned') return 'tombstoned';
+  if (v.status === 'jailed') return 'jailed';
+  return active.has(v.address) ? 'active' : 'unbonding';
+}
+
+/** signed / (signed + missed) over the validator's sliding window; 1.0 before its first record. */
+export function uptimeOf(ctx: ChainContext, address: string): number {
+  const info = getSigningInfo(ctx.chain.state, address);
+  if (info.count === 0) return 1.0;
+  return Math.round(((info.count - info.missed) / info.count) * 1e6) / 1e6;
+}
+
+export interface StakingValidatorView {
+  address: string;
+  name: string;
+  status: ValidatorStatusView;
+  stake: bigint;
+  self_stake: bigint;
+  delegated_stake: bigint;
+  commission: number;
+  commission_bps: number;
+  uptime: number;
+  blocks_produced_epoch: number;
+  voting_power: bigint;
+  delegators: number;
+  jailed_until_epoch: number | null;
+}
+
+/**
+ * Every validator this height knows: the active set (PoA authorities with no stake before DPoS, or the DPoS
+ * set) first, then registered validators outside it; the same list feeds GET /validators, GET
+ * /staking/validators and native_getValidatorSet, so the three agree.
+ */
+export async function validatorViews(
+  ctx: ChainContext,
+): Promise<{ consensus: string; epoch: number; active: StakingValidatorView[]; others: StakingValidatorView[] }> {
+  await ctx.chain.settled();
+  const { chain } = ctx;
+  const height = chain.height;
+  const next = height + 1;
+  const epoch = epochAt(chain.params, height);
+  const set = validatorSetAt(chain.params, chain.state, next);
+  const activeSet = new Set(set.map((v) => v.address));
+  const idx = await stateIndex(ctx);
+  const view = (address: string, name: string, power: bigint): StakingValidatorView => {
+    const v = getValidator(chain.state, address);
+    const self = v ? getDelegation(chain.state, address, address) : null;
+    const selfStake = v && self ? sharesValue(v, self.shares) : 0n;
+    const produced = getEpochStats(chain.state, epoch, address).blocks;
+    return {
+      address,
+      name: v?.name ?? name,
+      status: v ? statusOf(v, activeSet) : activeSet.has(address) ? 'active' : 'unbonding',
+      stake: v?.tokens ?? 0n,
+      self_stake: selfStake,
+      delegated_stake: (v?.tokens ?? 0n) - selfStake,
+      commission: v ? Number(v.commission_bps) / 10_000 : 0.0,
+      commission_bps: v ? Number(v.commission_bps) : 0,
+      uptime: v ? uptimeOf(ctx, address) : 1.0,
+      blocks_produced_epoch: produced,
+      voting_power: power,
+      delegators: idx.delegatorsOf(address).length,
+      jailed_until_epoch: v?.status === 'jailed' ? v.jailed_until_epoch : null,
+    };
+  };
+  const active = set.map((m) => view(m.address, m.name, m.power));
+  const others = registry(chain.state)
+    .filter((a) => !activeSet.has(a))
+    .map((a) => view(a, a, 0n));
+  return { consensus: chain.consensusAt(next), epoch, active, others };
+}
+
+/** GET /staking/validators: the active set with stake, commission and uptime, then the other registered validators. */
 export async function stakingValidators(ctx: NodeContext): Promise<Record<string, unknown>> {
+  const v = await validatorViews(ctx);
+  const all = [...v.active, ...v.others];
+  // blocks produced this epoch under PoA come from the chain index (no staking records before DPoS).
   const idx = await chainIndex(ctx);
-  const epoch = idx.epochs.get(epochOf(ctx.chain.params, ctx.chain.height));
-  const validators = ctx.chain.params.validators.map((v) => ({
-    address: v.address,
-    name: v.name,
-    status: 'active',
-    stake: 0n,
-    self_stake: 0n,
-    delegated_stake: 0n,
-    commission: 0,
-    commission_bps: 0,
-    uptime: uptimeOf(epoch?.signing.get(v.address)),
-    blocks_produced_epoch: epoch?.producers.get(v.address)?.blocks ?? 0,
-  }));
+  const agg = idx.epochs.get(v.epoch);
+  for (const row of all) row.blocks_produced_epoch ||= agg?.producers.get(row.address)?.blocks ?? 0;
   return {
-    consensus: ctx.chain.head.consensus,
-    epoch_number: epochOf(ctx.chain.params, ctx.chain.height),
-    validators,
-    total: validators.length,
-    total_stake: 0n,
+    consensus: v.consensus,
+    epoch_number: v.epoch,
+    validators: all,
+    total: all.length,
+    active_count: v.active.length,
+    total_stake: getTotals(ctx.chain.state).bonded,
     min_self_stake: MIN_SELF_STAKE_BASE,
   };
 }
 
+/** One delegation row (REST base units; JSON-RPC converts to wei hex). */
+export interface DelegationView {
+  validator: string;
+  validator_name: string;
+  amount: bigint;
+  pending_reward_wei: bigint;
+  delegated_at_epoch: number;
+  status: ValidatorStatusView;
+  unbonding: { amount: bigint; complete_epoch: number }[];
+}
+
+/** Delegations of a delegator, with pending rewards (exact F1 values) and unbonding entries per validator. */
+export async function delegationViews(ctx: ChainContext, delegator: string): Promise<DelegationView[]> {
+  await ctx.chain.settled();
+  const d = delegator.toLowerCase();
+  const state = ctx.chain.state;
+  const active = new Set(getActiveSet(state)?.members.map((m) => m.address) ?? []);
+  const unbonding = await unbondingEntries(ctx, d);
+  const validators = new Set([...delegatorValidators(state, d), ...unbonding.map((u) => u.validator)]);
+  const rows: DelegationView[] = [];
+  for (const va of [...validators].sort()) {
+    const v = getValidator(state, va);
+    if (!v) continue;
+    const del = getDelegation(state, d, va);
+    rows.push({
+      validator: va,
+      validator_name: v.name,
+      amount: del ? sharesValue(v, del.shares) : 0n,
+      pending_reward_wei: del ? pendingReward(v, del) : 0n,
+      delegated_at_epoch: del?.since_epoch ?? 0,
+      status: statusOf(v, active),
+      unbonding: unbonding.filter((u) => u.validator === va).map(({ amount, complete_epoch }) => ({ amount, complete_epoch })),
+    });
+  }
+  return rows;
+}
+
+/** Unbonding entries of a delegator: the current value of its share of each pool. */
+export async function unbondingEntries(
+  ctx: ChainContext,
+  delegator: string,
+): Promise<{ validator: string; amount: bigint; complete_epoch: number }[]> {
+  const idx = await stateIndex(ctx);
+  const state = ctx.chain.state;
+  return idx.unbondingOf(delegator).map(([validator, epoch]) => {
+    const shares = getUnbondingShares(state, delegator, validator, epoch);
+    const pool = getPool(state, validator, epoch);
+    return { validator, amount: pool.shares === 0n ? 0n : (shares * pool.tokens) / pool.shares, complete_epoch: epoch };
+  });
+}
+
+const toBase = (wei: bigint): bigint => wei / 10_000_000_000n;
+
 /** GET /staking/delegations/{address}. */
-export function delegationsOf(_ctx: NodeContext, address: string): Record<string, unknown> {
-  return { delegator: address.toLowerCase(), delegations: [], total_delegated: 0n, pending_rewards: 0n };
+export async function delegationsOf(ctx: ChainContext, address: string): Promise<Record<string, unknown>> {
+  const rows = (await delegationViews(ctx, address)).filter((r) => r.amount > 0n);
+  return {
+    delegator: address.toLowerCase(),
+    delegations: rows.map((r) => ({
+      validator: r.validator,
+      validator_name: r.validator_name,
+      amount: r.amount,
+      pending_reward: toBase(r.pending_reward_wei),
+      delegated_at_epoch: r.delegated_at_epoch,
+      status: r.status,
+    })),
+    total_delegated: rows.reduce((s, r) => s + r.amount, 0n),
+    pending_rewards: toBase(rows.reduce((s, r) => s + r.pending_reward_wei, 0n)),
+  };
 }
 
 /** GET /staking/unbonding/{address}. */
-export function unbondingOf(_ctx: NodeContext, address: string): Record<string, unknown> {
-  return { delegator: address.toLowerCase(), entries: [], total_unbonding: 0n };
+export async function unbondingOf(ctx: ChainContext, address: string): Promise<Record<string, unknown>> {
+  const entries = await unbondingEntries(ctx, address.toLowerCase());
+  return { delegator: address.toLowerCase(), entries, total_unbonding: entries.reduce((s, e) => s + e.amount, 0n) };
 }
 
-export interface RegisterRequest {
-  address: string;
-  stake: bigint | number;
-  commission: number;
-}
-
-/** POST /staking/register: checks stake and commission, then refuses: the staking module is not active. */
-export function registerValidator(_ctx: NodeContext, req: RegisterRequest): never {
-  if (BigInt(req.stake) < MIN_SELF_STAKE_BASE) {
-    throw new InvalidParamsError(`stake must be at least ${MIN_SELF_STAKE_BASE} base units (15,000 coins)`);
+/**
+ * POST /staking/register: `{ transaction }` carrying a signed RegisterValidator. The spec's unsigned body
+ * (address, stake, commission) would let anyone lock another account's coins, so it is refused.
+ */
+export async function registerValidator(ctx: NodeContext, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  if (!('transaction' in body)) {
+    throw new InvalidParamsError(
+      "a signed RegisterValidator transaction is required: POST { transaction } (an unsigned address/stake/commission body could lock anyone's coins)",
+    );
   }
-  if (!Number.isInteger(req.commission) || req.commission < 0 || req.commission > MAX_COMMISSION_BPS) {
-    throw new InvalidParamsError(`commission must be an integer number of basis points from 0 to ${MAX_COMMISSION_BPS}`);
+  const tx = parseSignedTransaction(body.transaction);
+  let kind: ReturnType<typeof txKind>;
+  try {
+    kind = txKind(tx);
+  } catch (err) {
+    throw new InvalidParamsError((err as Error).message);
   }
-  throw new NotActiveError(STAKING_NOT_ACTIVE);
+  if (kind.kind !== 'staking' || kind.op.name !== 'RegisterValidator')
+    throw new InvalidParamsError('expected RegisterValidator operation in tx.data');
+  await ctx.admission.submit(tx);
+  return {
+    txid: tx.txid,
+    address: tx.from_address,
+    stake: kind.op.fields.stake,
+    commission: Number(kind.op.fields.commission_bps),
+    status: 'pending_in_mempool',
+  };
 }
 
 /** GET /epoch/current. */
@@ -78,10 +250,11 @@ export function currentEpoch(ctx: NodeContext): Record<string, unknown> {
     blocks_remaining: view.end_height - height,
     epoch_length: ctx.chain.params.epochLength,
     consensus: ctx.chain.head.consensus,
+    active_validators: validatorSetAt(ctx.chain.params, ctx.chain.state, height + 1).length,
   };
 }
 
-/** GET /epoch/history: completed epochs, newest first. */
+/** GET /epoch/history: completed epochs, newest first, with blocks produced per validator. */
 export async function epochHistory(ctx: NodeContext, limit: number): Promise<Record<string, unknown>> {
   const idx = await chainIndex(ctx);
   const current = epochOf(ctx.chain.params, ctx.chain.height);
@@ -103,3 +276,58 @@ export async function epochHistory(ctx: NodeContext, limit: number): Promise<Rec
   }
   return { epochs, total: current, limit, epoch_length: ctx.chain.params.epochLength, coverage: idx.coverage };
 }
+
+/**
+ * Exact rewards of a delegator per epoch and validator: shares × (ratio at the epoch's end − ratio at its
+ * start) from the per-epoch checkpoints in state, for epochs in which the delegation's shares did not
+ * change; the epoch of a change is split at the change using the delegation's settlement point.
+ */
+export async function stakingRewards(
+  ctx: ChainContext,
+  address: string,
+  from?: number,
+  to?: number,
+): Promise<{
+  total_lifetime: bigint;
+  pending_claimable: bigint;
+  from_epoch: number;
+  to_epoch: number;
+  by_epoch: { epoch: number; validator: string; reward: bigint; claimed: boolean }[];
+}> {
+  await ctx.chain.settled();
+  const state = ctx.chain.state;
+  const d = address.toLowerCase();
+  const current = epochAt(ctx.chain.params, ctx.chain.height);
+  const last = to ?? current;
+  const first = from ?? Math.max(0, last - DEFAULT_REWARD_EPOCHS + 1);
+  const rows = await delegationViews(ctx, d);
+  const events = await ctx.chain.blocks.indexedEvents(`stake:${d}`, 0, 10_000);
+  const claimedTotal = events
+    .filter((e) => e.event.type === 'RewardsClaimed' && e.event.fields.delegator === d)
+    .reduce((s, e) => s + BigInt(e.event.fields.amount), 0n);
+  const lastClaim = new Map<string, number>();
+  for (const e of events) {
+    const f = e.event.fields;
+    if (f.delegator !== d) continue;
+    for (const va of [f.validator, f.from_validator, f.to_validator]) if (va && !lastClaim.has(va)) lastClaim.set(va, e.height);
+  }
+  const by_epoch: { epoch: number; validator: string; reward: bigint; claimed: boolean }[] = [];
+  for (const r of rows) {
+    const del = getDelegation(state, d, r.validator);
+    if (!del) continue;
+    const v = getValidator(state, r.validator) as ValidatorRecord;
+    for (let e = Math.max(first, del.since_epoch); e <= last; e++) {
+      const start = e === 0 ? 0n : (getRatio(state, r.validator, e - 1) ?? 0n);
+      const end = e === current ? v.acc : getRatio(state, r.validator, e);
+      if (end === null) continue;
+      const lo = start > del.start_acc ? start : del.start_acc;
+      const reward = end > lo ? (del.shares * (end - lo)) / RATIO_SCALE : 0n;
+      const settledAt = lastClaim.get(r.validator) ?? -1;
+      by_epoch.push({ epoch: e, validator: r.validator, reward, claimed: settledAt >= epochEnd(ctx.chain.params, e) });
+    }
+  }
+  const pending = rows.reduce((s, r) => s + r.pending_reward_wei, 0n);
+  return { total_lifetime: claimedTotal + pending, pending_claimable: pending, from_epoch: first, to_epoch: last, by_epoch };
+}
+
+export { SIGNED_BLOCKS_WINDOW };

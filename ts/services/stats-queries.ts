@@ -1,11 +1,11 @@
-import type { Chain } from '../chain/chain.js';
 import { weiToBase } from '../ledger/units.js';
-import { addressFromAccountKey, decodeAccount } from '../state/accounts.js';
 import { DAY_SECONDS, FIRST_ACTIVITY_LOOKUPS, STATS_DAYS, chainIndex } from './chain-index.js';
 import { supplyOfState } from './chain-info.js';
 import type { NodeContext } from './context.js';
+import { stateIndex } from './state-index.js';
+import { percentOf } from './token-queries.js';
 
-/** Largest rich list page (top holders are kept per block height up to this many). */
+/** Largest rich list page. */
 export const MAX_RICHLIST = 500;
 export const DEFAULT_RICHLIST = 100;
 
@@ -26,7 +26,11 @@ export interface DayStats {
   complete: boolean;
 }
 
-/** GET /stats/daily: the last 14 UTC days, newest (today, partial) first. */
+/**
+ * GET /stats/daily: the last 14 UTC days, newest (today, partial) first. Blocks, transactions, new addresses
+ * and block times come from the per-day records the block store writes with each block (exact, read in 14
+ * lookups); active addresses from the chain index.
+ */
 export async function dailyStats(ctx: NodeContext): Promise<{ days: DayStats[]; coverage: unknown }> {
   const idx = await chainIndex(ctx);
   const today = Math.floor(Date.now() / 1000 / DAY_SECONDS);
@@ -34,80 +38,41 @@ export async function dailyStats(ctx: NodeContext): Promise<{ days: DayStats[]; 
   const days: DayStats[] = [];
   for (let d = today; d > today - STATS_DAYS; d--) {
     const agg = idx.days.get(d);
+    const rec = ctx.chain.blocks.dayRecord(d);
     const start = d * DAY_SECONDS;
+    const recorded = rec.blocks > 0;
+    const blocks = recorded ? rec.blocks : (agg?.blocks ?? 0);
+    const span = recorded ? rec.last_ts - rec.first_ts : agg ? agg.lastTs - agg.firstTs : 0;
     days.push({
       date: new Date(start * 1000).toISOString().slice(0, 10),
       day_start: start,
-      blocks: agg?.blocks ?? 0,
-      tx_count: agg?.txs ?? 0,
-      new_addresses: agg ? await idx.newAddresses(agg, budget) : 0,
+      blocks,
+      tx_count: recorded ? rec.txs : (agg?.txs ?? 0),
+      new_addresses: recorded ? rec.new_addresses : agg ? await idx.newAddresses(agg, budget) : 0,
       active_addresses: agg?.addresses.size ?? 0,
-      avg_block_time_ms: agg && agg.blocks > 1 ? Math.round(((agg.lastTs - agg.firstTs) * 1000) / (agg.blocks - 1)) : null,
-      complete: idx.coversSince(start),
+      avg_block_time_ms: blocks > 1 ? Math.round((span * 1000) / (blocks - 1)) : null,
+      complete: recorded || idx.coversSince(start),
     });
   }
   return { days, coverage: idx.coverage };
 }
 
-interface Holder {
-  address: string;
-  balance: bigint;
-}
-
-const byBalance = (a: Holder, b: Holder): number =>
-  a.balance !== b.balance ? (a.balance > b.balance ? -1 : 1) : a.address < b.address ? -1 : 1;
-
-/** Top holders of the head state, computed at most once per block. */
-const topCache = new WeakMap<Chain, TopHolders>();
-
-interface TopHolders {
-  height: number;
-  holders: Holder[];
-  accounts: number;
-  /** Circulating supply of the same state (base units). */
-  circulating: bigint;
-}
-
-async function topHolders(ctx: NodeContext): Promise<TopHolders> {
-  await ctx.chain.settled();
-  const height = ctx.chain.height;
-  const hit = topCache.get(ctx.chain);
-  if (hit && hit.height === height) return hit;
-  // One pass over the state keeping the MAX_RICHLIST largest balances (descending, ties by address):
-  // candidates accumulate and are cut back to the top MAX_RICHLIST whenever they reach 4x that.
-  let top: Holder[] = [];
-  let threshold = 0n;
-  let accounts = 0;
-  for (const [k, v] of ctx.chain.state.entries()) {
-    const address = addressFromAccountKey(k);
-    if (!address) continue;
-    accounts++;
-    const balance = weiToBase(decodeAccount(v).balance);
-    if (balance === 0n || balance < threshold) continue;
-    top.push({ address, balance });
-    if (top.length >= 4 * MAX_RICHLIST) {
-      top = top.sort(byBalance).slice(0, MAX_RICHLIST);
-      threshold = top[top.length - 1].balance;
-    }
-  }
-  top = top.sort(byBalance).slice(0, MAX_RICHLIST);
-  const entry = { height, holders: top, accounts, circulating: supplyOfState(ctx).circulating };
-  topCache.set(ctx.chain, entry);
-  return entry;
-}
-
-/** Percent of supply, 6 decimals. */
-const percentOf = (balance: bigint, supply: bigint): number =>
-  supply > 0n ? Number((balance * 100_000_000n) / supply) / 1_000_000 : 0;
-
-/** GET /richlist and GET /accounts/top: largest balances with their share of the circulating supply. */
+/**
+ * GET /richlist and GET /accounts/top: largest balances with their share of the circulating supply, read
+ * from the state index (balances sorted at commit), so a request costs O(limit).
+ */
 export async function richList(ctx: NodeContext, limit: number): Promise<Record<string, unknown>> {
-  const { holders, accounts, circulating } = await topHolders(ctx);
+  const idx = await stateIndex(ctx);
+  // The index follows committed blocks; a proposal applied to the state meanwhile would make the supply
+  // and the balances disagree, so read both once the chain has settled, in one synchronous step.
+  await ctx.chain.settled();
+  const { circulating } = supplyOfState(ctx);
   return {
-    holders: holders
-      .slice(0, limit)
-      .map((h, i) => ({ rank: i + 1, address: h.address, balance: h.balance, percentage: percentOf(h.balance, circulating) })),
-    total_accounts: accounts,
+    holders: idx.accounts.top(Math.min(limit, MAX_RICHLIST)).map((h, i) => {
+      const balance = weiToBase(h.balance);
+      return { rank: i + 1, address: h.address, balance, percentage: percentOf(balance, circulating) };
+    }),
+    total_accounts: idx.accountRecords,
     circulating_supply: circulating,
   };
 }

@@ -1,57 +1,99 @@
 /**
- * SRC-20 tokens (native fungible tokens). The token module arrives with its own issue; until then no token
- * exists, reads answer from that empty state, and token submissions are validated completely and then
- * refused with NotActiveError (never a fake acceptance).
+ * SRC-20 tokens (native fungible tokens): records and balances read from the authenticated state, holder
+ * lists from the state index (maintained at commit), transfer feeds from the native event index, and the
+ * three token submissions with the spec's endpoint errors.
  */
-import { decodeOperation } from '../ledger/operations.js';
+import type { NativeEvent } from '../ledger/events.js';
+import { TOKEN_CONTRACT_RE, decodeOperation } from '../ledger/operations.js';
+import {
+  TOKEN_EVENTS,
+  type TokenRecord as LedgerTokenRecord,
+  getToken as readToken,
+  tokenBalance as readBalance,
+  tokenContractAddress,
+  tokenHolderCount,
+} from '../ledger/tokens/index.js';
 import { parseSignedTransaction } from '../ledger/transaction.js';
 import { ZERO_ADDRESS } from '../ledger/units.js';
 import { InvalidParamsError, NotFoundError } from '../util/errors.js';
 import { parseJsonExact } from '../util/json.js';
-import type { NodeContext } from './context.js';
+import type { ChainContext, NodeContext } from './context.js';
+import { accountTokens } from './evm-tokens.js';
+import { stateIndex } from './state-index.js';
 
-export const TOKEN_CONTRACT_RE = /^SRC20_[0-9a-fA-F]{40}$/;
+export { TOKEN_CONTRACT_RE };
 /** Token amounts are u128 (base units of the token). */
 export const MAX_TOKEN_AMOUNT = (1n << 128n) - 1n;
 export const MAX_TOKEN_DECIMALS = 18;
 export const MAX_TOKEN_NAME = 64;
 export const MAX_TOKEN_SYMBOL = 16;
+/** Largest holder list page. */
+export const MAX_HOLDERS_PAGE = 1000;
+export const DEFAULT_HOLDERS_PAGE = 100;
 
 export const isTokenContract = (s: string): boolean => TOKEN_CONTRACT_RE.test(s);
 /** Canonical form: SRC20_ + lowercase hex. */
 export const normContract = (s: string): string => `SRC20_${s.slice(6).toLowerCase()}`;
 
-export interface TokenRecord {
-  contract: string;
-  name: string;
-  symbol: string;
-  decimals: number;
-  supply: bigint;
-  max_supply: bigint;
-  owner: string;
+/** A token as the API shows it: the ledger record and its number of holders. */
+export interface TokenRecord extends LedgerTokenRecord {
   holders: number;
-  deployed_at_height: number;
 }
 
-export function listTokens(_ctx: NodeContext): { tokens: TokenRecord[]; total: number } {
-  return { tokens: [], total: 0 };
+function view(ctx: ChainContext, t: LedgerTokenRecord): TokenRecord {
+  return {
+    contract: t.contract,
+    name: t.name,
+    symbol: t.symbol,
+    decimals: t.decimals,
+    supply: t.supply,
+    max_supply: t.max_supply,
+    owner: t.owner,
+    holders: tokenHolderCount(ctx.chain.state, t.contract),
+    deployed_at_height: t.deployed_at_height,
+  };
+}
+
+/** GET /tokens: every deployed token, oldest first. */
+export async function listTokens(ctx: ChainContext): Promise<{ tokens: TokenRecord[]; total: number }> {
+  const idx = await stateIndex(ctx);
+  const tokens: TokenRecord[] = [];
+  for (const c of idx.tokens) {
+    const t = readToken(ctx.chain.state, c);
+    if (t) tokens.push(view(ctx, t));
+  }
+  tokens.sort((a, b) => a.deployed_at_height - b.deployed_at_height || (a.contract < b.contract ? -1 : 1));
+  return { tokens, total: tokens.length };
+}
+
+/** Number of deployed tokens (GET /chain/info deployed_tokens). */
+export async function deployedTokenCount(ctx: ChainContext): Promise<number> {
+  return (await stateIndex(ctx)).tokens.size;
 }
 
 /** Token by contract (canonical form), or null when unknown. */
-export function getToken(_ctx: NodeContext, _contract: string): TokenRecord | null {
-  return null;
+export function getToken(ctx: ChainContext, contract: string): TokenRecord | null {
+  const t = readToken(ctx.chain.state, contract);
+  return t ? view(ctx, t) : null;
 }
 
-function tokenOrThrow(ctx: NodeContext, contract: string): TokenRecord {
+function tokenOrThrow(ctx: ChainContext, contract: string): TokenRecord {
   const t = getToken(ctx, contract);
   if (!t) throw new NotFoundError('unknown token contract');
   return t;
 }
 
 /** GET /tokens/{contract}/balance/{address}. */
-export function tokenBalance(ctx: NodeContext, contract: string, address: string): Record<string, unknown> {
+export function tokenBalance(ctx: ChainContext, contract: string, address: string): Record<string, unknown> {
   const t = tokenOrThrow(ctx, contract);
-  return { contract: t.contract, address, balance: 0n, symbol: t.symbol, decimals: t.decimals };
+  const a = address.toLowerCase();
+  return {
+    contract: t.contract,
+    address: a,
+    balance: readBalance(ctx.chain.state, contract, a),
+    symbol: t.symbol,
+    decimals: t.decimals,
+  };
 }
 
 export interface TokenHolder {
@@ -60,31 +102,106 @@ export interface TokenHolder {
   percentage: number;
 }
 
+/** Percent of a total, 6 decimals. */
+export const percentOf = (part: bigint, total: bigint): number =>
+  total > 0n ? Number((part * 100_000_000n) / total) / 1_000_000 : 0;
+
 /** Holders of a token, largest balance first (GET /tokens/{contract}/holders and holders-v2). */
-export function tokenHolders(ctx: NodeContext, contract: string): { contract: string; holders: TokenHolder[]; total: number } {
+export async function tokenHolders(
+  ctx: ChainContext,
+  contract: string,
+  offset = 0,
+  limit = DEFAULT_HOLDERS_PAGE,
+): Promise<{ contract: string; holders: TokenHolder[]; total: number }> {
   const t = tokenOrThrow(ctx, contract);
-  return { contract: t.contract, holders: [], total: 0 };
+  const ranked = (await stateIndex(ctx)).holdersOf(t.contract);
+  const holders = (ranked?.top(limit, offset) ?? []).map((h) => ({ ...h, percentage: percentOf(h.balance, t.supply) }));
+  return { contract: t.contract, holders, total: ranked?.size ?? 0 };
 }
 
 export interface TokenTransfer {
   txid: string;
   block_index: number;
   timestamp: number;
-  kind: 'deploy' | 'transfer' | 'burn';
+  kind: 'deploy' | 'transfer' | 'mint' | 'burn';
   from: string;
   to: string;
   amount: bigint;
 }
 
-/** Transfers of a token, newest first (GET /tokens/{contract}/trades and transfers). */
-export function tokenTransfers(
-  ctx: NodeContext,
+/** A balance-moving token event as a feed row (deploys and mints come from, burns go to, the zero address). */
+function transferRow(e: NativeEvent): Omit<TokenTransfer, 'txid' | 'block_index' | 'timestamp'> | null {
+  const f = e.fields;
+  switch (e.type) {
+    case TOKEN_EVENTS.deploy:
+      return { kind: 'deploy', from: ZERO_ADDRESS, to: f.deployer, amount: BigInt(f.supply) };
+    case TOKEN_EVENTS.transfer:
+      return { kind: 'transfer', from: f.from, to: f.to, amount: BigInt(f.amount) };
+    case TOKEN_EVENTS.mint:
+      return { kind: 'mint', from: ZERO_ADDRESS, to: f.to, amount: BigInt(f.amount) };
+    case TOKEN_EVENTS.burn:
+      return { kind: 'burn', from: f.from, to: ZERO_ADDRESS, amount: BigInt(f.amount) };
+    default:
+      return null;
+  }
+}
+
+/** Transfers of a token (deploy, transfers, mints, burns), newest first (GET /tokens/{contract}/trades and transfers). */
+export async function tokenTransfers(
+  ctx: ChainContext,
   contract: string,
   offset: number,
   limit: number,
-): { contract: string; transfers: TokenTransfer[]; total: number; limit: number; offset: number; page: number } {
+): Promise<{ contract: string; transfers: TokenTransfer[]; total: number; limit: number; offset: number; page: number }> {
   const t = tokenOrThrow(ctx, contract);
-  return { contract: t.contract, transfers: [], total: 0, limit, offset, page: Math.floor(offset / limit) };
+  const term = `token:${t.contract}`;
+  const events = await ctx.chain.blocks.indexedEvents(term, offset, limit);
+  const transfers: TokenTransfer[] = [];
+  for (const e of events) {
+    const row = transferRow(e.event);
+    if (!row) continue;
+    const b = await ctx.chain.blocks.getBlock(e.height);
+    transfers.push({ txid: e.txid, block_index: e.height, timestamp: b?.timestamp ?? 0, ...row });
+  }
+  const total = ctx.chain.blocks.eventIndex.count(term);
+  return { contract: t.contract, transfers, total, limit, offset, page: Math.floor(offset / limit) };
+}
+
+export interface AccountTokenHolding {
+  contract: string;
+  name: string;
+  symbol: string;
+  decimals: number;
+  balance: bigint;
+}
+
+/** SRC-20 tokens an address holds (non-zero balances), from the state index. */
+export async function accountSrc20Tokens(ctx: ChainContext, address: string): Promise<AccountTokenHolding[]> {
+  const a = address.toLowerCase();
+  const out: AccountTokenHolding[] = [];
+  for (const c of (await stateIndex(ctx)).tokensOf(a)) {
+    const t = readToken(ctx.chain.state, c);
+    if (!t) continue;
+    out.push({ contract: c, name: t.name, symbol: t.symbol, decimals: t.decimals, balance: readBalance(ctx.chain.state, c, a) });
+  }
+  return out;
+}
+
+/**
+ * GET /accounts/{address}/tokens: SRC-20 holdings (state index) first, then the EVM token-standard
+ * holdings (log index + balanceOf), each row naming its standard.
+ */
+export async function accountTokenHoldings(
+  ctx: ChainContext,
+  address: string,
+): Promise<{ address: string; tokens: Record<string, unknown>[] }> {
+  const native = (await accountSrc20Tokens(ctx, address)).map((t) => ({
+    standard: 'SRC-20',
+    ...t,
+    balance: t.balance.toString(),
+  }));
+  const evm = await accountTokens(ctx, address);
+  return { address: evm.address, tokens: [...native, ...evm.tokens.map((t) => ({ standard: 'ERC-20', ...t }))] };
 }
 
 export type TokenOpKind = 'Deploy' | 'Transfer' | 'Burn';
@@ -92,15 +209,14 @@ export type TokenOpKind = 'Deploy' | 'Transfer' | 'Burn';
 /**
  * POST /tokens/deploy, /tokens/{contract}/transfer, /tokens/{contract}/burn: the endpoint-specific checks
  * (zero to_address, the variant the path names, the contract in the URL), then the transaction rules
- * every path shares (ledger/rules.ts), which refuse token operations with NotActiveError until the
- * token module runs.
+ * every path shares (ledger/rules.ts) and the admission dry-run of the operation.
  */
 export async function submitTokenOperation(
   ctx: NodeContext,
   raw: unknown,
   expect: TokenOpKind,
   urlContract?: string,
-): Promise<{ txid: string; status: 'pending_in_mempool' }> {
+): Promise<Record<string, unknown>> {
   const tx = parseSignedTransaction(raw);
   if (tx.to_address.toLowerCase() !== ZERO_ADDRESS) {
     throw new InvalidParamsError('to_address must be the zero address (TOKEN_OP_ADDRESS) for token operations');
@@ -116,6 +232,19 @@ export async function submitTokenOperation(
     throw new InvalidParamsError('contract in data does not match URL');
   }
   await ctx.admission.submit(tx);
+  if (expect === 'Deploy') {
+    return {
+      txid: tx.txid,
+      deployer: tx.from_address,
+      contract: tokenContractAddress(tx.from_address, tx.nonce),
+      name: op.fields.name,
+      symbol: op.fields.symbol,
+      decimals: Number(op.fields.decimals),
+      total_supply: op.fields.supply,
+      max_supply: op.fields.max_supply,
+      status: 'pending_in_mempool',
+    };
+  }
   return { txid: tx.txid, status: 'pending_in_mempool' };
 }
 

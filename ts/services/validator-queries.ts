@@ -9,7 +9,15 @@ import { fromHex } from '../util/hex.js';
 import { type IndexCoverage, type ProducerTally, chainIndex } from './chain-index.js';
 import type { NodeContext } from './context.js';
 import { epochEnd, epochOf, epochStart } from './epochs.js';
-import { NotActiveError, VALIDATOR_CHANGES_NOT_ACTIVE } from './not-active.js';
+import { validatorSetAt } from '../chain/schedule.js';
+import { ledgerParams } from '../chain/params.js';
+import { getDelegation, getEpochStats, getPoaSet, getValidator, pendingReward, sharesValue } from '../ledger/staking/index.js';
+import { signTransaction } from '../ledger/transaction.js';
+import { MIN_TX_FEE_BASE, ZERO_ADDRESS } from '../ledger/units.js';
+import { NodeError } from '../util/errors.js';
+import { getPendingNonce } from './account-queries.js';
+import { type ValidatorStatusView, validatorViews } from './staking-queries.js';
+import { stateIndex } from './state-index.js';
 
 /** Epochs in a validator's blocks-over-time series and reward history (current epoch included). */
 export const VALIDATOR_SERIES_EPOCHS = 30;
@@ -19,13 +27,24 @@ export interface ValidatorEntry {
   name: string;
   public_key: string;
   is_active: boolean;
-  status: 'active';
+  status: ValidatorStatusView;
+  /** Bonded stake, base units (0 for PoA authorities). */
+  stake: bigint;
   blocks_produced: number;
   last_block_height: number | null;
 }
 
+/** A genesis authority, an authority the admin added, a member of the active set or a registered validator. */
 export function findValidator(ctx: NodeContext, address: string): GenesisValidator | undefined {
-  return ctx.chain.params.validators.find((v) => v.address === address.toLowerCase());
+  const a = address.toLowerCase();
+  const rec = getValidator(ctx.chain.state, a);
+  if (rec) return { address: a, name: rec.name, public_key: rec.public_key };
+  const member = [
+    ...validatorSetAt(ctx.chain.params, ctx.chain.state, ctx.chain.height + 1),
+    ...(getPoaSet(ctx.chain.state) ?? []),
+  ].find((m) => m.address === a);
+  if (member) return { address: a, name: member.name, public_key: member.public_key };
+  return ctx.chain.params.validators.find((v) => v.address === a);
 }
 
 function validatorOrThrow(ctx: NodeContext, address: string): GenesisValidator {
@@ -34,7 +53,7 @@ function validatorOrThrow(ctx: NodeContext, address: string): GenesisValidator {
   return v;
 }
 
-/** GET /validators. */
+/** GET /validators: the active set of the next height (PoA authorities or the DPoS set), then registered validators outside it. */
 export async function validatorSet(ctx: NodeContext): Promise<{
   consensus: string;
   active_count: number;
@@ -43,31 +62,49 @@ export async function validatorSet(ctx: NodeContext): Promise<{
   coverage: IndexCoverage;
 }> {
   const idx = await chainIndex(ctx);
-  const validators = ctx.chain.params.validators.map((v): ValidatorEntry => {
+  const views = await validatorViews(ctx);
+  const publicKey = (address: string): string =>
+    getValidator(ctx.chain.state, address)?.public_key ??
+    validatorSetAt(ctx.chain.params, ctx.chain.state, ctx.chain.height + 1).find((m) => m.address === address)?.public_key ??
+    '';
+  const validators = [...views.active, ...views.others].map((v): ValidatorEntry => {
     const t = idx.producers.get(v.address);
     return {
       address: v.address,
       name: v.name,
-      public_key: v.public_key,
-      is_active: true,
-      status: 'active',
+      public_key: publicKey(v.address),
+      is_active: v.status === 'active',
+      status: v.status,
+      stake: v.stake,
       blocks_produced: t?.blocks ?? 0,
       last_block_height: t && t.lastHeight >= 0 ? t.lastHeight : null,
     };
   });
   return {
-    consensus: ctx.chain.head.consensus,
-    active_count: validators.length,
+    consensus: views.consensus,
+    active_count: views.active.length,
     total: validators.length,
     validators,
     coverage: idx.coverage,
   };
 }
 
-/** GET /validators/{address}/delegators: nobody delegates before the staking module. */
-export function validatorDelegators(ctx: NodeContext, address: string): Record<string, unknown> {
+/** GET /validators/{address}/delegators: from the state index (delegation keys), each with its current value. */
+export async function validatorDelegators(ctx: NodeContext, address: string): Promise<Record<string, unknown>> {
   const v = validatorOrThrow(ctx, address);
-  return { validator: v.address, delegators: [], total: 0, total_delegated: 0n };
+  const rec = getValidator(ctx.chain.state, v.address);
+  const delegators = rec
+    ? (await stateIndex(ctx)).delegatorsOf(v.address).map((d) => {
+        const del = getDelegation(ctx.chain.state, d, v.address);
+        return {
+          delegator: d,
+          amount: del ? sharesValue(rec, del.shares) : 0n,
+          since_epoch: del?.since_epoch ?? 0,
+          pending_reward: del ? pendingReward(rec, del) / 10_000_000_000n : 0n,
+        };
+      })
+    : [];
+  return { validator: v.address, delegators, total: delegators.length, total_delegated: rec?.tokens ?? 0n };
 }
 
 /** Epoch numbers of a series ending at the head's epoch, oldest first. */
@@ -101,14 +138,32 @@ const rewardFields = (t: ProducerTally | undefined) => ({
   total_rewards: (t?.rewardBase ?? 0n) + (t?.feesBase ?? 0n),
 });
 
-/** GET /validators/{address}/rewards: proposer rewards (block reward + half the fees), all time and per epoch. */
+/**
+ * GET /validators/{address}/rewards: proposer rewards (block reward + half the fees, paid to the proposer
+ * before reward distribution v2) from the chain index, and from v2 the stake-weighted distribution it
+ * received per epoch (commission and delegators' part, exact, from the staking records in state).
+ */
 export async function validatorRewards(ctx: NodeContext, address: string): Promise<Record<string, unknown>> {
   const v = validatorOrThrow(ctx, address);
   const idx = await chainIndex(ctx);
+  const rec = getValidator(ctx.chain.state, v.address);
+  const staking = (e: number) => {
+    const s = getEpochStats(ctx.chain.state, e, v.address);
+    return { commission: s.commission / 10_000_000_000n, delegator_rewards: s.rewards / 10_000_000_000n };
+  };
   const by_epoch = seriesEpochs(ctx)
     .reverse()
-    .map((e) => ({ epoch_number: e, ...rewardFields(idx.epochs.get(e)?.producers.get(v.address)) }));
-  return { validator: v.address, name: v.name, ...rewardFields(idx.producers.get(v.address)), by_epoch, coverage: idx.coverage };
+    .map((e) => ({ epoch_number: e, ...rewardFields(idx.epochs.get(e)?.producers.get(v.address)), ...staking(e) }));
+  return {
+    validator: v.address,
+    name: v.name,
+    ...rewardFields(idx.producers.get(v.address)),
+    commission: (rec?.commission_total ?? 0n) / 10_000_000_000n,
+    commission_unclaimed: (rec?.commission_unclaimed ?? 0n) / 10_000_000_000n,
+    delegator_rewards: (rec?.rewards_total ?? 0n) / 10_000_000_000n,
+    by_epoch,
+    coverage: idx.coverage,
+  };
 }
 
 export interface AddValidatorRequest {
@@ -118,18 +173,48 @@ export interface AddValidatorRequest {
   caller: string;
 }
 
+/** POST /validators by anyone but the genesis admin, or on a node that does not hold the admin's key. */
+export class ForbiddenError extends NodeError {
+  constructor(message: string) {
+    super(message, 403, -32000);
+  }
+}
+
 /**
- * POST /validators: checks the request (public key derives to the address, caller is an admin, i.e. a current
- * authority; not already a validator), records the attempt in the audit log, then refuses: the PoA authority
- * set is fixed by genesis until the staking module.
+ * POST /validators: adds a PoA authority through the chain, so every node applies the same change at the
+ * same height. The caller must be the genesis admin and this node must hold the admin's key (its validator
+ * key): the node signs an AddAuthority operation with it and submits it like any transaction; the
+ * authority joins the set from the block after its inclusion. Other callers get 403. From the DPoS
+ * activation height the set is closed (400): validators register with a signed RegisterValidator.
  */
-export function addValidator(ctx: NodeContext, req: AddValidatorRequest): never {
+export async function addValidator(ctx: NodeContext, req: AddValidatorRequest): Promise<Record<string, unknown>> {
   const address = req.address.toLowerCase();
   const caller = req.caller.toLowerCase();
+  const admin = ledgerParams(ctx.chain.params).admin;
+  const key = ctx.validatorKey;
+  const audit = (outcome: string) =>
+    ctx.audit?.record('admin_action', { action: 'add_validator', address, name: req.name, caller, outcome });
+  if (!admin || caller !== admin || !key || key.address !== admin) {
+    audit('refused: not the genesis admin');
+    throw new ForbiddenError('caller is not the genesis admin of this chain (or this node does not hold the admin key)');
+  }
   if (addressFromPublicKey(fromHex(req.public_key)) !== address)
     throw new InvalidParamsError('public_key does not derive to address');
-  if (!findValidator(ctx, caller)) throw new InvalidParamsError('caller is not an admin of this chain (a current authority)');
   if (findValidator(ctx, address)) throw new InvalidParamsError('address is already a validator');
-  ctx.audit?.record('admin_action', { action: 'add_validator', address, name: req.name, caller, outcome: 'refused: not active' });
-  throw new NotActiveError(VALIDATOR_CHANGES_NOT_ACTIVE);
+  const nonce = getPendingNonce(ctx, key.address);
+  const tx = signTransaction(
+    {
+      from: key.address,
+      to: ZERO_ADDRESS,
+      amount: 0n,
+      fee: MIN_TX_FEE_BASE,
+      nonce,
+      data: JSON.stringify({ AddAuthority: { address, public_key: req.public_key.toLowerCase(), name: req.name } }),
+      chain_id: ctx.chain.params.chainId,
+    },
+    key,
+  );
+  await ctx.admission.submit(tx);
+  audit(`submitted ${tx.txid}`);
+  return { success: true, address, txid: tx.txid, status: 'pending_in_mempool' };
 }

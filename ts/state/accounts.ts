@@ -7,6 +7,24 @@ export const NS = {
   account: 0x01,
   code: 0x02,
   storage: 0x03,
+  // SRC-20 tokens (ledger/tokens/state.ts)
+  token: 0x10,
+  tokenBalance: 0x11,
+  tokenAllowance: 0x12,
+  tokenHolders: 0x13,
+  // DPoS staking (ledger/staking/state.ts): one byte per record kind
+  stakingValidator: 0x20,
+  stakingDelegation: 0x21,
+  stakingUnbonding: 0x22,
+  stakingUnbondingPool: 0x23,
+  stakingRedelegation: 0x24,
+  stakingQueue: 0x25,
+  stakingGlobal: 0x26,
+  stakingEpochStats: 0x27,
+  stakingRatio: 0x28,
+  stakingSigning: 0x29,
+  // SRC-721 collections, tokens (with their approvals) and operator approvals (ledger/nft/keys.ts)
+  nft: 0x07,
 } as const;
 
 export interface Account {

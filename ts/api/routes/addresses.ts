@@ -4,7 +4,7 @@ import {
   MAX_RICHLIST,
   MAX_TX_PAGE,
   accountCode,
-  accountTokens,
+  accountTokenHoldings,
   addressHistory,
   addressInfo,
   richList,
@@ -55,13 +55,14 @@ export const addressRoutes: RouteDef[] = [
     path: '/accounts/:address/tokens',
     tag: 'accounts',
     summary:
-      'EVM token-standard (ERC-20-like) tokens held: contracts that sent the address a Transfer, with a non-zero balanceOf',
+      'Tokens held: SRC-20 balances (non-zero), then EVM token-standard (ERC-20-like) contracts that sent the address a Transfer, with a non-zero balanceOf',
     params: addr,
     response: obj({
       address: address(),
       tokens: arr(
         obj({
-          contract: address('token contract'),
+          standard: str('SRC-20 (native token) or ERC-20 (EVM contract)', { enum: ['SRC-20', 'ERC-20'] }),
+          contract: str('SRC20_ + 40 hex, or the EVM contract address'),
           name: nullable(str('name(), null when the contract does not answer')),
           symbol: nullable(str('symbol(), null when the contract does not answer')),
           decimals: nullable(int('decimals(), null when the contract does not answer', { maximum: 255 })),
@@ -69,7 +70,7 @@ export const addressRoutes: RouteDef[] = [
         }),
       ),
     }),
-    handler: async (ctx, _req, p) => ({ body: await accountTokens(ctx, addressParam(p.address)) }),
+    handler: async (ctx, _req, p) => ({ body: await accountTokenHoldings(ctx, addressParam(p.address)) }),
   },
   {
     method: 'GET',

@@ -3,7 +3,6 @@ import {
   MAX_COMMISSION_BPS,
   MAX_EPOCH_HISTORY,
   MIN_SELF_STAKE_BASE,
-  type RegisterRequest,
   currentEpoch,
   delegationsOf,
   epochHistory,
@@ -11,19 +10,25 @@ import {
   stakingValidators,
   unbondingOf,
 } from '../../services/index.js';
-import { addressParam } from '../params.js';
-import { MAX_U64, address, amount, arr, bool, checkBody, int, nullable, num, obj, str } from '../schema.js';
+import { addressParam, jsonBody } from '../params.js';
+import { address, amount, arr, bool, int, nullable, num, obj, str } from '../schema.js';
 import * as S from '../schemas.js';
 import type { RouteDef } from '../types.js';
 import { limitParam } from './common.js';
 
 const registerBody = obj(
   {
-    address: address('validator address'),
-    stake: int('self-stake in base units, at least 15,000 coins', { minimum: MIN_SELF_STAKE_BASE, maximum: MAX_U64 }),
-    commission: int('basis points, 0..10000', { maximum: MAX_COMMISSION_BPS }),
+    transaction: obj(
+      {},
+      {
+        description: `a SignedTransaction whose data is {"RegisterValidator":{"name","stake","commission_bps"}} (stake at least ${MIN_SELF_STAKE_BASE} base units, commission 0..${MAX_COMMISSION_BPS} bps)`,
+      },
+    ),
   },
-  { closed: true },
+  {
+    description:
+      "the unsigned spec body (address, stake, commission) is refused: it would let anyone lock another account's coins",
+  },
 );
 
 export const stakingRoutes: RouteDef[] = [
@@ -75,7 +80,7 @@ export const stakingRoutes: RouteDef[] = [
       total_delegated: amount(),
       pending_rewards: amount(),
     }),
-    handler: (ctx, _req, p) => ({ body: delegationsOf(ctx, addressParam(p.address)) }),
+    handler: async (ctx, _req, p) => ({ body: await delegationsOf(ctx, addressParam(p.address)) }),
   },
   {
     method: 'GET',
@@ -88,17 +93,25 @@ export const stakingRoutes: RouteDef[] = [
       entries: arr(obj({ validator: address(), amount: amount(), complete_epoch: int() })),
       total_unbonding: amount(),
     }),
-    handler: (ctx, _req, p) => ({ body: unbondingOf(ctx, addressParam(p.address)) }),
+    handler: async (ctx, _req, p) => ({ body: await unbondingOf(ctx, addressParam(p.address)) }),
   },
   {
     method: 'POST',
     path: '/staking/register',
     tag: 'staking',
     summary: 'Validator self-registration (minimum self-stake 15,000 coins)',
-    description: 'Checks the body, then answers 400 "staking is not active yet" until the staking module (DPoS issue).',
+    description:
+      'Takes { transaction } with a signed RegisterValidator; an unsigned body answers 400 "a signed RegisterValidator transaction is required". The operation is dry-run at admission (minimum self-stake, balance, already registered: 400 with the reason).',
     body: registerBody,
-    response: obj({ success: { type: 'boolean', const: true }, address: address() }),
-    handler: (ctx, req) => registerValidator(ctx, checkBody<RegisterRequest>(req.body, registerBody)),
+    response: obj({
+      success: { type: 'boolean', const: true },
+      txid: str(),
+      address: address(),
+      stake: amount(),
+      commission: int(),
+      status: str(),
+    }),
+    handler: async (ctx, req) => ({ body: { success: true, ...(await registerValidator(ctx, jsonBody(req.body))) } }),
   },
   {
     method: 'GET',

@@ -1,5 +1,7 @@
 import {
+  DEFAULT_HOLDERS_PAGE,
   DEFAULT_TX_PAGE,
+  MAX_HOLDERS_PAGE,
   MAX_TX_PAGE,
   type TokenOpKind,
   getToken,
@@ -18,6 +20,12 @@ import { contractParam, listParams, transactionEnvelope } from './common.js';
 
 const tokenAmount = (d?: string): JsonSchema => int(d ?? 'token base units (u128)', { maximum: (1n << 128n) - 1n });
 
+const holdersQuery = {
+  limit: int(`holders per page, default ${DEFAULT_HOLDERS_PAGE}, at most ${MAX_HOLDERS_PAGE}`, { minimum: 1 }),
+  offset: int('holders to skip (0-based rank)'),
+};
+const holdersPage = (q: URLSearchParams) => listParams(q, DEFAULT_HOLDERS_PAGE, MAX_HOLDERS_PAGE);
+
 const token = obj({
   contract: S.contractParam,
   name: str(),
@@ -33,7 +41,7 @@ const transfer = obj({
   txid: S.txidParam,
   block_index: int(),
   timestamp: int(),
-  kind: str(undefined, { enum: ['deploy', 'transfer', 'burn'] }),
+  kind: str(undefined, { enum: ['deploy', 'transfer', 'mint', 'burn'] }),
   from: address(),
   to: address(),
   amount: tokenAmount(),
@@ -47,16 +55,16 @@ const transferPage = obj({
   page: int(),
 });
 const contract = { contract: S.contractParam };
-const unknown = { 404: 'unknown token contract (no token exists until the token module is active)' };
+const unknown = { 404: 'unknown token contract' };
 
-const transfers: RouteHandler = (ctx, req, p) => {
+const transfers: RouteHandler = async (ctx, req, p) => {
   const c = contractParam(p.contract);
   const { offset, limit } = listParams(req.query, DEFAULT_TX_PAGE, MAX_TX_PAGE);
-  return { body: tokenTransfers(ctx, c, offset, limit) };
+  return { body: await tokenTransfers(ctx, c, offset, limit) };
 };
 
-const NOT_ACTIVE =
-  'Validated completely, then refused with 400 "token operations are not active on this chain yet" until the token module (SRC-20 issue) executes them.';
+const SUBMIT =
+  'to_address must be the zero address and tx.data the operation the path names (400 "expected <Variant> operation in tx.data"); the contract in tx.data must equal the URL\'s (400 "contract in data does not match URL"). The operation is dry-run at admission: a failure (unknown token, insufficient balance, ...) is a 400 with its reason and nothing enters the mempool.';
 
 /** The three token submissions: `{ transaction }` with to_address = zero address and the operation in tx.data. */
 function tokenPost(path: string, kind: TokenOpKind, dataExample: string, accepted: JsonSchema): RouteDef {
@@ -67,13 +75,13 @@ function tokenPost(path: string, kind: TokenOpKind, dataExample: string, accepte
     write: true,
     tag: 'tokens',
     summary: `Submit a signed token ${kind} (tx.data = ${dataExample})`,
-    description: NOT_ACTIVE,
+    description: SUBMIT,
     params: path.includes(':contract') ? contract : undefined,
     body: S.submitBody,
     response: accepted,
     handler: async (ctx, req, p) => {
       const c = p.contract === undefined ? undefined : contractParam(p.contract);
-      return { body: await submitTokenOperation(ctx, transactionEnvelope(req.body), kind, c) };
+      return { body: { success: true, ...(await submitTokenOperation(ctx, transactionEnvelope(req.body), kind, c)) } };
     },
   };
 }
@@ -85,7 +93,7 @@ export const tokenRoutes: RouteDef[] = [
     tag: 'tokens',
     summary: 'Deployed SRC-20 tokens',
     response: obj({ tokens: arr(token), total: int() }),
-    handler: (ctx) => ({ body: listTokens(ctx) }),
+    handler: async (ctx) => ({ body: await listTokens(ctx) }),
   },
   {
     method: 'GET',
@@ -120,10 +128,12 @@ export const tokenRoutes: RouteDef[] = [
     tag: 'tokens',
     summary: 'Holder list (legacy shape: address and balance)',
     params: contract,
+    query: holdersQuery,
     statuses: unknown,
     response: obj({ contract: S.contractParam, holders: arr(obj({ address: address(), balance: tokenAmount() })) }),
-    handler: (ctx, _req, p) => {
-      const h = tokenHolders(ctx, contractParam(p.contract));
+    handler: async (ctx, req, p) => {
+      const { offset, limit } = holdersPage(req.query);
+      const h = await tokenHolders(ctx, contractParam(p.contract), offset, limit);
       return { body: { contract: h.contract, holders: h.holders.map(({ address, balance }) => ({ address, balance })) } };
     },
   },
@@ -133,13 +143,17 @@ export const tokenRoutes: RouteDef[] = [
     tag: 'tokens',
     summary: 'Holders with their percentage of supply (preferred)',
     params: contract,
+    query: holdersQuery,
     statuses: unknown,
     response: obj({
       contract: S.contractParam,
       holders: arr(obj({ address: address(), balance: tokenAmount(), percentage: num('percent of supply') })),
-      total: int(),
+      total: int('number of holders'),
     }),
-    handler: (ctx, _req, p) => ({ body: tokenHolders(ctx, contractParam(p.contract)) }),
+    handler: async (ctx, req, p) => {
+      const { offset, limit } = holdersPage(req.query);
+      return { body: await tokenHolders(ctx, contractParam(p.contract), offset, limit) };
+    },
   },
   {
     method: 'GET',
@@ -171,7 +185,9 @@ export const tokenRoutes: RouteDef[] = [
       success: { type: 'boolean', const: true },
       txid: str(),
       deployer: address(),
+      contract: S.contractParam,
       name: str(),
+      decimals: int(),
       symbol: str(),
       total_supply: tokenAmount(),
       max_supply: tokenAmount(),

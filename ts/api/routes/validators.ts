@@ -25,7 +25,7 @@ const addValidatorBody = obj(
     address: address('new validator'),
     public_key: str('130 hex, uncompressed secp256k1 (leading 04); must derive to address', { pattern: '^04[0-9a-fA-F]{128}$' }),
     name: str('display name', { minLength: 1, maxLength: 64 }),
-    caller: address('admin address (a current authority)'),
+    caller: address('the genesis admin address'),
   },
   { closed: true },
 );
@@ -35,7 +35,8 @@ export const validatorRoutes: RouteDef[] = [
     method: 'GET',
     path: '/validators',
     tag: 'validators',
-    summary: 'Validator set: the genesis authorities before DPoS, with blocks produced',
+    summary:
+      'Validator set: the PoA authorities before DPoS, the DPoS active set from it (then registered validators outside it)',
     response: obj({
       consensus: str(),
       active_count: int(),
@@ -47,6 +48,7 @@ export const validatorRoutes: RouteDef[] = [
           public_key: str(),
           is_active: bool(),
           status: str(undefined, { enum: ['active', 'jailed', 'tombstoned', 'unbonding'] }),
+          stake: amount('bonded stake (0 for PoA authorities)'),
           blocks_produced: int('blocks proposed, over the indexed range (see coverage)'),
           last_block_height: nullable(int()),
         }),
@@ -62,10 +64,11 @@ export const validatorRoutes: RouteDef[] = [
     tag: 'validators',
     summary: 'Add a validator (admin)',
     description:
-      'Checks the body, that public_key derives to address and that caller is an admin (a current authority), records the attempt in the audit log, then answers 400: validator-set changes arrive with the staking module (DPoS).',
+      'Adds a PoA authority through the chain: caller must be the genesis admin and this node must hold the admin key (its validator key), else 403; public_key must derive to address (400). The node signs an AddAuthority operation with the admin key and submits it; the authority joins from the block after its inclusion. From the DPoS activation height the set is closed (400): register with a signed RegisterValidator.',
+    statuses: { 403: 'caller is not the genesis admin, or this node does not hold the admin key' },
     body: addValidatorBody,
-    response: obj({ success: { type: 'boolean', const: true }, address: address() }),
-    handler: (ctx, req) => addValidator(ctx, checkBody<AddValidatorRequest>(req.body, addValidatorBody)),
+    response: obj({ success: { type: 'boolean', const: true }, address: address(), txid: str(), status: str() }),
+    handler: async (ctx, req) => ({ body: await addValidator(ctx, checkBody<AddValidatorRequest>(req.body, addValidatorBody)) }),
   },
   {
     method: 'GET',
@@ -76,11 +79,11 @@ export const validatorRoutes: RouteDef[] = [
     statuses: notValidator,
     response: obj({
       validator: address(),
-      delegators: arr(obj({ delegator: address(), amount: amount(), since_epoch: int() })),
+      delegators: arr(obj({ delegator: address(), amount: amount(), since_epoch: int(), pending_reward: amount() })),
       total: int(),
       total_delegated: amount(),
     }),
-    handler: (ctx, _req, p) => ({ body: validatorDelegators(ctx, addressParam(p.address)) }),
+    handler: async (ctx, _req, p) => ({ body: await validatorDelegators(ctx, addressParam(p.address)) }),
   },
   {
     method: 'GET',

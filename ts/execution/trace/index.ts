@@ -1,11 +1,11 @@
 export {
   DEFAULT_TRACE_OPTIONS,
-  HistoricalStateUnavailableError,
   TRACE_OUTPUT_CAP_BYTES,
   TRACE_TIMEOUT_DEFAULT_MS,
   TRACE_TIMEOUT_MAX_MS,
   TraceOutputTooLargeError,
   TraceTimeoutError,
+  type StructLogSink,
   type TraceOptions,
   type TracerName,
 } from './types.js';
@@ -17,4 +17,5 @@ export {
   traceCall,
   traceTransaction,
 } from './run.js';
-export { traceNativeTransfer } from './native.js';
+export { traceNativeTransfer, traceTokenOperation } from './native.js';
+export { traceNftOperation } from './nft.js';

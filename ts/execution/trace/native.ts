@@ -1,5 +1,8 @@
+import type { NativeEvent } from '../../ledger/events.js';
+import type { NativeOperation, OperationName } from '../../ledger/operations.js';
+import { TOKEN_EVENTS, getToken, tokenAllowance, tokenBalance, tokenContractAddress } from '../../ledger/tokens/index.js';
 import type { SignedTransaction } from '../../ledger/transaction.js';
-import { baseToNative, weiToBase } from '../../ledger/units.js';
+import { ZERO_ADDRESS, baseToNative, weiToBase } from '../../ledger/units.js';
 import { getAccount } from '../../state/accounts.js';
 import { StateOverlay, type StateReader } from '../../state/state-store.js';
 import { type TraceSite, applyUntraced } from './run.js';
@@ -44,4 +47,124 @@ export async function traceNativeTransfer(site: TraceSite, tx: SignedTransaction
     fee_split: { burned_base: tx.fee - toValidator, validator_base: toValidator, validator: site.env.proposer },
     events: [],
   };
+}
+
+/** What a traced operation's receipt said: status and, on failure, the reason. */
+function outcomeOf(receipt: { status: number; output: Uint8Array } | undefined): Record<string, unknown> {
+  if (!receipt) return { status: 1 };
+  return receipt.status === 1 ? { status: 1 } : { status: 0, error: Buffer.from(receipt.output).toString('utf8') };
+}
+
+/** Spec shape of a token event in a trace: { type, from, to, amount } (mints from and burns to the zero address). */
+function traceEvent(e: NativeEvent): Record<string, string> {
+  const f = e.fields;
+  switch (e.type) {
+    case TOKEN_EVENTS.transfer:
+      return { type: 'Transfer', from: f.from, to: f.to, amount: f.amount };
+    case TOKEN_EVENTS.mint:
+      return { type: 'Mint', from: ZERO_ADDRESS, to: f.to, amount: f.amount };
+    case TOKEN_EVENTS.burn:
+      return { type: 'Burn', from: f.from, to: ZERO_ADDRESS, amount: f.amount };
+    case TOKEN_EVENTS.approval:
+      return { type: 'Approval', from: f.owner, to: f.spender, amount: f.amount };
+    case TOKEN_EVENTS.deploy:
+      return { type: 'Deploy', from: ZERO_ADDRESS, to: f.deployer, amount: f.supply };
+    default:
+      return { type: e.type, ...f };
+  }
+}
+
+const TOKEN_TRACE_OP: Partial<Record<OperationName, string>> = {
+  Transfer: 'SRC20Transfer',
+  TransferFrom: 'SRC20TransferFrom',
+  Mint: 'SRC20Mint',
+  Burn: 'SRC20Burn',
+  Approve: 'SRC20Approve',
+  Deploy: 'SRC20Deploy',
+};
+
+function tokenBalances(state: StateReader, contract: string, parties: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const a of parties) out[a] = tokenBalance(state, contract, a).toString();
+  return out;
+}
+
+/**
+ * native_traceTransaction of an SRC-20 operation (auxiliary spec part A): the token balances of every
+ * party before and after, the token's supply before and after, the events, the fee and its split.
+ * Deploy has the spec's SRC20Deploy shape. A failed operation (status 0) shows equal pre and post values
+ * and its reason. Bounded: at most three parties.
+ */
+export async function traceTokenOperation(
+  site: TraceSite,
+  tx: SignedTransaction,
+  op: NativeOperation,
+  receipt?: { status: number; output: Uint8Array; events?: NativeEvent[] },
+): Promise<Record<string, unknown>> {
+  const state = new StateOverlay(site.parentState);
+  await applyUntraced(site.env, state, site.store, site.prefix);
+  const f = op.fields;
+  const toValidator = tx.fee / 2n;
+  const common = {
+    txid: tx.txid,
+    fee_base: tx.fee,
+    fee_split: { burned_base: tx.fee - toValidator, validator_base: toValidator, validator: site.env.proposer },
+    ...outcomeOf(receipt),
+  };
+  if (op.name === 'Deploy') {
+    const contract = tokenContractAddress(tx.from_address, tx.nonce);
+    await applyUntraced(site.env, state, site.store, [tx]);
+    return {
+      op: 'SRC20Deploy',
+      contract,
+      deployer: tx.from_address,
+      token: {
+        name: f.name,
+        symbol: f.symbol,
+        decimals: Number(f.decimals),
+        initial_supply: String(f.supply),
+        max_supply: String(f.max_supply),
+      },
+      genesis_holder: tx.from_address,
+      ...common,
+      events: (receipt?.events ?? []).map(traceEvent),
+    };
+  }
+  const contract = f.contract as string;
+  const from = (f.from as string | undefined) ?? tx.from_address;
+  const to = (f.to as string | undefined) ?? (f.spender as string | undefined) ?? ZERO_ADDRESS;
+  const parties = [...new Set([from, to, tx.from_address].filter((a) => a !== ZERO_ADDRESS))];
+  const before = getToken(state, contract);
+  const preBalances = tokenBalances(state, contract, parties);
+  const allowanceOwner = op.name === 'Approve' ? tx.from_address : from;
+  const allowanceSpender = op.name === 'Approve' ? (f.spender as string) : tx.from_address;
+  const preAllowance = tokenAllowance(state, contract, allowanceOwner, allowanceSpender);
+  await applyUntraced(site.env, state, site.store, [tx]);
+  const after = getToken(state, contract);
+  const out: Record<string, unknown> = {
+    op: TOKEN_TRACE_OP[op.name] ?? op.name,
+    contract,
+    from,
+    to,
+    amount: String(f.amount),
+    pre_balances: preBalances,
+    post_balances: tokenBalances(state, contract, parties),
+    token: {
+      symbol: before?.symbol ?? null,
+      decimals: before?.decimals ?? null,
+      total_supply_before: before ? before.supply.toString() : null,
+      total_supply_after: after ? after.supply.toString() : null,
+    },
+    ...common,
+    events: (receipt?.events ?? []).map(traceEvent),
+  };
+  if (op.name === 'Approve' || op.name === 'TransferFrom') {
+    out.allowance = {
+      owner: allowanceOwner,
+      spender: allowanceSpender,
+      before: preAllowance.toString(),
+      after: tokenAllowance(state, contract, allowanceOwner, allowanceSpender).toString(),
+    };
+  }
+  return out;
 }

@@ -1,10 +1,9 @@
 import { type RunTxResult, runTx } from '@ethereumjs/vm';
-import { getSupply, putSupply } from '../../ledger/supply.js';
 import type { SignedTransaction } from '../../ledger/transaction.js';
-import { baseToWei } from '../../ledger/units.js';
-import { accountKey, getAccount, putAccount, storageKey } from '../../state/accounts.js';
+import { accountKey, getAccount, storageKey } from '../../state/accounts.js';
 import { FEE_COLLECTOR } from '../common.js';
-import { StateOverlay, type StateReader, type StateStore } from '../../state/state-store.js';
+import { StateOverlay, type StateReader } from '../../state/state-store.js';
+import type { EvmBaseState } from '../state-adapter.js';
 import type { VM } from '@ethereumjs/vm';
 import { BLOCK_GAS_LIMIT, type BlockEnv, executeBlock } from '../block-executor.js';
 import { acquireVm, releaseVm } from '../vm-pool.js';
@@ -21,8 +20,8 @@ export interface TraceSite {
   env: BlockEnv;
   /** The state after the parent block (the head state, or a historical view of it). */
   parentState: StateReader;
-  /** The committed store (the EVM adapter asks it for a contract's stored slot keys). */
-  store: StateStore;
+  /** What the EVM adapter reads under its overlays (a contract's stored slot keys): the parent state's view. */
+  store: EvmBaseState;
   /** Transactions of the block before the traced one, re-executed first. */
   prefix: readonly SignedTransaction[];
   /** Called between slices of steps (the caller waits there for a settled chain state). */
@@ -30,29 +29,21 @@ export interface TraceSite {
 }
 
 /**
- * Apply transactions without tracing, as the block did. executeBlock also credits the proposer (fees
- * and reward) and the supply at the end of the block; that happens after the block's last transaction,
- * so it is taken back here. Returns the EVM gas they used.
+ * Apply transactions without tracing, as the block did, leaving out the end-of-block work (fee split,
+ * coinbase, epochs, reward distribution), which happens after the block's last transaction. Returns the
+ * EVM gas they used.
  */
 export async function applyUntraced(
   env: BlockEnv,
   state: StateOverlay,
-  store: StateStore,
+  store: EvmBaseState,
   txs: readonly SignedTransaction[],
 ): Promise<bigint> {
   if (txs.length === 0) return 0n;
-  const supplyBefore = getSupply(state);
-  const r = await executeBlock(env, state, store, txs);
+  const r = await executeBlock(env, state, store, txs, { finish: false });
   // These transactions are in a committed block: each applied then, so each must apply again.
   const lost = r.dropped[0]?.reason ?? (r.deferred.length ? 'deferred' : null);
   if (lost) throw new ServerError(`re-execution of block ${env.height} diverged: ${lost}`);
-  const credit = r.feesWei - r.burnedWei + baseToWei(r.rewardBase);
-  if (credit > 0n) {
-    const proposer = getAccount(state, env.proposer);
-    proposer.balance -= credit;
-    putAccount(state, env.proposer, proposer);
-  }
-  putSupply(state, supplyBefore);
   return r.gasUsed;
 }
 
@@ -146,6 +137,19 @@ function attach(vm: VM, sink: Sink, state: StateReader, deadline: number, pause?
   events.on('afterMessage', (r: MessageResult) => sink.exit(r, depths.pop() ?? 1));
 }
 
+/**
+ * What the trace waits for between slices of steps: a settled chain state (the site's pause) and, when the
+ * struct logs are streamed, a consumer that has taken the text produced so far (back-pressure).
+ */
+function pauseOf(site: TraceSite, opts: TraceOptions): (() => Promise<void>) | undefined {
+  const { sink } = opts;
+  if (!sink) return site.pause;
+  return async () => {
+    await site.pause?.();
+    await sink.ready();
+  };
+}
+
 /** Trace one EVM transaction on `state` (changed as the transaction changes it). */
 async function traceOne(
   site: TraceSite,
@@ -163,7 +167,7 @@ async function traceOne(
   const typed = typedTransactionOf(tx, c.common);
   const { sink, finish, outputBytes } = makeSink(opts, pre, typed.gasLimit);
   try {
-    attach(c.vm, sink, post, deadline, site.pause);
+    attach(c.vm, sink, post, deadline, pauseOf(site, opts));
     r = await runTx(c.vm, { tx: typed, block: c.block, skipHardForkValidation: true, blockGasUsed });
   } finally {
     releaseVm(c);
@@ -242,7 +246,7 @@ export async function traceCall(site: TraceSite, args: CallArgs, opts: TraceOpti
   const { sink, finish } = makeSink(opts, pre, gasLimit);
   let r: Awaited<ReturnType<typeof runAsCall>>;
   try {
-    attach(c.vm, sink, post, deadline, site.pause);
+    attach(c.vm, sink, post, deadline, pauseOf(site, opts));
     r = await runAsCall(c, args, gasLimit - intrinsic);
   } finally {
     releaseVm(c);

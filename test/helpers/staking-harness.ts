@@ -1,0 +1,103 @@
+/**
+ * A test chain at the execution level: blocks run through the real executeBlock (every transaction rule,
+ * the operation modules, fees, coinbase and end-of-block work) on a real StateStore, without consensus,
+ * signatures over blocks or disk, so thousands of blocks take seconds. `lastCommit` lets a test say who
+ * signed the parent (downtime).
+ */
+import { applyGenesisAlloc } from '../../ts/chain/chain.js';
+import { type ChainParams, ledgerParams } from '../../ts/chain/params.js';
+import { validatorSetAt } from '../../ts/chain/schedule.js';
+import { type ExecutionResult, executeBlock } from '../../ts/execution/index.js';
+import type { KeyPair } from '../../ts/ledger/keys.js';
+import { TREASURY_ADDRESS } from '../../ts/ledger/rewards.js';
+import { getTotals } from '../../ts/ledger/staking/index.js';
+import { getSupply } from '../../ts/ledger/supply.js';
+import { type SignedTransaction, signTransaction } from '../../ts/ledger/transaction.js';
+import { WEI_PER_BASE, ZERO_ADDRESS } from '../../ts/ledger/units.js';
+import { addressFromAccountKey, decodeAccount } from '../../ts/state/accounts.js';
+import { StateOverlay, StateStore } from '../../ts/state/state-store.js';
+
+export class StakingHarness {
+  readonly state = new StateStore();
+  height = 0;
+  private readonly nonces = new Map<string, bigint>();
+
+  constructor(readonly params: ChainParams) {
+    const g = new StateOverlay(this.state);
+    applyGenesisAlloc(params, g);
+    this.state.applyChanges(g.changes);
+  }
+
+  /** A signed operation with the sender's next nonce (for this harness; `consume` false: a dry-run probe) and the given fee. */
+  op(key: KeyPair, body: unknown, fee = 10_000n, consume = true): SignedTransaction {
+    const nonce = this.nonces.get(key.address) ?? 0n;
+    if (consume) this.nonces.set(key.address, nonce + 1n);
+    return signTransaction(
+      {
+        from: key.address,
+        to: ZERO_ADDRESS,
+        amount: 0n,
+        fee,
+        nonce,
+        data: JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)),
+        chain_id: this.params.chainId,
+        timestamp: this.params.genesisTimestamp,
+      },
+      key,
+    );
+  }
+
+  proposerOf(height: number): string {
+    const set = validatorSetAt(this.params, this.state, height);
+    return set[height % set.length].address;
+  }
+
+  /** Execute and apply the next block; every transaction must be included. */
+  async block(txs: SignedTransaction[] = [], opts: { lastCommit?: string[] } = {}): Promise<ExecutionResult> {
+    const height = this.height + 1;
+    const overlay = new StateOverlay(this.state);
+    const r = await executeBlock(
+      {
+        height,
+        timestamp: this.params.genesisTimestamp + height,
+        proposer: this.proposerOf(height),
+        chainId: this.params.chainId,
+        hardfork: this.params.evmHardfork,
+        tokenomicsV2Height: this.params.activation.tokenomicsV2,
+        evmActivationHeight: this.params.activation.evm,
+        ledger: ledgerParams(this.params),
+        blockHash: async () => null,
+        ...(opts.lastCommit ? { lastCommit: opts.lastCommit } : {}),
+      },
+      overlay,
+      this.state,
+      txs,
+    );
+    if (r.dropped.length) throw new Error(`dropped: ${r.dropped[0].reason}`);
+    this.state.applyChanges(overlay.changes);
+    this.height = height;
+    return r;
+  }
+
+  /** balances + staked + unbonding + unclaimed rewards + treasury and minted - burned, in wei. */
+  supplyCheck(): { held: bigint; issued: bigint; parts: Record<string, bigint> } {
+    let balances = 0n;
+    let treasury = 0n;
+    for (const [k, v] of this.state.entries()) {
+      const a = addressFromAccountKey(k);
+      if (!a) continue;
+      if (a === TREASURY_ADDRESS) treasury = decodeAccount(v).balance;
+      else balances += decodeAccount(v).balance;
+    }
+    const t = getTotals(this.state);
+    const s = getSupply(this.state);
+    const parts = {
+      balances,
+      staked: t.bonded * WEI_PER_BASE,
+      unbonding: t.unbonding * WEI_PER_BASE,
+      rewards: t.rewards_pool,
+      treasury,
+    };
+    return { held: Object.values(parts).reduce((x, y) => x + y, 0n), issued: s.minted - s.burned, parts };
+  }
+}

@@ -1,0 +1,27 @@
+/** Shared by the page handlers: the page type, the pager and validator names. */
+import type { NodeContext } from '../../services/index.js';
+import { int } from '../format.js';
+import { pageLink } from '../links.js';
+import { MAX_LIST_OFFSET, type Paging } from '../params.js';
+import type { PageRequest, PageResponse } from '../response.js';
+import type { PagerView } from '../rows.js';
+
+export type PageHandler = (ctx: NodeContext, req: PageRequest) => PageResponse | Promise<PageResponse>;
+
+/**
+ * Pager links for a list at `path`. `total` entries when known (pages beyond MAX_LIST_OFFSET are not
+ * offered), else `hasMore` says whether a next page exists.
+ */
+export function pager(path: string, p: Paging, defaultLimit: number, total: number | null, hasMore = false): PagerView {
+  const reachable = total === null ? null : Math.min(total, MAX_LIST_OFFSET);
+  const pages = reachable === null ? null : Math.max(1, Math.ceil(reachable / p.limit));
+  const next = pages === null ? hasMore : p.page < pages;
+  return {
+    page: p.page,
+    pages: pages === null ? null : int(pages),
+    prev: p.page > 1 ? pageLink(path, p.page - 1, p.limit, defaultLimit) : null,
+    next: next && p.offset + p.limit < MAX_LIST_OFFSET ? pageLink(path, p.page + 1, p.limit, defaultLimit) : null,
+  };
+}
+
+export { validatorNames } from '../../services/index.js';

@@ -1,0 +1,156 @@
+/**
+ * The staking bookkeeping every operation and the end-of-block work share: share accounting (Cosmos
+ * x/staking: a delegation holds shares of its validator's tokens, so a slash is one write), F1 rewards
+ * (x/distribution: a cumulative reward per share per validator, so a block's distribution is O(1) per
+ * validator and a claim O(1) whatever the number of delegators), unbonding pools and slashing.
+ */
+import { getAccount, putAccount } from '../../state/accounts.js';
+import type { StateOverlay } from '../../state/state-store.js';
+import { getSupply, putSupply } from '../supply.js';
+import { baseToWei } from '../units.js';
+import { RATIO_SCALE, UNBONDING_EPOCHS } from './params.js';
+import {
+  type ActiveMember,
+  type DelegationRecord,
+  type ValidatorRecord,
+  getActiveSet,
+  getDelegation,
+  getPool,
+  getTotals,
+  putActiveSet,
+  putDelegation,
+  putPool,
+  putTotals,
+  putValidator,
+} from './state.js';
+
+/** Value in tokens (base units) of a number of shares of a validator (rounded down). */
+export const sharesValue = (v: ValidatorRecord, shares: bigint): bigint =>
+  v.shares === 0n ? 0n : (shares * v.tokens) / v.shares;
+
+/** Rewards (wei) a delegation has earned since it was last settled (rounded down: the dust stays in the pool). */
+export const pendingReward = (v: ValidatorRecord, d: DelegationRecord): bigint =>
+  (d.shares * (v.acc - d.start_acc)) / RATIO_SCALE;
+
+export function credit(state: StateOverlay, address: string, wei: bigint): void {
+  if (wei === 0n) return;
+  const a = getAccount(state, address);
+  a.balance += wei;
+  putAccount(state, address, a);
+}
+
+/**
+ * Pay a delegation's pending rewards out of the rewards pool to the delegator and restart its F1 period
+ * at the validator's current ratio. Returns the amount paid (wei).
+ */
+export function settleRewards(state: StateOverlay, delegator: string, v: ValidatorRecord, d: DelegationRecord): bigint {
+  const due = pendingReward(v, d);
+  d.start_acc = v.acc;
+  if (due > 0n) {
+    credit(state, delegator, due);
+    const totals = getTotals(state);
+    totals.rewards_pool -= due;
+    putTotals(state, totals);
+  }
+  return due;
+}
+
+/** Bond amount (base units) from delegator into validator: new shares at the current share price. */
+export function bond(state: StateOverlay, delegator: string, v: ValidatorRecord, amount: bigint, epoch: number): bigint {
+  const d = getDelegation(state, delegator, v.address) ?? { shares: 0n, start_acc: v.acc, since_epoch: epoch };
+  settleRewards(state, delegator, v, d);
+  const shares = v.tokens === 0n || v.shares === 0n ? amount : (amount * v.shares) / v.tokens;
+  d.shares += shares;
+  v.shares += shares;
+  v.tokens += amount;
+  putDelegation(state, delegator, v.address, d);
+  putValidator(state, v);
+  const totals = getTotals(state);
+  totals.bonded += amount;
+  putTotals(state, totals);
+  return shares;
+}
+
+/**
+ * Remove amount (base units) of a delegation's value from the validator (shares rounded up, never more
+ * than the delegation holds); returns the tokens actually removed. Rewards are settled first.
+ */
+export function unbond(state: StateOverlay, delegator: string, v: ValidatorRecord, d: DelegationRecord, amount: bigint): bigint {
+  settleRewards(state, delegator, v, d);
+  let shares = (amount * v.shares + v.tokens - 1n) / v.tokens;
+  if (shares > d.shares) shares = d.shares;
+  let tokens = sharesValue(v, shares);
+  if (shares === d.shares) tokens = sharesValue(v, shares);
+  if (tokens > amount) tokens = amount;
+  d.shares -= shares;
+  v.shares -= shares;
+  v.tokens -= tokens;
+  if (v.shares === 0n) v.tokens = 0n;
+  putDelegation(state, delegator, v.address, d);
+  putValidator(state, v);
+  const totals = getTotals(state);
+  totals.bonded -= tokens;
+  putTotals(state, totals);
+  return tokens;
+}
+
+/** Put tokens into the validator's unbonding pool maturing at complete_epoch; returns the entry's pool shares. */
+export function addToPool(state: StateOverlay, validator: string, completeEpoch: number, tokens: bigint): bigint {
+  const pool = getPool(state, validator, completeEpoch);
+  const shares = pool.tokens === 0n || pool.shares === 0n ? tokens : (tokens * pool.shares) / pool.tokens;
+  pool.tokens += tokens;
+  pool.shares += shares;
+  putPool(state, validator, completeEpoch, pool);
+  const totals = getTotals(state);
+  totals.unbonding += tokens;
+  putTotals(state, totals);
+  return shares;
+}
+
+function burn(state: StateOverlay, base: bigint): void {
+  if (base === 0n) return;
+  const s = getSupply(state);
+  putSupply(state, { minted: s.minted, burned: s.burned + baseToWei(base) });
+}
+
+/**
+ * Slash bps of a validator's bonded tokens and of its unbonding pools begun at or after the infraction's
+ * epoch (still maturing); the slashed coins are burned. O(UNBONDING_EPOCHS) pools, never per delegator.
+ */
+export function slash(
+  state: StateOverlay,
+  v: ValidatorRecord,
+  bps: bigint,
+  infractionEpoch: number,
+  currentEpoch: number,
+): bigint {
+  const bondedCut = (v.tokens * bps) / 10_000n;
+  v.tokens -= bondedCut;
+  const totals = getTotals(state);
+  totals.bonded -= bondedCut;
+  let cut = bondedCut;
+  for (let e = currentEpoch + 1; e <= currentEpoch + UNBONDING_EPOCHS; e++) {
+    if (e - UNBONDING_EPOCHS < infractionEpoch) continue;
+    const pool = getPool(state, v.address, e);
+    if (pool.tokens === 0n) continue;
+    const c = (pool.tokens * bps) / 10_000n;
+    pool.tokens -= c;
+    totals.unbonding -= c;
+    cut += c;
+    putPool(state, v.address, e, pool);
+  }
+  putTotals(state, totals);
+  putValidator(state, v);
+  burn(state, cut);
+  return cut;
+}
+
+/** Take a validator out of the active set in force (jailed or tombstoned), unless it is the last member. */
+export function removeFromActiveSet(state: StateOverlay, address: string): boolean {
+  const set = getActiveSet(state);
+  if (!set) return false;
+  const members: ActiveMember[] = set.members.filter((m) => m.address !== address);
+  if (members.length === set.members.length || members.length === 0) return false;
+  putActiveSet(state, { epoch: set.epoch, members });
+  return true;
+}

@@ -1,0 +1,391 @@
+/**
+ * Staking records in the authenticated state (inside the state root). Values are JSON with a fixed field
+ * order and amounts as decimal strings, so every node writes the same bytes.
+ *
+ * Keys (first byte from state/accounts.ts NS):
+ * - stakingValidator    || validator20                      -> ValidatorRecord
+ * - stakingDelegation   || delegator20 || validator20       -> DelegationRecord
+ * - stakingUnbonding    || delegator20 || validator20 || complete_epoch u64 -> pool shares of the entry
+ * - stakingUnbondingPool|| validator20 || complete_epoch u64 -> { tokens, shares } (slashable as one)
+ * - stakingRedelegation || delegator20 || from20 || to20    -> { amount, complete_epoch }
+ * - stakingQueue        || complete_epoch u64 [|| chunk u32] -> count / chunk of [delegator, validator] pairs
+ * - stakingGlobal       || name                             -> registry, active set, totals, per-delegator lists
+ * - stakingEpochStats   || epoch u64 || validator20         -> EpochStats
+ * - stakingRatio        || validator20 || epoch u64         -> cumulative reward per share at the epoch's end
+ * - stakingSigning      || validator20                      -> SigningInfo (sliding window)
+ */
+import { NS } from '../../state/accounts.js';
+import { type KeyStr, type StateOverlay, type StateReader, keyStr } from '../../state/state-store.js';
+
+export type ValidatorStatus = 'bonded' | 'jailed' | 'tombstoned';
+
+export interface ValidatorRecord {
+  address: string;
+  name: string;
+  public_key: string;
+  commission_bps: bigint;
+  /** Epoch of the last commission change (-1: never changed). */
+  commission_epoch: number;
+  /** Bonded coins (base units): every delegation's value, after slashes. */
+  tokens: bigint;
+  /** Delegation shares issued; a share is worth tokens / shares. */
+  shares: bigint;
+  status: ValidatorStatus;
+  jailed_until_epoch: number;
+  registered_height: number;
+  /** F1: cumulative delegator reward per share (wei, scaled by RATIO_SCALE). */
+  acc: bigint;
+  /** Commission earned and not yet claimed (wei). */
+  commission_unclaimed: bigint;
+  /** Delegators' rewards distributed to this validator, all time (wei). */
+  rewards_total: bigint;
+  commission_total: bigint;
+}
+
+export interface DelegationRecord {
+  shares: bigint;
+  /** acc of the validator when the rewards of this delegation were last settled. */
+  start_acc: bigint;
+  since_epoch: number;
+}
+
+export interface EpochStats {
+  blocks: number;
+  signed: number;
+  missed: number;
+  /** Delegators' rewards distributed in the epoch (wei). */
+  rewards: bigint;
+  commission: bigint;
+}
+
+export interface SigningInfo {
+  /** Records in the window so far (capped at the window). */
+  count: number;
+  /** Next position in the window. */
+  index: number;
+  /** Window bitmap as hex, bit set = missed. */
+  bits: string;
+  missed: number;
+  signed_total: number;
+  missed_total: number;
+}
+
+export interface ActiveMember {
+  address: string;
+  name: string;
+  public_key: string;
+  /** Voting power = bonded stake in base units at the epoch boundary. */
+  power: bigint;
+}
+
+export interface ActiveSet {
+  epoch: number;
+  members: ActiveMember[];
+}
+
+export interface StakingTotals {
+  /** Σ validator tokens (base units). */
+  bonded: bigint;
+  /** Σ unbonding pool tokens (base units). */
+  unbonding: bigint;
+  /** Rewards distributed and not yet claimed, including rounding dust (wei). */
+  rewards_pool: bigint;
+}
+
+const hex20 = (a: string): string => a.slice(2);
+const u64hex = (n: number): string => n.toString(16).padStart(16, '0');
+const u32hex = (n: number): string => n.toString(16).padStart(8, '0');
+const mk = (ns: number, hex: string): KeyStr => keyStr(Buffer.from(ns.toString(16).padStart(2, '0') + hex, 'hex'));
+
+export const validatorKey = (v: string): KeyStr => mk(NS.stakingValidator, hex20(v));
+export const delegationKey = (d: string, v: string): KeyStr => mk(NS.stakingDelegation, hex20(d) + hex20(v));
+export const unbondingKey = (d: string, v: string, epoch: number): KeyStr =>
+  mk(NS.stakingUnbonding, hex20(d) + hex20(v) + u64hex(epoch));
+export const unbondingPoolKey = (v: string, epoch: number): KeyStr => mk(NS.stakingUnbondingPool, hex20(v) + u64hex(epoch));
+export const redelegationKey = (d: string, from: string, to: string): KeyStr =>
+  mk(NS.stakingRedelegation, hex20(d) + hex20(from) + hex20(to));
+export const queueCountKey = (epoch: number): KeyStr => mk(NS.stakingQueue, u64hex(epoch));
+export const queueChunkKey = (epoch: number, chunk: number): KeyStr => mk(NS.stakingQueue, u64hex(epoch) + u32hex(chunk));
+export const globalKey = (name: string): KeyStr => mk(NS.stakingGlobal, Buffer.from(name, 'utf8').toString('hex'));
+export const epochStatsKey = (epoch: number, v: string): KeyStr => mk(NS.stakingEpochStats, u64hex(epoch) + hex20(v));
+export const ratioKey = (v: string, epoch: number): KeyStr => mk(NS.stakingRatio, hex20(v) + u64hex(epoch));
+export const signingKey = (v: string): KeyStr => mk(NS.stakingSigning, hex20(v));
+
+const REGISTRY = globalKey('validators');
+const ACTIVE = globalKey('active');
+const TOTALS = globalKey('totals');
+const POA_SET = globalKey('poa');
+const delegatorListKey = (d: string): KeyStr => globalKey(`dv:${d}`);
+const activeHistoryKey = (epoch: number): KeyStr => globalKey(`active:${epoch}`);
+
+/** JSON with bigints as decimal strings (field order is the object's, fixed by the writers below). */
+const enc = (o: unknown): Buffer => Buffer.from(JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+const dec = (b: Buffer): Record<string, unknown> => JSON.parse(b.toString('utf8'));
+const big = (v: unknown): bigint => BigInt(v as string);
+
+function readJson(state: StateReader, k: KeyStr): Record<string, unknown> | null {
+  const raw = state.get(k);
+  return raw ? dec(raw) : null;
+}
+
+export function getValidator(state: StateReader, v: string): ValidatorRecord | null {
+  const o = readJson(state, validatorKey(v));
+  if (!o) return null;
+  return {
+    address: v,
+    name: o.name as string,
+    public_key: o.public_key as string,
+    commission_bps: big(o.commission_bps),
+    commission_epoch: o.commission_epoch as number,
+    tokens: big(o.tokens),
+    shares: big(o.shares),
+    status: o.status as ValidatorStatus,
+    jailed_until_epoch: o.jailed_until_epoch as number,
+    registered_height: o.registered_height as number,
+    acc: big(o.acc),
+    commission_unclaimed: big(o.commission_unclaimed),
+    rewards_total: big(o.rewards_total),
+    commission_total: big(o.commission_total),
+  };
+}
+
+export function putValidator(state: StateOverlay, r: ValidatorRecord): void {
+  state.set(
+    validatorKey(r.address),
+    enc({
+      name: r.name,
+      public_key: r.public_key,
+      commission_bps: r.commission_bps,
+      commission_epoch: r.commission_epoch,
+      tokens: r.tokens,
+      shares: r.shares,
+      status: r.status,
+      jailed_until_epoch: r.jailed_until_epoch,
+      registered_height: r.registered_height,
+      acc: r.acc,
+      commission_unclaimed: r.commission_unclaimed,
+      rewards_total: r.rewards_total,
+      commission_total: r.commission_total,
+    }),
+  );
+}
+
+export function getDelegation(state: StateReader, d: string, v: string): DelegationRecord | null {
+  const o = readJson(state, delegationKey(d, v));
+  return o ? { shares: big(o.shares), start_acc: big(o.start_acc), since_epoch: o.since_epoch as number } : null;
+}
+
+/** Write (or delete, when no shares are left) a delegation, keeping the delegator's validator list in step. */
+export function putDelegation(state: StateOverlay, d: string, v: string, r: DelegationRecord | null): void {
+  const k = delegationKey(d, v);
+  const existed = state.get(k) !== undefined;
+  if (r && r.shares > 0n) {
+    state.set(k, enc({ shares: r.shares, start_acc: r.start_acc, since_epoch: r.since_epoch }));
+    if (!existed) setDelegatorValidators(state, d, [...delegatorValidators(state, d), v].sort());
+  } else if (existed) {
+    state.delete(k);
+    setDelegatorValidators(
+      state,
+      d,
+      delegatorValidators(state, d).filter((x) => x !== v),
+    );
+  }
+}
+
+/** Validators a delegator has delegations with (sorted). */
+export function delegatorValidators(state: StateReader, d: string): string[] {
+  const raw = state.get(delegatorListKey(d));
+  return raw ? (JSON.parse(raw.toString('utf8')) as string[]) : [];
+}
+
+function setDelegatorValidators(state: StateOverlay, d: string, list: string[]): void {
+  if (list.length) state.set(delegatorListKey(d), enc(list));
+  else state.delete(delegatorListKey(d));
+}
+
+/** Registered validators, in registration order. */
+export function registry(state: StateReader): string[] {
+  const raw = state.get(REGISTRY);
+  return raw ? (JSON.parse(raw.toString('utf8')) as string[]) : [];
+}
+
+export const putRegistry = (state: StateOverlay, list: string[]): void => state.set(REGISTRY, enc(list));
+
+export function getTotals(state: StateReader): StakingTotals {
+  const o = readJson(state, TOTALS);
+  if (!o) return { bonded: 0n, unbonding: 0n, rewards_pool: 0n };
+  return { bonded: big(o.bonded), unbonding: big(o.unbonding), rewards_pool: big(o.rewards_pool) };
+}
+
+export const putTotals = (state: StateOverlay, t: StakingTotals): void =>
+  state.set(TOTALS, enc({ bonded: t.bonded, unbonding: t.unbonding, rewards_pool: t.rewards_pool }));
+
+const activeCache = new WeakMap<Buffer, ActiveSet>();
+
+function decodeActive(raw: Buffer): ActiveSet {
+  let s = activeCache.get(raw);
+  if (!s) {
+    const o = dec(raw) as { epoch: number; members: Record<string, string>[] };
+    s = {
+      epoch: o.epoch,
+      members: o.members.map((m) => ({ address: m.address, name: m.name, public_key: m.public_key, power: BigInt(m.power) })),
+    };
+    activeCache.set(raw, s);
+  }
+  return s;
+}
+
+/** The active set in force (sorted by address), or null while none was ever chosen (the genesis authorities act). */
+export function getActiveSet(state: StateReader): ActiveSet | null {
+  const raw = state.get(ACTIVE);
+  return raw ? decodeActive(raw) : null;
+}
+
+/** The active set chosen for an epoch (history, for queries), or null. */
+export function getActiveSetOf(state: StateReader, epoch: number): ActiveSet | null {
+  const raw = state.get(activeHistoryKey(epoch));
+  return raw ? decodeActive(raw) : null;
+}
+
+export function putActiveSet(state: StateOverlay, s: ActiveSet): void {
+  const members = [...s.members].sort((a, b) => (a.address < b.address ? -1 : 1));
+  const raw = enc({ epoch: s.epoch, members });
+  state.set(ACTIVE, raw);
+  state.set(activeHistoryKey(s.epoch), raw);
+}
+
+/** PoA authorities added by the genesis admin (AddAuthority), or null: the genesis set. */
+export function getPoaSet(state: StateReader): ActiveMember[] | null {
+  const raw = state.get(POA_SET);
+  return raw ? decodeActive(raw).members : null;
+}
+
+export const putPoaSet = (state: StateOverlay, members: ActiveMember[]): void =>
+  state.set(POA_SET, enc({ epoch: 0, members: [...members].sort((a, b) => (a.address < b.address ? -1 : 1)) }));
+
+export function getEpochStats(state: StateReader, epoch: number, v: string): EpochStats {
+  const o = readJson(state, epochStatsKey(epoch, v));
+  if (!o) return { blocks: 0, signed: 0, missed: 0, rewards: 0n, commission: 0n };
+  return {
+    blocks: o.blocks as number,
+    signed: o.signed as number,
+    missed: o.missed as number,
+    rewards: big(o.rewards),
+    commission: big(o.commission),
+  };
+}
+
+export const putEpochStats = (state: StateOverlay, epoch: number, v: string, s: EpochStats): void =>
+  state.set(
+    epochStatsKey(epoch, v),
+    enc({ blocks: s.blocks, signed: s.signed, missed: s.missed, rewards: s.rewards, commission: s.commission }),
+  );
+
+export function getRatio(state: StateReader, v: string, epoch: number): bigint | null {
+  const raw = state.get(ratioKey(v, epoch));
+  return raw ? BigInt(raw.toString('utf8')) : null;
+}
+
+export const putRatio = (state: StateOverlay, v: string, epoch: number, acc: bigint): void =>
+  state.set(ratioKey(v, epoch), Buffer.from(acc.toString(), 'utf8'));
+
+export function getSigningInfo(state: StateReader, v: string): SigningInfo {
+  const o = readJson(state, signingKey(v));
+  if (!o) return { count: 0, index: 0, bits: '', missed: 0, signed_total: 0, missed_total: 0 };
+  return o as unknown as SigningInfo;
+}
+
+export const putSigningInfo = (state: StateOverlay, v: string, s: SigningInfo): void =>
+  state.set(
+    signingKey(v),
+    enc({
+      count: s.count,
+      index: s.index,
+      bits: s.bits,
+      missed: s.missed,
+      signed_total: s.signed_total,
+      missed_total: s.missed_total,
+    }),
+  );
+
+export interface UnbondingPool {
+  tokens: bigint;
+  shares: bigint;
+}
+
+export function getPool(state: StateReader, v: string, epoch: number): UnbondingPool {
+  const o = readJson(state, unbondingPoolKey(v, epoch));
+  return o ? { tokens: big(o.tokens), shares: big(o.shares) } : { tokens: 0n, shares: 0n };
+}
+
+export function putPool(state: StateOverlay, v: string, epoch: number, p: UnbondingPool): void {
+  if (p.shares === 0n) state.delete(unbondingPoolKey(v, epoch));
+  else state.set(unbondingPoolKey(v, epoch), enc({ tokens: p.tokens, shares: p.shares }));
+}
+
+export function getUnbondingShares(state: StateReader, d: string, v: string, epoch: number): bigint {
+  const raw = state.get(unbondingKey(d, v, epoch));
+  return raw ? BigInt(raw.toString('utf8')) : 0n;
+}
+
+export function putUnbondingShares(state: StateOverlay, d: string, v: string, epoch: number, shares: bigint): void {
+  if (shares === 0n) state.delete(unbondingKey(d, v, epoch));
+  else state.set(unbondingKey(d, v, epoch), Buffer.from(shares.toString(), 'utf8'));
+}
+
+export interface Redelegation {
+  amount: bigint;
+  complete_epoch: number;
+}
+
+export function getRedelegation(state: StateReader, d: string, from: string, to: string): Redelegation | null {
+  const o = readJson(state, redelegationKey(d, from, to));
+  return o ? { amount: big(o.amount), complete_epoch: o.complete_epoch as number } : null;
+}
+
+export const putRedelegation = (state: StateOverlay, d: string, from: string, to: string, r: Redelegation): void =>
+  state.set(redelegationKey(d, from, to), enc({ amount: r.amount, complete_epoch: r.complete_epoch }));
+
+/** Queue chunks hold this many [delegator, validator] pairs (an append rewrites one chunk only). */
+const QUEUE_CHUNK = 64;
+
+export function queueAppend(state: StateOverlay, epoch: number, d: string, v: string): void {
+  const raw = state.get(queueCountKey(epoch));
+  const n = raw ? Number(raw.toString('utf8')) : 0;
+  const ck = queueChunkKey(epoch, Math.floor(n / QUEUE_CHUNK));
+  const chunkRaw = state.get(ck);
+  const chunk = chunkRaw ? (JSON.parse(chunkRaw.toString('utf8')) as [string, string][]) : [];
+  chunk.push([d, v]);
+  state.set(ck, enc(chunk));
+  state.set(queueCountKey(epoch), Buffer.from(String(n + 1), 'utf8'));
+}
+
+/** Take (and delete) every [delegator, validator] pair queued for an epoch. */
+export function queueTake(state: StateOverlay, epoch: number): [string, string][] {
+  const raw = state.get(queueCountKey(epoch));
+  if (!raw) return [];
+  const n = Number(raw.toString('utf8'));
+  const out: [string, string][] = [];
+  for (let c = 0; c * QUEUE_CHUNK < n; c++) {
+    const ck = queueChunkKey(epoch, c);
+    const chunk = state.get(ck);
+    if (chunk) for (const p of JSON.parse(chunk.toString('utf8')) as [string, string][]) out.push(p);
+    state.delete(ck);
+  }
+  state.delete(queueCountKey(epoch));
+  return out;
+}
+
+/** Parse a delegation key: [delegator, validator] or null. */
+export function parseDelegationKey(k: KeyStr): [string, string] | null {
+  if (k.length !== 41 || k.charCodeAt(0) !== NS.stakingDelegation) return null;
+  const b = Buffer.from(k, 'latin1');
+  return [`0x${b.toString('hex', 1, 21)}`, `0x${b.toString('hex', 21, 41)}`];
+}
+
+/** Parse an unbonding entry key: [delegator, validator, complete_epoch] or null. */
+export function parseUnbondingKey(k: KeyStr): [string, string, number] | null {
+  if (k.length !== 49 || k.charCodeAt(0) !== NS.stakingUnbonding) return null;
+  const b = Buffer.from(k, 'latin1');
+  return [`0x${b.toString('hex', 1, 21)}`, `0x${b.toString('hex', 21, 41)}`, Number(b.readBigUInt64BE(41))];
+}

@@ -1,0 +1,163 @@
+/**
+ * SRC-20 state: token records, balances, allowances and holder counts, all in the authenticated state
+ * (inside the state root, provable like accounts) because every validator must verify them.
+ *
+ * Keys (first byte from state/accounts.ts NS):
+ * - NS.token          || contract20                          -> record (RLP: name, symbol, decimals, supply, max_supply, owner, height)
+ * - NS.tokenBalance   || contract20 || holder20              -> u128 BE (16 bytes); absent when zero
+ * - NS.tokenAllowance || contract20 || owner20 || spender20  -> u128 BE (16 bytes); absent when zero
+ * - NS.tokenHolders   || contract20                          -> u64 BE number of non-zero balances
+ */
+import { RLP } from '@ethereumjs/rlp';
+import { keccak256 } from '../../crypto/index.js';
+import { NS } from '../../state/accounts.js';
+import { type KeyStr, type StateOverlay, type StateReader, keyStr } from '../../state/state-store.js';
+import { bigToBytes, bytesToBig, toHex } from '../../util/hex.js';
+
+export interface TokenRecord {
+  /** `SRC20_` + 40 lowercase hex. */
+  contract: string;
+  name: string;
+  symbol: string;
+  decimals: number;
+  /** Current total supply (token base units): initial supply + mints - burns. */
+  supply: bigint;
+  /** 0 = uncapped. */
+  max_supply: bigint;
+  /** The deployer: the only account that may mint. */
+  owner: string;
+  deployed_at_height: number;
+}
+
+const CONTRACT_PREFIX = 'SRC20_';
+const DOMAIN = Buffer.from('SRC20', 'utf8');
+
+/**
+ * The contract address of a deploy: `SRC20_` + the last 20 bytes of keccak256("SRC20" || deployer (20
+ * bytes) || nonce (u64 BE)), the deploy transaction's nonce. Like an EVM CREATE address it depends only
+ * on the deployer and its nonce, so a client knows the address before the block; the domain prefix keeps
+ * it apart from any EVM address.
+ */
+export function tokenContractAddress(deployer: string, nonce: bigint): string {
+  const pre = Buffer.allocUnsafe(DOMAIN.length + 28);
+  DOMAIN.copy(pre, 0);
+  pre.write(deployer.slice(2), DOMAIN.length, 'hex');
+  pre.writeBigUInt64BE(nonce, DOMAIN.length + 20);
+  return CONTRACT_PREFIX + toHex(keccak256(pre).subarray(12));
+}
+
+/** 20 bytes of a contract (`SRC20_…`) or an address (`0x…`) written at offset. */
+function put20(b: Buffer, at: number, id: string): void {
+  b.write(id.startsWith('0x') ? id.slice(2) : id.slice(CONTRACT_PREFIX.length), at, 'hex');
+}
+
+function key(ns: number, ...ids: string[]): KeyStr {
+  const b = Buffer.allocUnsafe(1 + 20 * ids.length);
+  b[0] = ns;
+  ids.forEach((id, i) => put20(b, 1 + 20 * i, id));
+  return keyStr(b);
+}
+
+export const tokenKey = (contract: string): KeyStr => key(NS.token, contract);
+export const tokenBalanceKey = (contract: string, holder: string): KeyStr => key(NS.tokenBalance, contract, holder);
+export const tokenAllowanceKey = (contract: string, owner: string, spender: string): KeyStr =>
+  key(NS.tokenAllowance, contract, owner, spender);
+const holdersKey = (contract: string): KeyStr => key(NS.tokenHolders, contract);
+
+export function encodeTokenRecord(t: TokenRecord): Buffer {
+  return Buffer.from(
+    RLP.encode([
+      Buffer.from(t.name, 'utf8'),
+      Buffer.from(t.symbol, 'utf8'),
+      bigToBytes(BigInt(t.decimals)),
+      bigToBytes(t.supply),
+      bigToBytes(t.max_supply),
+      Buffer.from(t.owner.slice(2), 'hex'),
+      bigToBytes(BigInt(t.deployed_at_height)),
+    ]),
+  );
+}
+
+export function decodeTokenRecord(contract: string, raw: Uint8Array): TokenRecord {
+  const f = RLP.decode(raw) as Uint8Array[];
+  const text = (b: Uint8Array): string => Buffer.from(b).toString('utf8');
+  return {
+    contract,
+    name: text(f[0]),
+    symbol: text(f[1]),
+    decimals: Number(bytesToBig(f[2])),
+    supply: bytesToBig(f[3]),
+    max_supply: bytesToBig(f[4]),
+    owner: `0x${toHex(f[5])}`,
+    deployed_at_height: Number(bytesToBig(f[6])),
+  };
+}
+
+export function getToken(state: StateReader, contract: string): TokenRecord | null {
+  const raw = state.get(tokenKey(contract));
+  return raw ? decodeTokenRecord(contract, raw) : null;
+}
+
+export const tokenExists = (state: StateReader, contract: string): boolean => state.get(tokenKey(contract)) !== undefined;
+
+export const putToken = (state: StateOverlay, t: TokenRecord): void => state.set(tokenKey(t.contract), encodeTokenRecord(t));
+
+/** u128 as 16 bytes BE. */
+export function encodeU128(n: bigint): Buffer {
+  const b = Buffer.allocUnsafe(16);
+  b.writeBigUInt64BE(n >> 64n, 0);
+  b.writeBigUInt64BE(n & 0xffffffffffffffffn, 8);
+  return b;
+}
+
+export const decodeU128 = (b: Uint8Array): bigint =>
+  (Buffer.from(b.buffer, b.byteOffset, b.byteLength).readBigUInt64BE(0) << 64n) |
+  Buffer.from(b.buffer, b.byteOffset, b.byteLength).readBigUInt64BE(8);
+
+function getAmount(state: StateReader, k: KeyStr): bigint {
+  const raw = state.get(k);
+  return raw ? decodeU128(raw) : 0n;
+}
+
+function putAmount(state: StateOverlay, k: KeyStr, n: bigint): void {
+  if (n === 0n) state.delete(k);
+  else state.set(k, encodeU128(n));
+}
+
+export const tokenBalance = (state: StateReader, contract: string, holder: string): bigint =>
+  getAmount(state, tokenBalanceKey(contract, holder));
+
+export const tokenAllowance = (state: StateReader, contract: string, owner: string, spender: string): bigint =>
+  getAmount(state, tokenAllowanceKey(contract, owner, spender));
+
+export const putTokenAllowance = (state: StateOverlay, contract: string, owner: string, spender: string, n: bigint): void =>
+  putAmount(state, tokenAllowanceKey(contract, owner, spender), n);
+
+export function tokenHolderCount(state: StateReader, contract: string): number {
+  const raw = state.get(holdersKey(contract));
+  return raw ? Number(raw.readBigUInt64BE(0)) : 0;
+}
+
+/** Set a balance, keeping the holder count (non-zero balances) in step. */
+export function putTokenBalance(state: StateOverlay, contract: string, holder: string, before: bigint, after: bigint): void {
+  putAmount(state, tokenBalanceKey(contract, holder), after);
+  const delta = (after > 0n ? 1 : 0) - (before > 0n ? 1 : 0);
+  if (delta !== 0) {
+    const b = Buffer.allocUnsafe(8);
+    b.writeBigUInt64BE(BigInt(tokenHolderCount(state, contract) + delta));
+    state.set(holdersKey(contract), b);
+  }
+}
+
+/** Decode a balance key: [contract, holder], or null for another key. */
+export function parseTokenBalanceKey(k: KeyStr): [string, string] | null {
+  if (k.length !== 41 || k.charCodeAt(0) !== NS.tokenBalance) return null;
+  const b = Buffer.from(k, 'latin1');
+  return [CONTRACT_PREFIX + b.toString('hex', 1, 21), `0x${b.toString('hex', 21, 41)}`];
+}
+
+/** Decode a token record key: the contract, or null for another key. */
+export function parseTokenKey(k: KeyStr): string | null {
+  if (k.length !== 21 || k.charCodeAt(0) !== NS.token) return null;
+  return CONTRACT_PREFIX + Buffer.from(k, 'latin1').toString('hex', 1, 21);
+}

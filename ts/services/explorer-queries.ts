@@ -1,0 +1,443 @@
+/**
+ * Read queries the block explorer (ts/explorer) needs beyond the REST ones: pages of blocks from one range
+ * read, what a transaction is and what it cost (kind, decoded operation, value in wei, fee and its split,
+ * status from the receipt), a block's commit certificate, finality, recent activity per day, validators
+ * seen producing, and the search box's resolution. Everything reads indexes, the in-memory window or the
+ * head state: no page scans the chain.
+ */
+import type { Block } from '../chain/block.js';
+import { decodeJustification } from '../chain/justification.js';
+import { validatorSetAt } from '../chain/schedule.js';
+import { DEFAULT_TRACE_OPTIONS, chainCommon, isEvmTransaction, typedTransactionOf } from '../execution/index.js';
+import type { ReceiptRecord } from '../execution/receipts.js';
+import type { NativeEvent } from '../ledger/events.js';
+import type { NativeOperation } from '../ledger/operations.js';
+import type { SignedTransaction } from '../ledger/transaction.js';
+import { txKind } from '../ledger/tx-kind.js';
+import { baseToWei } from '../ledger/units.js';
+import { NodeError } from '../util/errors.js';
+import { isAddress, isHash, normHash, to0x } from '../util/hex.js';
+import { DAY_SECONDS, STATS_DAYS, chainIndex } from './chain-index.js';
+import { RECENT_TX_SCAN_BLOCKS } from './history-queries.js';
+import type { NodeContext } from './context.js';
+import { revertReason } from './evm-queries.js';
+import { getToken, isTokenContract, listTokens, normContract } from './token-queries.js';
+import { getBlock } from './chain-queries.js';
+import { traceBlock } from './trace-queries.js';
+import { type TxView, confirmedTxView } from './tx-queries.js';
+
+/** Blocks of one list page, newest first (`offset` blocks below the head). */
+export async function blocksPage(ctx: NodeContext, offset: number, limit: number): Promise<Block[]> {
+  const top = ctx.chain.height - offset;
+  if (top < 0) return [];
+  const blocks = await ctx.chain.blocks.readRange(Math.max(0, top - limit + 1), top);
+  return blocks.reverse();
+}
+
+/** Height of the block with this hash (64 hex, 0x optional), or null. */
+export async function blockHeightOfHash(ctx: NodeContext, hash: string): Promise<number | null> {
+  return isHash(hash) ? ctx.chain.blocks.heightOfHash(normHash(hash)) : null;
+}
+
+export interface ChainSummary {
+  chainId: number;
+  height: number;
+  /** Consensus phase of the head block. */
+  consensus: string;
+  mempoolSize: number;
+}
+
+/** What every explorer page shows of the chain (the layout's footer, list totals). */
+export const chainSummary = (ctx: NodeContext): ChainSummary => ({
+  chainId: ctx.chain.params.chainId,
+  height: ctx.chain.height,
+  consensus: ctx.chain.head.consensus,
+  mempoolSize: ctx.mempool.size,
+});
+
+export interface FinalityView {
+  head: number;
+  finalized: number;
+}
+
+export const finalityView = (ctx: NodeContext): FinalityView => ({
+  head: ctx.chain.height,
+  finalized: ctx.consensus.finalizedHeight(),
+});
+
+export interface CommitCertificate {
+  round: number;
+  signers: string[];
+}
+
+/** The BFT commit certificate a block carries (null for PoA blocks; malformed bytes are reported as such). */
+export function commitCertificate(b: Block): CommitCertificate | 'malformed' | null {
+  if (b.justification.length === 0) return null;
+  try {
+    const j = decodeJustification(b.justification);
+    return { round: j.round, signers: j.precommits.map((p) => p.validator) };
+  } catch {
+    return 'malformed';
+  }
+}
+
+export type TxStatus = 'success' | 'failed' | 'pending';
+
+export interface TxSummary {
+  /** 'transfer', 'evm' or the operation family ('token', 'staking', 'nft'). */
+  kind: string;
+  /** The decoded native operation (null for transfers and EVM transactions, or data that does not decode). */
+  op: NativeOperation | null;
+  /** EVM: the recipient (null for a contract creation); native: to_address. */
+  to: string | null;
+  /** Value moved, in wei (native amounts are base units × 1e10). */
+  valueWei: bigint;
+  /** Fee paid in wei: the native fee, or gas used × effective price of an EVM transaction; null while pending (EVM). */
+  feeWei: bigint | null;
+  /** Spec fee split: floor(fee/2) to the proposer, the rest burned. */
+  toProposerWei: bigint | null;
+  burnedWei: bigint | null;
+  status: TxStatus;
+  /** EVM: gas used (receipt) and gas limit. */
+  gasUsed: bigint | null;
+  gasLimit: bigint | null;
+  /** EVM calldata (0x-hex), '0x' for none. */
+  input: string;
+  /** Address of a contract this transaction created. */
+  contractCreated: string | null;
+  /** Why a failed transaction failed: the native operation's reason or the EVM revert reason. */
+  failureReason: string | null;
+  /** Events a native operation recorded in its receipt. */
+  events: NativeEvent[];
+  receipt: ReceiptRecord | null;
+}
+
+/** Summaries of transactions (confirmed or pending), reading each block's receipts once (one multi-get). */
+export async function summarizeTransactions(ctx: NodeContext, views: readonly TxView[]): Promise<TxSummary[]> {
+  const heights = [...new Set(views.flatMap((v) => (v.block_index === null ? [] : [v.block_index])))];
+  const found = ctx.chain.blocks.receiptsOf(heights);
+  const receipts = new Map(heights.map((h, i) => [h, found[i]]));
+  return views.map((v) =>
+    summarize(ctx, v, v.block_index !== null && v.tx_index !== null ? (receipts.get(v.block_index)?.[v.tx_index] ?? null) : null),
+  );
+}
+
+interface EvmFields {
+  to: string | null;
+  value: bigint;
+  gasLimit: bigint;
+  input: string;
+}
+
+/** Decoded EVM fields by txid (views are copies, so the decode cached on the stored object is not reached). */
+const evmFields = new Map<string, EvmFields>();
+const EVM_FIELDS_CACHE = 4096;
+
+function evmFieldsOf(ctx: NodeContext, tx: SignedTransaction): EvmFields {
+  const hit = evmFields.get(tx.txid);
+  if (hit) return hit;
+  const t = typedTransactionOf(tx, chainCommon(ctx.chain.params.chainId, ctx.chain.params.evmHardfork));
+  const f = { to: t.to ? t.to.toString() : null, value: t.value, gasLimit: t.gasLimit, input: to0x(t.data) };
+  evmFields.set(tx.txid, f);
+  if (evmFields.size > EVM_FIELDS_CACHE) evmFields.delete(evmFields.keys().next().value as string);
+  return f;
+}
+
+function summarize(ctx: NodeContext, tx: SignedTransaction & { status?: string }, r: ReceiptRecord | null): TxSummary {
+  const pending = tx.status === 'pending_in_mempool';
+  const status: TxStatus = pending ? 'pending' : r && r.status === 0 ? 'failed' : 'success';
+  if (isEvmTransaction(tx)) {
+    const t = evmFieldsOf(ctx, tx);
+    const feeWei = r ? r.gasUsed * r.effectiveGasPrice : null;
+    const toProposer = feeWei === null ? null : feeWei / 2n;
+    return {
+      kind: 'evm',
+      op: null,
+      to: t.to,
+      valueWei: t.value,
+      feeWei,
+      toProposerWei: toProposer,
+      burnedWei: feeWei === null || toProposer === null ? null : feeWei - toProposer,
+      status,
+      gasUsed: r?.gasUsed ?? null,
+      gasLimit: t.gasLimit,
+      input: t.input,
+      contractCreated: r?.contractAddress ? to0x(r.contractAddress) : null,
+      failureReason: r && r.status === 0 ? (revertReason(r.output) ?? 'execution reverted') : null,
+      events: [],
+      receipt: r,
+    };
+  }
+  let kind = 'transfer';
+  let op: NativeOperation | null = null;
+  try {
+    const k = txKind(tx);
+    kind = k.kind;
+    if ('op' in k) op = k.op;
+  } catch {
+    kind = 'unknown';
+  }
+  // Native fees split in base units (spec): floor(fee/2) to the proposer.
+  const toProposerBase = tx.fee / 2n;
+  return {
+    kind,
+    op,
+    to: tx.to_address,
+    valueWei: baseToWei(tx.amount),
+    feeWei: baseToWei(tx.fee),
+    toProposerWei: baseToWei(toProposerBase),
+    burnedWei: baseToWei(tx.fee - toProposerBase),
+    status,
+    gasUsed: r?.gasUsed ?? null,
+    gasLimit: null,
+    input: '0x',
+    contractCreated: null,
+    failureReason: r && r.status === 0 ? Buffer.from(r.output).toString('utf8') || 'failed' : null,
+    events: r?.events ?? [],
+    receipt: r,
+  };
+}
+
+export interface DayActivity {
+  /** Unix seconds of 00:00 UTC. */
+  dayStart: number;
+  blocks: number;
+  txs: number;
+}
+
+/** Blocks and transactions per UTC day over the last STATS_DAYS days (oldest first), from the chain index. */
+export async function dailyActivity(ctx: NodeContext): Promise<{ days: DayActivity[]; complete: boolean }> {
+  const idx = await chainIndex(ctx);
+  const today = Math.floor(Date.now() / 1000 / DAY_SECONDS);
+  const days: DayActivity[] = [];
+  for (let d = today - STATS_DAYS + 1; d <= today; d++) {
+    const agg = idx.days.get(d);
+    days.push({ dayStart: d * DAY_SECONDS, blocks: agg?.blocks ?? 0, txs: agg?.txs ?? 0 });
+  }
+  return { days, complete: idx.coversSince((today - STATS_DAYS + 1) * DAY_SECONDS) };
+}
+
+/** Blocks looked at (newest first, from the in-memory window) to tell which validators are producing. */
+export const ONLINE_WINDOW_BLOCKS = 100;
+
+/** Validators that proposed one of the last ONLINE_WINDOW_BLOCKS blocks (at least 2 rounds of the schedule). */
+export function validatorsOnline(ctx: NodeContext): { online: number; active: number } {
+  const active = ctx.chain.params.validators.length;
+  const seen = new Set<string>();
+  let n = 0;
+  for (const b of ctx.chain.blocks.recentBlocks()) {
+    if (b.index === 0 || n++ >= Math.max(ONLINE_WINDOW_BLOCKS, 2 * active)) break;
+    seen.add(b.validator);
+  }
+  return { online: seen.size, active };
+}
+
+/**
+ * Names of the head's validator set by address, for labelling proposers: read from the set itself, so a block
+ * or list page never waits for the chain index (validatorSet() backfills it).
+ */
+export function validatorNames(ctx: NodeContext): Map<string, string> {
+  const set = validatorSetAt(ctx.chain.params, ctx.chain.state, ctx.chain.height + 1);
+  return new Map(set.map((v) => [v.address, v.name]));
+}
+
+/** Latest blocks a validator proposed within the in-memory window, newest first. */
+export function recentBlocksBy(ctx: NodeContext, validator: string, limit: number): Block[] {
+  const out: Block[] = [];
+  for (const b of ctx.chain.blocks.recentBlocks()) {
+    if (out.length >= limit) break;
+    if (b.validator === validator) out.push(b);
+  }
+  return out;
+}
+
+export type SearchTarget =
+  | { kind: 'block'; height: number }
+  | { kind: 'tx'; txid: string }
+  | { kind: 'address'; address: string }
+  | { kind: 'token'; contract: string }
+  | { kind: 'collection'; address: string };
+
+/** Longest search text looked at. */
+export const MAX_SEARCH_LENGTH = 200;
+
+/**
+ * What a search box entry names: a height, a transaction id (chain or mempool), a block hash, an address,
+ * a token (SRC20_ address, or its exact symbol or name) or an NFT collection (SRC721_ address); null when nothing.
+ */
+export async function resolveSearch(ctx: NodeContext, query: string): Promise<SearchTarget | null> {
+  const q = query.trim();
+  if (q === '' || q.length > MAX_SEARCH_LENGTH) return null;
+  if (/^\d{1,15}$/.test(q)) {
+    const height = Number(q);
+    return height <= ctx.chain.height ? { kind: 'block', height } : null;
+  }
+  // isHash/isAddress are type guards on unknown; on a string they would narrow q to never below.
+  const hash = (s: string): boolean => isHash(s);
+  const address = (s: string): boolean => isAddress(s);
+  if (hash(q)) {
+    const id = normHash(q);
+    if ((await ctx.chain.blocks.txLocation(id)) || ctx.mempool.get(id)) return { kind: 'tx', txid: id };
+    const height = await ctx.chain.blocks.heightOfHash(id);
+    return height === null ? null : { kind: 'block', height };
+  }
+  if (address(q)) return { kind: 'address', address: q.toLowerCase() };
+  if (isTokenContract(q)) {
+    const contract = normContract(q);
+    return getToken(ctx, contract) ? { kind: 'token', contract } : null;
+  }
+  if (/^SRC721_[0-9a-fA-F]{40}$/.test(q)) return null; // no NFT collections until the NFT module
+  const wanted = q.toLowerCase();
+  const token = (await listTokens(ctx)).tokens.find((t) => t.symbol.toLowerCase() === wanted || t.name.toLowerCase() === wanted);
+  return token ? { kind: 'token', contract: token.contract } : null;
+}
+
+/** Time limit of tracing one block for the explorer's call trees (a background job, one per block at a time). */
+export const EXPLORER_BLOCK_TRACE_TIMEOUT_MS = 10_000;
+/** How long a page waits for a call tree being traced before it renders without it (and reloads). */
+export const EXPLORER_TRACE_WAIT_MS = 30;
+
+/** One call of a callTracer tree (quantities hex, as debug_traceTransaction answers). */
+export interface CallFrame {
+  type: string;
+  from: string;
+  to?: string;
+  value?: string;
+  gas?: string;
+  gasUsed?: string;
+  input?: string;
+  output?: string;
+  error?: string;
+  revertReason?: string;
+  calls?: CallFrame[];
+}
+
+export type CallTreeAnswer = { tree: CallFrame } | { unavailable: string } | { pending: true };
+
+/** Call trees (or why a block has none) kept per chain: a committed transaction's tree never changes. */
+export const CALL_TREE_CACHE = 4096;
+
+interface TraceCache {
+  trees: Map<string, CallFrame>;
+  /** Blocks whose trace failed, with the reason (bounded like the trees). */
+  failed: Map<number, string>;
+  jobs: Map<number, Promise<void>>;
+}
+
+const traceCaches = new WeakMap<object, TraceCache>();
+
+function traceCacheOf(ctx: NodeContext): TraceCache {
+  let c = traceCaches.get(ctx.chain);
+  if (!c) traceCaches.set(ctx.chain, (c = { trees: new Map(), failed: new Map(), jobs: new Map() }));
+  return c;
+}
+
+const remember = <K, V>(m: Map<K, V>, k: K, v: V): void => {
+  m.delete(k);
+  m.set(k, v);
+  if (m.size > CALL_TREE_CACHE) m.delete(m.keys().next().value as K);
+};
+
+/**
+ * Trace every transaction of the block at `height` with the callTracer in one pass (tracing one transaction
+ * re-executes the ones before it in its block; one pass gives every tree for the cost of the block) and cache
+ * the trees. Concurrent callers share the job.
+ */
+function traceBlockJob(ctx: NodeContext, c: TraceCache, height: number): Promise<void> {
+  let job = c.jobs.get(height);
+  if (!job) {
+    job = (async () => {
+      try {
+        const block = await getBlock(ctx, height);
+        const entries = await traceBlock(ctx, block, {
+          ...DEFAULT_TRACE_OPTIONS,
+          tracer: 'callTracer',
+          timeoutMs: EXPLORER_BLOCK_TRACE_TIMEOUT_MS,
+        });
+        for (const e of entries) if (e.result) remember(c.trees, e.txHash.replace(/^0x/, ''), e.result as CallFrame);
+      } catch (err) {
+        if (!(err instanceof NodeError)) throw err;
+        remember(c.failed, height, err.message);
+      } finally {
+        c.jobs.delete(height);
+      }
+    })();
+    c.jobs.set(height, job);
+  }
+  return job;
+}
+
+/**
+ * The call tree of the EVM transaction `txid` of the block at `height`: from the cache, else from tracing its
+ * block, waited for at most `waitMs` (then `pending`: the trace goes on and the next view finds it).
+ */
+export async function callTree(
+  ctx: NodeContext,
+  height: number,
+  txid: string,
+  waitMs = EXPLORER_TRACE_WAIT_MS,
+): Promise<CallTreeAnswer> {
+  const c = traceCacheOf(ctx);
+  const answer = (): CallTreeAnswer | null => {
+    const tree = c.trees.get(txid);
+    if (tree) return { tree };
+    const failed = c.failed.get(height);
+    return failed === undefined ? null : { unavailable: failed };
+  };
+  const known = answer();
+  if (known) return known;
+  const job = traceBlockJob(ctx, c, height);
+  if (!Number.isFinite(waitMs)) {
+    await job;
+    return answer() ?? { unavailable: 'the trace of its block has no call tree for this transaction' };
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const waited = await Promise.race([
+    job.then(() => true),
+    new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), waitMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (!waited) return { pending: true };
+  return answer() ?? { unavailable: 'the trace of its block has no call tree for this transaction' };
+}
+
+/** Blocks a transaction list walks back from the head at most (the REST list's bound). */
+export const TX_LIST_SCAN_BLOCKS = RECENT_TX_SCAN_BLOCKS;
+/** Blocks read from disk per step once the walk leaves the in-memory window. */
+const TX_LIST_DISK_CHUNK = 250;
+
+/**
+ * A page of confirmed transactions, newest first (descending height, then position), like GET /transactions,
+ * but skipping whole blocks by their tx_count: only the transactions shown are turned into views, so a deep
+ * page costs one map lookup per skipped block in the window (and one range read per 250 blocks beyond it).
+ */
+export async function confirmedTransactionsPage(
+  ctx: NodeContext,
+  offset: number,
+  limit: number,
+): Promise<{ transactions: TxView[]; hasMore: boolean; scannedFromHeight: number }> {
+  const { blocks } = ctx.chain;
+  const floor = Math.max(0, ctx.chain.height - TX_LIST_SCAN_BLOCKS + 1);
+  let skip = offset;
+  const out: TxView[] = [];
+  let h = ctx.chain.height;
+  let disk: Block[] = [];
+  while (h >= floor && out.length <= limit) {
+    let b = blocks.recentBlock(h);
+    if (!b) {
+      if (disk.length === 0) disk = await blocks.readRange(Math.max(floor, h - TX_LIST_DISK_CHUNK + 1), h);
+      b = disk.pop() ?? null;
+      if (!b || b.index !== h) break;
+    }
+    h--;
+    if (skip >= b.tx_count) {
+      skip -= b.tx_count;
+      continue;
+    }
+    for (let j = b.transactions.length - 1 - skip; j >= 0 && out.length <= limit; j--) out.push(confirmedTxView(ctx, b, j));
+    skip = 0;
+  }
+  return { transactions: out.slice(0, limit), hasMore: out.length > limit, scannedFromHeight: h + 1 };
+}
