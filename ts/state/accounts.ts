@@ -23,6 +23,8 @@ export const NS = {
   stakingEpochStats: 0x27,
   stakingRatio: 0x28,
   stakingSigning: 0x29,
+  stakingRedelegationEntries: 0x2a,
+  stakingRedelegationIn: 0x2b,
 } as const;
 
 export interface Account {
