@@ -66,7 +66,7 @@ const ZERO = `0x${'00'.repeat(20)}`;
 const TS = 1_700_000_000;
 const TOKENS_EACH = 1_000_000n;
 
-type Kind = 'native' | 'SRC-20';
+export type Kind = 'native' | 'SRC-20';
 
 interface Timings {
   /** Wall times; the `Cpu` fields are the process's CPU time (user + system), steadier under load. */
@@ -186,7 +186,10 @@ const rate = (n: number, ms: number): string => `${Math.round(n / (ms / 1000)).t
  * Native and SRC-20 transfers through production, commit and import, `runs` times each, alternating (and
  * alternating with a baseline build when one is given); rows give medians.
  */
-export async function benchTokenPipeline(opts: { senders?: number; perSender?: number; runs?: number; baseline?: string } = {}) {
+export async function benchTokenPipeline(
+  opts: { senders?: number; perSender?: number; runs?: number; baseline?: string; kinds?: Kind[] } = {},
+) {
+  const kinds = opts.kinds ?? (['native', 'SRC-20'] as Kind[]);
   const senders = opts.senders ?? 2000;
   const perSender = opts.perSender ?? 5;
   const runs = opts.runs ?? 3;
@@ -195,17 +198,17 @@ export async function benchTokenPipeline(opts: { senders?: number; perSender?: n
   if (opts.baseline) builds.unshift(['before', await loadBuild(resolve(opts.baseline, 'dist'))]);
   const results = new Map<string, Timings[]>();
   // One untimed round of each first: the JIT warms up on every path.
-  for (const [, b] of builds) for (const kind of ['native', 'SRC-20'] as Kind[]) await runOnce(b, kind, keys, 1);
+  for (const [, b] of builds) for (const kind of kinds) await runOnce(b, kind, keys, 1);
   for (let r = 0; r < runs; r++)
     for (const [label, b] of builds)
-      for (const kind of ['native', 'SRC-20'] as Kind[]) {
+      for (const kind of kinds) {
         const t = await runOnce(b, kind, keys, perSender);
         const k = `${label}|${kind}`;
         results.set(k, [...(results.get(k) ?? []), t]);
       }
   const rows: Row[] = [];
   for (const [label] of builds)
-    for (const kind of ['native', 'SRC-20'] as Kind[]) {
+    for (const kind of kinds) {
       const ts = results.get(`${label}|${kind}`) as Timings[];
       const n = ts[0].included;
       const tag = builds.length > 1 ? ` [${label}]` : '';
@@ -213,9 +216,15 @@ export async function benchTokenPipeline(opts: { senders?: number; perSender?: n
       const line = (stage: string, wall: (t: Timings) => number, cpu: (t: Timings) => number, note: string): Row => ({
         name: `${kind} transfers${tag}: ${stage}`,
         value: rate(n, m(wall)),
-        note: `${((m(cpu) * 1000) / n).toFixed(1)} µs CPU per tx; ${note}; median of ${ts.length}`,
+        note: `${Number.isNaN(m(cpu)) ? '' : `${((m(cpu) * 1000) / n).toFixed(1)} µs CPU per tx; `}${note}; median of ${ts.length}`,
       });
       rows.push(
+        line(
+          'block execution (execute + state root)',
+          (t) => t.executeMs + t.stateRootMs,
+          () => Number.NaN,
+          'the transactions applied in the block executor and the state root',
+        ),
         line(
           'block production (execute + state root + roots + validity check)',
           (t) => t.produceMs,
@@ -244,6 +253,7 @@ if (isMain) {
   const rows = await benchTokenPipeline({
     runs: Number(process.env.BENCH_RUNS ?? 3),
     ...(process.env.BENCH_BASELINE ? { baseline: process.env.BENCH_BASELINE } : {}),
+    ...(process.env.BENCH_KINDS ? { kinds: process.env.BENCH_KINDS.split(',') as Kind[] } : {}),
   });
   for (const r of rows) console.log(`| ${r.name} | ${r.value} | ${r.note} |`);
 }

@@ -164,21 +164,18 @@ const HANDLERS: Partial<Record<OperationName, (call: OperationCall) => void>> = 
 
 /**
  * Index terms: `token:<contract>` lists a token's balance movements (deploy, transfers, mints, burns:
- * the transfer feeds); `token-account:<address>` every token event an address takes part in.
+ * the transfer feeds). Approvals are not listed: no feed shows them (their receipts keep them). An
+ * account's own token operations are in its address history (its transactions); no endpoint lists
+ * the transfers an account received, so no per-account term is written (it tripled the postings of
+ * every transfer, docs/tokens-and-staking.md).
  */
 function indexTerms(e: NativeEvent): string[] {
-  const f = e.fields;
   switch (e.type) {
     case TOKEN_EVENTS.deploy:
-      return [`token:${f.contract}`, `token-account:${f.deployer}`];
     case TOKEN_EVENTS.transfer:
-      return [`token:${f.contract}`, `token-account:${f.from}`, `token-account:${f.to}`];
     case TOKEN_EVENTS.mint:
-      return [`token:${f.contract}`, `token-account:${f.to}`];
     case TOKEN_EVENTS.burn:
-      return [`token:${f.contract}`, `token-account:${f.from}`];
-    case TOKEN_EVENTS.approval:
-      return [`token-account:${f.owner}`, `token-account:${f.spender}`];
+      return [`token:${e.fields.contract}`];
     default:
       return [];
   }
