@@ -4,6 +4,7 @@ import { OPERATION_VARIANTS, decodeOperation } from '../../ts/ledger/operations.
 import { txKind } from '../../ts/ledger/tx-kind.js';
 import { ZERO_ADDRESS } from '../../ts/ledger/units.js';
 import { alice, transfer } from '../helpers/chain-fixture.js';
+import { rng } from '../helpers/util.js';
 
 const A = `0x${'ab'.repeat(20)}`;
 const TOKEN = `SRC20_${'CD'.repeat(20)}`;
@@ -88,17 +89,6 @@ test('transaction kinds are decided once from the fields', (t) => {
   const evm = { ...transfer(alice, 0n), public_key: '', data: 'EVM:21000:' };
   t.is(txKind(evm).kind, 'evm');
 });
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 test('the compact-form reader agrees with the full JSON parser on everything it accepts and leaves every other form to it', (t) => {
   const full = (s: string): { value: unknown } | { error: true } => {

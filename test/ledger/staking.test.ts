@@ -28,23 +28,13 @@ import {
   stakingValidators,
   testKey,
 } from '../helpers/staking-harness.js';
+import { rng } from '../helpers/util.js';
 
 const key = testKey;
 const vals = stakingValidators;
 const people = stakingPeople;
 const COIN = BASE_PER_COIN;
 const params = stakingParams;
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const _envOf = nextEnv;
 const failure = dryRunFailure;
