@@ -7,8 +7,11 @@
 import type { ReceiptRecord } from '../execution/receipts.js';
 import type { NativeEvent } from '../ledger/events.js';
 import { eventIndexTerms } from '../ledger/executor.js';
-import { type KvOp, type KvStore, eventCountKey, eventIndexKey, eventIndexPrefix, prefixEnd } from '../storage/index.js';
+import { type KvOp, type KvStore, eventCountKey, eventIndexKeyAt, eventIndexPrefix, prefixEnd } from '../storage/index.js';
 import { u64be } from '../util/hex.js';
+
+/** Postings carry no value: the key says everything. */
+const NO_VALUE = Buffer.alloc(0);
 
 /** Where an event is: block height, transaction index in the block, event index in the receipt. */
 export interface EventLocation {
@@ -58,20 +61,28 @@ export class EventIndex {
 
   /** The batch operations that index a block's events; `applied()` then updates the cached counts. */
   ops(height: number, receipts: readonly ReceiptRecord[]): { ops: KvOp[]; applied: () => void } {
-    const ops: KvOp[] = [];
-    const postings: { term: string; key: Buffer }[] = [];
+    // Every posting first, so the counts of terms not seen before are read in one multi-get and each
+    // term's key prefix is built once per block (a token's feed term recurs in every transfer).
+    const postings: { prefix: Buffer; txIndex: number; eventIndex: number }[] = [];
+    const added = new Map<string, { prefix: Buffer; n: number }>();
     receipts.forEach((r, txIndex) => {
       r.events?.forEach((e: NativeEvent, eventIndex) => {
-        for (const term of new Set(this.termsOf(e)))
-          postings.push({ term, key: eventIndexKey(term, height, txIndex, eventIndex) });
+        for (const term of new Set(this.termsOf(e))) {
+          let t = added.get(term);
+          if (!t) added.set(term, (t = { prefix: eventIndexPrefix(term), n: 0 }));
+          t.n++;
+          postings.push({ prefix: t.prefix, txIndex, eventIndex });
+        }
       });
     });
-    this.loadCounts(postings.map((p) => p.term));
+    this.loadCounts([...added.keys()]);
+    const ops: KvOp[] = postings.map((p) => ({
+      type: 'put',
+      key: eventIndexKeyAt(p.prefix, height, p.txIndex, p.eventIndex),
+      value: NO_VALUE,
+    }));
     const counts = new Map<string, number>();
-    for (const { term, key } of postings) {
-      ops.push({ type: 'put', key, value: Buffer.alloc(0) });
-      counts.set(term, (counts.get(term) ?? this.count(term)) + 1);
-    }
+    for (const [term, t] of added) counts.set(term, this.count(term) + t.n);
     for (const [term, n] of counts) ops.push({ type: 'put', key: eventCountKey(term), value: u64be(n) });
     return { ops, applied: () => counts.forEach((n, term) => this.counts.set(term, n)) };
   }
@@ -87,7 +98,7 @@ export class EventIndex {
       receipts.forEach((r, txIndex) => {
         r.events?.forEach((e: NativeEvent, eventIndex) => {
           for (const term of new Set(this.termsOf(e))) {
-            ops.push({ type: 'del', key: eventIndexKey(term, height, txIndex, eventIndex) });
+            ops.push({ type: 'del', key: eventIndexKeyAt(eventIndexPrefix(term), height, txIndex, eventIndex) });
             counts.set(term, (counts.get(term) ?? this.count(term)) - 1);
           }
         });

@@ -127,7 +127,13 @@ export const nativeMethods: RpcTable = {
         pending_claimable: qty(r.pending_claimable),
         from_epoch: r.from_epoch,
         to_epoch: r.to_epoch,
-        by_epoch: r.by_epoch.map((e) => ({ epoch: e.epoch, validator: e.validator, reward: qty(e.reward), claimed: e.claimed })),
+        by_epoch: r.by_epoch.map((e) => ({
+          epoch: e.epoch,
+          validator: e.validator,
+          reward: qty(e.reward),
+          claimed: e.claimed,
+          type: e.type,
+        })),
       };
     },
   },

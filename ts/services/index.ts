@@ -14,6 +14,7 @@ export * from './address-queries.js';
 export * from './token-queries.js';
 export * from './validator-queries.js';
 export * from './staking-queries.js';
+export * from './staking-rewards.js';
 export * from './stats-queries.js';
 export * from './evm-queries.js';
 export * from './log-queries.js';
