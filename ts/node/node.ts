@@ -36,6 +36,7 @@ import {
   nodeChainReader,
   redactConfig,
   stateIndex,
+  warmChainIndex,
   traceHistoryOf,
 } from '../services/index.js';
 import { CompilePool, VERIFY_CHAINS, VerificationService, VerificationStore, verifyHooks } from '../verify/index.js';
@@ -112,6 +113,8 @@ export class NativeNode {
   net: P2PNetwork | null = null;
   bft: BftEngine | null = null;
   private validatorKey!: KeyPair;
+  /** The chain index's background warm-up (stopped before the store closes). */
+  private indexWarmup?: { stop: () => Promise<void> };
   sync: BlockSync | null = null;
 
   private constructor(
@@ -150,6 +153,7 @@ export class NativeNode {
     let audit: AuditLog | undefined;
     let http: HttpServer | undefined;
     let verification: VerificationService | undefined;
+    let indexWarmup: ReturnType<typeof warmChainIndex> | undefined;
     const evmCalls = new CallPool({
       workers: config.rpcEvmWorkers,
       maxQueue: config.rpcEvmQueue,
@@ -164,6 +168,8 @@ export class NativeNode {
       traceHistoryOf(chain);
       // Rich list, holders and delegation lists follow every commit from now on (built once from the state).
       await stateIndex({ chain });
+      // Proposer, epoch and day aggregates of the history fold in the background: no page waits for them.
+      indexWarmup = warmChainIndex({ chain });
       log.info(
         { height: chain.height, head: chain.head.hash, chain_id: params.chainId, network: params.network },
         'chain opened',
@@ -264,6 +270,7 @@ export class NativeNode {
         void node.stop().then(() => process.exit(1));
       };
       node.validatorKey = key;
+      node.indexWarmup = indexWarmup;
       if (config.p2pPort !== null) await node.startNetwork(key.address);
       if (config.role === 'full') log.info({}, 'full node: following the network, not producing blocks');
       else if (params.validators.some((v) => v.address === key.address)) consensus.start();
@@ -286,6 +293,7 @@ export class NativeNode {
       await http?.close();
       await evmCalls.close();
       await verification?.close();
+      await indexWarmup?.stop();
       if (metrics) closeMetrics(metrics);
       await audit?.close();
       await db.close();
@@ -378,6 +386,7 @@ export class NativeNode {
       await this.ctx.verification?.close();
       closeMetrics(this.metrics);
       await this.audit.close();
+      await this.indexWarmup?.stop();
       await this.db.close();
       this.log.info({ height: this.ctx.chain.height }, 'node stopped');
     })();
