@@ -25,6 +25,12 @@ const MAIN_PAGES = new Set([
   'validators',
   'validator',
   'tokens',
+  'token',
+  'token-hostile',
+  'tx-src20-transfer',
+  'tx-delegate',
+  'address-src20-holder',
+  'address-token-transfers',
   'address-token-holder',
   'address-contract',
   'richlist',
@@ -73,7 +79,7 @@ test.before(async () => {
 test.after.always(async () => {
   for (const c of contexts) await c.close();
   for (const p of profiles) p.cleanup();
-  await f?.n.stop();
+  await f?.stop();
 });
 
 run('every page and alias renders in Chromium without console errors, and every link on it resolves', async (t) => {

@@ -220,14 +220,18 @@ export async function dailyActivity(ctx: NodeContext): Promise<{ days: DayActivi
 /** Blocks looked at (newest first, from the in-memory window) to tell which validators are producing. */
 export const ONLINE_WINDOW_BLOCKS = 100;
 
-/** Validators that proposed one of the last ONLINE_WINDOW_BLOCKS blocks (at least 2 rounds of the schedule). */
+/**
+ * Members of the active set (of the next height) that proposed one of the last ONLINE_WINDOW_BLOCKS blocks
+ * (at least 2 rounds of the schedule).
+ */
 export function validatorsOnline(ctx: NodeContext): { online: number; active: number } {
-  const active = ctx.chain.params.validators.length;
+  const members = new Set(validatorSetAt(ctx.chain.params, ctx.chain.state, ctx.chain.height + 1).map((v) => v.address));
+  const active = members.size;
   const seen = new Set<string>();
   let n = 0;
   for (const b of ctx.chain.blocks.recentBlocks()) {
     if (b.index === 0 || n++ >= Math.max(ONLINE_WINDOW_BLOCKS, 2 * active)) break;
-    seen.add(b.validator);
+    if (members.has(b.validator)) seen.add(b.validator);
   }
   return { online: seen.size, active };
 }

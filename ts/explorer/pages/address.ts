@@ -1,36 +1,50 @@
-/** GET /explorer/address/{address}: balance, nonce, transactions, holdings, contract code and verification. */
+/**
+ * GET /explorer/address/{address}: balance, nonce, token holdings (SRC-20 from the state index, ERC-20
+ * through the log index), contract code and verification; transactions or SRC-20 transfers (`?tab=`), paginated.
+ */
 import {
+  type AccountTokenTransfer,
   accountCode,
+  accountSrc20Tokens,
+  accountTokenTransfers,
   accountTokens,
   addressHistory,
   addressInfo,
   findValidator,
   getPendingNonce,
+  getToken,
   summarizeTransactions,
 } from '../../services/index.js';
-import { coins, int, tokenAmount } from '../format.js';
+import { coins, int, short, tokenAmount } from '../format.js';
 import { links } from '../links.js';
 import { addressParam, pagingParams } from '../params.js';
 import { renderPage } from '../render.js';
 import { html } from '../response.js';
-import { addrView, txRow } from '../rows.js';
+import { addrView, transferRow, txRow } from '../rows.js';
 import { verifiedContract } from '../verification.js';
-import { type PageHandler, pager } from './common.js';
+import { type PageHandler, pager, tabPager, tabParam } from './common.js';
 
 export const ADDRESS_TXS_PAGE = 25;
+const TABS = ['transactions', 'token-transfers'] as const;
 
 export const addressPage: PageHandler = async (ctx, req) => {
   const address = addressParam(req.params.address ?? '');
+  const tab = tabParam(req.query, TABS, 'transactions');
   const p = pagingParams(req.query, ADDRESS_TXS_PAGE);
   const info = addressInfo(ctx, address);
-  const [history, evmTokens, verified] = await Promise.all([
-    addressHistory(ctx, address, p.offset, p.limit),
+  const list = tab === 'transactions' ? p : { page: 1, limit: ADDRESS_TXS_PAGE, offset: 0 };
+  const transfersPage = tab === 'token-transfers' ? p : { page: 1, limit: 1, offset: 0 };
+  const [history, transfers, src20, evmTokens, verified] = await Promise.all([
+    addressHistory(ctx, address, list.offset, list.limit),
+    accountTokenTransfers(ctx, address, transfersPage.offset, transfersPage.limit),
+    accountSrc20Tokens(ctx, address),
     accountTokens(ctx, address),
     info.is_contract ? verifiedContract(ctx, address) : Promise.resolve(null),
   ]);
-  const summaries = await summarizeTransactions(ctx, history.transactions);
+  const summaries = tab === 'transactions' ? await summarizeTransactions(ctx, history.transactions) : [];
   const validator = findValidator(ctx, address);
   const code = info.is_contract ? accountCode(ctx, address) : null;
+  const base = links.address(address);
   return html(
     renderPage(ctx, 'address', {
       title: `Address ${address}`,
@@ -43,12 +57,20 @@ export const addressPage: PageHandler = async (ctx, req) => {
         { k: 'Transactions', v: int(info.tx_count) },
         { k: 'Type', v: info.is_contract ? 'contract' : 'account' },
       ],
-      tokens: evmTokens.tokens.map((t) => ({
-        contract: addrView(t.contract, t.name ?? undefined),
-        symbol: t.symbol ?? '',
-        balance: t.decimals === null ? t.balance : tokenAmount(BigInt(t.balance), t.decimals, t.symbol ?? ''),
-        standard: 'ERC-20 (EVM)',
-      })),
+      tokens: [
+        ...src20.map((t) => ({
+          contract: { value: t.contract, label: t.name, href: links.token(t.contract) },
+          symbol: t.symbol,
+          balance: tokenAmount(t.balance, t.decimals, t.symbol),
+          standard: 'SRC-20',
+        })),
+        ...evmTokens.tokens.map((t) => ({
+          contract: addrView(t.contract, t.name ?? undefined),
+          symbol: t.symbol ?? '',
+          balance: t.decimals === null ? t.balance : tokenAmount(BigInt(t.balance), t.decimals, t.symbol ?? ''),
+          standard: 'ERC-20 (EVM)',
+        })),
+      ],
       code: code === null ? null : { bytes: int((code.length - 2) / 2), hex: code },
       verified: verified
         ? {
@@ -58,8 +80,26 @@ export const addressPage: PageHandler = async (ctx, req) => {
             files: verified.files,
           }
         : null,
-      txs: history.transactions.map((t, i) => txRow(t, summaries[i])),
-      pager: pager(links.address(address), p, ADDRESS_TXS_PAGE, history.total),
+      tab,
+      tabLinks: { transactions: base, transfers: `${base}?tab=token-transfers` },
+      txTotal: int(history.total),
+      transferTotal: int(transfers.total),
+      txs: tab === 'transactions' ? history.transactions.map((t, i) => txRow(t, summaries[i])) : [],
+      transfers: tab === 'token-transfers' ? transfers.transfers.map((x) => transferView(ctx, x, address)) : [],
+      pager:
+        tab === 'transactions'
+          ? pager(base, p, ADDRESS_TXS_PAGE, history.total)
+          : tabPager(base, tab, p, ADDRESS_TXS_PAGE, transfers.total),
     }),
   );
 };
+
+/** A token transfer row of an address: the token, the direction, the other side and the amount in the token's units. */
+function transferView(ctx: Parameters<PageHandler>[0], x: AccountTokenTransfer, address: string) {
+  const t = getToken(ctx, x.contract);
+  return {
+    ...transferRow(x, t ? tokenAmount(x.amount, t.decimals, t.symbol) : String(x.amount)),
+    direction: x.to === address && x.from !== address ? 'in' : x.from === address && x.to !== address ? 'out' : 'self',
+    token: { value: x.contract, label: t ? t.symbol : short(x.contract, 10), href: links.token(x.contract) },
+  };
+}

@@ -13,7 +13,12 @@ export const address = `<% layout('@layout') %>
 <% for (const f of it.verified.files) { %><details><summary class="mono"><%= f.path %></summary><pre class="source"><%= f.content %></pre></details>
 <% } %><% } else { %><p class="muted">The source of this contract is not verified.</p><% } %>
 <details><summary>Runtime bytecode (<%= it.code.bytes %> bytes)</summary><code class="wrap"><%= it.code.hex %></code></details>
-<% } %><h2>Transactions</h2>
+<% } %><nav class="tabs" aria-label="Address lists"><a href="<%= it.tabLinks.transactions %>"<% if (it.tab === 'transactions') { %> aria-current="page"<% } %>>Transactions (<%= it.txTotal %>)</a> <a href="<%= it.tabLinks.transfers %>"<% if (it.tab === 'token-transfers') { %> aria-current="page"<% } %>>SRC-20 transfers (<%= it.transferTotal %>)</a></nav>
+<% if (it.tab === 'transactions') { %><h2>Transactions</h2>
 <%~ include('@txsTable', { txs: it.txs, showBlock: true }) %>
-<%~ include('@pager', it.pager) %>
+<% } else { %><h2>SRC-20 transfers</h2>
+<table class="list"><thead><tr><th>Transaction</th><th>Block</th><th>Age</th><th>Kind</th><th>Token</th><th>From</th><th>To</th><th class="num">Amount</th></tr></thead><tbody>
+<% for (const x of it.transfers) { %><tr><td><a class="mono" href="<%= x.href %>" title="<%= x.txid %>"><%= x.txShort %></a></td><td><a href="<%= x.block.href %>"><%= x.block.text %></a></td><td><%~ include('@time', x.time) %></td><td><%= x.kind %> <span class="badge"><%= x.direction %></span></td><td><%~ include('@addr', x.token) %></td><td><%~ include('@addr', x.from) %></td><td><%~ include('@addr', x.to) %></td><td class="num"><%= x.amount %></td></tr>
+<% } %><% if (it.transfers.length === 0) { %><tr><td colspan="8" class="empty">No SRC-20 transfers.</td></tr><% } %></tbody></table>
+<% } %><%~ include('@pager', it.pager) %>
 `;
