@@ -164,7 +164,7 @@ export async function benchHttpSubmission(
   lanes = 64,
   perSender = 160,
   mode: SubmissionClient = 'keep-alive lanes',
-  opts: { main?: string; label?: string; onStats?: (s: SubmissionStats) => void } = {},
+  opts: { main?: string; label?: string; onStats?: (s: SubmissionStats) => void; nodeArgs?: string[] } = {},
 ): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'native-bench-http-'));
   const validator = randomKeyPair();
@@ -177,7 +177,12 @@ export async function benchHttpSubmission(
   let txs = signedCache.get(cacheKey);
   if (!txs) signedCache.set(cacheKey, (txs = signedTransfers(keys, perSender, 7120)));
   // The node in its own process (as in production), on this genesis, rate limits off.
-  const server = await startNative(backend, dir, ['--genesis', genesis, '--max-pending-per-sender', '100000'], opts.main);
+  const server = await startNative(
+    backend,
+    dir,
+    ['--genesis', genesis, '--max-pending-per-sender', '100000', ...(opts.nodeArgs ?? [])],
+    opts.main,
+  );
   const { port } = server;
   try {
     const startHeight = (await getJson(port, '/native_status')).sync_info.latest_block_height as number;

@@ -177,7 +177,8 @@ export async function startNative(
     ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NATIVE_RATE_LIMIT_GLOBAL: '0', NATIVE_RATE_LIMIT_WRITE: '0' },
+      // No gRPC on the dev chain's fixed 50051 (benches run several nodes); `--grpc-port 0` in extraArgs wins.
+      env: { ...process.env, NATIVE_RATE_LIMIT_GLOBAL: '0', NATIVE_RATE_LIMIT_WRITE: '0', NATIVE_GRPC_PORT: 'off' },
     },
   );
   const stderr = tail(child);
@@ -209,15 +210,22 @@ export async function startGanache(): Promise<Server> {
   return s;
 }
 
-/** `hardhat node` from a minimal project; its per-call log on stdout is discarded. */
-export async function startHardhat(): Promise<Server> {
-  mkdirSync(HARDHAT_PROJECT, { recursive: true });
-  const config = join(HARDHAT_PROJECT, 'hardhat.config.cjs');
-  if (!existsSync(config)) writeFileSync(config, 'module.exports = { networks: { hardhat: { chainId: 31337 } } };\n');
+/**
+ * `hardhat node` from a minimal project (or from `project` with its own hardhat `cli`); its per-call log on
+ * stdout is discarded.
+ */
+export async function startHardhat(opts: { project?: string; cli?: string } = {}): Promise<Server> {
+  const project = opts.project ?? HARDHAT_PROJECT;
+  if (!opts.project) {
+    mkdirSync(HARDHAT_PROJECT, { recursive: true });
+    const config = join(HARDHAT_PROJECT, 'hardhat.config.cjs');
+    if (!existsSync(config)) writeFileSync(config, 'module.exports = { networks: { hardhat: { chainId: 31337 } } };\n');
+  }
   const port = await freePort();
-  const child = spawnTracked(process.execPath, [HARDHAT_CLI, 'node', '--hostname', '127.0.0.1', '--port', String(port)], {
+  const cli = opts.cli ?? HARDHAT_CLI;
+  const child = spawnTracked(process.execPath, [cli, 'node', '--hostname', '127.0.0.1', '--port', String(port)], {
     stdio: ['ignore', 'ignore', 'pipe'],
-    cwd: HARDHAT_PROJECT,
+    cwd: project,
     env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true', CI: 'true' },
   });
   const s: Server = { name: `hardhat ${HARDHAT_VERSION}`, child, port, rpcPath: '/', kind: 'peer' };

@@ -57,7 +57,14 @@ function compileToken(): Build {
 
 export async function benchVerification(log: (s: string) => void = () => undefined): Promise<{ rows: Row[]; md: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'native-bench-verify-'));
-  const config = { ...parseConfig(['--dev'], {}), apiPort: 0, dataDir: dir, blockTimeMs: 200, logLevel: 'silent' };
+  const config = {
+    ...parseConfig(['--dev'], {}),
+    apiPort: 0,
+    grpcPort: null,
+    dataDir: dir,
+    blockTimeMs: 200,
+    logLevel: 'silent',
+  };
   const node = await NativeNode.start(config, pino({ level: 'silent' }));
   const url = `http://127.0.0.1:${node.http.port}`;
   const provider = new ethers.JsonRpcProvider(

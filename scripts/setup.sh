@@ -7,6 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES="librust-sha2-dev librust-sha3-dev librust-rayon-dev libsecp256k1-dev wrk chromium"
+# h2load (gRPC over HTTP/2 load in bench/grpc.ts)
+APT_PACKAGES="$APT_PACKAGES nghttp2-client"
 
 have_pkgs() { dpkg -s $APT_PACKAGES >/dev/null 2>&1; }
 
@@ -29,6 +31,11 @@ fi
 # so the lock cannot list them and npm ci refuses the lock as "out of sync".
 echo "[setup] npm install (from package-lock.json)"
 npm install --no-audit --no-fund --loglevel=error
+
+# The Hardhat oracle's project dependencies (the toolbox and its peers, pinned in its package-lock.json), from the
+# npm registry: test/external/hardhat-sample.test.ts runs Hardhat's sample project against the dev node with them.
+echo "[setup] npm install in test/external/hardhat-sample (Hardhat oracle)"
+(cd test/external/hardhat-sample && npm install --no-audit --no-fund --loglevel=error)
 
 echo "[setup] building the native addon"
 npm run --silent build:native

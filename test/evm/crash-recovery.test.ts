@@ -3,6 +3,7 @@ import { ethers } from 'ethers';
 import { replayDataDir, spawnNode } from '../helpers/child-node.js';
 import { compiled } from '../helpers/contracts.js';
 import { devKey, ethersWallet, rpc, rpcOk, sendNative, signCall, waitReceipt } from '../helpers/evm.js';
+import { httpJson } from '../helpers/node.js';
 import { tempDir, waitFor } from '../helpers/util.js';
 
 const iface = new ethers.Interface(compiled('Box').abi);
@@ -114,6 +115,9 @@ test('kill -9 under mixed native + EVM load: receipts, logs, code and storage su
     if (second.proc.exitCode === null) second.proc.kill('SIGKILL');
   });
   t.true(Number(await rpcOk(second.url, 'eth_blockNumber')) >= heightBeforeKill);
+  // Transactions accepted but not yet in a block at the kill were journaled and are replayed: let them land
+  // before reading the state, so it stops moving under the checks below.
+  await waitFor(async () => (await httpJson(`${second.url}/mempool`)).body.size === 0, 30_000, 'replayed transactions included');
   // Every receipt seen before the kill is served identically (status, gas, logs, block, bloom).
   for (const [hash, before] of seen) t.deepEqual(await rpcOk(second.url, 'eth_getTransactionReceipt', [hash]), before, hash);
   t.deepEqual(await rpcOk(second.url, 'eth_getTransactionReceipt', [deployTx.hash]), deployRc);

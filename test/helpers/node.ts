@@ -21,6 +21,8 @@ export const TEST_RATE_LIMIT = 1_000_000_000;
 export const TEST_NODE_ENV: NodeJS.ProcessEnv = {
   NATIVE_RATE_LIMIT_GLOBAL: String(TEST_RATE_LIMIT),
   NATIVE_RATE_LIMIT_WRITE: String(TEST_RATE_LIMIT),
+  // Never the dev chain's 50051 in tests: gRPC tests ask for port 0 (config grpcPort: 0).
+  NATIVE_GRPC_PORT: 'off',
 };
 
 /**

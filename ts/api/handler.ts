@@ -30,6 +30,8 @@ export interface ApiOptions {
   corsOrigin?: string;
   /** Per-client rate buckets; undefined = no rate limits. */
   rateLimits?: RateLimitOptions;
+  /** A limiter shared with other entrances (the WebSocket endpoint); wins over `rateLimits`. */
+  limiter?: RateLimiter | null;
   /** Proxies whose X-Forwarded-For is believed (IPs or CIDR ranges); empty = the socket peer is the client. */
   trustedProxies?: readonly string[];
   onError?: (err: unknown, req: HttpRequest) => void;
@@ -77,6 +79,11 @@ export function errorResult(err: unknown): ApiResult {
   return { status: 500, body: { success: false, error: 'internal error' } };
 }
 
+/** The rate limiter for these limits; null when both are off (it would read every client's address for nothing). */
+export function createLimiter(rl: RateLimitOptions | undefined): RateLimiter | null {
+  return rl && (rl.global > 0 || rl.write > 0) ? new RateLimiter(rl) : null;
+}
+
 /** The spec's 429 body. */
 export function rateLimitBody(limit: number, windowSecs: number): string {
   return JSON.stringify({ error: 'rate limit exceeded', limit, window_secs: windowSecs });
@@ -113,9 +120,8 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
   // find-my-way matches nothing for a malformed percent-encoding or a parameter over maxParamLength; a wildcard
   // route (the explorer's /explorer/*) still answers such paths under its prefix with its own error page.
   const wildcards = routes.filter((r) => r.path.endsWith('/*')).map((r) => ({ prefix: r.path.slice(0, -1), route: r }));
-  // No limiter when both limits are off: it would read every client's address for nothing.
   const rl = opts.rateLimits;
-  const limiter = rl && (rl.global > 0 || rl.write > 0) ? new RateLimiter(rl) : null;
+  const limiter = opts.limiter !== undefined ? opts.limiter : createLimiter(rl);
   const clientIp = new ClientIpResolver(opts.trustedProxies ?? []);
   const { onResponse, corsOrigin } = opts;
 
@@ -133,6 +139,7 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
     const status = result.status ?? 200;
     let headers = base ? (result.headers ? Object.assign(base, result.headers) : base) : result.headers;
     if (result.raw !== undefined) return { status, headers, body: result.raw };
+    if (result.stream) return { status, headers, stream: result.stream };
     if (result.body === undefined) return { status, headers };
     const body = stringifyExact(result.body);
     // Most JSON answers add no header: the shared frozen set (checked once by the HTTP layer).

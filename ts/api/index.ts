@@ -18,7 +18,8 @@ import { validatorRoutes } from './routes/validators.js';
 import { verifyApiRoutes } from './routes/verify.js';
 import type { RouteDef } from './types.js';
 
-export { createApiHandler, apiKeyMatches, apiRequestHeaders, errorResult, type ApiOptions } from './handler.js';
+export { createApiHandler, apiKeyMatches, apiRequestHeaders, createLimiter, errorResult, type ApiOptions } from './handler.js';
+export { DEFAULT_WS_LIMITS, type WsLimits, rpcWebSocket } from './ws.js';
 export type { ApiResult, RouteDef, RouteHandler } from './types.js';
 
 /** Every REST route of the node. */

@@ -1,3 +1,4 @@
+import type { HttpResponse } from '../http/index.js';
 import type { HttpRequest } from '../http/index.js';
 import type { NodeContext } from '../services/index.js';
 import type { JsonSchema } from './schema.js';
@@ -9,6 +10,8 @@ export interface ApiResult {
   headers?: Record<string, string>;
   /** Pre-serialized body (e.g. Prometheus text, HTML). */
   raw?: string;
+  /** A body written while it is produced (HttpResponse.stream: chunked, with back-pressure). */
+  stream?: HttpResponse['stream'];
 }
 
 export type RouteHandler = (ctx: NodeContext, req: HttpRequest, params: Record<string, string>) => ApiResult | Promise<ApiResult>;

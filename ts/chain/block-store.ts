@@ -2,7 +2,7 @@ import { type ReceiptRecord, decodeReceipts, encodeReceipts } from '../execution
 import type { NativeEvent } from '../ledger/events.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import { ZERO_ADDRESS } from '../ledger/units.js';
-import type { StateChanges } from '../state/state-store.js';
+import type { StateChanges, StateUndo } from '../state/state-store.js';
 import { keyBytes } from '../state/state-store.js';
 import {
   type KvOp,
@@ -24,6 +24,7 @@ import { normHash, toHex, u32be, u64be } from '../util/hex.js';
 import { type Block, decodeBlock, decodeBlockRefs, encodeBlock } from './block.js';
 import { EventIndex, type EventLocation } from './event-index.js';
 import { LogIndex, logIndexOps } from './log-index.js';
+import { type HistoryRetention, StateHistory } from './state-history.js';
 
 export interface TxLocation {
   height: number;
@@ -59,14 +60,18 @@ export class BlockStore {
   private creationIndexFrom = 0;
   /** EVM log postings (written in each block's batch) and the window's blooms. */
   readonly logIndex: LogIndex;
+  /** Change sets and the history index (written in each block's batch): reads of the state at a past height. */
+  readonly history: StateHistory;
   /** Native operation events by index term (written in each block's batch). */
   readonly eventIndex: EventIndex;
 
   constructor(
     readonly db: KvStore,
     readonly windowSize: number,
+    retention: HistoryRetention = { kind: 'full' },
   ) {
     this.logIndex = new LogIndex(db, windowSize);
+    this.history = new StateHistory(db, retention);
     this.eventIndex = new EventIndex(db);
   }
 
@@ -90,12 +95,15 @@ export class BlockStore {
       await this.db.write([{ type: 'put', key: CREATION_INDEX_FROM, value: u64be(this.creationIndexFrom) }]);
     }
     await this.logIndex.open(this.headHeight);
-    const start = this.windowStart;
-    if (this.headHeight >= 0) {
-      const rows = await this.db.range({ gte: blockKey(start), lt: blockKey(this.headHeight + 1) });
-      for (const [, v] of rows) this.remember(decodeBlock(v));
-    }
+    await this.history.open(this.headHeight);
+    await this.loadWindow();
     return this.headHeight;
+  }
+
+  private async loadWindow(): Promise<void> {
+    if (this.headHeight < 0) return;
+    const rows = await this.db.range({ gte: blockKey(this.windowStart), lt: blockKey(this.headHeight + 1) });
+    for (const [, v] of rows) this.remember(decodeBlock(v));
   }
 
   /** All persisted state entries (for StateStore rebuild). */
@@ -104,13 +112,23 @@ export class BlockStore {
     return this.db.scan({ gte: prefix, lt: prefixEnd(prefix) }, (k, v) => onEntry(k.subarray(1), v));
   }
 
+  /**
+   * Write a block with its state changes, indexes and change set in one batch. `undo` holds the value
+   * before the block of every key in `changes` (StateStore.applyChanges returns it).
+   */
   async commit(
     block: Block,
     changes: StateChanges,
     receipts: readonly ReceiptRecord[],
     encodedReceipts: Uint8Array = encodeReceipts(receipts),
+    undo: StateUndo = new Map(),
+    /** More writes for the same atomic batch (the dev chain's record of writes made between blocks). */
+    extraOps: readonly KvOp[] = [],
   ): Promise<void> {
+    if (undo.size !== changes.size) throw new Error(`block ${block.index}: undo record does not match its state changes`);
+    const prune = this.history.pruneOps(block.index);
     const ops: KvOp[] = [
+      ...extraOps,
       { type: 'put', key: blockKey(block.index), value: Buffer.from(encodeBlock(block)) },
       { type: 'put', key: receiptsKey(block.index), value: Buffer.from(encodedReceipts) },
       { type: 'put', key: blockHashKey(block.hash), value: u64be(block.index) },
@@ -122,16 +140,21 @@ export class BlockStore {
         ops.push({ type: 'put', key: creationKey(toHex(r.contractAddress)), value: txLocationValue(block.index, i) });
     });
     const counts = new Map<string, number>();
-    let fresh = 0;
+    const empty = Buffer.alloc(0);
     block.transactions.forEach((tx, i) => {
       ops.push({ type: 'put', key: txKey(tx.txid), value: txLocationValue(block.index, i) });
       for (const addr of txAddresses(tx)) {
-        ops.push({ type: 'put', key: addrTxKey(addr, block.index, i), value: Buffer.alloc(0) });
-        const before = counts.get(addr) ?? this.txCount(addr);
-        if (before === 0) fresh++;
-        counts.set(addr, before + 1);
+        ops.push({ type: 'put', key: addrTxKey(addr, block.index, i), value: empty });
+        counts.set(addr, (counts.get(addr) ?? 0) + 1);
       }
     });
+    this.loadTxCounts(counts.keys());
+    let fresh = 0;
+    for (const [addr, n] of counts) {
+      const before = this.txCount(addr);
+      if (before === 0) fresh++;
+      counts.set(addr, n + before);
+    }
     for (const [addr, n] of counts) ops.push({ type: 'put', key: addrCountKey(addr), value: u32be(n) });
     // Daily aggregates (GET /stats/daily), kept in the same batch: an address is new on the day of its first transaction.
     let day: DayRecord | null = null;
@@ -145,7 +168,11 @@ export class BlockStore {
       const key = stateKey(keyBytes(k));
       ops.push(v === null ? { type: 'del', key } : { type: 'put', key, value: v });
     }
+    // Genesis has no state before it to read: its change set would only repeat the allocation.
+    if (block.index > 0) for (const op of this.history.commitOps(block.index, undo)) ops.push(op);
+    for (const op of prune.ops) ops.push(op);
     await this.db.write(ops);
+    this.history.pruned(prune.to);
     if (day) this.days.set(day.day, day);
     events.applied();
     for (const [addr, n] of counts) this.txCounts.set(addr, n);
@@ -153,6 +180,71 @@ export class BlockStore {
     this.remember(block);
     this.windowReceipts.set(block.index, receipts);
     this.windowReceipts.delete(block.index - this.windowSize);
+  }
+
+  /**
+   * Remove every block above `height` with its indexes and change set, and put back the state values those
+   * blocks changed, in one batch (a crash leaves all of it or none). The state's change set is returned for
+   * the caller to apply to the in-memory state. Needs the change sets of those blocks (history kept).
+   */
+  async rollbackTo(height: number): Promise<StateChanges> {
+    const ops: KvOp[] = [];
+    const restore: StateChanges = new Map();
+    const countDelta = new Map<string, number>();
+    const dropped: { height: number; receipts: readonly ReceiptRecord[] }[] = [];
+    const removed: Block[] = [];
+    for (let h = this.headHeight; h > height; h--) {
+      const block = await this.getBlock(h);
+      if (!block) throw new Error(`block ${h} missing from the store`);
+      const changeSet = this.history.changeSet(h);
+      // Heights descend: an older block's previous value overrides a newer one's.
+      for (const [k, prev] of changeSet) restore.set(k, prev ?? null);
+      ops.push(...this.history.dropOps(h, changeSet));
+      ops.push(
+        { type: 'del', key: blockKey(h) },
+        { type: 'del', key: receiptsKey(h) },
+        { type: 'del', key: blockHashKey(block.hash) },
+      );
+      const receipts = (await this.receipts(h)) ?? [];
+      dropped.push({ height: h, receipts });
+      removed.push(block);
+      receipts.forEach((r) => {
+        if (r.contractAddress) ops.push({ type: 'del', key: creationKey(toHex(r.contractAddress)) });
+      });
+      for (const op of logIndexOps(h, receipts)) ops.push({ type: 'del', key: op.key });
+      block.transactions.forEach((tx, i) => {
+        ops.push({ type: 'del', key: txKey(tx.txid) });
+        for (const addr of txAddresses(tx)) {
+          ops.push({ type: 'del', key: addrTxKey(addr, h, i) });
+          countDelta.set(addr, (countDelta.get(addr) ?? 0) - 1);
+        }
+      });
+    }
+    for (const [addr, d] of countDelta) {
+      const n = this.txCount(addr) + d;
+      ops.push(n > 0 ? { type: 'put', key: addrCountKey(addr), value: u32be(n) } : { type: 'del', key: addrCountKey(addr) });
+    }
+    for (const [k, v] of restore) {
+      const key = stateKey(keyBytes(k));
+      ops.push(v === null ? { type: 'del', key } : { type: 'put', key, value: v });
+    }
+    const days = await this.dayRollback(height, removed.reverse(), (addr) => this.txCount(addr) + (countDelta.get(addr) ?? 0));
+    for (const op of days.ops) ops.push(op);
+    const events = this.eventIndex.dropOps(dropped);
+    for (const op of events.ops) ops.push(op);
+    ops.push({ type: 'put', key: HEAD, value: u64be(height) });
+    await this.db.write(ops);
+    events.applied();
+    days.applied();
+    this.window.clear();
+    this.windowReceipts.clear();
+    this.recentTx.clear();
+    this.txCounts.clear();
+    this.logIndex.blooms.truncate(height);
+    this.history.rolledBack(height);
+    this.headHeight = height;
+    await this.loadWindow();
+    return restore;
   }
 
   /**
@@ -255,6 +347,71 @@ export class BlockStore {
     if (hit) return hit;
     const raw = await this.db.get(txKey(id));
     return raw ? { height: Number(raw.readBigUInt64BE(0)), index: raw.readUInt32BE(8) } : null;
+  }
+
+  /** Cache the counts of these addresses with one multi-get (a block's senders, instead of one read each). */
+  private loadTxCounts(addresses: Iterable<string>): void {
+    const missing = [...addresses].filter((a) => !this.txCounts.has(a));
+    if (missing.length === 0) return;
+    const raw = this.db.getManySync(missing.map(addrCountKey));
+    missing.forEach((a, i) => this.txCounts.set(a, raw[i] ? (raw[i] as Buffer).readUInt32BE(0) : 0));
+  }
+
+  /**
+   * Rollback of the daily aggregates: each removed block (ascending) leaves its day's record, with the addresses
+   * it saw first (their count after the rollback is 0); the new head is the last block of its day.
+   */
+  private async dayRollback(
+    height: number,
+    removed: readonly Block[],
+    countAfter: (addr: string) => number,
+  ): Promise<{ ops: KvOp[]; applied: () => void }> {
+    const head = (await this.getBlock(height)) as Block;
+    const adjust = new Map<number, { blocks: number; txs: number; fresh: number }>();
+    const seen = new Set<string>();
+    for (const b of removed) {
+      const d = dayOf(b.timestamp);
+      const a = adjust.get(d) ?? { blocks: 0, txs: 0, fresh: 0 };
+      a.blocks++;
+      a.txs += b.transactions.length;
+      for (const tx of b.transactions) {
+        for (const addr of txAddresses(tx)) {
+          if (seen.has(addr) || countAfter(addr) > 0) continue;
+          seen.add(addr);
+          a.fresh++;
+        }
+      }
+      adjust.set(d, a);
+    }
+    const ops: KvOp[] = [];
+    const records = new Map<number, DayRecord | null>();
+    for (const [d, a] of adjust) {
+      const prev = this.dayRecord(d);
+      const blocks = prev.blocks - a.blocks;
+      if (blocks <= 0) {
+        ops.push({ type: 'del', key: dayKey(d) });
+        records.set(d, null);
+        continue;
+      }
+      const rec: DayRecord = {
+        ...prev,
+        blocks,
+        txs: prev.txs - a.txs,
+        new_addresses: prev.new_addresses - a.fresh,
+        last_ts: d === dayOf(head.timestamp) ? head.timestamp : prev.last_ts,
+      };
+      ops.push({ type: 'put', key: dayKey(d), value: Buffer.from(JSON.stringify(rec)) });
+      records.set(d, rec);
+    }
+    return {
+      ops,
+      applied: () => {
+        for (const [d, rec] of records) {
+          if (rec) this.days.set(d, rec);
+          else this.days.delete(d);
+        }
+      },
+    };
   }
 
   /** Aggregates of a UTC day (day = Unix seconds / 86400), from the record written with its blocks. */
@@ -383,7 +540,13 @@ export class BlockStore {
   }
 }
 
-const txLocationValue = (height: number, index: number): Buffer => Buffer.concat([u64be(height), u32be(index)]);
+function txLocationValue(height: number, index: number): Buffer {
+  const b = Buffer.allocUnsafe(12);
+  b.writeUInt32BE(Math.floor(height / 0x1_0000_0000), 0);
+  b.writeUInt32BE(height >>> 0, 4);
+  b.writeUInt32BE(index, 8);
+  return b;
+}
 
 /** Location encoded in an address-history key ('A' + addr20 + height u64 + index u32). */
 const addrTxLocation = (k: Buffer): TxLocation => ({ height: Number(k.readBigUInt64BE(21)), index: k.readUInt32BE(29) });

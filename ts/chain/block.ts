@@ -8,6 +8,7 @@ import {
   transactionFields,
 } from '../ledger/transaction.js';
 import { bigToBytes, bytesToBig, fromHex, to0x, toHex } from '../util/hex.js';
+import { rlpBytesList } from '../util/rlp-hex.js';
 
 /** `DPoS` is the stake-weighted phase before BFT finality runs (fewer than 4 validators, or no BFT engine). */
 export type ConsensusPhase = 'PoA' | 'DPoS' | 'DPoS+BFT';
@@ -166,6 +167,11 @@ export function headerOf(b: Block): BlockHeader {
 
 /** Block encoding: RLP [header, signature, justification, [typed tx encodings]] (v0: txs as field lists). */
 export function encodeBlock(b: Block): Uint8Array {
+  if (b.version !== 0) {
+    // Built in one allocation per list (the transaction list is the bulk of a block).
+    const sig = b.signature ? fromHex(b.signature) : new Uint8Array(0);
+    return rlpBytesList([encodeHeader(headerOf(b)), sig, b.justification], [rlpBytesList(b.transactions.map(encodeTransaction))]);
+  }
   return RLP.encode([
     encodeHeader(headerOf(b)),
     b.signature ? fromHex(b.signature) : new Uint8Array(0),

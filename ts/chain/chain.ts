@@ -8,8 +8,9 @@ import type { NativeRuleContext } from '../ledger/rules.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import { baseToWei } from '../ledger/units.js';
 import { getAccount, putAccount } from '../state/accounts.js';
-import { StateOverlay, StateStore, type StateUndo } from '../state/state-store.js';
+import { type StateChanges, StateOverlay, StateStore, type StateUndo } from '../state/state-store.js';
 import type { KvStore } from '../storage/index.js';
+import { NodeError } from '../util/errors.js';
 import { fromHex, toHex } from '../util/hex.js';
 import {
   type Block,
@@ -22,6 +23,8 @@ import {
   txMerkleRoot,
 } from './block.js';
 import { BlockStore } from './block-store.js';
+import { PendingDevWrites } from './dev-patches.js';
+import { type HistoricalStateView, type HistoryRetention, HistoryUnavailableError } from './state-history.js';
 import { type ChainParams, ledgerParams } from './params.js';
 import { consensusPhaseAt } from './schedule.js';
 import { type AppliedBlock, type BlockContext, txRuleContext, validateAndApply, validateExecuted } from './validate-block.js';
@@ -47,6 +50,25 @@ export interface Execution {
 export interface ChainEvents {
   /** A committed block, its execution, and the undo record of its state changes (tracing keeps recent ones). */
   block: [Block, ExecutionResult | null, StateUndo];
+  /** The chain was rolled back: the head is now the block at this height; the state keys the rollback changed. */
+  rollback: [number, ReadonlySet<string>];
+}
+
+/** Options of a chain beyond its parameters. */
+export interface ChainOptions {
+  /** Change sets kept for reads at past heights and rollbacks (default: every block). */
+  history?: HistoryRetention;
+}
+
+/** A height that is not a block of the chain (negative, or above the head). */
+export class NoSuchHeightError extends NodeError {
+  readonly code = 'NO_SUCH_HEIGHT';
+  constructor(
+    readonly height: number,
+    readonly head: number,
+  ) {
+    super(`block ${height} does not exist (the head is ${head})`, 404, -32000);
+  }
 }
 
 /**
@@ -59,6 +81,8 @@ export class Chain extends EventEmitter<ChainEvents> {
   private headBlock!: Block;
   /** Set while a proposal's state is in the trie but not yet the head (between propose and commit/abandon). */
   private pending: { done: Promise<void>; resolve: () => void } | null = null;
+  /** Dev chain only: state written between blocks, folded into the next block (dev-patches.ts). */
+  readonly devWrites: PendingDevWrites | null;
   /** The node's clock in Unix seconds (block timestamps, the future-drift rules); tests move it. */
   now: () => number = () => Math.floor(Date.now() / 1000);
 
@@ -66,9 +90,11 @@ export class Chain extends EventEmitter<ChainEvents> {
     readonly params: ChainParams,
     db: KvStore,
     windowSize: number,
+    opts: ChainOptions = {},
   ) {
     super();
-    this.blocks = new BlockStore(db, windowSize);
+    this.blocks = new BlockStore(db, windowSize, opts.history);
+    this.devWrites = params.network === 'dev' ? new PendingDevWrites(db) : null;
   }
 
   get head(): Block {
@@ -106,18 +132,34 @@ export class Chain extends EventEmitter<ChainEvents> {
       await this.writeGenesis();
       return;
     }
-    await this.blocks.scanState((k, v) => this.state.load(Buffer.from(k), Buffer.from(v)));
+    // The key only becomes a map key (a string); the value is copied into the shared pool (fewer buffers for the GC).
+    await this.blocks.scanState((k, v) => this.state.load(k, Buffer.from(v)));
     this.headBlock = (await this.blocks.getBlock(height)) as Block;
     const root = toHex(this.state.root());
     if (root !== this.headBlock.state_root) {
       throw new Error(`state root mismatch at height ${height}: disk state ${root}, block ${this.headBlock.state_root}`);
+    }
+    await this.devWrites?.restore(this.state);
+  }
+
+  /**
+   * Dev chain: write state outside any block (anvil_setBalance and friends). Visible at once; recorded with
+   * the next block, whose state root covers it (dev-patches.ts, docs/dev-chain.md).
+   */
+  async writeDevState(writes: StateChanges): Promise<void> {
+    if (!this.devWrites) throw new Error('state can be written outside blocks only on the dev chain');
+    await this.acquire();
+    try {
+      await this.devWrites.apply(this.state, writes);
+    } finally {
+      this.settle();
     }
   }
 
   private async writeGenesis(): Promise<void> {
     const overlay = new StateOverlay(this.state);
     applyGenesisAlloc(this.params, overlay);
-    this.state.applyChanges(overlay.changes);
+    const undo = this.state.applyChanges(overlay.changes);
     const header: BlockHeader = {
       version: HEADER_VERSION,
       index: 0,
@@ -140,7 +182,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       justification: new Uint8Array(0),
       transactions: [],
     };
-    await this.blocks.commit(block, overlay.changes, []);
+    await this.blocks.commit(block, overlay.changes, [], undefined, undo);
     this.headBlock = block;
   }
 
@@ -155,6 +197,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       tokenomicsV2Height: this.params.activation.tokenomicsV2,
       evmActivationHeight: this.params.activation.evm,
       ledger: ledgerParams(this.params),
+      devChain: this.params.network === 'dev',
       blockHash: async (h) => {
         const b = await this.blocks.getBlock(h);
         return b ? fromHex(b.hash) : null;
@@ -280,16 +323,58 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /** Persist a proposal atomically and make it the head. On a write failure the trie is rolled back. */
   async commit(p: AppliedBlock): Promise<void> {
+    const ownUndo = p.undo;
+    // Dev writes made since the last block become part of this one (its changes, undo and a replay record).
+    const extra = this.devWrites?.foldInto(p.block.index, p) ?? [];
     try {
-      await this.blocks.commit(p.block, p.changes, p.result.receipts, p.encodedReceipts);
+      await this.blocks.commit(p.block, p.changes, p.result.receipts, p.encodedReceipts, p.undo, extra);
     } catch (err) {
-      this.state.revert(p.undo);
+      this.state.revert(ownUndo);
       this.settle();
       throw err;
     }
+    this.devWrites?.clear();
     this.headBlock = p.block;
     this.settle();
     this.emit('block', p.block, p.result, p.undo);
+  }
+
+  /**
+   * A read-only view of the state after block `height` (any height from the oldest the history keeps up
+   * to the head), unchanged while later blocks are committed. Release it when done.
+   * Throws NoSuchHeightError above the head, HistoryUnavailableError below the history kept.
+   */
+  async stateAt(height: number): Promise<HistoricalStateView> {
+    await this.settled();
+    const head = this.height;
+    if (!Number.isSafeInteger(height) || height < 0 || height > head) throw new NoSuchHeightError(height, head);
+    return this.blocks.history.view(height, head, this.state.snapshot());
+  }
+
+  /**
+   * Make the block at `height` the head again: later blocks, their indexes and change sets are removed and
+   * the state they changed is put back, in one atomic batch (docs/storage.md, "Rollback"). Views opened
+   * before stop answering (StaleStateViewError). Emits `rollback`. The mempool is the caller's to reconcile.
+   */
+  async rollbackTo(height: number): Promise<void> {
+    await this.acquire();
+    let changed: ReadonlySet<string> = new Set();
+    try {
+      const head = this.height;
+      if (!Number.isSafeInteger(height) || height < 0 || height > head) throw new NoSuchHeightError(height, head);
+      if (height < this.blocks.history.oldest) throw new HistoryUnavailableError(height, this.blocks.history.oldest);
+      if (height === head) return;
+      const target = (await this.blocks.getBlock(height)) as Block;
+      const restore = await this.blocks.rollbackTo(height);
+      changed = new Set(restore.keys());
+      this.state.applyChanges(restore);
+      this.headBlock = target;
+      const root = toHex(this.state.root());
+      if (root !== target.state_root) throw new Error(`state root mismatch after rollback to ${height}: ${root}`);
+    } finally {
+      this.settle();
+    }
+    this.emit('rollback', height, changed);
   }
 
   /** Drop a proposal that will not be committed. */

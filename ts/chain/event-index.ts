@@ -63,4 +63,27 @@ export class EventIndex {
     for (const [term, n] of counts) ops.push({ type: 'put', key: eventCountKey(term), value: u64be(n) });
     return { ops, applied: () => counts.forEach((n, term) => this.counts.set(term, n)) };
   }
+
+  /**
+   * Rollback: the batch operations removing the events of these blocks and lowering their terms' counts;
+   * `applied()` then updates the cached counts.
+   */
+  dropOps(blocks: readonly { height: number; receipts: readonly ReceiptRecord[] }[]): { ops: KvOp[]; applied: () => void } {
+    const ops: KvOp[] = [];
+    const counts = new Map<string, number>();
+    for (const { height, receipts } of blocks) {
+      receipts.forEach((r, txIndex) => {
+        r.events?.forEach((e: NativeEvent, eventIndex) => {
+          for (const term of new Set(this.termsOf(e))) {
+            ops.push({ type: 'del', key: eventIndexKey(term, height, txIndex, eventIndex) });
+            counts.set(term, (counts.get(term) ?? this.count(term)) - 1);
+          }
+        });
+      });
+    }
+    for (const [term, n] of counts) {
+      ops.push(n > 0 ? { type: 'put', key: eventCountKey(term), value: u64be(n) } : { type: 'del', key: eventCountKey(term) });
+    }
+    return { ops, applied: () => counts.forEach((n, term) => this.counts.set(term, n)) };
+  }
 }

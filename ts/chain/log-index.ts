@@ -103,6 +103,11 @@ export class BloomWindow {
     if (height > this.top) this.top = height;
   }
 
+  /** Forget heights above `height` (a rollback); their slots are written again as blocks arrive. */
+  truncate(height: number): void {
+    this.top = Math.min(this.top, height);
+  }
+
   /**
    * Heights in [from, to] (within oldest..newest) whose bloom may hold every group (each group: one item
    * of it); with no groups, the heights with any log.

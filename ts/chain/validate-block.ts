@@ -274,7 +274,7 @@ function checkTransactions(ctx: BlockContext, b: Block): void {
     try {
       if (isEvmTransaction(tx)) {
         if (b.index < ctx.params.activation.evm) throw new TxRuleError('EVM not active yet', 'not_active');
-        checkStoredEvmTransaction(tx, common);
+        checkStoredEvmTransaction(tx, common, ctx.params.network === 'dev');
       } else {
         const { digest } = checkNativeTransaction(tx, rules);
         if (!isSignatureVerified(tx)) toVerify.push({ tx, digest });

@@ -2,6 +2,7 @@ import { StateOverlay, StateStore } from '../state/state-store.js';
 import { toHex } from '../util/hex.js';
 import { type Block, blockHash, headerOf, txMerkleRoot } from './block.js';
 import { type Chain, applyGenesisAlloc } from './chain.js';
+import { readDevPatch } from './dev-patches.js';
 import { type BlockRule, InvalidBlockError, validateAndApply } from './validate-block.js';
 
 export interface ChainValidation {
@@ -53,6 +54,9 @@ export async function validateChain(chain: Chain, upTo = chain.height): Promise<
       }
       if (toHex(state.root()) !== b.state_root) return result(h, 'genesis', 'genesis state root differs from the allocation');
     } else {
+      // The dev chain's writes made between blocks are part of the next block (dev-patches.ts).
+      const devWrites = chain.params.network === 'dev' ? await readDevPatch(chain.blocks.db, h) : null;
+      if (devWrites) state.applyChanges(devWrites);
       try {
         await validateAndApply(
           {

@@ -52,6 +52,16 @@ export class PoaEngine implements ConsensusEngine {
     this.schedule();
   }
 
+  /** Whether the block timer runs. */
+  get running(): boolean {
+    return !this.stopped;
+  }
+
+  /** The block interval from the next slot on (the dev chain's evm_setIntervalMining). */
+  setBlockTimeMs(ms: number): void {
+    this.opts.blockTimeMs = ms;
+  }
+
   private schedule(): void {
     if (this.stopped) return;
     // Aim each block at a multiple of the block time, so production time does not drift the cadence.
@@ -83,10 +93,11 @@ export class PoaEngine implements ConsensusEngine {
   /**
    * Build, execute and commit one block from the mempool (also used by tests and benches). `slot`: the
    * wall-clock time (ms) the block was scheduled for; it is late when committed after slot + blockTimeMs.
+   * `maxTxs`: fewer transactions than a block may hold (the dev chain's automine makes a block per transaction).
    */
-  async produce(slot = Date.now()): Promise<ProducedBlockInfo> {
+  async produce(slot = Date.now(), maxTxs = this.opts.maxBlockTxs): Promise<ProducedBlockInfo> {
     const t0 = performance.now();
-    const txs = this.mempool.take(this.opts.maxBlockTxs);
+    const txs = this.mempool.take(Math.min(maxTxs, this.opts.maxBlockTxs));
     const exec = await this.chain.execute(txs, this.key.address, this.chain.now(), this.opts.packGasLimit);
     // seal() makes the block's state live in the trie; the pool must change in the same tick, as
     // admission (which runs between awaits) reads both.

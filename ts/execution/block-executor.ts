@@ -36,6 +36,8 @@ export interface BlockEnv {
   lastCommit?: readonly string[];
   /** Hash (32 bytes) of an earlier block, for the BLOCKHASH opcode. */
   blockHash: (height: number) => Promise<Uint8Array | null>;
+  /** A dev chain: impersonated transactions (impersonation.ts) are valid. */
+  devChain?: boolean;
   /**
    * Proposer's packing limit (docs/evm.md "Block time"): EVM transactions beyond it are deferred, except
    * the block's first, which may use up to BLOCK_GAS_LIMIT. Absent when validating: 30M is the rule.
@@ -88,7 +90,8 @@ export const operationEnv = (env: BlockEnv): OperationEnv => ({
 function statelessRuleError(tx: SignedTransaction, env: BlockEnv): string | null {
   try {
     if (isEvmTransaction(tx)) {
-      if (env.height >= env.evmActivationHeight) checkStoredEvmTransaction(tx, chainCommon(env.chainId, env.hardfork));
+      if (env.height >= env.evmActivationHeight)
+        checkStoredEvmTransaction(tx, chainCommon(env.chainId, env.hardfork), env.devChain);
     } else checkNativeTransaction(tx, ruleContext(env));
     return null;
   } catch (err) {

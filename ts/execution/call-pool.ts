@@ -10,7 +10,6 @@ import { availableParallelism } from 'node:os';
 import { MessagePort as MessagePortClass, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { NS, accountKey, codeKey } from '../state/accounts.js';
-import type { StateSnapshot } from '../state/snapshots.js';
 import type { KeyStr } from '../state/state-store.js';
 import { ZERO_ADDRESS } from '../ledger/units.js';
 import type { BlockEnv } from './block-executor.js';
@@ -45,11 +44,20 @@ export interface CallPoolOptions extends CallLimits {
   onError?: (err: unknown) => void;
 }
 
+/**
+ * The state a call reads, unchanged while it runs: a snapshot of the head (snapshots.ts) or a view of a
+ * past height (chain/state-history.ts). Synchronous reads: the pool answers workers from it in one tick.
+ */
+export interface CallState {
+  get(key: KeyStr): Buffer | undefined;
+  storageKeysOf(addressLatin1: string): ReadonlySet<KeyStr>;
+}
+
 /** One call to run: its kind, the environment of the next block, the state it reads. */
 export interface CallRequest {
   kind: CallKind;
   env: BlockEnv;
-  snapshot: StateSnapshot;
+  snapshot: CallState;
   args: CallArgs;
   /** estimate: the highest gas limit searched. */
   cap: bigint;
@@ -68,6 +76,14 @@ export class CallPoolBusyError extends Error {
   }
 }
 
+/** A call after the pool closed (the node is stopping). */
+export class CallPoolClosedError extends Error {
+  readonly code = 'CALL_POOL_CLOSED';
+  constructor() {
+    super('the node is stopping: EVM calls are no longer served');
+  }
+}
+
 /** In-process: the same code as a worker runs, on the calling thread (nothing else runs meanwhile). */
 export class InProcessCallRunner implements CallRunner {
   constructor(
@@ -82,7 +98,7 @@ export class InProcessCallRunner implements CallRunner {
 
 /** A call on a worker: what its state requests are answered from. */
 interface Live {
-  snapshot: StateSnapshot;
+  snapshot: CallState;
   env: BlockEnv;
 }
 
@@ -117,7 +133,7 @@ function serve(port: MessagePort, live: ReadonlyMap<number, Live>): void {
 }
 
 /** A contract's account comes with its code: the EVM reads the code right after (one round trip saved). */
-function withCode(snapshot: StateSnapshot, key: KeyStr): [KeyStr, Uint8Array | null][] {
+function withCode(snapshot: CallState, key: KeyStr): [KeyStr, Uint8Array | null][] {
   const v = snapshot.get(key) ?? null;
   const out: [KeyStr, Uint8Array | null][] = [[key, v]];
   if (v !== null && key.charCodeAt(0) === NS.account && v.length >= 72) {
@@ -128,7 +144,7 @@ function withCode(snapshot: StateSnapshot, key: KeyStr): [KeyStr, Uint8Array | n
 }
 
 /** The values a call reads first, sent with the task. */
-function prefetch(snapshot: StateSnapshot, args: CallArgs): [KeyStr, Uint8Array | null][] {
+function prefetch(snapshot: CallState, args: CallArgs): [KeyStr, Uint8Array | null][] {
   const keys: KeyStr[] = [];
   if (args.to) keys.push(accountKey(args.to), codeKey(args.to));
   // The EVM reads the caller's account first (the zero address when the call names none).
@@ -151,7 +167,10 @@ export class CallPool implements CallRunner {
   private readonly queue: Waiting[] = [];
   /** Calls on workers by task id: their state requests are answered from these. */
   private readonly live = new Map<number, Live>();
+  /** The workers' state ports: closed with the pool (a port of a worker terminated mid-call stays open otherwise). */
+  private readonly ports = new Set<MessagePort>();
   private nextTask = 1;
+  private closed = false;
   readonly gasCap: bigint;
   readonly timeoutMs: number;
 
@@ -175,6 +194,8 @@ export class CallPool implements CallRunner {
    * worker sends its state port as it starts (call-worker.ts); a replaced worker sends a new one.
    */
   private piscina(): Piscina {
+    // A call that waited for a slot while the pool closed must not start a new pool (it would outlive the node).
+    if (this.closed) throw new CallPoolClosedError();
     if (!this.pool) {
       this.pool = new Piscina({
         filename: new URL('./call-worker.js', import.meta.url).href,
@@ -187,7 +208,11 @@ export class CallPool implements CallRunner {
       });
       this.pool.on('message', (m: unknown) => {
         const port = (m as Record<string, unknown> | null)?.[STATE_PORT];
-        if (port instanceof MessagePortClass) serve(port, this.live);
+        if (port instanceof MessagePortClass) {
+          this.ports.add(port);
+          port.once('close', () => this.ports.delete(port));
+          serve(port, this.live);
+        }
       });
       // Without a listener an 'error' event would throw on the main thread.
       this.pool.on('error', (err: unknown) => this.opts.onError?.(err));
@@ -196,6 +221,7 @@ export class CallPool implements CallRunner {
   }
 
   async run(req: CallRequest): Promise<CallReply> {
+    if (this.closed) throw new CallPoolClosedError();
     if (this.pending >= this.capacity) throw new CallPoolBusyError(this.capacity);
     const deadline = Date.now() + this.timeoutMs;
     if (this.running < this.opts.workers) this.running++;
@@ -265,8 +291,16 @@ export class CallPool implements CallRunner {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    // Waiting calls end now (with CallPoolClosedError), not at their deadline.
+    for (const w of this.queue.splice(0)) {
+      clearTimeout(w.timer);
+      w.start();
+    }
     const p = this.pool;
     this.pool = null;
     await p?.destroy();
+    for (const port of this.ports) port.close();
+    this.ports.clear();
   }
 }

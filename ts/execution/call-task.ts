@@ -4,12 +4,20 @@
  */
 import type { KeyStr } from '../state/state-store.js';
 import type { BlockEnv } from './block-executor.js';
-import { type CallArgs, type CallOutcome, type EstimateOutcome, estimateCallGas, simulateCall } from './call.js';
+import {
+  type AccessListOutcome,
+  type CallArgs,
+  type CallOutcome,
+  type EstimateOutcome,
+  createAccessList,
+  estimateCallGas,
+  simulateCall,
+} from './call.js';
 import { CallTimeoutError } from './deadline.js';
 import { RemoteStateView, type StateChannel } from './remote-state.js';
 import type { EvmBaseState } from './state-adapter.js';
 
-export type CallKind = 'call' | 'estimate';
+export type CallKind = 'call' | 'estimate' | 'accessList';
 
 /** The block environment without its BLOCKHASH callback (which the worker asks the main thread for). */
 export type CallEnvData = Omit<BlockEnv, 'blockHash'>;
@@ -31,6 +39,7 @@ export interface CallTask {
 export type CallReply =
   | { kind: 'call'; outcome: CallOutcome }
   | { kind: 'estimate'; outcome: EstimateOutcome }
+  | { kind: 'accessList'; outcome: AccessListOutcome }
   | { kind: 'timeout' };
 
 /**
@@ -52,6 +61,10 @@ export async function runCall(
 ): Promise<CallReply> {
   try {
     if (kind === 'call') return { kind, outcome: detach(await simulateCall(env, view, args, deadline)) };
+    if (kind === 'accessList') {
+      const outcome = await createAccessList(env, view, args, deadline);
+      return { kind, outcome: outcome.failure ? { ...outcome, failure: detach(outcome.failure) } : outcome };
+    }
     const outcome = await estimateCallGas(env, view, args, cap, deadline);
     return { kind, outcome: outcome.ok ? outcome : { ...outcome, failure: detach(outcome.failure) } };
   } catch (err) {

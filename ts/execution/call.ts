@@ -6,6 +6,7 @@ import type { VM } from '@ethereumjs/vm';
 import { codeKey } from '../state/accounts.js';
 import { StateOverlay } from '../state/state-store.js';
 import { BLOCK_GAS_LIMIT, type BlockEnv } from './block-executor.js';
+import { chainCommon } from './common.js';
 import { CallTimeoutError } from './deadline.js';
 import type { EvmBaseState } from './state-adapter.js';
 import { type PooledVm, acquireVm, releaseVm } from './vm-pool.js';
@@ -30,6 +31,14 @@ export interface CallOutcome {
   reverted: boolean;
   /** Gas the whole transaction would be charged: intrinsic + execution (after refunds). */
   gasUsed: bigint;
+  /** The contract a creation call made (0x-prefixed, lower case). */
+  created?: string;
+}
+
+/** One EIP-2930 access list entry in its JSON-RPC form (addresses and keys lower-case, 0x-prefixed). */
+export interface AccessListItem {
+  address: string;
+  storageKeys: string[];
 }
 
 /** Intrinsic gas of a transaction with these fields, by building it (what runTx charges). */
@@ -118,13 +127,92 @@ export async function simulateCall(
   args: CallArgs,
   deadline = Number.POSITIVE_INFINITY,
 ): Promise<CallOutcome> {
+  return (await traced(env, view, args, deadline, false)).outcome;
+}
+
+async function traced(
+  env: BlockEnv,
+  view: EvmBaseState,
+  args: CallArgs,
+  deadline: number,
+  reportAccess: boolean,
+): Promise<{ outcome: CallOutcome; accessed: AccessListItem[] }> {
   const c = await acquireVm(env, new StateOverlay(view), view);
   try {
     c.guard.deadline = deadline;
-    return await runOn(c, args);
+    const journal = c.vm.evm.journal;
+    if (reportAccess) journal.startReportingAccessList();
+    const outcome = await runOn(c, args);
+    const accessed: AccessListItem[] = [];
+    for (const [address, slots] of journal.accessList ?? []) {
+      accessed.push({ address: `0x${address}`, storageKeys: [...slots].map((k) => `0x${k.padStart(64, '0')}`) });
+    }
+    return { outcome, accessed };
   } finally {
+    delete c.vm.evm.journal.accessList;
     releaseVm(c);
   }
+}
+
+/** Most rounds eth_createAccessList runs before it answers with the last list (geth stops when it repeats). */
+const MAX_ACCESS_LIST_ROUNDS = 8;
+
+export interface AccessListOutcome {
+  accessList: AccessListItem[];
+  /** Gas of the call with that access list. */
+  gasUsed: bigint;
+  /** Why the call failed with it, if it did (geth's `error` field). */
+  failure?: CallOutcome;
+}
+
+const sameList = (a: AccessListItem[], b: AccessListItem[]): boolean =>
+  a.length === b.length && a.every((x, i) => x.address === b[i].address && x.storageKeys.join() === b[i].storageKeys.join());
+
+/**
+ * eth_createAccessList as geth computes it: run the call with the current list, collect what it touched
+ * (addresses and slots, leaving out the sender, the recipient or created contract and the precompiles),
+ * and repeat with that list until it stops changing; answer the list and the gas used with it.
+ */
+export async function createAccessList(
+  env: BlockEnv,
+  view: EvmBaseState,
+  args: CallArgs,
+  deadline = Number.POSITIVE_INFINITY,
+): Promise<AccessListOutcome> {
+  const common = chainCommon(env.chainId, env.hardfork);
+  let list: AccessListItem[] = (args.accessList ?? []).map((i) => ({
+    address: i.address.toLowerCase(),
+    storageKeys: i.storageKeys.map((k) => k.toLowerCase()),
+  }));
+  for (let round = 0; ; round++) {
+    const { outcome, accessed } = await traced(env, view, { ...args, accessList: list }, deadline, true);
+    const skip = new Set<string>([(args.from ?? `0x${'00'.repeat(20)}`).toLowerCase()]);
+    if (args.to) skip.add(args.to.toLowerCase());
+    if (outcome.created) skip.add(outcome.created);
+    // Entries of the list this round ran with were warm from the start (never reported again): they stay,
+    // as in geth, whose tracer starts from the previous list.
+    const merged = new Map<string, Set<string>>();
+    for (const i of [...list, ...accessed]) {
+      if (skip.has(i.address) || isPrecompile(i.address, common)) continue;
+      const keys = merged.get(i.address) ?? new Set<string>();
+      for (const k of i.storageKeys) keys.add(k);
+      merged.set(i.address, keys);
+    }
+    const next = [...merged]
+      .map(([address, keys]) => ({ address, storageKeys: [...keys].sort() }))
+      .sort((a, b) => a.address.localeCompare(b.address));
+    if (sameList(next, list) || round + 1 >= MAX_ACCESS_LIST_ROUNDS) {
+      return { accessList: next, gasUsed: outcome.gasUsed, failure: outcome.ok ? undefined : outcome };
+    }
+    list = next;
+  }
+}
+
+/** Precompiles are always warm; geth leaves them out of generated lists. */
+function isPrecompile(address: string, common: Common): boolean {
+  const n = BigInt(address);
+  // 0x01..0x11 covers every precompile up to Prague (0x0a point evaluation, 0x0b-0x11 BLS12-381).
+  return n >= 1n && n <= (common.isActivatedEIP(2537) ? 0x11n : 0x0an);
 }
 
 /** EIP-3860's limit on contract creation code: twice the EIP-170 code size limit (49152 bytes). */
@@ -195,7 +283,8 @@ async function runOn(c: PooledVm, args: CallArgs): Promise<CallOutcome> {
       gasUsed,
     };
   }
-  return { ok: true, returnValue: ex.returnValue, reverted: false, gasUsed };
+  const created = result.createdAddress?.toString().toLowerCase();
+  return { ok: true, returnValue: ex.returnValue, reverted: false, gasUsed, ...(created ? { created } : {}) };
 }
 
 /** eth_estimateGas's answer: the gas, or the failing run at the cap (a revert or another EVM error). */

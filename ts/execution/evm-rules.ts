@@ -9,15 +9,17 @@ import { TxRuleError } from '../ledger/rules.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT } from './block-executor.js';
 import { decodeRawTransaction, evmToSignedTransaction, maxPricePerGas, rememberTypedTransaction } from './evm-tx.js';
+import { impersonatedSender } from './impersonation.js';
 
 /** The raw bytes are not an Ethereum transaction at all (admission answers -32602 for these). */
 export class MalformedRawTransactionError extends TxRuleError {}
 
 /**
  * Decode raw bytes into a signed, replay-protected transaction for this chain. Throws TxRuleError
- * (chain_id, signature) or MalformedRawTransactionError.
+ * (chain_id, signature) or MalformedRawTransactionError. `impersonation`: a dev chain's impersonated
+ * transaction (impersonation.ts) is accepted; elsewhere its marker is an invalid signature.
  */
-export function decodeSignedEvmTransaction(raw: Uint8Array, common: Common): TypedTransaction {
+export function decodeSignedEvmTransaction(raw: Uint8Array, common: Common, impersonation = false): TypedTransaction {
   let typed: TypedTransaction;
   try {
     typed = decodeRawTransaction(raw, common);
@@ -28,6 +30,8 @@ export function decodeSignedEvmTransaction(raw: Uint8Array, common: Common): Typ
     throw new MalformedRawTransactionError(`invalid raw transaction: ${msg}`, 'integrity');
   }
   if (!typed.isSigned()) throw new TxRuleError('Invalid transaction: transaction is not signed', 'signature');
+  if (!impersonation && impersonatedSender(typed) !== null)
+    throw new TxRuleError('Invalid transaction: invalid signature', 'signature');
   if (typed.type === 0 && !typed.supports(Capability.EIP155ReplayProtection)) {
     throw new TxRuleError('Invalid transaction: only replay-protected (EIP-155) transactions are accepted', 'chain_id');
   }
@@ -67,13 +71,13 @@ const checked = new WeakSet<SignedTransaction>();
  * decode and verify, the stored fields equal what the bytes say, gas and fee caps hold. Runs once per
  * transaction object.
  */
-export function checkStoredEvmTransaction(tx: SignedTransaction, common: Common): void {
+export function checkStoredEvmTransaction(tx: SignedTransaction, common: Common, impersonation = false): void {
   if (checked.has(tx)) return;
   if (!/^[0-9a-f]*$/.test(tx.signature) || tx.signature.length % 2 !== 0) {
     throw new TxRuleError('Invalid transaction: raw EVM bytes are not hex', 'integrity');
   }
   const raw = Buffer.from(tx.signature, 'hex');
-  const typed = decodeSignedEvmTransaction(raw, common);
+  const typed = decodeSignedEvmTransaction(raw, common, impersonation);
   const derived = storedEvmTransaction(typed, raw, tx.timestamp);
   for (const f of ['txid', 'from_address', 'to_address', 'amount', 'fee', 'nonce', 'data', 'chain_id'] as const) {
     if (derived[f] !== tx[f]) {

@@ -5,6 +5,7 @@ import { WEI_PER_BASE, ZERO_ADDRESS } from '../ledger/units.js';
 import { toHex } from '../util/hex.js';
 
 import { EVM_DATA_PREFIX } from '../ledger/tx-kind.js';
+import { impersonatedSender, withImpersonatedSender } from './impersonation.js';
 
 export { EVM_DATA_PREFIX, isEvmTransaction } from '../ledger/tx-kind.js';
 
@@ -18,7 +19,10 @@ export function maxPricePerGas(tx: TypedTransaction): bigint {
 /** Parse a raw signed Ethereum transaction (legacy/EIP-155, EIP-2930, EIP-1559). Throws on malformed input. */
 export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTransaction {
   try {
-    return createTxFromRLP(raw, { common });
+    const t = createTxFromRLP(raw, { common });
+    // A dev chain's impersonated transaction names its sender in place of a signature (impersonation.ts).
+    const impersonated = impersonatedSender(t);
+    return impersonated === null ? t : withImpersonatedSender(raw, common, impersonated);
   } catch (err) {
     // @ethereumjs words a foreign chain id unreadably (typed: it prints a function's source; legacy: the raw v).
     const msg = (err as Error).message;

@@ -19,7 +19,16 @@ export {
 } from './evm-tx.js';
 export { type LogRecord, type ReceiptRecord, EMPTY_BLOOM, decodeReceipts, encodeReceipts, logsBloom } from './receipts.js';
 export { EvmStateAdapter } from './state-adapter.js';
-export { type CallArgs, type CallOutcome, type EstimateOutcome, estimateCallGas, intrinsicGas, simulateCall } from './call.js';
+export {
+  type AccessListItem,
+  type AccessListOutcome,
+  type CallArgs,
+  type CallOutcome,
+  type EstimateOutcome,
+  estimateCallGas,
+  intrinsicGas,
+  simulateCall,
+} from './call.js';
 export { CallTimeoutError } from './deadline.js';
 export type { CallKind, CallReply } from './call-task.js';
 export {
@@ -27,6 +36,7 @@ export {
   CallPoolBusyError,
   type CallPoolOptions,
   type CallRunner,
+  type CallState,
   DEFAULT_RPC_EVM_QUEUE,
   DEFAULT_RPC_EVM_TIMEOUT_MS,
   DEFAULT_RPC_GAS_CAP,
@@ -43,3 +53,4 @@ export {
   markEvmChecked,
   storedEvmTransaction,
 } from './evm-rules.js';
+export { impersonatedRawTransaction, impersonatedSender } from './impersonation.js';

@@ -1,6 +1,6 @@
 /** Backend-neutral pieces: response preparation, body collection, concurrency slots, IP formatting. */
 import { STATUS_CODES } from 'node:http';
-import type { HttpHandler, HttpLogger, HttpRequest, HttpResponse } from './types.js';
+import type { HttpBodyStream, HttpHandler, HttpLogger, HttpRequest, HttpResponse, WsEndpoint } from './types.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 export const DEFAULT_MAX_CONCURRENT = 500;
@@ -21,6 +21,7 @@ export interface ServerConfig {
   logger: HttpLogger;
   /** Request headers the handler reads (lower case); undefined = every header. */
   requestHeaders?: readonly string[];
+  websocket?: WsEndpoint;
 }
 
 /** A response checked and ready to write; `length` is the Content-Length (also for HEAD, whose body is dropped). */
@@ -35,6 +36,8 @@ export interface Prepared {
   length: number;
   /** 204 / 304: no body and no Content-Length at all */
   noBody: boolean;
+  /** A streamed body (chunked): the handler's writer, started once the headers are out. */
+  stream?: (body: HttpBodyStream) => void;
 }
 
 const statusLines = new Map<number, string>();
@@ -98,6 +101,11 @@ export function prepareResponse(res: HttpResponse, isHead: boolean): Prepared {
     throw new TypeError('response body must be a string or a Buffer');
   }
   const noBody = status === 204 || status === 304;
+  const stream = res.stream;
+  if (stream !== undefined) {
+    if (typeof stream !== 'function') throw new TypeError('response stream must be a function');
+    if (body !== undefined || noBody) throw new TypeError('a streamed response has no body of its own and is not 204/304');
+  }
   if (noBody || length === 0) {
     body = undefined;
     length = 0;
@@ -114,7 +122,10 @@ export function prepareResponse(res: HttpResponse, isHead: boolean): Prepared {
     ({ headers, hasType } = checked);
   }
   if (length > 0 && !hasType) headers = [...headers, ['content-type', 'application/json']];
-  return { status, statusLine: statusLine(status), headers, body: isHead ? undefined : body, length, noBody };
+  const prepared: Prepared = { status, statusLine: statusLine(status), headers, body: isHead ? undefined : body, length, noBody };
+  // A HEAD answer has no body to stream: the headers alone, like any other HEAD answer.
+  if (stream !== undefined && !isHead) prepared.stream = stream;
+  return prepared;
 }
 
 /** A fixed JSON error answer. */
@@ -346,5 +357,79 @@ export function logAbort(logger: HttpLogger, backend: string, method: string, pa
     logger.debug?.({ backend, method, path }, 'http client aborted request');
   } catch {
     // ignore
+  }
+}
+
+/**
+ * Whether a WebSocket upgrade is refused, and with which status: 503 at the connection limit, else what the
+ * endpoint's check says (a check that throws is a 500, logged).
+ */
+export function upgradeRefusal(
+  ep: WsEndpoint,
+  req: HttpRequest,
+  open: number,
+  logger: HttpLogger,
+  backend: string,
+): number | null {
+  if (open >= ep.maxConnections) return 503;
+  try {
+    return ep.authorize(req);
+  } catch (err) {
+    safeLog(logger, 'error', { err, backend }, 'websocket upgrade check failed');
+    return 500;
+  }
+}
+
+/**
+ * The backend-neutral half of a streamed body: the closed state, the close callbacks and the rule that
+ * nothing is written after end() or close. A backend supplies the raw write, end and drain registration.
+ */
+export class BodyStream implements HttpBodyStream {
+  private done = false;
+  private readonly closeCallbacks: (() => void)[] = [];
+
+  constructor(
+    private readonly raw: {
+      write(chunk: Uint8Array): boolean;
+      end(chunk?: Uint8Array): void;
+      onDrain(cb: () => void): void;
+    },
+  ) {}
+
+  get closed(): boolean {
+    return this.done;
+  }
+
+  write(chunk: Uint8Array): boolean {
+    if (this.done) return false;
+    return this.raw.write(chunk);
+  }
+
+  end(chunk?: Uint8Array): void {
+    if (this.done) return;
+    this.done = true;
+    this.raw.end(chunk);
+  }
+
+  onDrain(cb: () => void): void {
+    if (!this.done) this.raw.onDrain(cb);
+  }
+
+  onClose(cb: () => void): void {
+    if (this.done) return;
+    this.closeCallbacks.push(cb);
+  }
+
+  /** The connection went away before end(): tell the writer, once. */
+  connectionClosed(): void {
+    if (this.done) return;
+    this.done = true;
+    for (const cb of this.closeCallbacks.splice(0)) {
+      try {
+        cb();
+      } catch {
+        // a writer's close callback must not break the connection's teardown
+      }
+    }
   }
 }

@@ -10,12 +10,16 @@ import { loadUws, startUwsServer } from './uws.js';
 export { ListenError } from './types.js';
 export type {
   HttpBackend,
+  HttpBodyStream,
   HttpHandler,
   HttpLogger,
   HttpRequest,
   HttpResponse,
   HttpServer,
   HttpServerOptions,
+  WsConnection,
+  WsEndpoint,
+  WsHandlers,
 } from './types.js';
 
 /** True when the uWS binary loads on this platform / Node ABI. */
@@ -43,6 +47,7 @@ export async function startHttpServer(opts: HttpServerOptions, handler: HttpHand
     maxConcurrent: positiveInt(opts.maxConcurrent, DEFAULT_MAX_CONCURRENT, 'maxConcurrent'),
     logger,
     requestHeaders: opts.requestHeaders?.map((h) => h.toLowerCase()),
+    websocket: opts.websocket,
   };
 
   const asked = opts.backend ?? 'auto';

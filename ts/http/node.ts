@@ -5,6 +5,7 @@ import {
   BAD_REQUEST,
   BUSY,
   BodyCollector,
+  BodyStream,
   DRAIN_MAX_BYTES,
   forMethod,
   KEEP_ALIVE_TIMEOUT_MS,
@@ -21,11 +22,32 @@ import {
   tooLarge,
 } from './common.js';
 import { type HttpHandler, type HttpServer, ListenError } from './types.js';
+import { attachNodeWebSocket } from './ws-node.js';
 
 /** Request phases: reading the body, in the handler, answered. */
 const BODY = 0;
 const HANDLER = 1;
 const DONE = 2;
+
+/** Writes the status and headers of a streamed answer and hands its writer the body (chunked encoding). */
+function startStream(res: ServerResponse, p: Prepared, logger: ServerConfig['logger']): BodyStream {
+  const headers: OutgoingHttpHeaders = {};
+  for (const [k, v] of p.headers) headers[k] = v;
+  res.writeHead(p.status, headers);
+  res.flushHeaders();
+  const body = new BodyStream({
+    write: (chunk) => res.write(chunk),
+    end: (chunk) => (chunk ? res.end(chunk) : res.end()),
+    onDrain: (cb) => res.once('drain', cb),
+  });
+  try {
+    p.stream!(body);
+  } catch (err) {
+    safeLog(logger, 'error', { err, backend: 'node' }, 'http stream writer failed');
+    res.destroy();
+  }
+  return body;
+}
 
 function write(res: ServerResponse, p: Prepared, close = false): void {
   const headers: OutgoingHttpHeaders = {};
@@ -65,6 +87,7 @@ export async function startNodeServer(cfg: ServerConfig, handler: HttpHandler): 
     let phase: number = BODY;
     let aborted = false;
     let handlerRunning = false;
+    let streaming: BodyStream | null = null;
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
@@ -72,7 +95,8 @@ export async function startNodeServer(cfg: ServerConfig, handler: HttpHandler): 
       phase = DONE;
       if (!aborted && !closed && !res.destroyed && !res.writableEnded) {
         try {
-          write(res, p, close);
+          if (p.stream) streaming = startStream(res, p, logger);
+          else write(res, p, close);
         } catch (err) {
           safeLog(logger, 'error', { err, backend: 'node', method, path }, 'http response write failed');
           res.destroy();
@@ -82,6 +106,7 @@ export async function startNodeServer(cfg: ServerConfig, handler: HttpHandler): 
     };
 
     res.on('close', () => {
+      streaming?.connectionClosed();
       if (res.writableEnded) return;
       aborted = true;
       logAbort(logger, 'node', method, path);
@@ -149,6 +174,7 @@ export async function startNodeServer(cfg: ServerConfig, handler: HttpHandler): 
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;
+  const ws = cfg.websocket ? attachNodeWebSocket(server, cfg.websocket, logger) : null;
   await new Promise<void>((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
@@ -169,9 +195,11 @@ export async function startNodeServer(cfg: ServerConfig, handler: HttpHandler): 
   return {
     backend: 'node',
     port,
+    wsConnections: () => ws?.count() ?? 0,
     close(): Promise<void> {
       if (!closing) {
         closed = true;
+        ws?.closeAll();
         closing = new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();

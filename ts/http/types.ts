@@ -17,6 +17,26 @@ export interface HttpResponse {
   status: number;
   headers?: Record<string, string>;
   body?: string | Buffer;
+  /**
+   * A streamed body instead of `body`: called once the status and headers are written, it writes chunks as
+   * they are produced (chunked transfer encoding) and ends the response itself. The request's concurrency
+   * slot is released when the stream starts, so long-lived streams are bounded by their producer.
+   */
+  stream?: (body: HttpBodyStream) => void;
+}
+
+/** The body of a streamed response (HttpResponse.stream), the same on both backends. */
+export interface HttpBodyStream {
+  /** Queues a chunk; false when the client is not keeping up: wait for onDrain before writing more. */
+  write(chunk: Uint8Array): boolean;
+  /** Ends the response, after an optional last chunk. Writes after end() or close are ignored. */
+  end(chunk?: Uint8Array): void;
+  /** `cb` runs once, when the output queued so far has drained (after write() answered false). */
+  onDrain(cb: () => void): void;
+  /** `cb` runs once if the connection goes away (client abort, server close) before end(). */
+  onClose(cb: () => void): void;
+  /** After end() or once the connection went away. */
+  readonly closed: boolean;
 }
 
 export type HttpHandler = (req: HttpRequest) => HttpResponse | Promise<HttpResponse>;
@@ -49,12 +69,56 @@ export interface HttpServerOptions {
    */
   requestHeaders?: readonly string[];
   logger?: HttpLogger;
+  /** A WebSocket endpoint on the same port (absent: upgrades are refused like any unknown request). */
+  websocket?: WsEndpoint;
+}
+
+/**
+ * A WebSocket endpoint on the HTTP port, served the same way by both backends: uWebSockets.js natively,
+ * node:http through the `ws` library. Text frames in, text frames out; a client that does not read its
+ * answers is dropped once `maxBufferedBytes` wait for it (never buffered without bound).
+ */
+export interface WsEndpoint {
+  /** Paths that accept an upgrade (e.g. `/rpc` and `/`). */
+  paths: readonly string[];
+  /** Largest message a client may send; a larger one closes the connection (1009). */
+  maxMessageBytes: number;
+  /** Bytes waiting to be sent to a client before the connection is dropped as too slow. */
+  maxBufferedBytes: number;
+  /** Open connections at once; beyond, an upgrade is answered 503. */
+  maxConnections: number;
+  /** Seconds of silence after which the server pings, and drops a peer that does not answer. */
+  idleTimeoutSecs: number;
+  /** Decide on an upgrade from its request: null accepts, a status (401, 403, 429) refuses. */
+  authorize(req: HttpRequest): number | null;
+  /** A connection opened: the handlers of what it receives and of its end. */
+  open(conn: WsConnection, req: HttpRequest): WsHandlers;
+}
+
+export interface WsConnection {
+  /** Client address (as HttpRequest.ip). */
+  readonly ip: string;
+  /** Queue a text frame. False when the connection is gone, or was just dropped for back-pressure. */
+  send(text: string): boolean;
+  /** Close with a status code (1000 normal, 1008 policy, 1011 server error). */
+  close(code?: number, reason?: string): void;
+  /** Bytes queued and not yet written to the socket. */
+  bufferedBytes(): number;
+}
+
+export interface WsHandlers {
+  /** A text (or binary) message; the buffer is the handler's to keep. */
+  message(data: Buffer): void;
+  /** The connection ended (either side, or dropped); nothing may be sent after this. */
+  closed(code: number): void;
 }
 
 export interface HttpServer {
   readonly backend: HttpBackend;
   /** The actual port (also when 0 was asked for). */
   readonly port: number;
+  /** Open WebSocket connections. */
+  readonly wsConnections: () => number;
   /** Stops listening, drops open connections (in-flight requests are abandoned) and resolves once closed. Idempotent. */
   close(): Promise<void>;
 }
@@ -69,16 +133,18 @@ export class ListenError extends Error {
     readonly code: string,
     readonly host: string,
     readonly port: number,
+    /** The flag that chooses this port (servers other than the API name theirs). */
+    readonly flag = '--port',
   ) {
-    super(listenMessage(code, host, port));
+    super(listenMessage(code, host, port, flag));
     this.name = 'ListenError';
   }
 }
 
-function listenMessage(code: string, host: string, port: number): string {
+function listenMessage(code: string, host: string, port: number, flag: string): string {
   switch (code) {
     case 'EADDRINUSE':
-      return `port ${port} is in use on ${host} (another node or program listens there; stop it or choose --port)`;
+      return `port ${port} is in use on ${host} (another node or program listens there; stop it or choose ${flag})`;
     case 'EADDRNOTAVAIL':
       return `cannot listen on ${host}:${port}: ${host} is not an address of this machine`;
     case 'EACCES':

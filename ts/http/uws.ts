@@ -11,6 +11,7 @@ import {
   BAD_REQUEST,
   BUSY,
   BodyCollector,
+  BodyStream,
   DRAIN_MAX_BYTES,
   FRAMING_HEADERS,
   formatIp,
@@ -27,6 +28,7 @@ import {
   tooLarge,
 } from './common.js';
 import { type HttpHandler, type HttpServer, ListenError } from './types.js';
+import { attachUwsWebSocket } from './ws-uws.js';
 
 /** uWS's listen option for a port no other socket may share (ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT). */
 const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
@@ -92,6 +94,44 @@ function write(res: UwsResponse, p: Prepared, isHead: boolean, close = false): v
   });
 }
 
+/**
+ * Writes the status and headers of a streamed answer and hands its writer the body. uWS sends chunked
+ * encoding for writes without a length; `write` answers false once it buffers (back-pressure), and
+ * onWritable reports the drain. The caller guarantees `res` is valid, and calls connectionClosed() on abort.
+ */
+function startStream(res: UwsResponse, p: Prepared, logger: ServerConfig['logger']): BodyStream {
+  res.cork(() => {
+    if (p.status !== 200) res.writeStatus(p.statusLine);
+    const h = p.headers;
+    for (let i = 0; i < h.length; i++) res.writeHeader(h[i][0], h[i][1]);
+  });
+  let drainCallbacks: (() => void)[] = [];
+  res.onWritable(() => {
+    const cbs = drainCallbacks;
+    drainCallbacks = [];
+    for (const cb of cbs) cb();
+    return true;
+  });
+  const body = new BodyStream({
+    write: (chunk) => {
+      let ok = true;
+      res.cork(() => {
+        ok = res.write(chunk);
+      });
+      return ok;
+    },
+    end: (chunk) => res.cork(() => res.end(chunk ?? '')),
+    onDrain: (cb) => drainCallbacks.push(cb),
+  });
+  try {
+    p.stream!(body);
+  } catch (err) {
+    safeLog(logger, 'error', { err, backend: 'uws' }, 'http stream writer failed');
+    body.end();
+  }
+  return body;
+}
+
 /** Copies the request headers out of uWS's request: every header (repeats joined), or just the named ones. */
 function headerReader(names: readonly string[] | undefined): (req: UwsRequest) => Record<string, string> {
   if (names === undefined) {
@@ -145,10 +185,12 @@ export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler:
     let phase: number = BODY;
     let aborted = false;
     let handlerRunning = false;
+    let streaming: BodyStream | null = null;
     const path = req.getUrl();
     // After onAborted (or after end) the response object must not be touched again.
     res.onAborted(() => {
       aborted = true;
+      streaming?.connectionClosed();
       phase = DONE;
       logAbort(logger, 'uws', method, path);
       if (!handlerRunning) release();
@@ -157,7 +199,8 @@ export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler:
       phase = DONE;
       if (!aborted && !closed) {
         try {
-          write(res, p, isHead, close);
+          if (p.stream) streaming = startStream(res, p, logger);
+          else write(res, p, isHead, close);
         } catch (err) {
           safeLog(logger, 'error', { err, backend: 'uws', method, path }, 'http response write failed');
         }
@@ -220,6 +263,8 @@ export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler:
     }
   };
 
+  // WebSocket routes take GET upgrade requests only (uWS yields others to the routes below).
+  const wsConnections = cfg.websocket ? attachUwsWebSocket(app, cfg.websocket, logger) : () => 0;
   app.any('/*', onRequest);
 
   const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
@@ -239,6 +284,7 @@ export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler:
   return {
     backend: 'uws',
     port,
+    wsConnections,
     close(): Promise<void> {
       if (!closing) {
         closed = true;

@@ -60,6 +60,8 @@ export class TxAdmission {
   onPooled?: (tx: SignedTransaction) => void;
   /** The node's clock in Unix seconds (tests move it). */
   now: () => number = () => Math.floor(Date.now() / 1000);
+  /** Makes each API admission durable before the submission answers (mempool/tx-journal.ts). */
+  journal?: { append(tx: SignedTransaction): Promise<void> };
 
   constructor(
     private readonly chain: Chain,
@@ -70,7 +72,10 @@ export class TxAdmission {
   async submit(tx: SignedTransaction, source: TxSource = 'api'): Promise<'pending' | 'queued'> {
     try {
       const status = await this.admit(tx, source);
-      if (source === 'api') this.onAdmitted?.(tx);
+      if (source === 'api') {
+        await this.journal?.append(tx);
+        this.onAdmitted?.(tx);
+      }
       if (status === 'pending') this.onPooled?.(tx);
       return status;
     } catch (err) {
@@ -113,10 +118,13 @@ export class TxAdmission {
    * signature, chain id and gas rules checked, then the same pool rules as native transactions
    * (one nonce sequence per account). Returns the stored form.
    */
-  async submitRaw(raw: Uint8Array, source: TxSource = 'api'): Promise<SignedTransaction> {
+  async submitRaw(raw: Uint8Array, source: TxSource = 'api', opts: { impersonated?: boolean } = {}): Promise<SignedTransaction> {
     try {
-      const tx = this.admitRaw(raw, source);
-      if (source === 'api') this.onAdmitted?.(tx);
+      const tx = this.admitRaw(raw, source, opts.impersonated === true);
+      if (source === 'api') {
+        await this.journal?.append(tx);
+        this.onAdmitted?.(tx);
+      }
       return tx;
     } catch (err) {
       this.report(err);
@@ -124,12 +132,14 @@ export class TxAdmission {
     }
   }
 
-  private admitRaw(raw: Uint8Array, source: TxSource): SignedTransaction {
+  /** `impersonated`: the dev chain's own eth_sendTransaction for an address it impersonates (execution/impersonation.ts). */
+  private admitRaw(raw: Uint8Array, source: TxSource, impersonated: boolean): SignedTransaction {
     const params = this.chain.params;
     if (this.chain.height + 1 < params.activation.evm) throw new EvmNotActiveError();
     let tx: SignedTransaction;
     try {
-      const typed = decodeSignedEvmTransaction(raw, chainCommon(params.chainId, params.evmHardfork));
+      const allow = impersonated && params.network === 'dev';
+      const typed = decodeSignedEvmTransaction(raw, chainCommon(params.chainId, params.evmHardfork), allow);
       tx = storedEvmTransaction(typed, raw, this.now());
       checkEvmGasRules(typed);
       markEvmChecked(tx);

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { DEFAULT_WS_LIMITS } from '../api/ws.js';
 import {
   ClientIpResolver,
   DEFAULT_RATE_LIMIT_GLOBAL,
@@ -6,6 +7,7 @@ import {
   DEFAULT_RATE_LIMIT_WRITE,
 } from '../api/limits.js';
 import { DEFAULT_API_PORT, MAINNET_CHAIN_ID, TESTNET_CHAIN_ID } from '../chain/params.js';
+import { type HistoryRetention, parseHistoryRetention } from '../chain/state-history.js';
 import { DEFAULT_PACK_GAS_LIMIT } from '../consensus/interface.js';
 import {
   DEFAULT_RPC_EVM_QUEUE,
@@ -32,6 +34,10 @@ export interface NodeConfig {
   genesisFile?: string;
   blockTimeMs: number;
   windowSize: number;
+  /** State history kept for reads at past heights and rollbacks (`--history full|N`). */
+  history: HistoryRetention;
+  /** Journal accepted transactions and replay them at start (`--tx-journal on|off`). */
+  txJournal: boolean;
   maxBlockTxs: number;
   /** EVM gas the proposer packs into a block (the first EVM transaction may use up to the 30M limit). */
   packGasLimit: bigint;
@@ -68,6 +74,20 @@ export interface NodeConfig {
   rpcEvmWorkers: number;
   /** Calls waiting for a worker; beyond, -32005 / 503. */
   rpcEvmQueue: number;
+  /** JSON-RPC over WebSocket on the API port (`--ws`; on by default on the dev chain). */
+  ws: boolean;
+  wsMaxConnections: number;
+  /** Dev chain: web3_clientVersion starts with `anvil/` (tools that accept only anvil or Hardhat nodes). */
+  anvilCompat: boolean;
+  /** Bytes queued for a WebSocket client that does not read; beyond, it is dropped. */
+  wsMaxBufferedBytes: number;
+  /** gRPC (HTTP/2) port on apiHost; 0 = ephemeral; null = no gRPC server (gRPC-Web stays on the API port). */
+  grpcPort: number | null;
+  /** PEM files of the gRPC server's TLS certificate chain and key; both or neither. */
+  grpcTlsCert?: string;
+  grpcTlsKey?: string;
+  /** Serve gRPC server reflection. */
+  grpcReflection: boolean;
   /** Directory of soljson-v<version>.js compilers for verification, besides the bundled solc. */
   solcDir?: string;
   /** Time limit of one verification's compilation, queueing included. */
@@ -75,6 +95,9 @@ export interface NodeConfig {
   /** Memory limit of one verification's compilation. */
   verifyMemoryMb: number;
 }
+
+/** The gRPC port of the dev chain when none is set (mainnet and testnet: off unless set). */
+export const DEFAULT_DEV_GRPC_PORT = 50051;
 
 export class ConfigError extends Error {
   readonly code = 'CONFIG';
@@ -139,6 +162,32 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
   const role = (str('role', 'NATIVE_ROLE') ?? 'validator') as NodeConfig['role'];
   if (!['validator', 'full'].includes(role)) throw new ConfigError(`--role / NATIVE_ROLE must be validator or full, got ${role}`);
   const p2pRaw = str('p2p-port', 'NATIVE_P2P_PORT');
+  const grpcRaw = str('grpc-port', 'NATIVE_GRPC_PORT');
+  const grpcPort =
+    grpcRaw === 'off'
+      ? null
+      : grpcRaw === undefined || grpcRaw === ''
+        ? dev
+          ? DEFAULT_DEV_GRPC_PORT
+          : null
+        : int('grpc-port', 'NATIVE_GRPC_PORT', 0);
+  if (grpcPort !== null && grpcPort > 65535)
+    throw new ConfigError(`--grpc-port / NATIVE_GRPC_PORT must be a port or off, got ${grpcRaw}`);
+  const grpcTlsCert = str('grpc-tls-cert', 'NATIVE_GRPC_TLS_CERT') || undefined;
+  const grpcTlsKey = str('grpc-tls-key', 'NATIVE_GRPC_TLS_KEY') || undefined;
+  if ((grpcTlsCert === undefined) !== (grpcTlsKey === undefined)) {
+    throw new ConfigError('--grpc-tls-cert and --grpc-tls-key go together: set both for TLS, or neither');
+  }
+  const reflectionEnv = env.NATIVE_GRPC_REFLECTION;
+  if (reflectionEnv !== undefined && !['', '0', '1', 'true', 'false'].includes(reflectionEnv)) {
+    throw new ConfigError(`NATIVE_GRPC_REFLECTION must be true or false, got ${reflectionEnv}`);
+  }
+  const historyRaw = str('history', 'NATIVE_HISTORY') || 'full';
+  const history = parseHistoryRetention(historyRaw);
+  if (!history) throw new ConfigError(`--history / NATIVE_HISTORY must be full or a number of blocks >= 1, got ${historyRaw}`);
+  const journalRaw = str('tx-journal', 'NATIVE_TX_JOURNAL') || 'on';
+  if (journalRaw !== 'on' && journalRaw !== 'off')
+    throw new ConfigError(`--tx-journal / NATIVE_TX_JOURNAL must be on or off, got ${journalRaw}`);
   return {
     network,
     chainId: int('chain-id', 'NATIVE_CHAIN_ID', defaultChainId, 1),
@@ -148,8 +197,11 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     apiKey,
     corsOrigin: str('cors-origin', 'NATIVE_CORS_ORIGIN') || (dev ? '*' : undefined),
     genesisFile: str('genesis', 'NATIVE_GENESIS'),
-    blockTimeMs: int('block-time-ms', 'NATIVE_BLOCK_TIME_MS', 1000, 50),
+    // 0 on the dev chain: automine, a block per transaction (Hardhat's and anvil's default).
+    blockTimeMs: blockTime(int('block-time-ms', 'NATIVE_BLOCK_TIME_MS', 1000, 0), dev),
     windowSize: int('window-size', 'CHAIN_WINDOW_SIZE', 1000, 1),
+    history,
+    txJournal: journalRaw === 'on',
     maxBlockTxs: int('max-block-txs', 'NATIVE_MAX_BLOCK_TXS', 20_000, 1),
     packGasLimit: BigInt(int('block-pack-gas', 'NATIVE_BLOCK_PACK_GAS', Number(DEFAULT_PACK_GAS_LIMIT), 21_000)),
     httpBackend: backend,
@@ -179,6 +231,14 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     ),
     rpcEvmWorkers: int('rpc-evm-workers', 'NATIVE_RPC_EVM_WORKERS', defaultCallWorkers(), 1),
     rpcEvmQueue: int('rpc-evm-queue', 'NATIVE_RPC_EVM_QUEUE', DEFAULT_RPC_EVM_QUEUE),
+    ws: values.ws === true || flagEnv(env.NATIVE_WS, 'NATIVE_WS', dev),
+    anvilCompat: anvilCompat(values['anvil-compat'] === true, dev),
+    wsMaxConnections: int('ws-max-connections', 'NATIVE_WS_MAX_CONNECTIONS', DEFAULT_WS_LIMITS.maxConnections, 1),
+    wsMaxBufferedBytes: int('ws-max-buffered-bytes', 'NATIVE_WS_MAX_BUFFERED_BYTES', DEFAULT_WS_LIMITS.maxBufferedBytes, 1024),
+    grpcPort,
+    grpcTlsCert,
+    grpcTlsKey,
+    grpcReflection: values['grpc-reflection'] === true || reflectionEnv === '1' || reflectionEnv === 'true',
     solcDir: str('solc-dir', 'NATIVE_SOLC_DIR') || undefined,
     verifyTimeoutMs: duration(
       str('verify-timeout', 'NATIVE_VERIFY_TIMEOUT'),
@@ -187,6 +247,28 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     ),
     verifyMemoryMb: int('verify-memory-mb', 'NATIVE_VERIFY_MEMORY_MB', DEFAULT_COMPILE_MEMORY_MB, 64),
   };
+}
+
+/** Block interval: at least 50 ms; 0 (automine) only on the dev chain. */
+function blockTime(ms: number, dev: boolean): number {
+  if (ms === 0 && dev) return 0;
+  if (ms < 50)
+    throw new ConfigError(`--block-time-ms / NATIVE_BLOCK_TIME_MS must be at least 50 (0, automine, only with --dev), got ${ms}`);
+  return ms;
+}
+
+function anvilCompat(on: boolean, dev: boolean): boolean {
+  if (on && !dev) throw new ConfigError('--anvil-compat is a dev chain option (use it with --dev)');
+  return on;
+}
+
+/** A boolean environment variable: 1/true/on or 0/false/off; unset or empty = the default. */
+function flagEnv(raw: string | undefined, name: string, def: boolean): boolean {
+  if (raw === undefined || raw === '') return def;
+  const v = raw.toLowerCase();
+  if (['1', 'true', 'on', 'yes'].includes(v)) return true;
+  if (['0', 'false', 'off', 'no'].includes(v)) return false;
+  throw new ConfigError(`${name} must be 1/true/on or 0/false/off, got ${raw}`);
 }
 
 /** `--rpc-evmtimeout`, `--verify-timeout`: a Go-style duration (`5s`, `1.5s`, `300ms`) or milliseconds; at least 1 ms. */

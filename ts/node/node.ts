@@ -1,17 +1,27 @@
 import { execSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { apiRequestHeaders, createApiHandler, restRoutes } from '../api/index.js';
+import { apiRequestHeaders, createApiHandler, createLimiter, restRoutes, rpcWebSocket } from '../api/index.js';
 import { explorerHooks } from '../api/routes/explorer.js';
 import { rpcHooks } from '../api/routes/rpc.js';
 import { Chain } from '../chain/chain.js';
 import { PoaEngine } from '../consensus/poa.js';
 import { crypto } from '../crypto/index.js';
 import { CallPool } from '../execution/index.js';
+import {
+  GRPC_WEB_REQUEST_HEADERS,
+  GrpcMetrics,
+  type GrpcServer,
+  NativeGrpcService,
+  createGrpcWebHandler,
+  startGrpcServer,
+  withGrpcWeb,
+} from '../grpc/index.js';
 import { type HttpServer, startHttpServer } from '../http/index.js';
 import { TxAdmission } from '../mempool/admission.js';
+import { TxJournal } from '../mempool/tx-journal.js';
 import { DEFAULT_MEMPOOL_LIMITS, Mempool } from '../mempool/mempool.js';
 import { closeMetrics, createMetrics, type NodeMetrics, recordRpcCall, registerRpcMethods } from '../metrics/index.js';
 import { encodeBlock } from '../chain/block.js';
@@ -26,11 +36,13 @@ import {
 import { SignGuard } from '../consensus/privval.js';
 import type { KeyPair } from '../ledger/keys.js';
 import { P2PNetwork, PeerMisbehaviour, loadOrCreateNodeKey } from '../network/index.js';
-import { rpcMethods } from '../rpc/index.js';
+import { devRpcMethods, rpcMethods } from '../rpc/index.js';
 import { BlockSync, admitGossipedTransaction } from '../sync/index.js';
 import {
   AuditLog,
   ChainEventFeed,
+  DevChain,
+  FilterRegistry,
   NODE_VERSION,
   type NodeContext,
   nodeChainReader,
@@ -69,6 +81,19 @@ function describeRateLimits(c: NodeConfig): string {
   return `rate limits ${n(c.rateLimitGlobal)} requests, ${n(c.rateLimitWrite)} writes per ${c.rateLimitWindowSecs} s per IP`;
 }
 
+/** The gRPC server's TLS files (--grpc-tls-cert / --grpc-tls-key), read at start; undefined = plaintext. */
+function grpcTls(c: NodeConfig): { cert: Buffer; key: Buffer } | undefined {
+  if (!c.grpcTlsCert || !c.grpcTlsKey) return undefined;
+  const read = (file: string, flag: string): Buffer => {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new Error(`cannot read ${flag} ${file}: ${(err as Error).message}`);
+    }
+  };
+  return { cert: read(c.grpcTlsCert, '--grpc-tls-cert'), key: read(c.grpcTlsKey, '--grpc-tls-key') };
+}
+
 /** Another node (or any process) has this data dir's database open. */
 export class DataDirInUseError extends Error {
   readonly code = 'DATA_DIR_IN_USE';
@@ -76,6 +101,40 @@ export class DataDirInUseError extends Error {
     super(`data dir ${dataDir} is in use by another node (lock file ${lockFile}); stop that node or choose --data-dir`);
     this.name = 'DataDirInUseError';
   }
+}
+
+/**
+ * Open the transaction journal, replay what it holds through admission (arrival order; what is now invalid or
+ * already in a block is refused and forgotten), then journal every later API admission and forget each
+ * transaction once its block commits.
+ */
+async function openJournal(
+  dir: string,
+  chain: Chain,
+  mempool: Mempool,
+  admission: TxAdmission,
+): Promise<{ journal: TxJournal; replayed: number }> {
+  const { journal, replay } = await TxJournal.open(dir);
+  let replayed = 0;
+  for (const tx of replay) {
+    try {
+      if (tx.public_key === '') await admission.submitRaw(Buffer.from(tx.signature, 'hex'));
+      else await admission.submit(tx);
+      replayed++;
+    } catch {
+      /* included meanwhile, or no longer valid: dropped, as a restarted pool would drop it */
+    }
+  }
+  const pending = (id: string) => mempool.has(id);
+  journal.prune([], pending);
+  admission.journal = journal;
+  chain.on('block', (b) =>
+    journal.prune(
+      b.transactions.map((tx) => tx.txid),
+      pending,
+    ),
+  );
+  return { journal, replayed };
 }
 
 async function openStore(dataDir: string): Promise<KvStore> {
@@ -116,6 +175,10 @@ export class NativeNode {
   /** The chain index's background warm-up (stopped before the store closes). */
   private indexWarmup?: { stop: () => Promise<void> };
   sync: BlockSync | null = null;
+  /** The gRPC (HTTP/2) server; null with --grpc-port off. gRPC-Web rides on `http`. */
+  grpc: GrpcServer | null = null;
+  /** The journal of accepted transactions (absent with --tx-journal off). */
+  txJournal: TxJournal | null = null;
 
   private constructor(
     readonly config: NodeConfig,
@@ -127,6 +190,8 @@ export class NativeNode {
     private readonly db: KvStore,
     private readonly log: Logger,
     private readonly evmCalls: CallPool,
+    /** Ends gRPC-Web streams when the node stops. */
+    private readonly grpcWebStop: AbortController,
   ) {}
 
   static async start(config: NodeConfig, log: Logger): Promise<NativeNode> {
@@ -152,6 +217,8 @@ export class NativeNode {
     let metrics: NodeMetrics | undefined;
     let audit: AuditLog | undefined;
     let http: HttpServer | undefined;
+    let grpc: GrpcServer | null = null;
+    let journal: { journal: TxJournal; replayed: number } | undefined;
     let verification: VerificationService | undefined;
     let indexWarmup: ReturnType<typeof warmChainIndex> | undefined;
     const evmCalls = new CallPool({
@@ -162,7 +229,7 @@ export class NativeNode {
       onError: (err) => log.error({ err }, 'call worker failed'),
     });
     try {
-      const chain = new Chain(params, db, config.windowSize);
+      const chain = new Chain(params, db, config.windowSize, { history: config.history });
       await chain.open();
       // Tracing needs the undo records of blocks from now on (the state store holds the head only).
       traceHistoryOf(chain);
@@ -182,6 +249,10 @@ export class NativeNode {
       }
       const mempool = new Mempool({ ...DEFAULT_MEMPOOL_LIMITS, maxPerSender: config.maxPerSender, maxTotal: config.maxMempool });
       const admission = new TxAdmission(chain, mempool);
+      if (config.txJournal) {
+        journal = await openJournal(join(config.dataDir, 'tx-journal'), chain, mempool, admission);
+        if (journal.replayed > 0) log.info({ replayed: journal.replayed, pending: mempool.size }, 'transaction journal replayed');
+      }
       const events = new ChainEventFeed();
       events.attachChain(chain);
       admission.onPooled = (tx) => events.pendingTransaction(tx);
@@ -204,7 +275,14 @@ export class NativeNode {
         evmCalls,
         events,
         validatorKey: key,
+        filters: new FilterRegistry(chain, events),
       };
+      ctx.filters?.start();
+      // The dev chain's test controls; block time 0 means automine (a block per transaction).
+      if (config.network === 'dev') {
+        const mode = { automine: config.blockTimeMs === 0, intervalMs: config.blockTimeMs };
+        ctx.dev = new DevChain(ctx, consensus, mode, config.anvilCompat);
+      }
       verification = startVerification(config, ctx, db, log);
       ctx.verification = verification;
       const m = createMetrics(new Registry(), {
@@ -226,14 +304,20 @@ export class NativeNode {
       ctx.metrics = m;
       admission.onReject = (reason) => m.txRejectedBy(reason);
       // Process-wide hooks of the JSON-RPC route (one node per process in production).
-      registerRpcMethods(Object.keys(rpcMethods));
+      registerRpcMethods(Object.keys(ctx.dev ? { ...rpcMethods, ...devRpcMethods() } : rpcMethods));
       rpcHooks.onCall = recordRpcCall;
       rpcHooks.onInternalError = (err, method) => log.error({ err, method }, 'JSON-RPC method failed');
       explorerHooks.onError = (err, path) => log.error({ err, path }, 'explorer page failed');
+      // One limiter for POST /rpc and WebSocket messages: a client's budget is the same on both.
+      const limiter = createLimiter({
+        global: config.rateLimitGlobal,
+        write: config.rateLimitWrite,
+        windowSecs: config.rateLimitWindowSecs,
+      });
       const handler = createApiHandler(ctx, restRoutes, {
         apiKey: config.apiKey,
         corsOrigin: config.corsOrigin,
-        rateLimits: { global: config.rateLimitGlobal, write: config.rateLimitWrite, windowSecs: config.rateLimitWindowSecs },
+        limiter,
         trustedProxies: config.trustedProxies,
         onError: (err, req) => log.error({ err, path: req.path }, 'request failed'),
         onAuthFailure: (f) => {
@@ -243,6 +327,12 @@ export class NativeNode {
         onRateLimited: (bucket) => m.rateLimit(bucket),
         onResponse: (method, route, status, seconds) => m.observeHttp(method, route, status, seconds),
       });
+      const grpcService = new NativeGrpcService(ctx, {
+        metrics: new GrpcMetrics(m.registry),
+        onError: (err, method) => log.error({ err, method }, 'gRPC method failed'),
+      });
+      const grpcWebStop = new AbortController();
+      const apiHeaders = apiRequestHeaders(config);
       http = await startHttpServer(
         {
           host: config.apiHost,
@@ -251,11 +341,37 @@ export class NativeNode {
           maxBodyBytes: config.maxBodyBytes,
           maxConcurrent: config.maxConcurrent,
           logger: log,
-          requestHeaders: apiRequestHeaders(config),
+          requestHeaders: apiHeaders && [...apiHeaders, ...GRPC_WEB_REQUEST_HEADERS],
+          websocket: config.ws
+            ? rpcWebSocket(ctx, {
+                apiKey: config.apiKey,
+                corsOrigin: config.corsOrigin,
+                trustedProxies: config.trustedProxies,
+                limiter,
+                limits: {
+                  maxConnections: config.wsMaxConnections,
+                  maxBufferedBytes: config.wsMaxBufferedBytes,
+                  maxMessageBytes: config.maxBodyBytes,
+                },
+              })
+            : undefined,
         },
-        handler,
+        withGrpcWeb(createGrpcWebHandler(grpcService, { signal: grpcWebStop.signal }), handler),
       );
-      const node = new NativeNode(config, ctx, consensus, http, auditLog, m, db, log, evmCalls);
+      if (config.grpcPort !== null) {
+        grpc = await startGrpcServer(grpcService, {
+          host: config.apiHost,
+          port: config.grpcPort,
+          tls: grpcTls(config),
+          reflection: config.grpcReflection,
+        });
+        log.info(
+          { host: config.apiHost, port: grpc.port, tls: grpc.tls, reflection: config.grpcReflection },
+          'gRPC listening (native.v1; gRPC-Web on the API port)',
+        );
+      }
+      const node = new NativeNode(config, ctx, consensus, http, auditLog, m, db, log, evmCalls, grpcWebStop);
+      node.grpc = grpc;
       consensus.onPoolChanged = () => admission.onBlock();
       consensus.onProduced = (info) => {
         m.blockProduced(info);
@@ -271,8 +387,10 @@ export class NativeNode {
       };
       node.validatorKey = key;
       node.indexWarmup = indexWarmup;
+      node.txJournal = journal?.journal ?? null;
       if (config.p2pPort !== null) await node.startNetwork(key.address);
       if (config.role === 'full') log.info({}, 'full node: following the network, not producing blocks');
+      else if (ctx.dev) ctx.dev.start();
       else if (params.validators.some((v) => v.address === key.address)) consensus.start();
       else log.warn({ address: key.address }, 'this node is not an authority; not producing blocks');
       log.info(
@@ -285,13 +403,16 @@ export class NativeNode {
           rate_limit_window_secs: config.rateLimitWindowSecs,
           trusted_proxies: config.trustedProxies,
           cors_origin: config.corsOrigin ?? null,
+          websocket: config.ws ? `ws://${config.apiHost}:${http.port}/rpc` : null,
         },
         'API listening',
       );
       return node;
     } catch (err) {
+      await grpc?.close();
       await http?.close();
       await evmCalls.close();
+      await journal?.journal.close();
       await verification?.close();
       await indexWarmup?.stop();
       if (metrics) closeMetrics(metrics);
@@ -377,11 +498,18 @@ export class NativeNode {
   /** Stop producing, close the API, flush the audit log, close the database. Idempotent. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      await this.ctx.dev?.stop();
       await this.consensus.stop();
       await this.bft?.stop();
       await this.sync?.stop();
       await this.net?.stop();
+      this.grpcWebStop.abort();
+      await this.grpc?.close();
+      // gRPC-Web streams write their UNAVAILABLE trailers once their pump sees the abort: a turn of the loop.
+      await new Promise((resolve) => setImmediate(resolve));
       await this.http.close();
+      this.ctx.filters?.stop();
+      await this.txJournal?.close();
       await this.evmCalls.close();
       await this.ctx.verification?.close();
       closeMetrics(this.metrics);

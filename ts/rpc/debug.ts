@@ -4,9 +4,13 @@ import { NotFoundError } from '../util/errors.js';
 import { requireHeadBlockRef, resolveHeight } from './eth.js';
 import { parseCallArgs } from './evm.js';
 import { parseBlockTag } from './params.js';
-import { RPC, RpcError, type RpcTable } from './types.js';
+import { streamedStructLogs } from './streamed.js';
+import { RPC, type RpcCaller, RpcError, type RpcTable } from './types.js';
 
 const HASH_RE = /^0x[0-9a-fA-F]{64}$/;
+
+/** Struct logs of a single HTTP request are streamed while produced (rpc/streamed.ts); the other tracers are small. */
+const streams = (opts: TraceOptions, caller: RpcCaller): boolean => caller.canStream === true && opts.tracer === 'structLogger';
 /** Go duration units (time.ParseDuration) in milliseconds. */
 const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const DURATION_RE = /^(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$/;
@@ -88,7 +92,12 @@ async function blockAt(ctx: NodeContext, height: number) {
 export const traceMethods: RpcTable = {
   debug_traceTransaction: {
     params: ['any', 'any?'],
-    handler: (ctx, [hash, options]) => traceTransaction(ctx, txHashParam(hash), parseTraceOptions(options)),
+    handler: (ctx, [hash, options], caller) => {
+      const txid = txHashParam(hash);
+      const opts = parseTraceOptions(options);
+      if (!streams(opts, caller)) return traceTransaction(ctx, txid, opts);
+      return streamedStructLogs((sink) => traceTransaction(ctx, txid, { ...opts, sink }) as Promise<Record<string, unknown>>);
+    },
   },
   debug_traceBlockByNumber: {
     params: ['blockTag', 'any?'],
@@ -108,12 +117,13 @@ export const traceMethods: RpcTable = {
   },
   debug_traceCall: {
     params: ['any', 'blockRef?', 'any?'],
-    handler: async (ctx, [call, ref, options]) => {
+    handler: async (ctx, [call, ref, options], caller) => {
       const args = parseCallArgs(call);
       const opts = parseTraceOptions(options);
       // As eth_call: the node keeps the head state only (older blocks: "historical state is not available").
       await requireHeadBlockRef(ctx, ref, 1);
-      return traceCall(ctx, args, opts);
+      if (!streams(opts, caller)) return traceCall(ctx, args, opts);
+      return streamedStructLogs((sink) => traceCall(ctx, args, { ...opts, sink }) as Promise<Record<string, unknown>>);
     },
   },
   native_traceTransaction: {

@@ -3,7 +3,7 @@ import { NodeError } from '../util/errors.js';
 import { parseJsonExact, stringifyExact } from '../util/json.js';
 import { rpcErrorOf } from './geth-errors.js';
 import { checkParams } from './params.js';
-import { RPC, type RpcTable } from './types.js';
+import { LOCAL_CALLER, RPC, type RpcCaller, type RpcTable } from './types.js';
 
 export const MAX_BATCH = 100;
 
@@ -62,33 +62,35 @@ export class RpcDispatcher {
     return this.table.has(method);
   }
 
-  handleBody(body: Buffer): RpcOutcome | Promise<RpcOutcome> {
+  handleBody(body: Buffer, caller: RpcCaller = LOCAL_CALLER): RpcOutcome | Promise<RpcOutcome> {
     let parsed: unknown;
     try {
       parsed = parseJsonExact(body.toString('utf8'));
     } catch {
       return err(null, RPC.parseError, 'Parse error: request body is not valid JSON');
     }
-    if (!Array.isArray(parsed)) return this.call(parsed);
+    if (!Array.isArray(parsed)) return this.call(parsed, caller);
     const max = this.opts.maxBatch ?? MAX_BATCH;
     if (parsed.length === 0) return err(null, RPC.invalidRequest, 'Invalid Request: empty batch');
     if (parsed.length > max) {
       return err(null, RPC.invalidRequest, `Invalid Request: batch too large: max ${max} requests, received ${parsed.length}`);
     }
-    return this.batch(parsed);
+    return this.batch(parsed, caller);
   }
 
   /** Sequential on purpose: calls in a batch see each other's effects in order (e.g. nonces). */
-  private async batch(items: unknown[]): Promise<RpcResponse[] | null> {
+  private async batch(items: unknown[], caller: RpcCaller): Promise<RpcResponse[] | null> {
     const out: RpcResponse[] = [];
+    // A batch's answers are written together: none of them streams.
+    const inBatch: RpcCaller = caller.canStream ? { ...caller, canStream: false } : caller;
     for (const item of items) {
-      const r = await this.call(item);
+      const r = await this.call(item, inBatch);
       if (r) out.push(r);
     }
     return out.length ? out : null;
   }
 
-  private call(req: unknown): RpcResponse | null | Promise<RpcResponse | null> {
+  private call(req: unknown, caller: RpcCaller): RpcResponse | null | Promise<RpcResponse | null> {
     if (typeof req !== 'object' || req === null || Array.isArray(req))
       return err(null, RPC.invalidRequest, 'Invalid Request: expected an object');
     const r = req as Record<string, unknown>;
@@ -113,7 +115,7 @@ export class RpcDispatcher {
     let result: unknown;
     try {
       checkParams(entry.params, params);
-      result = entry.handler(this.ctx, params);
+      result = entry.handler(this.ctx, params, caller);
     } catch (e) {
       return this.done(method, this.failure(id, e, method), t0, isNotification);
     }
@@ -147,16 +149,18 @@ export class RpcDispatcher {
  */
 export function serializeRpc(out: RpcResponse | RpcResponse[]): string {
   if (!Array.isArray(out) && out.error === undefined && typeof out.result === 'string') {
-    const id = out.id;
-    const idText =
-      typeof id === 'bigint'
-        ? id.toString()
-        : typeof id === 'number'
-          ? Number.isFinite(id)
-            ? String(id)
-            : 'null'
-          : JSON.stringify(id);
-    return `{"jsonrpc":"2.0","id":${idText},"result":${JSON.stringify(out.result)}}`;
+    return `{"jsonrpc":"2.0","id":${idJson(out.id)},"result":${JSON.stringify(out.result)}}`;
   }
   return stringifyExact(out);
+}
+
+/** A response id as JSON text (a bigint id exactly). */
+export function idJson(id: Id): string {
+  return typeof id === 'bigint'
+    ? id.toString()
+    : typeof id === 'number'
+      ? Number.isFinite(id)
+        ? String(id)
+        : 'null'
+      : JSON.stringify(id);
 }

@@ -3,12 +3,15 @@ import {
   BLOCK_GAS_LIMIT,
   GAS_PRICE_WEI,
   INITIAL_BASE_FEE_WEI,
+  HistoryUnavailableError,
   type NodeContext,
+  balanceWeiAt,
   ethBlock,
   ethTransaction,
   getBalanceWei,
   getNonce,
   getPendingNonce,
+  nonceAt,
 } from '../services/index.js';
 import { normHash, qty } from '../util/hex.js';
 import { type BlockTag, parseBlockTag, parseQuantity } from './params.js';
@@ -23,12 +26,13 @@ export function resolveHeight(ctx: NodeContext, tag: BlockTag | undefined): numb
 }
 
 /**
- * State-reading EVM methods answer for the head only, as eth_getBalance does (the node keeps the latest
- * state): no block, a tag, or a number / hash / { blockNumber } / { blockHash } (EIP-1898) naming the head is
- * served; an older block is refused; an unknown or future block is "header not found".
+ * The height whose state a state-reading method reads: undefined for no block, a tag naming the head, or
+ * the head itself; else the height a number / hash / { blockNumber } / { blockHash } (EIP-1898) names.
+ * An unknown or future block is "header not found"; a height older than the history the node keeps is
+ * refused with the oldest available height (HistoryUnavailableError, -32000).
  */
-export async function requireHeadBlockRef(ctx: NodeContext, ref: unknown, i: number): Promise<void> {
-  if (ref === undefined || ref === null) return;
+export async function stateHeightOf(ctx: NodeContext, ref: unknown, i: number): Promise<number | undefined> {
+  if (ref === undefined || ref === null) return undefined;
   let height: number | null;
   if (typeof ref === 'string' && HASH_RE.test(ref)) height = await ctx.chain.blocks.heightOfHash(ref);
   else if (typeof ref === 'object') {
@@ -41,15 +45,21 @@ export async function requireHeadBlockRef(ctx: NodeContext, ref: unknown, i: num
     else throw invalidParams(`invalid argument ${i}: expected blockHash or blockNumber`);
   } else {
     const tag = parseBlockTag(ref, i);
-    if (tag === 'latest' || tag === 'pending' || tag === 'safe' || tag === 'finalized') return;
+    if (tag === 'latest' || tag === 'pending' || tag === 'safe' || tag === 'finalized') return undefined;
     height = resolveHeight(ctx, tag);
   }
   if (height === null || height > ctx.chain.height) throw new RpcError(RPC.server, 'header not found');
-  if (height !== ctx.chain.height) {
-    throw new RpcError(
-      RPC.server,
-      `historical state is not available (this node keeps the state of the latest block ${ctx.chain.height})`,
-    );
+  if (height === ctx.chain.height) return undefined;
+  const oldest = ctx.chain.blocks.history.oldest;
+  if (height < oldest) throw new HistoryUnavailableError(height, oldest);
+  return height;
+}
+
+/** For methods that serve the head state only (debug_traceCall): an older block is refused. */
+export async function requireHeadBlockRef(ctx: NodeContext, ref: unknown, i: number): Promise<void> {
+  const height = await stateHeightOf(ctx, ref, i);
+  if (height !== undefined) {
+    throw new RpcError(RPC.server, `historical state is not available to this method (the head is ${ctx.chain.height})`);
   }
 }
 
@@ -135,16 +145,18 @@ export const ethMethods: RpcTable = {
   eth_getBalance: {
     params: ['address', 'blockRef?'],
     handler: async (ctx, [address, ref]) => {
-      await requireHeadBlockRef(ctx, ref, 1);
-      return qty(getBalanceWei(ctx, address as string));
+      const height = await stateHeightOf(ctx, ref, 1);
+      return qty(
+        height === undefined ? getBalanceWei(ctx, address as string) : await balanceWeiAt(ctx, address as string, height),
+      );
     },
   },
   eth_getTransactionCount: {
     params: ['address', 'blockRef?'],
     handler: async (ctx, [address, ref]) => {
       if (ref === 'pending') return qty(getPendingNonce(ctx, address as string));
-      await requireHeadBlockRef(ctx, ref, 1);
-      return qty(getNonce(ctx, address as string));
+      const height = await stateHeightOf(ctx, ref, 1);
+      return qty(height === undefined ? getNonce(ctx, address as string) : await nonceAt(ctx, address as string, height));
     },
   },
   eth_getBlockByNumber: { params: ['blockTag', 'bool?'], handler: (ctx, [tag, full]) => blockByTag(ctx, tag, full) },

@@ -2,16 +2,19 @@ import type { CallArgs } from '../execution/index.js';
 import {
   type NodeContext,
   blockReceipts,
+  callErrorText,
   codeAt,
+  codeAtHeight,
+  createAccessList,
   estimateGas,
   ethCall,
   ethLog,
   ethReceipt,
-  storageAt,
+  storageAtHeight,
 } from '../services/index.js';
 import { NodeError } from '../util/errors.js';
 import { fromHex, isAddress, isHash, normHash, qty, to0x } from '../util/hex.js';
-import { requireHeadBlockRef, resolveHeight } from './eth.js';
+import { resolveHeight, stateHeightOf } from './eth.js';
 import { parseBlockTag, parseQuantity, parseStorageKey } from './params.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 import { getLogs } from './logs.js';
@@ -107,6 +110,8 @@ export const evmMethods: RpcTable = {
       const bytes = hexData(raw, 'raw transaction');
       if (bytes.length === 0) throw invalidParams('invalid argument 0: empty raw transaction');
       const tx = await ctx.admission.submitRaw(bytes);
+      // Dev chain with automine: answer once the transaction's block is committed (Hardhat, anvil).
+      await ctx.dev?.settled();
       return `0x${tx.txid}`;
     },
   },
@@ -114,31 +119,37 @@ export const evmMethods: RpcTable = {
     params: ['object', 'blockRef?'],
     handler: async (ctx, [call, ref]) => {
       const args = parseCallArgs(call);
-      await requireHeadBlockRef(ctx, ref, 1);
-      return to0x(await reasoned(ethCall(ctx, args)));
+      return to0x(await reasoned(ethCall(ctx, args, await stateHeightOf(ctx, ref, 1))));
     },
   },
   eth_estimateGas: {
     params: ['object', 'blockRef?'],
     handler: async (ctx, [call, ref]) => {
       const args = parseCallArgs(call);
-      await requireHeadBlockRef(ctx, ref, 1);
-      return qty(await reasoned(estimateGas(ctx, args)));
+      return qty(await reasoned(estimateGas(ctx, args, await stateHeightOf(ctx, ref, 1))));
+    },
+  },
+  eth_createAccessList: {
+    params: ['object', 'blockRef?'],
+    handler: async (ctx, [call, ref]) => {
+      const args = parseCallArgs(call);
+      const out = await reasoned(createAccessList(ctx, args, await stateHeightOf(ctx, ref, 1)));
+      const answer: Record<string, unknown> = { accessList: out.accessList, gasUsed: qty(out.gasUsed) };
+      if (out.failure) answer.error = callErrorText(out.failure);
+      return answer;
     },
   },
   eth_getCode: {
     params: ['address', 'blockRef?'],
     handler: async (ctx, [a, ref]) => {
-      await requireHeadBlockRef(ctx, ref, 1);
-      return to0x(codeAt(ctx, a as string));
+      return to0x(await codeAtHeight(ctx, a as string, await stateHeightOf(ctx, ref, 1)));
     },
   },
   eth_getStorageAt: {
     params: ['address', 'storageKey', 'blockRef?'],
     handler: async (ctx, [a, slot, ref]) => {
       const s = parseStorageKey(slot, 1);
-      await requireHeadBlockRef(ctx, ref, 2);
-      return to0x(storageAt(ctx, a as string, s));
+      return to0x(await storageAtHeight(ctx, a as string, s, await stateHeightOf(ctx, ref, 2)));
     },
   },
   eth_getTransactionReceipt: { params: ['hash'], handler: (ctx, [h]) => receiptByHash(ctx, h as string) },

@@ -16,8 +16,8 @@ function topicBytes(v: unknown): Uint8Array {
   return fromHex(v);
 }
 
-/** Parse and check an eth_getLogs filter against the head (errors as geth reports them). */
-export async function parseLogFilter(ctx: NodeContext, raw: unknown): Promise<LogFilter> {
+/** The address and topic parts of a filter object (eth_getLogs, eth_newFilter, eth_subscribe logs). */
+export function parseLogMatch(raw: unknown): Pick<LogFilter, 'addresses' | 'topics'> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     throw invalidParams('invalid argument 0: expected a filter object');
   const o = raw as Record<string, unknown>;
@@ -34,6 +34,13 @@ export async function parseLogFilter(ctx: NodeContext, raw: unknown): Promise<Lo
     if (Array.isArray(slot)) return slot.length === 0 ? null : slot.map(topicBytes);
     return [topicBytes(slot)];
   });
+  return { addresses, topics };
+}
+
+/** Parse and check an eth_getLogs filter against the head (errors as geth reports them). */
+export async function parseLogFilter(ctx: NodeContext, raw: unknown): Promise<LogFilter> {
+  const { addresses, topics } = parseLogMatch(raw);
+  const o = raw as Record<string, unknown>;
   if (o.blockHash !== undefined && o.blockHash !== null) {
     if (o.fromBlock !== undefined || o.toBlock !== undefined)
       throw invalidParams('invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other');
@@ -47,6 +54,13 @@ export async function parseLogFilter(ctx: NodeContext, raw: unknown): Promise<Lo
   const head = ctx.chain.height;
   const fromBlock = o.fromBlock === undefined || o.fromBlock === null ? head : resolveHeight(ctx, parseBlockTag(o.fromBlock, 0));
   const toBlock = o.toBlock === undefined || o.toBlock === null ? head : resolveHeight(ctx, parseBlockTag(o.toBlock, 0));
+  checkLogRange(fromBlock, toBlock);
+  if (toBlock > head) throw invalidParams('block range extends beyond current head block');
+  return { fromBlock, toBlock, addresses, topics };
+}
+
+/** The spec's range rules of a log query: from <= to, at most MAX_LOG_RANGE blocks (-32005). */
+export function checkLogRange(fromBlock: number, toBlock: number): void {
   if (fromBlock > toBlock) throw invalidParams('invalid block range params');
   // The cap is checked on the numbers asked for, before the head: a too-wide range is -32005 on any chain,
   // also a young one whose head is below the requested end.
@@ -56,8 +70,6 @@ export async function parseLogFilter(ctx: NodeContext, raw: unknown): Promise<Lo
       `query returned more than ${MAX_LOG_RANGE} results: block range exceeds ${MAX_LOG_RANGE} blocks`,
     );
   }
-  if (toBlock > head) throw invalidParams('block range extends beyond current head block');
-  return { fromBlock, toBlock, addresses, topics };
 }
 
 /** Logs matching the filter, ordered by block, transaction index, log index (services/log-queries.ts). */

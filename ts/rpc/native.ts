@@ -61,7 +61,9 @@ export const nativeMethods: RpcTable = {
     params: ['object'],
     handler: async (ctx, [tx]) => {
       try {
-        return await submitTransaction(ctx, tx);
+        const out = await submitTransaction(ctx, tx);
+        await ctx.dev?.settled();
+        return out;
       } catch (err) {
         // Shape errors are invalid params; rule violations (nonce, amount, limits) are mempool rejections (-32603).
         if (err instanceof TransactionShapeError) throw invalidParams(err.message);
@@ -153,16 +155,16 @@ export const nativeMethods: RpcTable = {
   },
 };
 
-/** e.g. native-node/v0.1.0/linux-x64/node20.19.0 */
+/** e.g. native-node/v0.1.0/node-v20.19.0/linux-x64: name, version, runtime, platform-arch of this process. */
 export function clientVersion(version: string): string {
-  return `native-node/v${version}/${process.platform}-${process.arch}/node${process.versions.node}`;
+  return `native-node/v${version}/node-v${process.versions.node}/${process.platform}-${process.arch}`;
 }
 
 export const netWeb3Methods: RpcTable = {
   net_version: { params: [], handler: (ctx) => String(ctx.chain.params.chainId) },
   net_listening: { params: [], handler: () => true },
   net_peerCount: { params: [], handler: (ctx) => qty(ctx.network?.peers().length ?? 0) },
-  // geth's form <name>/v<version>/<os>-<arch>/<runtime>. The spec's example ends in "Rust"; this node is
-  // TypeScript on Node.js and says so (clients parse only the name and version).
+  // <name>/v<version>/<runtime>/<os>-<arch>. The spec's example ends in "Rust"; this node is TypeScript on
+  // Node.js and says so (clients parse only the name and version).
   web3_clientVersion: { params: [], handler: (ctx) => clientVersion(ctx.version) },
 };

@@ -34,9 +34,31 @@ export type ParamKind =
   | 'storageKey';
 export type ParamSpec = `${ParamKind}` | `${ParamKind}?`;
 
+/**
+ * Who is calling. Filters and subscriptions belong to a client: an HTTP client (by address) or one
+ * WebSocket connection, which also carries the connection's subscriptions.
+ */
+export interface RpcCaller {
+  /** Stable key of the client (`http:<address>` or `ws:<connection>`); read only by methods that need it. */
+  client(): string;
+  /** The connection's subscriptions; absent over HTTP (eth_subscribe then answers "notifications not supported"). */
+  subscriptions?: SubscriptionHost;
+  /** The answer may be a StreamedResult (rpc/streamed.ts): a single request over HTTP, not a batch item. */
+  canStream?: boolean;
+}
+
+/** eth_subscribe / eth_unsubscribe on a push-capable connection (rpc/subscriptions.ts). */
+export interface SubscriptionHost {
+  subscribe(ctx: NodeContext, params: unknown[]): string;
+  unsubscribe(id: string): boolean;
+}
+
+/** Calls without a caller (in-process tests, benches) share one client. */
+export const LOCAL_CALLER: RpcCaller = { client: () => 'local' };
+
 export interface RpcMethod {
   params: ParamSpec[];
-  handler: (ctx: NodeContext, params: unknown[]) => unknown | Promise<unknown>;
+  handler: (ctx: NodeContext, params: unknown[], caller: RpcCaller) => unknown | Promise<unknown>;
 }
 
 export type RpcTable = Record<string, RpcMethod>;

@@ -1,6 +1,8 @@
 import { getAccount } from '../state/accounts.js';
 import { weiToBase } from '../ledger/units.js';
-import type { NodeContext } from './context.js';
+import { NotFoundError } from '../util/errors.js';
+import type { ChainContext, NodeContext } from './context.js';
+import { withStateAt } from './state-at.js';
 
 /** Balance in wei (JSON-RPC unit); REST divides by 1e10. */
 export function getBalanceWei(ctx: NodeContext, address: string): bigint {
@@ -20,4 +22,52 @@ export function getNonce(ctx: NodeContext, address: string): bigint {
 export function getPendingNonce(ctx: NodeContext, address: string): bigint {
   const a = address.toLowerCase();
   return getNonce(ctx, a) + BigInt(ctx.mempool.pendingOf(a).length);
+}
+
+/** An account as one read sees it: balance, nonces and the height whose state answered. */
+export interface AccountAt {
+  balanceWei: bigint;
+  /** Nonce committed in the state of `height`. */
+  nonce: bigint;
+  /** Next nonce to sign: at the head, `nonce` plus the sender's pending transactions; else `nonce`. */
+  pendingNonce: bigint;
+  height: number;
+}
+
+/**
+ * The account at the head, or after block `atHeight` (from the state history: HistoryUnavailableError when
+ * older than the history the node keeps). At the head it answers without a promise (gRPC's hot path).
+ */
+export function accountAt(ctx: NodeContext, address: string, atHeight?: number): AccountAt | Promise<AccountAt> {
+  const a = address.toLowerCase();
+  const head = ctx.chain.height;
+  if (atHeight !== undefined && atHeight > head) throw new NotFoundError(`block ${atHeight} not found: the head is at ${head}`);
+  if (atHeight !== undefined && atHeight < head) {
+    return withStateAt(ctx, atHeight, (s) => {
+      const account = getAccount(s, a);
+      return { balanceWei: account.balance, nonce: account.nonce, pendingNonce: account.nonce, height: atHeight };
+    });
+  }
+  const account = getAccount(ctx.chain.state, a);
+  return {
+    balanceWei: account.balance,
+    nonce: account.nonce,
+    pendingNonce: account.nonce + BigInt(ctx.mempool.pendingOf(a).length),
+    height: head,
+  };
+}
+
+/** Balance in wei after block `height` (the head when undefined). */
+export function balanceWeiAt(ctx: ChainContext, address: string, height: number | undefined): Promise<bigint> {
+  return withStateAt(ctx, height, (s) => getAccount(s, address.toLowerCase()).balance);
+}
+
+/** Nonce after block `height` (the head when undefined). */
+export function nonceAt(ctx: ChainContext, address: string, height: number | undefined): Promise<bigint> {
+  return withStateAt(ctx, height, (s) => getAccount(s, address.toLowerCase()).nonce);
+}
+
+/** Balance in base units after block `height` (the head when undefined). */
+export async function balanceBaseAt(ctx: ChainContext, address: string, height: number | undefined): Promise<bigint> {
+  return weiToBase(await balanceWeiAt(ctx, address, height));
 }

@@ -77,10 +77,15 @@ export class ChainSubscription {
   private closed = false;
   private readonly detach: () => void;
 
+  /**
+   * `kinds` and `accept` (a consumer's filter, e.g. the addresses a stream asked for) decide what is queued,
+   * so events a consumer would discard neither take queue room nor count towards its lag.
+   */
   constructor(
     feed: ChainEventFeed,
     readonly maxQueued = 1024,
     readonly kinds?: ReadonlySet<ChainEventKind>,
+    readonly accept?: (e: ChainEvent) => boolean,
   ) {
     this.detach = feed.on((e) => this.push(e));
   }
@@ -91,7 +96,7 @@ export class ChainSubscription {
   }
 
   push(e: ChainEvent): void {
-    if (this.closed || (this.kinds && !this.kinds.has(e.kind))) return;
+    if (this.closed || (this.kinds && !this.kinds.has(e.kind)) || (this.accept && !this.accept(e))) return;
     this.queue.push(e);
     if (this.pending > this.maxQueued) {
       // Keep the newest maxQueued events; a consumer this far behind is told what it missed.

@@ -86,11 +86,19 @@ export class ChainIndex {
   constructor(private readonly chain: Chain) {
     this.to = chain.height;
     this.from = chain.height + 1;
-    chain.on('block', (b, r) => {
+    const onBlock = (b: Block, r: ExecutionResult | null) => {
       if (b.index <= this.to) return;
       this.fold(b, r);
       this.to = b.index;
-    });
+    };
+    // A rollback removes blocks this index folded in: it leaves, and the next query builds a new one.
+    const onRollback = () => {
+      chain.off('block', onBlock);
+      chain.off('rollback', onRollback);
+      if (indexes.get(chain) === this) indexes.delete(chain);
+    };
+    chain.on('block', onBlock);
+    chain.on('rollback', onRollback);
   }
 
   get coverage(): IndexCoverage {

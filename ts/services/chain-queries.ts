@@ -1,7 +1,7 @@
 import type { Block } from '../chain/block.js';
 import { blockSummary } from '../chain/block.js';
 import { NotFoundError } from '../util/errors.js';
-import { NATIVE_TOKEN, type NodeContext } from './context.js';
+import { type ChainContext, NATIVE_TOKEN, type NodeContext } from './context.js';
 
 export const MAX_BLOCKS_PAGE = 100;
 export const DEFAULT_BLOCKS_PAGE = 20;
@@ -54,6 +54,38 @@ export async function getBlock(ctx: NodeContext, height: number): Promise<Block>
   const b = await ctx.chain.blocks.getBlock(height);
   if (!b) throw new NotFoundError('block not found');
   return b;
+}
+
+/** Which block a reader asks for (gRPC GetBlock's selector). */
+export type BlockSelector = { height: number } | { hash: string } | { latest: true } | { finalized: true };
+
+/** Any stored block (not only the in-memory window) by height, hash, head or finality; NotFoundError otherwise. */
+export async function findBlock(ctx: Pick<NodeContext, 'chain' | 'consensus'>, sel: BlockSelector): Promise<Block> {
+  let height: number | null;
+  if ('height' in sel) height = sel.height;
+  else if ('hash' in sel) height = await ctx.chain.blocks.heightOfHash(sel.hash);
+  else if ('latest' in sel) return ctx.chain.head;
+  else height = ctx.consensus.finalizedHeight();
+  const b = height === null || height > ctx.chain.height ? null : await ctx.chain.blocks.getBlock(height);
+  if (!b) throw new NotFoundError('block not found');
+  return b;
+}
+
+/** Stored blocks from..to (inclusive, clamped to the chain), ascending: the window from memory, the rest from disk. */
+export function readBlocks(ctx: ChainContext, from: number, to: number): Promise<Block[]> {
+  return ctx.chain.blocks.readRange(from, to);
+}
+
+/**
+ * findBlock without waiting when the block is in memory (the head or the window): the block, or undefined when
+ * finding it needs the store (findBlock then). Throws NotFoundError for a height above the head.
+ */
+export function findRecentBlock(ctx: Pick<NodeContext, 'chain' | 'consensus'>, sel: BlockSelector): Block | undefined {
+  if ('latest' in sel) return ctx.chain.head;
+  if ('hash' in sel) return undefined;
+  const height = 'height' in sel ? sel.height : ctx.consensus.finalizedHeight();
+  if (height > ctx.chain.height) throw new NotFoundError('block not found');
+  return ctx.chain.blocks.recentBlock(height) ?? undefined;
 }
 
 export function blockDetail(b: Block): Record<string, unknown> {

@@ -7,6 +7,8 @@ import type { Mempool } from '../mempool/mempool.js';
 import type { VerificationService } from '../verify/index.js';
 import type { AuditLog } from './audit-log.js';
 import type { ChainEventFeed } from './chain-events.js';
+import type { DevChain } from './dev/index.js';
+import type { FilterRegistry } from './filters.js';
 
 /** Everything a query or command needs; built once by ts/node and passed to every interface. */
 export interface NodeContext {
@@ -30,6 +32,10 @@ export interface NodeContext {
   events?: ChainEventFeed;
   /** This node's validator key: POST /validators signs the genesis admin's AddAuthority with it when it is the admin's. */
   validatorKey?: KeyPair;
+  /** The dev chain's test controls (`--dev` only): accounts, automine, clock, state writes, snapshots. */
+  dev?: DevChain;
+  /** Polled filters (eth_newFilter and friends); absent where no node runs (benches, service tests). */
+  filters?: FilterRegistry;
   /** The P2P view (peers, sync); absent on a node started without networking. */
   network?: NetworkView;
   /** The contract verification service (ts/verify) on this node's chain; absent in contexts built without ts/node. */

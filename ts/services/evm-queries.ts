@@ -1,4 +1,5 @@
 import {
+  type AccessListOutcome,
   BLOCK_GAS_LIMIT,
   type CallArgs,
   type CallKind,
@@ -6,13 +7,16 @@ import {
   CallPoolBusyError,
   type CallReply,
   type CallRunner,
+  type CallState,
   InProcessCallRunner,
   type ReceiptRecord,
 } from '../execution/index.js';
 import { codeKey, storageKey } from '../state/accounts.js';
 import { EvmBusyError, EvmTimeoutError, ExecutionRevertedError, type NodeError, ServerError } from '../util/errors.js';
 import { fromHex, to0x } from '../util/hex.js';
+import type { StateReader } from '../state/state-store.js';
 import type { ChainContext, NodeContext } from './context.js';
+import { stateAt, withStateAt } from './state-at.js';
 
 const ERROR_SELECTOR = '08c379a0';
 const PANIC_SELECTOR = '4e487b71';
@@ -32,10 +36,22 @@ export function revertReason(data: Uint8Array): string | null {
   return null;
 }
 
-function callEnv(ctx: ChainContext) {
+/**
+ * Calls run in the context of the next block on top of their state: on the head, its number and a fresh
+ * timestamp; on the state after a past block h, block h + 1 as it was made (its proposer and time), the
+ * environment that block's first transaction saw.
+ */
+async function callEnv(ctx: ChainContext, height: number | undefined) {
   const head = ctx.chain.head;
-  // Calls run in the context of the next block on top of the head (its number and a fresh timestamp).
-  return ctx.chain.blockEnv(head.index + 1, head.validator, Math.max(head.timestamp, Math.floor(Date.now() / 1000)));
+  // Calls run in the context of the next block on top of the head: its number and the timestamp it would
+  // get now (the chain's clock, which the dev chain moves with evm_increaseTime); at a past height, in the
+  // context of the block that followed it.
+  if (height === undefined || height >= head.index) {
+    return ctx.chain.blockEnv(head.index + 1, head.validator, Math.max(head.timestamp, ctx.chain.now()));
+  }
+  const next = await ctx.chain.blocks.getBlock(height + 1);
+  if (!next) throw new Error(`block ${height + 1} missing below the head`);
+  return ctx.chain.blockEnv(height + 1, next.validator, next.timestamp);
 }
 
 /** Where no node runs (benches, service tests), calls run in-process with the default limits. */
@@ -53,14 +69,23 @@ function cappedGas(gas: bigint | undefined, cap: bigint): bigint {
 const UNCAPPED_GAS = 1n << 62n;
 
 /**
- * One call on a snapshot of the head state (taken once no proposal is in flight), in the call pool or
- * in-process. A timeout and a saturated pool become the node's errors.
+ * One call on a snapshot of the head state (taken once no proposal is in flight), or on a view of the state
+ * after block `height`, in the call pool or in-process. A timeout and a saturated pool become the node's errors.
  */
-async function runOnHead(ctx: ChainContext, kind: CallKind, args: CallArgs, cap: bigint): Promise<CallReply> {
+async function runAt(
+  ctx: ChainContext,
+  kind: CallKind,
+  args: CallArgs,
+  cap: bigint,
+  height: number | undefined,
+): Promise<CallReply> {
   const runner = runnerOf(ctx);
-  await ctx.chain.settled();
-  const env = callEnv(ctx);
-  const snapshot = ctx.chain.state.snapshot();
+  const env = await callEnv(ctx, height);
+  let snapshot: CallState & { release(): void };
+  if (height === undefined) {
+    await ctx.chain.settled();
+    snapshot = ctx.chain.state.snapshot();
+  } else snapshot = await stateAt(ctx, height);
   let reply: CallReply;
   try {
     reply = await runner.run({ kind, env, snapshot, args, cap });
@@ -107,9 +132,9 @@ export function evmFailure(evmError: string | undefined): ServerError {
 export const DATA_GAS_FLOOR = 100_000n;
 
 /** eth_call: output bytes, or ExecutionRevertedError (code 3) / ServerError for other EVM errors. */
-export async function ethCall(ctx: ChainContext, args: CallArgs): Promise<Uint8Array> {
+export async function ethCall(ctx: ChainContext, args: CallArgs, height?: number): Promise<Uint8Array> {
   const gas = cappedGas(args.gas, runnerOf(ctx).gasCap);
-  const reply = await runOnHead(ctx, 'call', { ...args, gas }, gas);
+  const reply = await runAt(ctx, 'call', { ...args, gas }, gas, height);
   if (reply.kind !== 'call') throw new Error(`unexpected call reply ${reply.kind}`);
   if (reply.outcome.ok) return reply.outcome.returnValue;
   throw callFailure(reply.outcome);
@@ -120,9 +145,9 @@ export async function ethCall(ctx: ChainContext, args: CallArgs): Promise<Uint8A
  * for the lowest gas limit at which the call succeeds, up to the call's `gas`, else the block gas limit,
  * never above the RPC gas cap; raised to the spec's 100000 when the transaction carries data.
  */
-export async function estimateGas(ctx: NodeContext, args: CallArgs): Promise<bigint> {
+export async function estimateGas(ctx: NodeContext, args: CallArgs, height?: number): Promise<bigint> {
   const top = cappedGas(args.gas ?? BLOCK_GAS_LIMIT, runnerOf(ctx).gasCap);
-  const reply = await runOnHead(ctx, 'estimate', args, top);
+  const reply = await runAt(ctx, 'estimate', args, top, height);
   if (reply.kind !== 'estimate') throw new Error(`unexpected estimate reply ${reply.kind}`);
   const out = reply.outcome;
   if (out.ok) {
@@ -137,18 +162,49 @@ export async function estimateGas(ctx: NodeContext, args: CallArgs): Promise<big
   throw callFailure(out.failure);
 }
 
-/** Code of an account (empty when it has none). */
-export function codeAt(ctx: ChainContext, address: string): Uint8Array {
-  return ctx.chain.state.get(codeKey(address.toLowerCase())) ?? new Uint8Array(0);
+/**
+ * eth_createAccessList: the addresses and slots the call touches (geth's iteration until the list is
+ * stable) and the gas it uses with that list; a failing call still answers, with its error.
+ */
+export async function createAccessList(ctx: NodeContext, args: CallArgs, height?: number): Promise<AccessListOutcome> {
+  const gas = cappedGas(args.gas ?? BLOCK_GAS_LIMIT, runnerOf(ctx).gasCap);
+  const reply = await runAt(ctx, 'accessList', { ...args, gas }, gas, height);
+  if (reply.kind !== 'accessList') throw new Error(`unexpected access list reply ${reply.kind}`);
+  return reply.outcome;
 }
 
-/** 32-byte value of a storage slot (zero when unset). */
-export function storageAt(ctx: NodeContext, address: string, slot: bigint): Uint8Array {
+/** geth's `error` text of a failed call (eth_createAccessList reports it next to the list). */
+export function callErrorText(out: CallOutcome): string {
+  return callFailure(out).message;
+}
+
+/** Code of an account (empty when it has none), read from `state` (the head state when absent). */
+export function codeAt(ctx: ChainContext, address: string, state: StateReader = ctx.chain.state): Uint8Array {
+  return state.get(codeKey(address.toLowerCase())) ?? new Uint8Array(0);
+}
+
+/** 32-byte value of a storage slot (zero when unset), read from `state` (the head state when absent). */
+export function storageAt(ctx: ChainContext, address: string, slot: bigint, state: StateReader = ctx.chain.state): Uint8Array {
   const slotBytes = fromHex(slot.toString(16).padStart(64, '0'));
-  const v = ctx.chain.state.get(storageKey(fromHex(address), slotBytes));
+  const v = state.get(storageKey(fromHex(address), slotBytes));
   const out = new Uint8Array(32);
   if (v) out.set(v, 32 - v.length);
   return out;
+}
+
+/** Code of an account after block `height` (the head when undefined). */
+export function codeAtHeight(ctx: ChainContext, address: string, height: number | undefined): Promise<Uint8Array> {
+  return withStateAt(ctx, height, (s) => codeAt(ctx, address, s));
+}
+
+/** A storage slot after block `height` (the head when undefined). */
+export function storageAtHeight(
+  ctx: ChainContext,
+  address: string,
+  slot: bigint,
+  height: number | undefined,
+): Promise<Uint8Array> {
+  return withStateAt(ctx, height, (s) => storageAt(ctx, address, slot, s));
 }
 
 export interface LocatedReceipt {

@@ -1,3 +1,4 @@
+import type { LogSource } from '../chain/block-store.js';
 import type { LogRecord } from '../execution/index.js';
 import type { ChainContext } from './context.js';
 import { locateReceipts } from './evm-queries.js';
@@ -35,6 +36,27 @@ export function logMatches(log: LogRecord, f: Pick<LogFilter, 'addresses' | 'top
   return true;
 }
 
+/** A block's logs that match the filter, in block order with their block-level positions. */
+export function matchingLogs(src: LogSource, f: Pick<LogFilter, 'addresses' | 'topics'>): FoundLog[] {
+  const out: FoundLog[] = [];
+  for (const r of locateReceipts(src.height, src.receipts)) {
+    r.receipt.logs.forEach((log, i) => {
+      if (!logMatches(log, f)) return;
+      out.push({
+        log,
+        at: {
+          blockHash: src.hash,
+          blockNumber: src.height,
+          txHash: src.txid(r.index),
+          txIndex: r.index,
+          logIndex: r.firstLogIndex + i,
+        },
+      });
+    });
+  }
+  return out;
+}
+
 /**
  * Logs matching the filter, ordered by block, transaction index, log index. Candidate blocks come from
  * the log index (chain/log-index.ts: one bloom scan over the in-memory window, postings on disk for older
@@ -44,22 +66,6 @@ export async function findLogs(ctx: ChainContext, f: LogFilter): Promise<FoundLo
   const blocks = ctx.chain.blocks;
   const heights = await blocks.logIndex.candidates(f.fromBlock, f.toBlock, f);
   const out: FoundLog[] = [];
-  for (const src of await blocks.logSources(heights)) {
-    for (const r of locateReceipts(src.height, src.receipts)) {
-      r.receipt.logs.forEach((log, i) => {
-        if (!logMatches(log, f)) return;
-        out.push({
-          log,
-          at: {
-            blockHash: src.hash,
-            blockNumber: src.height,
-            txHash: src.txid(r.index),
-            txIndex: r.index,
-            logIndex: r.firstLogIndex + i,
-          },
-        });
-      });
-    }
-  }
+  for (const src of await blocks.logSources(heights)) out.push(...matchingLogs(src, f));
   return out;
 }

@@ -83,6 +83,7 @@ export class StateIndex {
     for (const [k] of chain.state.entries()) pending.push(k);
     this.apply(pending);
     chain.on('block', (_b, _r, undo) => this.apply(undo.keys()));
+    chain.on('rollback', (_height, keys) => this.apply(keys));
   }
 
   /** Token holders (token base units), largest first. */

@@ -62,8 +62,10 @@ export async function dailyStats(ctx: NodeContext): Promise<{ days: DayStats[]; 
  * from the state index (balances sorted at commit), so a request costs O(limit).
  */
 export async function richList(ctx: NodeContext, limit: number): Promise<Record<string, unknown>> {
-  await ctx.chain.settled();
   const idx = await stateIndex(ctx);
+  // The index follows committed blocks; a proposal applied to the state meanwhile would make the supply
+  // and the balances disagree, so read both once the chain has settled, in one synchronous step.
+  await ctx.chain.settled();
   const { circulating } = supplyOfState(ctx);
   return {
     holders: idx.accounts.top(Math.min(limit, MAX_RICHLIST)).map((h, i) => {

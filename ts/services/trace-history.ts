@@ -43,6 +43,9 @@ export class TraceHistory {
 
   constructor(private readonly chain: Chain) {
     chain.on('block', (block, _result, undo) => this.record(block.index, undo));
+    chain.on('rollback', (height) => {
+      for (const h of [...this.undos.keys()]) if (h > height) this.undos.delete(h);
+    });
   }
 
   private record(height: number, undo: StateUndo): void {

@@ -58,6 +58,12 @@ export async function submitTransaction(ctx: NodeContext, raw: unknown): Promise
   return { txid: tx.txid, status: 'pending_in_mempool' };
 }
 
+/** Admit a signed Ethereum transaction (eth_sendRawTransaction's admission); resolves to its txid (64 hex). */
+export async function submitRawTransaction(ctx: NodeContext, raw: Uint8Array): Promise<{ txid: string }> {
+  const tx = await ctx.admission.submitRaw(raw);
+  return { txid: tx.txid };
+}
+
 export function mempoolView(ctx: NodeContext, limit = 1000): { size: number; transactions: SignedTransaction[] } {
   return { size: ctx.mempool.size, transactions: ctx.mempool.list(limit) };
 }

@@ -10,7 +10,8 @@ import { type AuthenticatedTrie, MerkleTrie, type ProofStep, type StateProof } f
  */
 export class NativeTrie implements AuthenticatedTrie {
   private readonly values = new Map<string, Buffer>();
-  private readonly pending = new Set<string>();
+  /** Keys changed since the last flush with their new value (undefined: deleted), so flush never reads the big map. */
+  private pending = new Map<string, Buffer | undefined>();
   private readonly handle: NativeTrieHandle;
 
   constructor(private readonly addon: NativeAddon) {
@@ -31,20 +32,21 @@ export class NativeTrie implements AuthenticatedTrie {
 
   set(keyString: string, value: Buffer): void {
     this.values.set(keyString, value);
-    this.pending.add(keyString);
+    this.pending.set(keyString, value);
   }
 
   delete(keyString: string): boolean {
     if (!this.values.delete(keyString)) return false;
-    this.pending.add(keyString);
+    this.pending.set(keyString, undefined);
     return true;
   }
 
   private flush(): void {
     const n = this.pending.size;
     if (n === 0) return;
-    const keys = [...this.pending];
-    this.pending.clear();
+    const keys = [...this.pending.keys()];
+    const vals = [...this.pending.values()];
+    this.pending = new Map();
     const c = crypto();
     let keyBytes = 0;
     for (const k of keys) keyBytes += k.length;
@@ -52,11 +54,11 @@ export class NativeTrie implements AuthenticatedTrie {
     const keyEnds = new Uint32Array(n);
     let o = 0;
     for (let i = 0; i < n; i++) keyEnds[i] = o += keyBuf.write(keys[i], o, 'latin1');
-    const keyHashes = c.sha256Segments(keyBuf, keyEnds);
+    const keyHashes = asBuffer(c.sha256Segments(keyBuf, keyEnds));
     const deletes = new Uint8Array(n);
     let leafBytes = 0;
     for (let i = 0; i < n; i++) {
-      const v = this.values.get(keys[i]);
+      const v = vals[i];
       if (v === undefined) deletes[i] = 1;
       else leafBytes += 33 + v.length;
     }
@@ -67,17 +69,18 @@ export class NativeTrie implements AuthenticatedTrie {
     o = 0;
     for (let i = 0; i < n; i++) {
       if (deletes[i]) continue;
-      const v = this.values.get(keys[i]) as Buffer;
+      const v = vals[i] as Buffer;
       pre[o] = 0;
-      pre.set(keyHashes.subarray(i * 32, i * 32 + 32), o + 1);
-      pre.set(v, o + 33);
+      // Buffer.copy: no view object per key (a million of them on a restart).
+      keyHashes.copy(pre, o + 1, i * 32, i * 32 + 32);
+      v.copy(pre, o + 33);
       o += 33 + v.length;
       preEnds[present.length] = o;
       present.push(i);
     }
-    const presentHashes = c.sha256Segments(pre, preEnds);
-    const leafHashes = new Uint8Array(n * 32);
-    present.forEach((i, j) => leafHashes.set(presentHashes.subarray(j * 32, j * 32 + 32), i * 32));
+    const presentHashes = asBuffer(c.sha256Segments(pre, preEnds));
+    const leafHashes = Buffer.alloc(n * 32);
+    present.forEach((i, j) => presentHashes.copy(leafHashes, i * 32, j * 32, j * 32 + 32));
     this.addon.trieApply(this.handle, keyHashes, leafHashes, deletes);
   }
 
@@ -106,6 +109,8 @@ export class NativeTrie implements AuthenticatedTrie {
     return { key: key.toString('hex'), value: value.toString('hex'), steps };
   }
 }
+
+const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 
 /**
  * The trie implementation for a new state: native when the addon is loaded, else the JS twin.

@@ -12,25 +12,84 @@ export const P = {
   audit: 0x4c, // 'L' + seq u64 -> JSON entry
   receipts: 0x52, // 'R' + height u64 -> RLP list of the block's receipts
   logIndex: 0x49, // 'I' + kind u8 + term (0, 20 or 32 bytes) + height u64 -> '' (EVM log postings, chain/log-index.ts)
+  changeSet: 0x59, // 'Y' + height u64 + state key -> previous value (0x00 absent | 0x01 + value) (chain/state-history.ts)
+  historyIndex: 0x58, // 'X' + key length u8 + state key + height u64 -> '' (blocks that changed the key)
   creation: 0x4b, // 'K' + contract addr20 -> height u64 || index u32 (the transaction that created it: receipts' contractAddress)
   verified: 0x56, // 'V' + chain id u32 + addr20 -> JSON verification record (ts/verify/store.ts)
   eventIndex: 0x45, // 'E' + term utf8 + 0x00 + height u64 + tx index u32 + event index u16 -> '' (native events, chain/event-index.ts)
   eventCount: 0x65, // 'e' + term utf8 -> u64 number of postings of the term
 } as const;
 
-export const blockKey = (h: number): Buffer => Buffer.concat([Buffer.from([P.block]), u64be(h)]);
-export const receiptsKey = (h: number): Buffer => Buffer.concat([Buffer.from([P.receipts]), u64be(h)]);
-export const blockHashKey = (hash: string): Buffer => Buffer.concat([Buffer.from([P.blockHash]), fromHex(hash)]);
-export const txKey = (txid: string): Buffer => Buffer.concat([Buffer.from([P.tx]), fromHex(txid)]);
-export const addrTxKey = (addr: string, h: number, i: number): Buffer =>
-  Buffer.concat([Buffer.from([P.addrTx]), fromHex(addr), u64be(h), u32be(i)]);
-export const addrTxPrefix = (addr: string): Buffer => Buffer.concat([Buffer.from([P.addrTx]), fromHex(addr)]);
-export const addrCountKey = (addr: string): Buffer => Buffer.concat([Buffer.from([P.addrCount]), fromHex(addr)]);
-export const stateKey = (k: Buffer): Buffer => Buffer.concat([Buffer.from([P.state]), k]);
+/** Big-endian u64 of a safe integer (no BigInt on the commit path). */
+function putU64(b: Buffer, n: number, at: number): void {
+  b.writeUInt32BE(Math.floor(n / 0x1_0000_0000), at);
+  b.writeUInt32BE(n >>> 0, at + 4);
+}
+
+/** Prefix byte, then the bytes of a 0x-less or 0x-prefixed hex string of `bytes` bytes, then `extra` bytes. */
+function hexKey(prefix: number, hex: string, bytes: number, extra = 0): Buffer {
+  const body = hex.charCodeAt(1) === 0x78 ? hex.slice(2) : hex;
+  if (body.length !== bytes * 2) throw new Error(`key part must be ${bytes} bytes of hex`);
+  const b = Buffer.allocUnsafe(1 + bytes + extra);
+  b[0] = prefix;
+  if (b.write(body, 1, 'hex') !== bytes) throw new Error('invalid hex in key part');
+  return b;
+}
+
+function heightKey(prefix: number, h: number): Buffer {
+  const b = Buffer.allocUnsafe(9);
+  b[0] = prefix;
+  putU64(b, h, 1);
+  return b;
+}
+
+export const blockKey = (h: number): Buffer => heightKey(P.block, h);
+export const receiptsKey = (h: number): Buffer => heightKey(P.receipts, h);
+export const blockHashKey = (hash: string): Buffer => hexKey(P.blockHash, hash, 32);
+export const txKey = (txid: string): Buffer => hexKey(P.tx, txid, 32);
+export function addrTxKey(addr: string, h: number, i: number): Buffer {
+  const b = hexKey(P.addrTx, addr, 20, 12);
+  putU64(b, h, 21);
+  b.writeUInt32BE(i, 29);
+  return b;
+}
+export const addrTxPrefix = (addr: string): Buffer => hexKey(P.addrTx, addr, 20);
+export const addrCountKey = (addr: string): Buffer => hexKey(P.addrCount, addr, 20);
+export function stateKey(k: Uint8Array): Buffer {
+  const b = Buffer.allocUnsafe(1 + k.length);
+  b[0] = P.state;
+  b.set(k, 1);
+  return b;
+}
 /** Postings of one log-index term: kind byte (what the term is) and the term's bytes. */
 export const logIndexPrefix = (kind: number, term: Uint8Array): Buffer => Buffer.concat([Buffer.from([P.logIndex, kind]), term]);
 export const logIndexKey = (kind: number, term: Uint8Array, h: number): Buffer =>
   Buffer.concat([Buffer.from([P.logIndex, kind]), term, u64be(h)]);
+/** A block's change set: every key it changed with the value before it. */
+export const changeSetPrefix = (h: number): Buffer => heightKey(P.changeSet, h);
+export function changeSetKey(h: number, stateKey: Uint8Array): Buffer {
+  const b = Buffer.allocUnsafe(9 + stateKey.length);
+  b[0] = P.changeSet;
+  putU64(b, h, 1);
+  b.set(stateKey, 9);
+  return b;
+}
+/** The history index of one state key (the length byte keeps one key's entries from prefixing another's). */
+export function historyPrefix(stateKey: Uint8Array): Buffer {
+  const b = Buffer.allocUnsafe(2 + stateKey.length);
+  b[0] = P.historyIndex;
+  b[1] = stateKey.length;
+  b.set(stateKey, 2);
+  return b;
+}
+export function historyKey(stateKey: Uint8Array, h: number): Buffer {
+  const b = Buffer.allocUnsafe(10 + stateKey.length);
+  b[0] = P.historyIndex;
+  b[1] = stateKey.length;
+  b.set(stateKey, 2);
+  putU64(b, h, 2 + stateKey.length);
+  return b;
+}
 export const creationKey = (addr: string): Buffer => Buffer.concat([Buffer.from([P.creation]), fromHex(addr)]);
 export const verifiedPrefix = (chainId: number): Buffer => Buffer.concat([Buffer.from([P.verified]), u32be(chainId)]);
 export const verifiedKey = (chainId: number, addr: string): Buffer => Buffer.concat([verifiedPrefix(chainId), fromHex(addr)]);

@@ -71,3 +71,10 @@ export class EvmBusyError extends NodeError {
     super(message, 503, -32005);
   }
 }
+
+/** A read of state at a height whose state this node does not hold (gRPC FAILED_PRECONDITION). */
+export class StateUnavailableError extends NodeError {
+  constructor(message: string) {
+    super(message, 400, -32000);
+  }
+}

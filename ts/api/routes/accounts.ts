@@ -1,4 +1,5 @@
-import { accountProof, getBalanceBase, getNonce } from '../../services/index.js';
+import { accountProof, balanceBaseAt, getBalanceBase, getNonce, nonceAt } from '../../services/index.js';
+import { InvalidParamsError } from '../../util/errors.js';
 import { addressParam } from '../params.js';
 import { address, amount, arr, hash, int, nullable, obj, str } from '../schema.js';
 import * as S from '../schemas.js';
@@ -6,30 +7,47 @@ import type { RouteDef } from '../types.js';
 import { contractParam } from './common.js';
 
 const addr = { address: S.addressParam };
+const atHeight = {
+  at_height: int('read the state after this block (any height the node keeps history for, see --history)', { minimum: 0 }),
+};
+
+/** `at_height`: undefined when absent (the head state). */
+function atHeightParam(q: URLSearchParams): number | undefined {
+  const raw = q.get('at_height');
+  if (raw === null || raw === '') return undefined;
+  if (!/^\d{1,15}$/.test(raw)) throw new InvalidParamsError('invalid query parameter at_height: expected a block height');
+  return Number(raw);
+}
 
 export const accountRoutes: RouteDef[] = [
   {
     method: 'GET',
     path: '/accounts/:address/balance',
     tag: 'accounts',
-    summary: 'Balance in base units',
+    summary: 'Balance in base units (after block at_height when given)',
     params: addr,
+    query: atHeight,
     response: obj({ address: address(), balance: amount() }),
-    handler: (ctx, _req, p) => {
+    handler: (ctx, req, p) => {
       const address = addressParam(p.address);
-      return { body: { address, balance: getBalanceBase(ctx, address) } };
+      const height = atHeightParam(req.query);
+      if (height === undefined) return { body: { address, balance: getBalanceBase(ctx, address) } };
+      return balanceBaseAt(ctx, address, height).then((balance) => ({ body: { address, balance } }));
     },
   },
   {
     method: 'GET',
     path: '/accounts/:address/nonce',
     tag: 'accounts',
-    summary: 'Committed nonce',
+    summary: 'Committed nonce (after block at_height when given)',
     params: addr,
+    query: atHeight,
     response: obj({ address: address(), nonce: int() }),
-    handler: (ctx, _req, p) => {
+    handler: (ctx, req, p) => {
       const address = addressParam(p.address);
-      return { body: { address, nonce: getNonce(ctx, address) } };
+      const height = atHeightParam(req.query);
+      if (height === undefined) return { body: { address, nonce: getNonce(ctx, address) } };
+      return nonceAt(ctx, address, height).then((nonce) => ({ body: { address, nonce } }));
     },
   },
   {

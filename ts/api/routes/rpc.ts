@@ -1,4 +1,13 @@
-import { type DispatchOptions, type RpcDispatcher, type RpcOutcome, createRpcDispatcher, serializeRpc } from '../../rpc/index.js';
+import {
+  type DispatchOptions,
+  type RpcDispatcher,
+  type RpcOutcome,
+  StreamedResult,
+  createRpcDispatcher,
+  idJson,
+  runStreamed,
+  serializeRpc,
+} from '../../rpc/index.js';
 import type { NodeContext } from '../../services/index.js';
 import type { ApiResult, RouteDef } from '../types.js';
 
@@ -10,7 +19,8 @@ export const rpcHooks: DispatchOptions = {};
 /** Shared, frozen: the HTTP layer validates a frozen header set once (ts/http/common.ts). */
 const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json' });
 
-function dispatcherOf(ctx: NodeContext): RpcDispatcher {
+/** The node's JSON-RPC dispatcher (one per context), shared by POST /rpc and the WebSocket endpoint. */
+export function dispatcherOf(ctx: NodeContext): RpcDispatcher {
   let d = dispatchers.get(ctx);
   if (!d) {
     d = createRpcDispatcher(ctx, {
@@ -23,15 +33,33 @@ function dispatcherOf(ctx: NodeContext): RpcDispatcher {
   return d;
 }
 
-function answer(out: RpcOutcome): ApiResult {
+function answer(out: RpcOutcome): ApiResult | Promise<ApiResult> {
   // Only notifications: nothing to answer (JSON-RPC 2.0 §6).
   if (out === null) return { status: 200, raw: '', headers: JSON_HEADERS };
+  if (!Array.isArray(out) && out.result instanceof StreamedResult) return streamedAnswer(idJson(out.id), out.result);
   return { raw: serializeRpc(out), headers: JSON_HEADERS };
+}
+
+/** A StreamedResult (debug_trace* struct logs) in one piece when small, else as a chunked body. */
+async function streamedAnswer(id: string, r: StreamedResult): Promise<ApiResult> {
+  const a = await runStreamed(id, r, (err) => rpcHooks.onInternalError?.(err, 'debug_trace'));
+  if ('whole' in a) return { raw: a.whole, headers: JSON_HEADERS };
+  return {
+    headers: JSON_HEADERS,
+    stream: (body) =>
+      a.attach({
+        write: (chunk) => body.write(typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk),
+        end: (chunk) => body.end(chunk ? Buffer.from(chunk, 'latin1') : undefined),
+        onDrain: (cb) => body.onDrain(cb),
+        onClose: (cb) => body.onClose(cb),
+      }),
+  };
 }
 
 /** Answers one JSON-RPC body; synchronous when the call is (most reads): no promise between body and answer. */
 const handleRpc: RouteDef['handler'] = (ctx, req) => {
-  const out = dispatcherOf(ctx).handleBody(req.body);
+  // Filters belong to the client address (read only by the methods that need it).
+  const out = dispatcherOf(ctx).handleBody(req.body, { client: () => `http:${req.ip}`, canStream: true });
   return out instanceof Promise ? out.then(answer) : answer(out);
 };
 

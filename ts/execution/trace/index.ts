@@ -6,6 +6,7 @@ export {
   TRACE_TIMEOUT_MAX_MS,
   TraceOutputTooLargeError,
   TraceTimeoutError,
+  type StructLogSink,
   type TraceOptions,
   type TracerName,
 } from './types.js';

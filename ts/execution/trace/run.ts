@@ -136,6 +136,19 @@ function attach(vm: VM, sink: Sink, state: StateReader, deadline: number, pause?
   events.on('afterMessage', (r: MessageResult) => sink.exit(r, depths.pop() ?? 1));
 }
 
+/**
+ * What the trace waits for between slices of steps: a settled chain state (the site's pause) and, when the
+ * struct logs are streamed, a consumer that has taken the text produced so far (back-pressure).
+ */
+function pauseOf(site: TraceSite, opts: TraceOptions): (() => Promise<void>) | undefined {
+  const { sink } = opts;
+  if (!sink) return site.pause;
+  return async () => {
+    await site.pause?.();
+    await sink.ready();
+  };
+}
+
 /** Trace one EVM transaction on `state` (changed as the transaction changes it). */
 async function traceOne(
   site: TraceSite,
@@ -153,7 +166,7 @@ async function traceOne(
   const typed = typedTransactionOf(tx, c.common);
   const { sink, finish, outputBytes } = makeSink(opts, pre, typed.gasLimit);
   try {
-    attach(c.vm, sink, post, deadline, site.pause);
+    attach(c.vm, sink, post, deadline, pauseOf(site, opts));
     r = await runTx(c.vm, { tx: typed, block: c.block, skipHardForkValidation: true, blockGasUsed });
   } finally {
     releaseVm(c);
@@ -232,7 +245,7 @@ export async function traceCall(site: TraceSite, args: CallArgs, opts: TraceOpti
   const { sink, finish } = makeSink(opts, pre, gasLimit);
   let r: Awaited<ReturnType<typeof runAsCall>>;
   try {
-    attach(c.vm, sink, post, deadline, site.pause);
+    attach(c.vm, sink, post, deadline, pauseOf(site, opts));
     r = await runAsCall(c, args, gasLimit - intrinsic);
   } finally {
     releaseVm(c);

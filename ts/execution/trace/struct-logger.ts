@@ -1,5 +1,5 @@
 import { RawJson } from '../../util/json.js';
-import { type StepEvent, TraceOutputTooLargeError, type TraceOptions } from './types.js';
+import { type StepEvent, type StructLogSink, TraceOutputTooLargeError, type TraceOptions } from './types.js';
 
 /** Bytes as hex without 0x (geth's `%x`: memory words, storage keys and values, returnValue). */
 function bareHex(b: Uint8Array, from = 0, to = b.length): string {
@@ -46,14 +46,29 @@ class TextChunks {
   private current = Buffer.allocUnsafe(CHUNK_BYTES);
   private used = 0;
 
+  /** With a sink, each full buffer is handed over instead of kept (streamed answers). */
+  constructor(private readonly sink?: StructLogSink) {}
+
   /** Append ASCII text (every field of a step is ASCII: hex, numbers, op names, JSON-escaped errors). */
   append(text: string): void {
     if (this.used + text.length > this.current.length) {
-      this.full.push(this.current.subarray(0, this.used));
+      this.hand(this.current.subarray(0, this.used));
       this.current = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, text.length));
       this.used = 0;
     }
     this.used += this.current.write(text, this.used, 'latin1');
+  }
+
+  private hand(b: Buffer): void {
+    if (!this.sink) this.full.push(b);
+    else if (b.length > 0) this.sink.chunk(b);
+  }
+
+  /** Hand what is left to the sink (streamed answers). */
+  flush(): void {
+    this.hand(this.current.subarray(0, this.used));
+    this.current = Buffer.allocUnsafe(0);
+    this.used = 0;
   }
 
   text(): string {
@@ -78,7 +93,7 @@ interface PendingCall {
  * follow geth's `StructLogRes`: stack as 0x-quantities, memory as 64-hex words, storage as 64-hex maps.
  */
 export class StructLogger {
-  private readonly out = new TextChunks();
+  private readonly out: TextChunks;
   private count = 0;
   /** The latest step, kept as text until the next one: a message start or a fault may still change it. */
   private last: string | null = null;
@@ -90,7 +105,9 @@ export class StructLogger {
   /** The return data buffer of each depth: the output of the last call it made. */
   private readonly returnData = new Map<number, Uint8Array>();
 
-  constructor(private readonly opts: TraceOptions) {}
+  constructor(private readonly opts: TraceOptions) {
+    this.out = new TextChunks(opts.sink);
+  }
 
   /** Record one step; `storageValue` is the slot's current value for SLOAD (read by the caller). */
   step(e: StepEvent, storageValue?: bigint): void {
@@ -169,11 +186,18 @@ export class StructLogger {
     this.last = text;
   }
 
-  /** The top-level result: gas used, failure, output (hex without 0x, as geth) and the logs. */
+  /**
+   * The top-level result: gas used, failure, output (hex without 0x, as geth) and the logs; with a sink the
+   * logs went there and the result has the other fields only.
+   */
   result(gasUsed: bigint, failed: boolean, returnValue: Uint8Array): Record<string, unknown> {
     this.flushLast();
-    const structLogs = new RawJson(`[${this.out.text()}]`);
-    return { gas: Number(gasUsed), failed, returnValue: bareHex(returnValue), structLogs };
+    const top = { gas: Number(gasUsed), failed, returnValue: bareHex(returnValue) };
+    if (this.opts.sink) {
+      this.out.flush();
+      return top;
+    }
+    return { ...top, structLogs: new RawJson(`[${this.out.text()}]`) };
   }
 
   get outputBytes(): number {

@@ -24,6 +24,19 @@ export interface TraceOptions {
   withLog: boolean;
   /** prestateTracer */
   diffMode: boolean;
+  /**
+   * Struct logs only: where the steps' JSON goes as it is produced (the array's items, comma-separated, in
+   * chunks ending on a step boundary) instead of into the result; the result then has no `structLogs`.
+   */
+  sink?: StructLogSink;
+}
+
+/** Receives struct-log JSON while a trace runs (HTTP streaming of debug_trace* answers). */
+export interface StructLogSink {
+  /** A chunk of the steps' JSON text (whole steps, comma-separated, continuing the previous chunk). */
+  chunk(text: Buffer): void;
+  /** Resolves when the consumer can take more (the trace waits here between slices of steps). */
+  ready(): Promise<void>;
 }
 
 export const DEFAULT_TRACE_OPTIONS: TraceOptions = {

@@ -1,0 +1,98 @@
+/**
+ * Wall time of the Hardhat oracle (Hardhat 2's sample project, test/external/hardhat-project.ts) against our
+ * dev node (automine) and against the Hardhat node, side by side in the same run: `npm run build && node
+ * dist/bench/hardhat-oracle.js [rounds]` prints Markdown rows for bench/RESULTS.md. Each round runs the
+ * unmodified `npx hardhat test` three ways, in turn: `--network native` on `--dev --block-time-ms 0`, the
+ * same network pointed at `hardhat node` (HTTP, like ours), and Hardhat's in-process network. The project is
+ * compiled once first, so the times are the suite (process start, provider setup, tests), not the compiler.
+ */
+import { execSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  HARDHAT_BIN,
+  type HardhatRun,
+  hardhat,
+  prepareSampleProject,
+  sampleProjectInstalled,
+} from '../test/external/hardhat-project.js';
+import { type Server, startHardhat, startNative, stopServer } from './http-load-procs.js';
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const secs = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+
+function checked(run: HardhatRun, what: string): number {
+  if (run.code !== 0 || !/\b9 passing\b/.test(run.stdout)) {
+    throw new Error(`${what}: the suite did not pass\n${run.stdout}\n${run.stderr}`);
+  }
+  return run.ms;
+}
+
+async function suiteOn(dir: string, server: Server, chainId: number): Promise<number> {
+  const url = `http://127.0.0.1:${server.port}`;
+  const run = await hardhat(
+    dir,
+    ['test', '--network', 'native'],
+    { NATIVE_RPC_URL: url, NATIVE_CHAIN_ID: String(chainId) },
+    300_000,
+  );
+  return checked(run, server.name);
+}
+
+export async function benchHardhatOracle(rounds = 3): Promise<string[]> {
+  if (!sampleProjectInstalled()) throw new Error('test/external/hardhat-sample is not installed: run scripts/setup.sh');
+  const dir = mkdtempSync(join(tmpdir(), 'native-bench-hardhat-'));
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+  try {
+    prepareSampleProject(dir);
+    const compile = await hardhat(dir, ['compile'], {}, 300_000);
+    if (compile.code !== 0) throw new Error(`hardhat compile failed\n${compile.stdout}\n${compile.stderr}`);
+    const times = { native: [] as number[], node: [] as number[], inProcess: [] as number[] };
+    let nativeFailure: string | null = null;
+    for (let r = 0; r < rounds; r++) {
+      const data = mkdtempSync(join(tmpdir(), 'native-bench-hardhat-node-'));
+      const native = await startNative('uws', data, ['--block-time-ms', '0', '--anvil-compat']);
+      try {
+        times.native.push(await suiteOn(dir, native, 7120));
+      } catch (err) {
+        // Not comparable while the suite does not pass on our node (evm_snapshot needs issue 10's rollback).
+        nativeFailure = (err as Error).message.split('\n')[0];
+      } finally {
+        await stopServer(native.child);
+        rmSync(data, { recursive: true, force: true });
+      }
+      const node = await startHardhat({ project: dir, cli: HARDHAT_BIN });
+      try {
+        times.node.push(await suiteOn(dir, node, 31337));
+      } finally {
+        await stopServer(node.child);
+      }
+      times.inProcess.push(checked(await hardhat(dir, ['test'], {}, 300_000), 'in-process Hardhat network'));
+    }
+    const range = (xs: number[]) => `${secs(Math.min(...xs))}–${secs(Math.max(...xs))}`;
+    const ratio = median(times.native) / median(times.node);
+    const ours =
+      nativeFailure !== null
+        ? `| our node, \`--dev --block-time-ms 0 --anvil-compat\` (HTTP) | not measured | | ${nativeFailure} |`
+        : `| our node, \`--dev --block-time-ms 0 --anvil-compat\` (HTTP) | ${secs(median(times.native))} | ${range(times.native)} | ${rounds} rounds; ${ratio <= 1 ? 'goal (no slower than the Hardhat node) met' : `goal (no slower than the Hardhat node) missed: ${ratio.toFixed(2)}x`} |`;
+    return [
+      `- Date: ${new Date().toISOString().slice(0, 10)}. Command: \`npm run build && node dist/bench/hardhat-oracle.js ${rounds}\`; load average before: ${load}; ${execSync('nproc').toString().trim()} cores.`,
+      '',
+      '| `npx hardhat test` of the sample project (9 tests) | Wall time (median of rounds) | Range | Notes |',
+      '| --- | --- | --- | --- |',
+      ours,
+      `| \`hardhat node\` 2.29.1 (HTTP) | ${secs(median(times.node))} | ${range(times.node)} | same project, network \`native\` pointed at it |`,
+      `| Hardhat's in-process network | ${secs(median(times.inProcess))} | ${range(times.inProcess)} | no HTTP; for reference |`,
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const rows = await benchHardhatOracle(Number(process.argv[2] ?? 3));
+  console.log(rows.join('\n'));
+}

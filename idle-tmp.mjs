@@ -1,0 +1,20 @@
+import { pino } from 'pino';
+import { parseConfig } from '/work/wt/i15/dist/ts/node/config.js';
+import { NativeNode } from '/work/wt/i15/dist/ts/node/node.js';
+import { mkdtempSync } from 'node:fs';
+import http from 'node:http';
+const dir = mkdtempSync('/tmp/i15/node-');
+const node = await NativeNode.start({ ...parseConfig(['--dev'], {}), apiPort: 0, grpcPort: null, dataDir: dir, blockTimeMs: 1000, logLevel: 'silent', httpBackend: process.argv[2] }, pino({ level: 'silent' }));
+const msg = Buffer.from([0x0a, 0x02, 0x08, Number(process.argv[3] ?? 2)]);
+const frame = Buffer.concat([Buffer.from([0, 0, 0, 0, msg.length]), msg]);
+const t0 = Date.now();
+const req = http.request({ host: '127.0.0.1', port: node.http.port, path: '/native.v1.Native/StreamEvents', method: 'POST', headers: { 'content-type': 'application/grpc-web+proto' } }, (res) => {
+  console.log('headers', res.statusCode, res.headers['transfer-encoding'], Date.now() - t0);
+  res.on('data', (d) => console.log('data', Date.now() - t0, d.length));
+  res.on('end', () => console.log('end', Date.now() - t0));
+});
+req.on('error', (e) => console.log('req err', e.message, Date.now() - t0));
+req.end(frame);
+await new Promise((r) => setTimeout(r, Number(process.argv[4] ?? 3000)));
+await node.stop();
+console.log('stopped', Date.now() - t0);

@@ -1,0 +1,113 @@
+/**
+ * Prometheus metrics of the gRPC transport, registered in the node's registry (GET /metrics) next to the
+ * code that feeds them: calls by method, status and transport; unary latency; open streams; stream events.
+ */
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { GrpcStatus } from './errors.js';
+
+/** `grpc` (HTTP/2, @grpc/grpc-js) or `grpc-web` (the main HTTP port). */
+export type GrpcTransport = 'grpc' | 'grpc-web';
+
+const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+type CounterChild = ReturnType<Counter<string>['labels']>;
+type HistogramChild = ReturnType<Histogram<string>['labels']>;
+type GaugeChild = ReturnType<Gauge<string>['labels']>;
+
+/** A method's call series on one transport (GrpcMetrics.method). */
+export interface MethodSeries {
+  /** A finished call (unary or stream) with its status and, for unary calls, its latency. */
+  finished(code: GrpcStatus, seconds: number | null): void;
+}
+
+export class GrpcMetrics {
+  private readonly calls: Counter<'method' | 'code' | 'transport'>;
+  private readonly latency: Histogram<'method' | 'transport'>;
+  private readonly streams: Gauge<'method' | 'transport'>;
+  private readonly events: Counter<'method' | 'transport'>;
+  private readonly lagged: Counter<'transport'>;
+  /** Children looked up once per label set (a label lookup per call costs more than the increment). */
+  private readonly streamChildren = new Map<string, GaugeChild>();
+  private readonly eventChildren = new Map<string, CounterChild>();
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.calls = new Counter({
+      name: 'native_grpc_calls_total',
+      help: 'gRPC calls finished, by method, status code name and transport (grpc or grpc-web)',
+      labelNames: ['method', 'code', 'transport'],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'native_grpc_call_duration_seconds',
+      help: 'Unary gRPC call time from request to answer, by method and transport',
+      labelNames: ['method', 'transport'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.streams = new Gauge({
+      name: 'native_grpc_active_streams',
+      help: 'Open server-streaming gRPC calls, by method and transport',
+      labelNames: ['method', 'transport'],
+      registers,
+    });
+    this.events = new Counter({
+      name: 'native_grpc_stream_messages_total',
+      help: 'Messages sent on server-streaming gRPC calls, by method and transport',
+      labelNames: ['method', 'transport'],
+      registers,
+    });
+    this.lagged = new Counter({
+      name: 'native_grpc_stream_lagged_events_total',
+      help: 'Events dropped for StreamEvents consumers that fell 1024 events behind (the skipped_count sum)',
+      labelNames: ['transport'],
+      registers,
+    });
+    for (const transport of ['grpc', 'grpc-web']) this.lagged.inc({ transport }, 0);
+  }
+
+  private child<T>(cache: Map<string, T>, key: string, make: () => T): T {
+    let c = cache.get(key);
+    if (c === undefined) {
+      c = make();
+      cache.set(key, c);
+    }
+    return c;
+  }
+
+  /**
+   * The series of one method on one transport, looked up once: the service keeps the handle, so a call costs an
+   * array read and two increments (no label strings per call).
+   */
+  method(method: string, transport: GrpcTransport): MethodSeries {
+    const byCode: CounterChild[] = [];
+    let latency: HistogramChild | undefined;
+    return {
+      finished: (code, seconds) => {
+        let c = byCode[code];
+        if (c === undefined) {
+          c = this.calls.labels(method, GrpcStatus[code] ?? String(code), transport);
+          byCode[code] = c;
+        }
+        c.inc();
+        if (seconds !== null) {
+          latency ??= this.latency.labels(method, transport);
+          latency.observe(seconds);
+        }
+      },
+    };
+  }
+
+  /** A stream opened: counted as active until `closed()`; its messages counted through the handle (no lookups per write). */
+  streamOpened(method: string, transport: GrpcTransport): { messages(n: number): void; closed(): void } {
+    const key = `${method} ${transport}`;
+    const active = this.child(this.streamChildren, key, () => this.streams.labels(method, transport));
+    const messages = this.child(this.eventChildren, key, () => this.events.labels(method, transport));
+    active.inc();
+    return { messages: (n) => messages.inc(n), closed: () => active.dec() };
+  }
+
+  laggedEvents(transport: GrpcTransport, skipped: number): void {
+    this.lagged.inc({ transport }, skipped);
+  }
+}

@@ -1,0 +1,66 @@
+import type { Chain } from '../../chain/chain.js';
+import { ServerError } from '../../util/errors.js';
+
+/** Unix seconds of the machine. */
+const wallClock = (): number => Math.floor(Date.now() / 1000);
+
+/**
+ * The dev chain's clock (evm_increaseTime, evm_setNextBlockTimestamp, evm_mine with a timestamp): the
+ * machine's time plus an offset, or the timestamp the next block was told to have. It replaces
+ * `Chain.now`, so block production, block validity (the future-drift rule) and calls all read it: a block
+ * dated ahead of the machine is valid because the chain's own clock is ahead too (docs/dev-chain.md).
+ */
+export class DevClock {
+  /** Seconds added to the machine's time. */
+  private offset = 0;
+  /** The timestamp the next block gets, once. */
+  private next: number | null = null;
+
+  constructor(private readonly chain: Chain) {
+    // After a restart the head may be dated ahead of the machine (time was moved): time goes on from it.
+    this.offset = Math.max(0, chain.head.timestamp - wallClock());
+    chain.now = () => this.now();
+    chain.on('block', (b) => this.blockMined(b.timestamp));
+  }
+
+  now(): number {
+    return this.next ?? wallClock() + this.offset;
+  }
+
+  /** Seconds the clock runs ahead of the machine. */
+  get offsetSecs(): number {
+    return this.offset;
+  }
+
+  /** evm_increaseTime: move the clock forward; returns the total offset. */
+  increase(secs: number): number {
+    if (!Number.isSafeInteger(secs) || secs < 0) throw new ServerError('time increase must be a non-negative number of seconds');
+    this.offset += secs;
+    return this.offset;
+  }
+
+  /** evm_setNextBlockTimestamp: the next block is dated `ts`; time then goes on from it. */
+  setNext(ts: number): void {
+    const head = this.chain.head.timestamp;
+    if (!Number.isSafeInteger(ts) || ts < head) {
+      throw new ServerError(`timestamp ${ts} is lower than the previous block's timestamp ${head}`);
+    }
+    this.next = ts;
+  }
+
+  /** Back to a recorded state (evm_revert, anvil_reset). */
+  restore(offset: number, next: number | null): void {
+    this.offset = offset;
+    this.next = next;
+  }
+
+  get nextTimestamp(): number | null {
+    return this.next;
+  }
+
+  private blockMined(ts: number): void {
+    if (this.next === null || ts < this.next) return;
+    this.offset = this.next - wallClock();
+    this.next = null;
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Resumable subscriptions: finalized blocks replayed from the store from a height on, then the live feed,
+ * with no gap and no repeat between the two. Push interfaces use it for "resume from sequence N" (gRPC
+ * StreamEvents' from_sequence); without a start height it is a plain live ChainSubscription.
+ *
+ * The switch is exact because the chain moves its head and emits `block` in one synchronous step: the replay
+ * reads up to the head it sees, and when it has caught up it subscribes in the same tick as it last looked
+ * at the head, so the first live block is the one after the last replayed one.
+ */
+import type { ChainEvent, ChainEventFeed, ChainEventKind, SubscriptionItem } from './chain-events.js';
+import { ChainSubscription } from './chain-events.js';
+import { readBlocks } from './chain-queries.js';
+import type { ChainContext } from './context.js';
+
+/** Blocks read from the store per step of a replay. */
+export const REPLAY_CHUNK = 64;
+
+export interface ResumableOptions {
+  /** Replay finalized blocks from this height on before going live; undefined = live from now. */
+  fromHeight?: number;
+  /** Live queue bound (ChainSubscription.maxQueued). */
+  maxQueued: number;
+  kinds?: ReadonlySet<ChainEventKind>;
+  /** The consumer's filter, applied to replayed and live events alike. */
+  accept?: (e: ChainEvent) => boolean;
+}
+
+export class ResumableSubscription {
+  private live: ChainSubscription | null = null;
+  /** Next height to read from the store; null once live. */
+  private replayNext: number | null = null;
+  /** Live block events below this height were replayed already (or come before the asked start). */
+  private minHeight = 0;
+  private closed = false;
+
+  constructor(
+    private readonly ctx: ChainContext & { events: ChainEventFeed },
+    private readonly opts: ResumableOptions,
+  ) {
+    const from = opts.fromHeight;
+    const wantsBlocks = !opts.kinds || opts.kinds.has('block_finalized');
+    if (from !== undefined && wantsBlocks && from <= ctx.chain.height) this.replayNext = from;
+    else this.goLive(from ?? 0);
+  }
+
+  /** True while blocks still come from the store. */
+  get replaying(): boolean {
+    return this.replayNext !== null;
+  }
+
+  /** Events waiting in the live queue (0 while replaying). */
+  get pending(): number {
+    return this.live?.pending ?? 0;
+  }
+
+  /** Up to `max` items, waiting for at least one; null once closed. */
+  async take(max: number): Promise<SubscriptionItem[] | null> {
+    while (!this.closed) {
+      if (this.replayNext !== null) {
+        const batch = await this.replayStep(max);
+        if (batch.length > 0) return batch;
+        continue;
+      }
+      const live = this.live!;
+      const first = live.poll() ?? (await live.next());
+      if (first === null) return null;
+      const out: SubscriptionItem[] = [];
+      for (let item: SubscriptionItem | null = first; item !== null; item = out.length < max ? live.poll() : null) {
+        if ('event' in item && item.event.kind === 'block_finalized' && item.event.block.index < this.minHeight) continue;
+        out.push(item);
+      }
+      if (out.length > 0) return out;
+    }
+    return null;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.live?.close();
+  }
+
+  /** The next blocks from the store, or the switch to live once the head is reached (same tick as the check). */
+  private async replayStep(max: number): Promise<SubscriptionItem[]> {
+    const from = this.replayNext!;
+    const head = this.ctx.chain.height;
+    if (from > head) {
+      this.goLive(from);
+      return [];
+    }
+    const blocks = await readBlocks(this.ctx, from, Math.min(head, from + Math.max(1, Math.min(max, REPLAY_CHUNK)) - 1));
+    if (this.closed) return [];
+    if (blocks.length === 0) {
+      // Nothing stored there (cannot happen below the head); go live rather than spin.
+      this.goLive(from);
+      return [];
+    }
+    this.replayNext = blocks[blocks.length - 1].index + 1;
+    const out: SubscriptionItem[] = [];
+    for (const block of blocks) {
+      const event: ChainEvent = { kind: 'block_finalized', block, result: null };
+      if (!this.opts.accept || this.opts.accept(event)) out.push({ event });
+    }
+    return out;
+  }
+
+  private goLive(minHeight: number): void {
+    this.replayNext = null;
+    this.minHeight = minHeight;
+    if (this.closed) return;
+    this.live = new ChainSubscription(this.ctx.events, this.opts.maxQueued, this.opts.kinds, this.opts.accept);
+  }
+}
