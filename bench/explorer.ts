@@ -25,14 +25,7 @@ import { type SignedTransaction, signTransaction } from '../ts/ledger/transactio
 import { BASE_PER_COIN } from '../ts/ledger/units.js';
 import { TxAdmission } from '../ts/mempool/admission.js';
 import { Mempool } from '../ts/mempool/mempool.js';
-import {
-  EXPLORER_TRACE_WAIT_MS,
-  NODE_VERSION,
-  type NodeContext,
-  callTree,
-  getNonce,
-  traceHistoryOf,
-} from '../ts/services/index.js';
+import { EXPLORER_TRACE_WAIT_MS, NODE_VERSION, type NodeContext, callTree, getNonce } from '../ts/services/index.js';
 import { openRocksStore } from '../ts/storage/index.js';
 import { toHex } from '../ts/util/hex.js';
 import { EvmSender, callData, deployData } from './evm-fixtures.js';
@@ -204,7 +197,6 @@ async function main(): Promise<void> {
     await db.close();
     return;
   }
-  traceHistoryOf(chain);
   const mempool = new Mempool();
   const admission = new TxAdmission(chain, mempool);
   const consensus = new PoaEngine(chain, mempool, validator, { blockTimeMs: 1000, maxBlockTxs: 10_000 });

@@ -8,6 +8,7 @@ import { benchEvmGas } from './evm-gas.js';
 import { type SubmissionStats, benchHttpSubmission } from './http-e2e.js';
 import { baselineMain, benchHttpLoad } from './http-load.js';
 import { type Row, benchBlockExecution, benchStateRoot } from './ledger.js';
+import { NFT_SECTION_NOTES, benchNftExecution, benchNftOwnerQuery } from './nft.js';
 import { VERIFY_SECTION, benchVerification } from './verify.js';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
@@ -53,6 +54,12 @@ async function main(): Promise<void> {
   sections.push({ title: 'Authenticated state', rows: benchStateRoot() });
   log('block execution ...');
   sections.push({ title: 'Block execution', rows: await benchBlockExecution() });
+  log('NFTs ...');
+  sections.push({
+    title: 'NFTs (SRC-721)',
+    md: NFT_SECTION_NOTES,
+    rows: [...(await benchNftExecution()), ...(await benchNftOwnerQuery())],
+  });
   log(`EVM (crypto backend: ${crypto().name}) ...`);
   sections.push({
     title: 'EVM',

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_TRACE_OPTIONS, type TraceOptions } from '../ts/execution/index.js';
 import { DEV_MNEMONIC, keyPairFromMnemonic, randomKeyPair } from '../ts/ledger/keys.js';
-import { traceHistoryOf, traceTransaction } from '../ts/services/index.js';
+import { traceTransaction } from '../ts/services/index.js';
 import { stringifyExact } from '../ts/util/json.js';
 import { EvmSender, callData, deployData, devParams, openChain, produce, storedEvmTransaction } from './evm-fixtures.js';
 import type { Row } from './ledger.js';
@@ -72,7 +72,6 @@ export async function benchTracing(log: (s: string) => void = () => undefined): 
   const validator = randomKeyPair();
   const dir = mkdtempSync(join(tmpdir(), 'native-bench-trace-'));
   const dev = await openChain(dir, devParams(validator, [sender.address]), validator, 1000);
-  traceHistoryOf(dev.chain);
   const rows: Row[] = [];
   try {
     const { getCreateAddress } = await import('ethers');

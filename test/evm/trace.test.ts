@@ -91,7 +91,10 @@ test('callTracer: nested frames, CREATE2, revert reasons, SELFDESTRUCT, onlyTopC
   t.is(`0x${logs.returnValue}`, await rpcOk(n.url, 'eth_call', [call, 'latest']));
   t.is(logs.failed, false);
   t.is(logs.structLogs[0].op, 'PUSH1');
-  t.is((await rpc(n.url, 'debug_traceCall', [call, '0x1'])).error?.code, -32000);
+  // At genesis the contract does not exist yet: the call runs no code, as eth_call there.
+  const atGenesis = await rpcOk(n.url, 'debug_traceCall', [call, '0x0']);
+  t.deepEqual(atGenesis.structLogs, []);
+  t.is(`0x${atGenesis.returnValue}`, await rpcOk(n.url, 'eth_call', [call, '0x0']));
 });
 
 test('prestateTracer: pre-state of every touched account; diffMode keeps what changed', async (t) => {
@@ -229,7 +232,7 @@ test('limits: trace timeout, output cap, and other requests served while a trace
   t.deepEqual((await slow).error, { code: -32000, message: 'trace timeout' });
 });
 
-test('historical state: older blocks traced from the undo history; blocks before a restart are refused', async (t) => {
+test('historical state: older blocks traced from the state history, also after a restart; older than --history refused', async (t) => {
   const tmp = tempDir();
   t.teardown(tmp.cleanup);
   let n = await startTestNode({ dataDir: tmp.dir });
@@ -255,10 +258,22 @@ test('historical state: older blocks traced from the undo history; blocks before
 
   await n.stop();
   n = await startTestNode({ dataDir: tmp.dir });
+  // The history is on disk: the same trace after a restart.
+  t.deepEqual(await rpcOk(n.url, 'debug_traceTransaction', [hash, { tracer: 'prestateTracer' }]), before);
+  // debug_traceCall at the transaction's block sees that block's state.
+  const call = { from: w.address, to: tracer, data, gas: '0x186a0' };
+  const atBlock = await rpcOk(n.url, 'debug_traceCall', [call, receipt.blockNumber, { tracer: 'prestateTracer' }]);
+  t.truthy(atBlock[tracer]);
+  await n.stop();
+  // A node keeping only the last 2 blocks of history refuses older ones, naming the oldest it has.
+  n = await startTestNode({ dataDir: tmp.dir, history: { kind: 'recent', blocks: 2 } });
   t.teardown(() => n.stop());
+  // Pruning follows commits: wait for a few blocks made by this node.
+  const restartedAt = Number(await rpcOk(n.url, 'eth_blockNumber'));
+  await waitFor(async () => Number(await rpcOk(n.url, 'eth_blockNumber')) >= restartedAt + 3, 15_000);
   const r = await rpc(n.url, 'debug_traceTransaction', [hash]);
   t.is(r.error?.code, -32000);
-  t.regex(r.error?.message ?? '', /^historical state not available/);
+  t.regex(r.error?.message ?? '', /^historical state is not available for block \d+: the oldest available block is \d+$/);
   // A transaction committed after the restart is traced.
   const again = await signCall(w, tracer, data, 2, 100_000n);
   const h2 = await rpcOk(n.url, 'eth_sendRawTransaction', [again]);

@@ -6,6 +6,7 @@ import { chainInfoRoutes } from './routes/chain-info.js';
 import { chainRoutes } from './routes/chain.js';
 import { explorerRouteDefs } from './routes/explorer.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { nftRoutes } from './routes/nft.js';
 import { opsRoutes } from './routes/ops.js';
 import { recentTransactionRoutes } from './routes/recent-transactions.js';
 import { rootRoutes } from './routes/root.js';
@@ -33,6 +34,7 @@ export const restRoutes: RouteDef[] = [
   ...transactionRoutes,
   ...recentTransactionRoutes,
   ...tokenRoutes,
+  ...nftRoutes,
   ...validatorRoutes,
   ...stakingRoutes,
   ...statsRoutes,

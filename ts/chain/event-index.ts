@@ -36,6 +36,14 @@ export class EventIndex {
     return n;
   }
 
+  /** Read the counts of the terms not cached yet in one multi-get (a block can name thousands of new terms). */
+  private loadCounts(terms: readonly string[]): void {
+    const missing = [...new Set(terms)].filter((t) => !this.counts.has(t));
+    if (missing.length === 0) return;
+    const raw = this.db.getManySync(missing.map(eventCountKey));
+    missing.forEach((t, i) => this.counts.set(t, raw[i] ? Number((raw[i] as Buffer).readBigUInt64BE(0)) : 0));
+  }
+
   /** Locations of the events under a term, newest first. */
   async list(term: string, offset: number, limit: number): Promise<EventLocation[]> {
     const prefix = eventIndexPrefix(term);
@@ -51,15 +59,19 @@ export class EventIndex {
   /** The batch operations that index a block's events; `applied()` then updates the cached counts. */
   ops(height: number, receipts: readonly ReceiptRecord[]): { ops: KvOp[]; applied: () => void } {
     const ops: KvOp[] = [];
-    const counts = new Map<string, number>();
+    const postings: { term: string; key: Buffer }[] = [];
     receipts.forEach((r, txIndex) => {
       r.events?.forEach((e: NativeEvent, eventIndex) => {
-        for (const term of new Set(this.termsOf(e))) {
-          ops.push({ type: 'put', key: eventIndexKey(term, height, txIndex, eventIndex), value: Buffer.alloc(0) });
-          counts.set(term, (counts.get(term) ?? this.count(term)) + 1);
-        }
+        for (const term of new Set(this.termsOf(e)))
+          postings.push({ term, key: eventIndexKey(term, height, txIndex, eventIndex) });
       });
     });
+    this.loadCounts(postings.map((p) => p.term));
+    const counts = new Map<string, number>();
+    for (const { term, key } of postings) {
+      ops.push({ type: 'put', key, value: Buffer.alloc(0) });
+      counts.set(term, (counts.get(term) ?? this.count(term)) + 1);
+    }
     for (const [term, n] of counts) ops.push({ type: 'put', key: eventCountKey(term), value: u64be(n) });
     return { ops, applied: () => counts.forEach((n, term) => this.counts.set(term, n)) };
   }

@@ -13,8 +13,10 @@ import { type StateProof, verifyStateProof } from '../state/trie.js';
 import { isAddress, isHash } from '../util/hex.js';
 import { stringifyExact } from '../util/json.js';
 import { COIN_TICKER, WalletUsageError, parseAmount, showBase, showWei } from './amounts.js';
-import { NodeClient, type Reply } from './client.js';
+import { NodeClient } from './client.js';
+import { NFT_OPTIONS, NFT_USAGE, runNft } from './nft.js';
 import { delegationsCommand, stakeCommand, tokenCommand, validatorsCommand } from './operations.js';
+import { expectOk, signingContext, waitForInclusion } from './submit.js';
 
 /** The wallet ships with the node and carries its version. */
 const WALLET_VERSION = '0.1.0';
@@ -44,6 +46,7 @@ Commands:
   stake unjail
   validators                  the validator set with stake, commission, uptime and status
   delegations [ADDRESS]       delegations, pending rewards and unbonding entries
+${NFT_USAGE}
 
 Amounts: a whole number of base units (150000000) or coins with the ticker (1.5${COIN_TICKER});
 1 ${COIN_TICKER} = 100,000,000 base units. The fee defaults to the minimum, 10000 base units (deploys 100000).
@@ -162,6 +165,8 @@ export async function runWallet(argv: string[], env: NodeJS.ProcessEnv, out: Out
       return send(client, () => loadKey(keyFile), values, raw, out);
     case 'proof':
       return proof(client, addressArg(), raw, out);
+    case 'nft':
+      return runNft(positionals.slice(1), values, { client, loadSigner: () => loadKey(keyFile), raw, out });
     case 'token':
       return tokenCommand(client, arg, () => loadKey(keyFile), values, raw, out);
     case 'stake':
@@ -206,15 +211,9 @@ function parseWalletArgs(argv: string[]) {
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
+      ...NFT_OPTIONS,
     },
   });
-}
-
-/** The body of a 200 answer, else a plain error naming the URL and the status. */
-function expectOk<T>(client: NodeClient, r: Reply<T>): T {
-  if (r.status === 200 && r.body !== null) return r.body;
-  const detail = (r.body as { error?: string } | null)?.error;
-  throw new Error(`${client.baseUrl} answered HTTP ${r.status}${detail ? `: ${detail}` : ''}`);
 }
 
 /** The fee a confirmed transaction paid, in wei: EVM gas used times its price, else the native fee. */
@@ -265,15 +264,8 @@ async function send(
   const fee = values.fee === undefined ? MIN_TX_FEE_BASE : parseAmount('fee', values.fee, true);
   // The key file is read once the arguments are known to be usable.
   const key = loadSigner();
-  const status = expectOk(client, await client.get<{ chain_id: number }>('/native_status'));
-  const pending = expectOk(client, await client.get<{ transactions: { from_address: string }[] }>('/mempool'));
-  const nonceRes = expectOk(client, await client.get<{ nonce: bigint }>(`/accounts/${key.address}/nonce`));
-  // Next nonce = committed nonce + this sender's transactions still in the mempool.
-  const inPool = pending.transactions.filter((t) => t.from_address === key.address).length;
-  const tx = signTransaction(
-    { from: key.address, to: values.to, amount, fee, nonce: BigInt(nonceRes.nonce) + BigInt(inPool), chain_id: status.chain_id },
-    key,
-  );
+  const { chainId, nonce } = await signingContext(client, key.address);
+  const tx = signTransaction({ from: key.address, to: values.to, amount, fee, nonce, chain_id: chainId }, key);
   const res = await client.post<{ success: boolean; error?: string }>('/transactions', { transaction: tx });
   if (res.status !== 200) {
     out(`rejected (${res.status}): ${res.body?.error ?? ''}`);
@@ -281,14 +273,10 @@ async function send(
   }
   out(`txid: ${tx.txid}`);
   if (values['no-wait']) return 0;
-  const deadline = Date.now() + Number(values.timeout ?? 30) * 1000;
-  while (Date.now() < deadline) {
-    const r = await client.get<{ status: string; block_index: number }>(`/transactions/${tx.txid}`);
-    if (r.body?.status === 'confirmed') {
-      out(`included in block ${r.body.block_index}; fee paid ${showBase(fee, raw)}`);
-      return 0;
-    }
-    await new Promise((ok) => setTimeout(ok, 200));
+  const height = await waitForInclusion(client, tx.txid, Number(values.timeout ?? 30));
+  if (height !== null) {
+    out(`included in block ${height}; fee paid ${showBase(fee, raw)}`);
+    return 0;
   }
   out('not included before the timeout');
   return 1;

@@ -9,12 +9,12 @@ import { getSupply, maxSupplyBase, putSupply } from '../ledger/supply.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import { NATIVE_TX_GAS, WEI_PER_BASE, baseToWei } from '../ledger/units.js';
 import { accountKey, getAccount, putAccount } from '../state/accounts.js';
-import type { StateOverlay, StateReader, StateStore } from '../state/state-store.js';
+import type { StateOverlay, StateReader } from '../state/state-store.js';
 import { FEE_COLLECTOR, chainCommon } from './common.js';
 import { checkStoredEvmTransaction } from './evm-rules.js';
 import { isEvmTransaction, typedTransactionOf } from './evm-tx.js';
 import { type LogRecord, type ReceiptRecord, EMPTY_BLOOM, logsBloom } from './receipts.js';
-import { EvmStateAdapter } from './state-adapter.js';
+import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';
 import { type EvmBlock, evmBlockFor } from './vm-pool.js';
 
 export const BLOCK_GAS_LIMIT = 30_000_000n;
@@ -103,7 +103,7 @@ function statelessRuleError(tx: SignedTransaction, env: BlockEnv): string | null
 export async function blockVm(
   env: BlockEnv,
   state: StateOverlay,
-  base: StateStore,
+  base: EvmBaseState,
 ): Promise<{ vm: VM; common: Common; block: EvmBlock }> {
   const common = chainCommon(env.chainId, env.hardfork);
   const stateManager = new EvmStateAdapter(state, base);
@@ -130,7 +130,7 @@ export async function blockVm(
 export async function executeBlock(
   env: BlockEnv,
   state: StateOverlay,
-  base: StateStore,
+  base: EvmBaseState,
   txs: readonly SignedTransaction[],
   /** finish: false applies the transactions only (tracing re-runs a block's prefix): no fees, reward or end-of-block work. */
   opts: { finish: boolean } = { finish: true },

@@ -103,6 +103,8 @@ export function operationActivation(ledger: LedgerParams): OperationActivation {
     token: () => true,
     // Staking from the DPoS activation height; the genesis admin's PoA authority additions only before it.
     staking: (height, op) => (op === 'AddAuthority' ? height < dpos : height >= dpos),
+    // SRC-721 NFTs from their own activation height (docs/nft.md).
+    nft: (height) => height >= ledger.activation.nft,
   };
   activationCache.set(ledger, table);
   return table;

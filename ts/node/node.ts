@@ -49,7 +49,6 @@ import {
   redactConfig,
   stateIndex,
   warmChainIndex,
-  traceHistoryOf,
 } from '../services/index.js';
 import { CompilePool, VERIFY_CHAINS, VerificationService, VerificationStore, verifyHooks } from '../verify/index.js';
 import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index.js';
@@ -231,8 +230,6 @@ export class NativeNode {
     try {
       const chain = new Chain(params, db, config.windowSize, { history: config.history });
       await chain.open();
-      // Tracing needs the undo records of blocks from now on (the state store holds the head only).
-      traceHistoryOf(chain);
       // Rich list, holders and delegation lists follow every commit from now on (built once from the state).
       await stateIndex({ chain });
       // Proposer, epoch and day aggregates of the history fold in the background: no page waits for them.

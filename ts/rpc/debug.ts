@@ -1,7 +1,7 @@
 import { DEFAULT_TRACE_OPTIONS, TRACE_TIMEOUT_MAX_MS, type TraceOptions, type TracerName } from '../execution/index.js';
 import { type NodeContext, traceBlock, traceCall, traceNativeTransaction, traceTransaction } from '../services/index.js';
 import { NotFoundError } from '../util/errors.js';
-import { requireHeadBlockRef, resolveHeight } from './eth.js';
+import { resolveHeight, stateHeightOf } from './eth.js';
 import { parseCallArgs } from './evm.js';
 import { parseBlockTag } from './params.js';
 import { streamedStructLogs } from './streamed.js';
@@ -120,10 +120,10 @@ export const traceMethods: RpcTable = {
     handler: async (ctx, [call, ref, options], caller) => {
       const args = parseCallArgs(call);
       const opts = parseTraceOptions(options);
-      // As eth_call: the node keeps the head state only (older blocks: "historical state is not available").
-      await requireHeadBlockRef(ctx, ref, 1);
-      if (!streams(opts, caller)) return traceCall(ctx, args, opts);
-      return streamedStructLogs((sink) => traceCall(ctx, args, { ...opts, sink }) as Promise<Record<string, unknown>>);
+      // As eth_call: on the state after the given block (from the state history), the head by default.
+      const height = await stateHeightOf(ctx, ref, 1);
+      if (!streams(opts, caller)) return traceCall(ctx, args, opts, height);
+      return streamedStructLogs((sink) => traceCall(ctx, args, { ...opts, sink }, height) as Promise<Record<string, unknown>>);
     },
   },
   native_traceTransaction: {

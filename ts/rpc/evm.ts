@@ -3,7 +3,6 @@ import {
   type NodeContext,
   blockReceipts,
   callErrorText,
-  codeAt,
   codeAtHeight,
   createAccessList,
   estimateGas,

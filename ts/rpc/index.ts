@@ -7,6 +7,7 @@ import { ethMethods } from './eth.js';
 import { evmMethods } from './evm.js';
 import { filterMethods } from './filters.js';
 import { nativeMethods, netWeb3Methods } from './native.js';
+import { nftMethods } from './nft.js';
 import { subscriptionMethods } from './subscriptions.js';
 import { txpoolMethods } from './txpool.js';
 import { RPC, RpcError, type RpcTable } from './types.js';
@@ -46,6 +47,7 @@ export const rpcMethods: RpcTable = {
   ...filterMethods,
   ...netWeb3Methods,
   ...nativeMethods,
+  ...nftMethods,
   ...traceMethods,
   ...txpoolMethods,
   ...subscriptionMethods,

@@ -118,8 +118,8 @@ export function runStreamed(idJson: string, r: StreamedResult, onInternal?: (err
       },
     };
     const finish = (text: string): void => {
-      if (!streaming) return resolve({ whole: prefix + Buffer.concat(held).toString('latin1') + text });
-      if (target) target.end(text);
+      if (!streaming) resolve({ whole: prefix + Buffer.concat(held).toString('latin1') + text });
+      else if (target) target.end(text);
       else ending = text;
     };
     r.produce(sink).then(

@@ -1,4 +1,5 @@
 import {
+  type BlockEnv,
   type AccessListOutcome,
   BLOCK_GAS_LIMIT,
   type CallArgs,
@@ -41,7 +42,7 @@ export function revertReason(data: Uint8Array): string | null {
  * timestamp; on the state after a past block h, block h + 1 as it was made (its proposer and time), the
  * environment that block's first transaction saw.
  */
-async function callEnv(ctx: ChainContext, height: number | undefined) {
+export async function callEnv(ctx: ChainContext, height: number | undefined): Promise<BlockEnv> {
   const head = ctx.chain.head;
   // Calls run in the context of the next block on top of the head: its number and the timestamp it would
   // get now (the chain's clock, which the dev chain moves with evm_increaseTime); at a past height, in the

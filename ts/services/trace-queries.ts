@@ -9,14 +9,15 @@ import {
   type CallArgs,
   traceTransaction as traceAt,
   traceNativeTransfer,
+  traceNftOperation,
   traceTokenOperation,
 } from '../execution/index.js';
 import { txKind } from '../ledger/tx-kind.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
-import type { StateReader } from '../state/state-store.js';
 import { NodeError, NotFoundError } from '../util/errors.js';
 import type { ChainContext } from './context.js';
-import { traceHistoryOf } from './trace-history.js';
+import { callEnv } from './evm-queries.js';
+import { type HistoricalStateView, stateAt } from './state-at.js';
 
 /** debug_traceTransaction on a native operation, or on an EVM transaction before EVM activation (spec). */
 export class NotEvmTransactionError extends NodeError {
@@ -50,17 +51,30 @@ async function locate(ctx: ChainContext, txid: string): Promise<Located> {
 const isEvmAt = (ctx: ChainContext, height: number) => (tx: SignedTransaction) =>
   isEvmTransaction(tx) && height >= ctx.chain.params.activation.evm;
 
+/**
+ * Run `use` over the state after block `height`: a read-only view from the state history (ts/chain/
+ * state-history.ts) that stays the same while later blocks commit, released when `use` settles. Older
+ * than the history the node keeps (`--history N`): HistoryUnavailableError naming the oldest block.
+ */
+async function withStateAfter<T>(ctx: ChainContext, height: number, use: (view: HistoricalStateView) => Promise<T>): Promise<T> {
+  const view = await stateAt(ctx, height);
+  try {
+    return await use(view);
+  } finally {
+    view.release();
+  }
+}
+
 /** Run `use` on the site of block `block` (its environment, the state before it), the first `prefix` txs first. */
 function atBlock<T>(ctx: ChainContext, block: Block, prefix: number, use: (site: TraceSite) => Promise<T>): Promise<T> {
   const chain = ctx.chain;
-  return traceHistoryOf(chain).withStateAfter(block.index - 1, (parentState: StateReader) =>
+  return withStateAfter(ctx, block.index - 1, (view) =>
     use({
       env: chain.blockEnv(block.index, block.validator, block.timestamp),
-      parentState,
-      store: chain.state,
+      parentState: view,
+      store: view,
       prefix: block.transactions.slice(0, prefix),
-      // Between slices of a trace: a block being committed meanwhile is applied to the trie before its
-      // undo record reaches the history, so wait until the trie is the head's again.
+      // Between slices of a trace, let a block being sealed meanwhile finish its commit.
       pause: () => chain.settled(),
     }),
   );
@@ -89,16 +103,20 @@ export async function traceNativeTransaction(ctx: ChainContext, txid: string): P
     const receipt = (await ctx.chain.blocks.receipts(block.index))?.[index];
     return atBlock(ctx, block, index, (site) => traceTokenOperation(site, tx, kind.op, receipt));
   }
+  if (kind.kind === 'nft') return atBlock(ctx, block, index, (site) => traceNftOperation(site, tx));
   return atBlock(ctx, block, index, (site) => traceNativeTransfer(site, tx));
 }
 
-/** debug_traceCall: a call traced as eth_call runs it, in the environment of the block after the head. */
-export async function traceCall(ctx: ChainContext, args: CallArgs, opts: TraceOptions): Promise<unknown> {
+/**
+ * debug_traceCall: a call traced as eth_call runs it, on the state after block `height` (the head when
+ * absent) in the environment eth_call gives it (the next block's).
+ */
+export async function traceCall(ctx: ChainContext, args: CallArgs, opts: TraceOptions, height?: number): Promise<unknown> {
   const chain = ctx.chain;
   await chain.settled();
-  const head = chain.head;
-  const env = chain.blockEnv(head.index + 1, head.validator, Math.max(head.timestamp, Math.floor(Date.now() / 1000)));
-  return traceHistoryOf(chain).withStateAfter(head.index, (parentState) =>
-    traceCallAt({ env, parentState, store: chain.state, prefix: [], pause: () => chain.settled() }, args, opts),
+  const at = height ?? chain.height;
+  const env = await callEnv(ctx, height);
+  return withStateAfter(ctx, at, (view) =>
+    traceCallAt({ env, parentState: view, store: view, prefix: [], pause: () => chain.settled() }, args, opts),
   );
 }

@@ -11,7 +11,7 @@ import {
   unbondingOf,
 } from '../../services/index.js';
 import { addressParam, jsonBody } from '../params.js';
-import { MAX_U64, address, amount, arr, bool, checkBody, int, nullable, num, obj, str } from '../schema.js';
+import { address, amount, arr, bool, int, nullable, num, obj, str } from '../schema.js';
 import * as S from '../schemas.js';
 import type { RouteDef } from '../types.js';
 import { limitParam } from './common.js';

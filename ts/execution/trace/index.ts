@@ -1,6 +1,5 @@
 export {
   DEFAULT_TRACE_OPTIONS,
-  HistoricalStateUnavailableError,
   TRACE_OUTPUT_CAP_BYTES,
   TRACE_TIMEOUT_DEFAULT_MS,
   TRACE_TIMEOUT_MAX_MS,
@@ -19,3 +18,4 @@ export {
   traceTransaction,
 } from './run.js';
 export { traceNativeTransfer, traceTokenOperation } from './native.js';
+export { traceNftOperation } from './nft.js';

@@ -2,7 +2,8 @@ import { type RunTxResult, runTx } from '@ethereumjs/vm';
 import type { SignedTransaction } from '../../ledger/transaction.js';
 import { accountKey, getAccount, storageKey } from '../../state/accounts.js';
 import { FEE_COLLECTOR } from '../common.js';
-import { StateOverlay, type StateReader, type StateStore } from '../../state/state-store.js';
+import { StateOverlay, type StateReader } from '../../state/state-store.js';
+import type { EvmBaseState } from '../state-adapter.js';
 import type { VM } from '@ethereumjs/vm';
 import { BLOCK_GAS_LIMIT, type BlockEnv, executeBlock } from '../block-executor.js';
 import { acquireVm, releaseVm } from '../vm-pool.js';
@@ -19,8 +20,8 @@ export interface TraceSite {
   env: BlockEnv;
   /** The state after the parent block (the head state, or a historical view of it). */
   parentState: StateReader;
-  /** The committed store (the EVM adapter asks it for a contract's stored slot keys). */
-  store: StateStore;
+  /** What the EVM adapter reads under its overlays (a contract's stored slot keys): the parent state's view. */
+  store: EvmBaseState;
   /** Transactions of the block before the traced one, re-executed first. */
   prefix: readonly SignedTransaction[];
   /** Called between slices of steps (the caller waits there for a settled chain state). */
@@ -35,7 +36,7 @@ export interface TraceSite {
 export async function applyUntraced(
   env: BlockEnv,
   state: StateOverlay,
-  store: StateStore,
+  store: EvmBaseState,
   txs: readonly SignedTransaction[],
 ): Promise<bigint> {
   if (txs.length === 0) return 0n;

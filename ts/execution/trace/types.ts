@@ -66,13 +66,6 @@ export class TraceOutputTooLargeError extends NodeError {
   }
 }
 
-/** The state before the traced transaction cannot be rebuilt (geth: "historical state not available"). */
-export class HistoricalStateUnavailableError extends NodeError {
-  constructor(height: number, reason: string) {
-    super(`historical state not available: block ${height} (${reason})`, 400, -32000);
-  }
-}
-
 /** What every tracer sees of a step (the fields of @ethereumjs/evm's `step` event it reads). */
 export interface StepEvent {
   pc: number;

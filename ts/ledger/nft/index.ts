@@ -1,13 +1,20 @@
 /**
- * SRC-721 NFTs. The module is not active yet (ledger/rules.ts refuses NFT operations at admission and in
- * blocks), so apply is never reached; the NFT issue fills it in.
+ * SRC-721 NFTs (docs/nft.md): collections at `SRC721_…` addresses, tokens with their approvals, and
+ * operator approvals in the authenticated state; the module applies the eight operations and names the
+ * index terms of their events. `reads.ts` and `nft-index.ts` are what services/nft-queries reads.
  */
-import { OperationFailed, type OperationModule } from '../operation-context.js';
+import type { OperationModule } from '../operation-context.js';
+import { nftIndexTerms } from './events.js';
+import { applyNftOperation } from './operations.js';
 
 export const nftModule: OperationModule = {
   family: 'nft',
-  apply: () => {
-    throw new OperationFailed('NFT operations are not active on this chain yet');
-  },
-  indexTerms: () => [],
+  apply: applyNftOperation,
+  indexTerms: nftIndexTerms,
 };
+
+export { addressTerm, collectionTerm, tokenTerm, NFT_EVENTS, type NftEventType } from './events.js';
+export { collectionAddress, COLLECTION_PREFIX } from './keys.js';
+export { NftIndex } from './nft-index.js';
+export { NftLists, NftReads, tokenUri, type CollectionInfo, type TokenInfo, type Page } from './reads.js';
+export { nftInvariantViolations } from './invariants.js';
