@@ -14,7 +14,15 @@ import { fromHex, to0x } from '../../ts/util/hex.js';
 import { devKey, rpcOk, waitReceipt } from '../helpers/evm.js';
 import { type TestNode, httpJson } from '../helpers/node.js';
 import { waitFor } from '../helpers/util.js';
-import { type NativeEntities, Sender, fillNative, startStakedNode, waitEpochs } from './native-fixture.js';
+import {
+  type NativeEntities,
+  type NftEntities,
+  Sender,
+  fillNative,
+  fillNft,
+  startStakedNode,
+  waitEpochs,
+} from './native-fixture.js';
 
 /** Hostile strings: each would run script or break out of an attribute if a page did not escape it. */
 export const XSS_NAME = '<script>alert("name")</script>';
@@ -26,6 +34,8 @@ export interface ExplorerFixture {
   validator: string;
   /** SRC-20 tokens, a delegation. */
   native: NativeEntities;
+  /** SRC-721 collections and tokens. */
+  nft: NftEntities;
   /** Native transfers (confirmed). */
   nativeTxids: string[];
   /** EVM: the token deployment, a token transfer (a Transfer log) and a nested call (a call tree). */
@@ -59,6 +69,7 @@ export async function startExplorerNode(): Promise<ExplorerFixture> {
     for (let i = 0; i < 6; i++)
       nativeTxids.push(await s.transfer(alice, devKey(1 + (i % 3)).address, 1_000_000n * BigInt(i + 1)));
     const native = await fillNative(n.url, s, validatorKey);
+    const nft = await fillNft(n.url, s);
     const evm = await fillEvm(n);
     // Epochs end with the reward distribution: the validator page then shows commission and delegators' rewards.
     await waitEpochs(n.url, 2);
@@ -67,6 +78,7 @@ export async function startExplorerNode(): Promise<ExplorerFixture> {
       stop,
       validator: validatorKey.address,
       native,
+      nft,
       nativeTxids,
       ...evm,
       busyHeight: await heightOf(n, nativeTxids[5]),
@@ -89,7 +101,7 @@ async function heightOf(n: TestNode, txid: string): Promise<number> {
   return located.block_index;
 }
 
-type EvmEntities = Omit<ExplorerFixture, 'n' | 'stop' | 'validator' | 'native' | 'nativeTxids' | 'busyHeight'>;
+type EvmEntities = Omit<ExplorerFixture, 'n' | 'stop' | 'validator' | 'native' | 'nft' | 'nativeTxids' | 'busyHeight'>;
 
 async function fillEvm(n: TestNode): Promise<EvmEntities> {
   const evm = new EvmSender(devKey(4));
@@ -157,6 +169,22 @@ export function explorerPaths(f: ExplorerFixture): { name: string; path: string 
     { name: 'tx-src20-transfer', path: `/explorer/tx/${f.native.goldTransferTxid}` },
     { name: 'tx-src20-hostile-deploy', path: `/explorer/tx/${f.native.hostileDeployTxid}` },
     { name: 'tx-delegate', path: `/explorer/tx/${f.native.delegateTxid}` },
+    { name: 'nfts', path: '/explorer/nfts' },
+    { name: 'nft-collection', path: `/explorer/nfts/${f.nft.hostile}` },
+    { name: 'nft-collection-alias', path: `/explorer/nft/${f.nft.hostile}` },
+    { name: 'nft-collection-tokens', path: `/explorer/nfts/${f.nft.hostile}?tab=tokens&limit=2&page=2` },
+    { name: 'nft-collection-holders', path: `/explorer/nfts/${f.nft.hostile}?tab=holders` },
+    { name: 'nft-collection-events', path: `/explorer/nfts/${f.nft.hostile}?tab=events` },
+    { name: 'nft-collection-art', path: `/explorer/nfts/${f.nft.art}` },
+    { name: 'nft-token', path: `/explorer/nfts/${f.nft.hostile}/2` },
+    { name: 'nft-token-alias', path: `/explorer/nft/${f.nft.hostile}/1` },
+    { name: 'nft-token-burned', path: `/explorer/nfts/${f.nft.hostile}/3` },
+    { name: 'tx-nft-deploy', path: `/explorer/tx/${f.nft.deployTxid}` },
+    { name: 'tx-nft-mint', path: `/explorer/tx/${f.nft.mintTxid}` },
+    { name: 'tx-nft-transfer', path: `/explorer/tx/${f.nft.transferTxid}` },
+    { name: 'address-nft-owner', path: `/explorer/address/${f.nft.owner}` },
+    { name: 'address-nfts', path: `/explorer/address/${f.nft.owner}?tab=nfts` },
+    { name: 'address-nft-events', path: `/explorer/address/${f.nft.owner}?tab=nft-events` },
     { name: 'address', path: `/explorer/address/${devKey(0).address}` },
     { name: 'address-token-transfers', path: `/explorer/address/${devKey(0).address}?tab=token-transfers` },
     { name: 'address-src20-holder', path: `/explorer/address/${devKey(5).address}` },

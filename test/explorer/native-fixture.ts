@@ -2,12 +2,15 @@
  * The native side of the explorer fixture: a dev genesis whose validator (the node's own key) is bonded, so
  * the chain runs DPoS with real stake, commission, uptime and rewards from the first block; a delegation and
  * a commission change; SRC-20 tokens (one named and symbolled as XSS probes, deployed as a native Deploy
- * operation) with transfers, a mint and a burn.
+ * operation) with transfers, a mint and a burn; SRC-721 collections (one named as an XSS probe, with base_uri
+ * `javascript:alert(1)` and token URI overrides carrying markup and a `javascript:` URI) with mints, a
+ * transfer, an approval and a burn.
  */
 import { join } from 'node:path';
 import { writeGenesisFile } from '../../ts/chain/genesis.js';
 import { DEV_ACCOUNT_BALANCE_BASE, PRESET_ACTIVATION } from '../../ts/chain/params.js';
 import { type KeyPair, randomKeyPair } from '../../ts/ledger/keys.js';
+import { collectionAddress } from '../../ts/ledger/nft/index.js';
 import { tokenContractAddress } from '../../ts/ledger/tokens/index.js';
 import { signTransaction } from '../../ts/ledger/transaction.js';
 import { BASE_PER_COIN, ZERO_ADDRESS } from '../../ts/ledger/units.js';
@@ -40,20 +43,17 @@ export class Sender {
   }
 
   /** A native operation (to the zero address, amount 0); returns its txid. */
-  async op(key: KeyPair, body: unknown, fee = 10_000n): Promise<string> {
+  op(key: KeyPair, body: unknown, fee = 10_000n): Promise<string> {
+    return this.opAt(key, this.nextNonce(key), body, fee);
+  }
+
+  /** A native operation with a nonce taken earlier (nextNonce), submitted to `path`. */
+  async opAt(key: KeyPair, nonce: bigint, body: unknown, fee = 10_000n, path = '/transactions'): Promise<string> {
     const tx = signTransaction(
-      {
-        from: key.address,
-        to: ZERO_ADDRESS,
-        amount: 0n,
-        fee,
-        nonce: this.nextNonce(key),
-        data: stringify(body),
-        chain_id: CHAIN_ID,
-      },
+      { from: key.address, to: ZERO_ADDRESS, amount: 0n, fee, nonce, data: stringify(body), chain_id: CHAIN_ID },
       key,
     );
-    return this.submit(tx);
+    return this.submit(tx, path);
   }
 
   /** A native coin transfer; returns its txid. */
@@ -65,9 +65,9 @@ export class Sender {
     return this.submit(tx);
   }
 
-  private async submit(tx: ReturnType<typeof signTransaction>): Promise<string> {
-    const r = await httpJson(`${this.url}/transactions`, { method: 'POST', json: { transaction: tx } });
-    if (r.status !== 200) throw new Error(`POST /transactions: ${r.status} ${r.text}`);
+  private async submit(tx: ReturnType<typeof signTransaction>, path = '/transactions'): Promise<string> {
+    const r = await httpJson(`${this.url}${path}`, { method: 'POST', json: { transaction: tx } });
+    if (r.status !== 200) throw new Error(`POST ${path}: ${r.status} ${r.text}`);
     return tx.txid;
   }
 }
@@ -145,21 +145,14 @@ export async function fillNative(url: string, s: Sender, validatorKey: KeyPair):
   const goldNonce = s.nextNonce(deployer);
   // The first nonce is reserved for gold's deploy: its contract address derives from (deployer, nonce).
   const gold = tokenContractAddress(deployer.address, goldNonce);
-  const goldDeploy = signTransaction(
-    {
-      from: deployer.address,
-      to: ZERO_ADDRESS,
-      amount: 0n,
-      fee: 100_000n,
-      nonce: goldNonce,
-      data: stringify({ Deploy: { name: 'Gold', symbol: 'GLD', decimals: 2, supply: 1_000_000n, max_supply: 2_000_000n } }),
-      chain_id: CHAIN_ID,
-    },
+  const goldDeployTxid = await s.opAt(
     deployer,
+    goldNonce,
+    { Deploy: { name: 'Gold', symbol: 'GLD', decimals: 2, supply: 1_000_000n, max_supply: 2_000_000n } },
+    100_000n,
+    '/tokens/deploy',
   );
-  const r = await httpJson(`${url}/tokens/deploy`, { method: 'POST', json: { transaction: goldDeploy } });
-  if (r.status !== 200) throw new Error(`deploy: ${r.status} ${r.text}`);
-  await confirmed(url, goldDeploy.txid);
+  await confirmed(url, goldDeployTxid);
   const goldHolders = [deployer.address, devKey(1).address, devKey(2).address, devKey(5).address];
   const goldTransferTxid = await s.op(deployer, { Transfer: { contract: gold, to: devKey(1).address, amount: 250_000n } });
   await s.op(deployer, { Transfer: { contract: gold, to: devKey(2).address, amount: 100_000n } });
@@ -169,23 +162,13 @@ export async function fillNative(url: string, s: Sender, validatorKey: KeyPair):
 
   const hostileNonce = s.nextNonce(devKey(3));
   const hostile = tokenContractAddress(devKey(3).address, hostileNonce);
-  const hostileDeploy = signTransaction(
-    {
-      from: devKey(3).address,
-      to: ZERO_ADDRESS,
-      amount: 0n,
-      fee: 100_000n,
-      nonce: hostileNonce,
-      data: stringify({
-        Deploy: { name: SRC20_XSS_NAME, symbol: SRC20_XSS_SYMBOL, decimals: 18, supply: 10n ** 24n, max_supply: 0n },
-      }),
-      chain_id: CHAIN_ID,
-    },
+  const hostileDeployTxid = await s.opAt(
     devKey(3),
+    hostileNonce,
+    { Deploy: { name: SRC20_XSS_NAME, symbol: SRC20_XSS_SYMBOL, decimals: 18, supply: 10n ** 24n, max_supply: 0n } },
+    100_000n,
   );
-  const h = await httpJson(`${url}/transactions`, { method: 'POST', json: { transaction: hostileDeploy } });
-  if (h.status !== 200) throw new Error(`hostile deploy: ${h.status} ${h.text}`);
-  await confirmed(url, hostileDeploy.txid);
+  await confirmed(url, hostileDeployTxid);
   const hostileTransfer = await s.op(devKey(3), { Transfer: { contract: hostile, to: devKey(5).address, amount: 10n ** 21n } });
 
   const delegateTxid = await s.op(devKey(6), { Delegate: { validator: validatorKey.address, amount: DELEGATION } });
@@ -199,12 +182,93 @@ export async function fillNative(url: string, s: Sender, validatorKey: KeyPair):
   return {
     gold,
     hostile,
-    goldDeployTxid: goldDeploy.txid,
+    goldDeployTxid,
     goldTransferTxid,
-    hostileDeployTxid: hostileDeploy.txid,
+    hostileDeployTxid,
     delegateTxid,
     goldHolders,
   };
+}
+
+/** An NFT collection name that is markup; its base URI and overrides are script URIs and markup. */
+export const NFT_XSS_NAME = '<img src=x onerror=alert("nft")>';
+export const NFT_XSS_BASE_URI = 'javascript:alert(1)';
+export const NFT_XSS_OVERRIDE = "\"><script>alert('uri')</script>";
+export const NFT_JS_OVERRIDE = 'javascript:alert(3)';
+
+export interface NftEntities {
+  /** The hostile collection: tokens 1 (moved to devKey(9)), 2 (markup override, approved), 3 (burned), 4 (auto id). */
+  hostile: string;
+  /** An ordinary collection (search by symbol). */
+  art: string;
+  deployTxid: string;
+  mintTxid: string;
+  transferTxid: string;
+  /** Owner of tokens 2 and 4 (and formerly 1). */
+  owner: string;
+}
+
+/** NFT collections, mints, a transfer, an approval and a burn (each confirmed). */
+export async function fillNft(url: string, s: Sender): Promise<NftEntities> {
+  const deployer = devKey(7);
+  const owner = devKey(8);
+  const other = devKey(9);
+  const deployNonce = s.nextNonce(deployer);
+  const hostile = collectionAddress(deployer.address, deployNonce);
+  const deployTxid = await s.opAt(
+    deployer,
+    deployNonce,
+    {
+      DeployNft: {
+        name: NFT_XSS_NAME,
+        symbol: 'PROBE',
+        max_supply: 100n,
+        royalty_bps: 250n,
+        royalty_recipient: deployer.address,
+        base_uri: NFT_XSS_BASE_URI,
+      },
+    },
+    100_000n,
+  );
+  const artNonce = s.nextNonce(deployer);
+  const art = collectionAddress(deployer.address, artNonce);
+  await s.opAt(
+    deployer,
+    artNonce,
+    {
+      DeployNft: {
+        name: 'Art',
+        symbol: 'ART',
+        max_supply: 0n,
+        royalty_bps: 0n,
+        royalty_recipient: deployer.address,
+        base_uri: 'ipfs://bafy/',
+      },
+    },
+    100_000n,
+  );
+  await confirmed(url, deployTxid);
+  const mintTxid = await s.op(deployer, { MintNft: { collection: hostile, to: owner.address, token_id: 1n } });
+  await s.op(deployer, {
+    MintNft: { collection: hostile, to: owner.address, token_id: 2n, token_uri_override: NFT_XSS_OVERRIDE },
+  });
+  await s.op(deployer, {
+    MintNft: { collection: hostile, to: other.address, token_id: 3n, token_uri_override: NFT_JS_OVERRIDE },
+  });
+  await s.op(deployer, { MintNft: { collection: hostile, to: owner.address } });
+  const artMint = await s.op(deployer, { MintNft: { collection: art, to: other.address, token_id: 7n } });
+  await confirmed(url, artMint);
+  const transferTxid = await s.op(owner, { TransferNft: { collection: hostile, token_id: 1n, to: other.address } });
+  const approve = await s.op(
+    owner,
+    { ApproveNft: { collection: hostile, token_id: 2n, spender: deployer.address, expiry_height: 0n } },
+    5_000n,
+  );
+  const burn = await s.op(other, { BurnNft: { collection: hostile, token_id: 3n } });
+  for (const txid of [mintTxid, transferTxid, approve, burn]) await confirmed(url, txid);
+  const c = (await httpJson(`${url}/nft/collection/${hostile}`)).body;
+  if (Number(c.total_supply) !== 3 || Number(c.total_burned) !== 1) throw new Error(`collection: ${JSON.stringify(c)}`);
+  return { hostile, art, deployTxid, mintTxid, transferTxid, owner: owner.address };
 }
 
 /** Wait until `epochs` more epochs ended after the delegation (rewards distributed to delegators). */

@@ -13,6 +13,10 @@ import {
   findValidator,
   getPendingNonce,
   getToken,
+  nftAddressHistory,
+  nftCollection,
+  nftCollectionsOf,
+  nftTokensOf,
   summarizeTransactions,
 } from '../../services/index.js';
 import { coins, int, short, tokenAmount } from '../format.js';
@@ -23,23 +27,34 @@ import { html } from '../response.js';
 import { addrView, transferRow, txRow } from '../rows.js';
 import { verifiedContract } from '../verification.js';
 import { type PageHandler, pager, tabPager, tabParam } from './common.js';
+import { nftEventRow } from './nfts.js';
 
 export const ADDRESS_TXS_PAGE = 25;
-const TABS = ['transactions', 'token-transfers'] as const;
+/** NFT collections listed in the holdings section (the rest through the NFTs tab). */
+export const ADDRESS_COLLECTIONS = 25;
+const TABS = ['transactions', 'token-transfers', 'nfts', 'nft-events'] as const;
+type Tab = (typeof TABS)[number];
 
 export const addressPage: PageHandler = async (ctx, req) => {
   const address = addressParam(req.params.address ?? '');
   const tab = tabParam(req.query, TABS, 'transactions');
   const p = pagingParams(req.query, ADDRESS_TXS_PAGE);
   const info = addressInfo(ctx, address);
-  const list = tab === 'transactions' ? p : { page: 1, limit: ADDRESS_TXS_PAGE, offset: 0 };
-  const transfersPage = tab === 'token-transfers' ? p : { page: 1, limit: 1, offset: 0 };
-  const [history, transfers, src20, evmTokens, verified] = await Promise.all([
-    addressHistory(ctx, address, list.offset, list.limit),
-    accountTokenTransfers(ctx, address, transfersPage.offset, transfersPage.limit),
+  // The open tab's page; the other lists are read for their totals only.
+  const at = (t: Tab) => (tab === t ? p : { page: 1, limit: 1, offset: 0 });
+  const [history, transfers, nfts, nftEvents, nftCollectionsHeld, src20, evmTokens, verified] = await Promise.all([
+    addressHistory(ctx, address, at('transactions').offset, at('transactions').limit),
+    accountTokenTransfers(ctx, address, at('token-transfers').offset, at('token-transfers').limit),
+    nftTokensOf(ctx, address, at('nfts').offset, at('nfts').limit),
+    nftAddressHistory(ctx, address, at('nft-events').offset, at('nft-events').limit),
+    nftCollectionsOf(ctx, address, 0, ADDRESS_COLLECTIONS),
     accountSrc20Tokens(ctx, address),
     accountTokens(ctx, address),
     info.is_contract ? verifiedContract(ctx, address) : Promise.resolve(null),
+  ]);
+  const collectionNames = await collectionNamesOf(ctx, [
+    ...nftCollectionsHeld.collections.map((c) => c.collection),
+    ...nfts.tokens.map((t) => t.collection),
   ]);
   const summaries = tab === 'transactions' ? await summarizeTransactions(ctx, history.transactions) : [];
   const validator = findValidator(ctx, address);
@@ -56,7 +71,17 @@ export const addressPage: PageHandler = async (ctx, req) => {
         { k: 'Next nonce (with pending)', v: int(getPendingNonce(ctx, address)) },
         { k: 'Transactions', v: int(info.tx_count) },
         { k: 'Type', v: info.is_contract ? 'contract' : 'account' },
+        { k: 'NFTs held', v: `${int(nfts.total)} in ${int(nftCollectionsHeld.total)} collections` },
       ],
+      nftHoldings: nftCollectionsHeld.collections.map((c) => ({
+        collection: {
+          value: c.collection,
+          label: collectionNames.get(c.collection) ?? c.collection,
+          href: links.collection(c.collection),
+        },
+        count: int(c.token_count),
+      })),
+      nftHoldingsMore: nftCollectionsHeld.total > nftCollectionsHeld.collections.length,
       tokens: [
         ...src20.map((t) => ({
           contract: { value: t.contract, label: t.name, href: links.token(t.contract) },
@@ -81,15 +106,37 @@ export const addressPage: PageHandler = async (ctx, req) => {
           }
         : null,
       tab,
-      tabLinks: { transactions: base, transfers: `${base}?tab=token-transfers` },
+      tabLinks: {
+        transactions: base,
+        transfers: `${base}?tab=token-transfers`,
+        nfts: `${base}?tab=nfts`,
+        nftEvents: `${base}?tab=nft-events`,
+      },
       txTotal: int(history.total),
       transferTotal: int(transfers.total),
+      nftTotal: int(nfts.total),
+      nftEventTotal: int(nftEvents.total),
+      nfts:
+        tab === 'nfts'
+          ? nfts.tokens.map((t) => ({
+              collection: {
+                value: t.collection,
+                label: collectionNames.get(t.collection) ?? t.collection,
+                href: links.collection(t.collection),
+              },
+              href: links.nft(t.collection, t.token_id),
+              id: `#${t.token_id}`,
+              // Text, never a link: the URI is whatever the minter or deployer wrote.
+              uri: t.token_uri ?? '',
+            }))
+          : [],
+      nftEvents: tab === 'nft-events' ? nftEvents.events.map(nftEventRow) : [],
       txs: tab === 'transactions' ? history.transactions.map((t, i) => txRow(t, summaries[i])) : [],
       transfers: tab === 'token-transfers' ? transfers.transfers.map((x) => transferView(ctx, x, address)) : [],
       pager:
         tab === 'transactions'
           ? pager(base, p, ADDRESS_TXS_PAGE, history.total)
-          : tabPager(base, tab, p, ADDRESS_TXS_PAGE, transfers.total),
+          : tabPager(base, tab, p, ADDRESS_TXS_PAGE, { 'token-transfers': transfers, nfts, 'nft-events': nftEvents }[tab].total),
     }),
   );
 };
@@ -102,4 +149,14 @@ function transferView(ctx: Parameters<PageHandler>[0], x: AccountTokenTransfer, 
     direction: x.to === address && x.from !== address ? 'in' : x.from === address && x.to !== address ? 'out' : 'self',
     token: { value: x.contract, label: t ? t.symbol : short(x.contract, 10), href: links.token(x.contract) },
   };
+}
+
+/** Names of NFT collections ("Name (SYMBOL)"), each read once. */
+async function collectionNamesOf(ctx: Parameters<PageHandler>[0], addresses: string[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  for (const a of new Set(addresses)) {
+    const c = await nftCollection(ctx, a);
+    if (c) names.set(a, `${c.name} (${c.symbol})`);
+  }
+  return names;
 }

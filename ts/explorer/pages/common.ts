@@ -33,7 +33,7 @@ export function tabPager(path: string, tab: string, p: Paging, defaultLimit: num
 }
 
 /** `?tab=`: one of `tabs`, or `fallback` when absent (400 otherwise). */
-export function tabParam<T extends string>(q: URLSearchParams, tabs: readonly T[], fallback: T | ''): T | '' {
+export function tabParam<T extends string, F extends T | ''>(q: URLSearchParams, tabs: readonly T[], fallback: F): T | F {
   const tab = q.get('tab') ?? '';
   if (tab === '') return fallback;
   if (!(tabs as readonly string[]).includes(tab)) throw new InvalidParamsError(`tab is one of ${tabs.join(', ')}`);

@@ -7,6 +7,7 @@ import {
   dailyActivity,
   deployedTokenCount,
   finalityView,
+  nftCollections,
   recentTransactions,
   summarizeTransactions,
   supplyBase,
@@ -26,7 +27,7 @@ export const HOME_LIST = 10;
 const dayLabel = (dayStart: number): string => new Date(dayStart * 1000).toISOString().slice(5, 10);
 
 export const homePage: PageHandler = async (ctx) => {
-  const [names, perf, supply, activity, recent, blocks, tokens] = await Promise.all([
+  const [names, perf, supply, activity, recent, blocks, tokens, collections] = await Promise.all([
     validatorNames(ctx),
     chainPerformance(ctx),
     supplyBase(ctx),
@@ -34,6 +35,7 @@ export const homePage: PageHandler = async (ctx) => {
     recentTransactions(ctx, 0, HOME_LIST),
     blocksPage(ctx, 0, HOME_LIST),
     deployedTokenCount(ctx),
+    nftCollections(ctx, 0, 0),
   ]);
   const summaries = await summarizeTransactions(ctx, recent.transactions);
   const fin = finalityView(ctx);
@@ -59,6 +61,7 @@ export const homePage: PageHandler = async (ctx) => {
         { label: 'Epoch', value: `${int(epoch.epoch_number)} (${percent(epoch.progress * 100)} done)`, href: links.validators },
         { label: 'Mempool', value: `${int(chainSummary(ctx).mempoolSize)} pending`, href: links.mempool },
         { label: 'SRC-20 tokens', value: int(tokens), href: links.tokens },
+        { label: 'NFT collections', value: int(collections.total), href: links.nfts },
       ],
       blocks: blocks.map((b) => blockRow(b, names)),
       txs: recent.transactions.map((t, i) => txRow(t, summaries[i])),

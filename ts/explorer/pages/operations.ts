@@ -1,14 +1,17 @@
 /**
  * A native operation and the events it recorded, as the transaction page shows them: every field, addresses
- * linked (validators to their validator page), tokens linked and named, token amounts in the token's units,
- * coin amounts in coins; the SRC-20 balance movements of the transaction as a table.
+ * linked (validators to their validator page), tokens and NFT collections linked and named, NFT ids linked to
+ * their token page, token amounts in the token's units, coin amounts in coins (URIs stay text); the SRC-20
+ * balance movements of the transaction as a table.
  */
 import {
+  type CollectionInfo,
   type NodeContext,
   type TokenRecord,
   type TxSummary,
   findValidator,
   getToken,
+  nftCollection,
   tokenTransferRow,
 } from '../../services/index.js';
 import { coins, coinsWei, tokenAmount } from '../format.js';
@@ -23,6 +26,7 @@ export interface FieldView {
 
 const ADDRESS = /^0x[0-9a-f]{40}$/;
 const TOKEN = /^SRC20_[0-9a-fA-F]{40}$/;
+const COLLECTION = /^SRC721_[0-9a-f]{40}$/;
 /** Staking fields that hold coin amounts in base units (events carry rewards and commission paid in wei). */
 const COIN_FIELDS = /^(amount|stake)$/;
 const WEI_EVENTS = new Set(['RewardsClaimed', 'CommissionClaimed']);
@@ -45,28 +49,60 @@ export const tokenLink = (contract: string, t: TokenRecord | null): AddrView => 
   href: links.token(contract),
 });
 
-/** An address or token value linked to its page (validators to their validator page). */
-function linkOf(ctx: NodeContext, token: (c: string) => TokenRecord | null, v: string): AddrView | null {
+/** An NFT collection linked to its page and named "Name (SYMBOL)" when it exists. */
+const collectionLink = (address: string, c: CollectionInfo | null): AddrView => ({
+  value: address,
+  label: c ? `${c.name} (${c.symbol})` : address,
+  href: links.collection(address),
+});
+
+interface Lookups {
+  token: (contract: string) => TokenRecord | null;
+  collections: ReadonlyMap<string, CollectionInfo | null>;
+}
+
+/** An address, token or collection value linked to its page (validators to their validator page). */
+function linkOf(ctx: NodeContext, l: Lookups, v: string): AddrView | null {
   if (ADDRESS.test(v)) {
     const validator = findValidator(ctx, v);
     return validator ? { value: v, label: validator.name, href: links.validator(v) } : addrView(v);
   }
-  if (TOKEN.test(v)) return tokenLink(v, token(v));
+  if (TOKEN.test(v)) return tokenLink(v, l.token(v));
+  if (COLLECTION.test(v)) return collectionLink(v, l.collections.get(v) ?? null);
   return null;
 }
 
+/** A field's link: a token id of an NFT operation or event goes to the token's page. */
+function fieldLink(ctx: NodeContext, l: Lookups, k: string, v: string, collection: unknown): AddrView | null {
+  if (k === 'token_id' && typeof collection === 'string' && COLLECTION.test(collection) && /^\d+$/.test(v))
+    return { value: v, label: `#${v}`, href: links.nft(collection, v) };
+  return linkOf(ctx, l, v);
+}
+
+/** The NFT collections named by an operation's fields and its events, each read once. */
+async function collectionsOf(ctx: NodeContext, s: TxSummary): Promise<Map<string, CollectionInfo | null>> {
+  const named = [s.op?.fields.collection, ...s.events.map((e) => e.fields.collection)].filter(
+    (c): c is string => typeof c === 'string' && COLLECTION.test(c),
+  );
+  const out = new Map<string, CollectionInfo | null>();
+  for (const c of new Set(named)) out.set(c, await nftCollection(ctx, c));
+  return out;
+}
+
 export interface OperationViews {
-  op: { name: string; family: string; fields: FieldView[]; token: AddrView | null } | null;
+  op: { name: string; family: string; fields: FieldView[]; created: { k: string; link: AddrView } | null } | null;
   events: { type: string; fields: FieldView[] }[];
   /** SRC-20 balance movements (deploy, transfers, mints, burns) the transaction made. */
   tokenMoves: { kind: string; token: AddrView; from: AddrView; to: AddrView; amount: string }[];
 }
 
 /** The decoded operation of a native transaction, its events and its token movements. */
-export function operationViews(ctx: NodeContext, s: TxSummary): OperationViews {
+export async function operationViews(ctx: NodeContext, s: TxSummary): Promise<OperationViews> {
   const token = tokenLookup(ctx);
-  // A deploy names its contract only in its event.
+  const lookups: Lookups = { token, collections: await collectionsOf(ctx, s) };
+  // A deploy names what it created only in its event.
   const deployed = s.events.find((e) => e.type === 'TokenDeploy')?.fields.contract;
+  const deployedCollection = s.events.find((e) => e.type === 'CollectionDeployed')?.fields.collection;
   const fields = s.op?.fields ?? {};
   const opContract = typeof fields.contract === 'string' ? fields.contract : (deployed ?? null);
   const opToken = opContract ? token(opContract) : null;
@@ -76,7 +112,9 @@ export function operationViews(ctx: NodeContext, s: TxSummary): OperationViews {
   const amountIn = (t: { decimals: number; symbol: string } | null, v: bigint) =>
     t ? tokenAmount(v, t.decimals, t.symbol) : v.toString();
   const opFields = Object.entries(fields).map(([k, v]): FieldView => {
-    if (typeof v === 'string') return { k, v, link: linkOf(ctx, token, v) };
+    if (typeof v === 'string') return { k, v, link: fieldLink(ctx, lookups, k, v, fields.collection) };
+    if (typeof v === 'bigint' && k === 'token_id')
+      return { k, v: String(v), link: fieldLink(ctx, lookups, k, String(v), fields.collection) };
     if (typeof v === 'bigint' && s.op?.family === 'token' && TOKEN_AMOUNT_FIELDS.test(k))
       return { k, v: amountIn(units(opToken), v), link: null };
     if (typeof v === 'bigint' && s.op?.family === 'staking' && COIN_FIELDS.test(k)) return { k, v: coins(v), link: null };
@@ -91,7 +129,7 @@ export function operationViews(ctx: NodeContext, s: TxSummary): OperationViews {
         if (/^\d+$/.test(v) && t && TOKEN_AMOUNT_FIELDS.test(k)) return { k, v: amountIn(t, BigInt(v)), link: null };
         if (/^\d+$/.test(v) && s.op?.family === 'staking' && COIN_FIELDS.test(k))
           return { k, v: WEI_EVENTS.has(e.type) ? coinsWei(BigInt(v)) : coins(BigInt(v)), link: null };
-        return { k, v, link: linkOf(ctx, token, v) };
+        return { k, v, link: fieldLink(ctx, lookups, k, v, e.fields.collection) };
       }),
     };
   });
@@ -115,8 +153,12 @@ export function operationViews(ctx: NodeContext, s: TxSummary): OperationViews {
           name: s.op.name,
           family: s.op.family,
           fields: opFields,
-          // A deploy's contract is not one of its fields: named here (other operations link their `contract` field).
-          token: deployed && typeof fields.contract !== 'string' ? tokenLink(deployed, opToken) : null,
+          // What a deploy created is not one of its fields: named here (other operations link their own fields).
+          created: deployed
+            ? { k: 'Token', link: tokenLink(deployed, opToken) }
+            : deployedCollection
+              ? { k: 'Collection', link: collectionLink(deployedCollection, lookups.collections.get(deployedCollection) ?? null) }
+              : null,
         }
       : null,
     events,

@@ -158,7 +158,7 @@ export const txPage: PageHandler = async (ctx, req) => {
       nonce: String(v.nonce),
       signedAt: time(v.timestamp),
       chainId: String(v.chain_id),
-      ...operationViews(ctx, s),
+      ...(await operationViews(ctx, s)),
       failureReason: s.failureReason,
       evm: evm
         ? {

@@ -48,7 +48,7 @@ export const tx = `<% layout('@layout') %>
 </dl>
 <% if (it.op) { %><h2>Operation: <%= it.op.name %> <span class="badge"><%= it.op.family %></span></h2>
 <dl class="fields">
-<% if (it.op.token) { %><dt>Token</dt><dd><%~ include('@addr', it.op.token) %> <span class="mono muted"><%= it.op.token.value %></span></dd>
+<% if (it.op.created) { %><dt><%= it.op.created.k %></dt><dd><%~ include('@addr', it.op.created.link) %> <span class="mono muted"><%= it.op.created.link.value %></span></dd>
 <% } %><% for (const f of it.op.fields) { %><dt><%= f.k %></dt><dd><% if (f.link) { %><%~ include('@addr', f.link) %> <span class="mono muted"><%= f.v %></span><% } else { %><span class="wrap"><%= f.v %></span><% } %></dd>
 <% } %></dl>
 <% } %><% if (it.tokenMoves.length > 0) { %><h2>Tokens moved</h2>
