@@ -78,6 +78,12 @@ test('malformed ids answer a 400 page, unknown ones a 404 page, never a 500', as
     ['/explorer/blocks?limit=1000', 400],
     ['/explorer/transactions?page=100000', 400],
     ['/explorer/richlist?limit=-5', 400],
+    ['/explorer/nfts/SRC721_xyz', 400],
+    [`/explorer/nfts/SRC721_${'ab'.repeat(20)}`, 404],
+    [`/explorer/nft/SRC721_${'ab'.repeat(20)}/1`, 404],
+    [`/explorer/nfts/${f.nft.hostile}/abc`, 400],
+    [`/explorer/nfts/${f.nft.hostile}/99`, 404],
+    [`/explorer/nfts/${f.nft.hostile}/18446744073709551616`, 400],
     ['/explorer/no/such/page', 404],
     [`/explorer/address/0x${'a'.repeat(300)}`, 404],
   ];
@@ -261,4 +267,76 @@ test('validators: stake, voting power, commission, uptime, status, delegators an
   t.notRegex(page, /Delegators&#39; rewards distributed<\/dt><dd>0 NATIVE/);
   t.notRegex(page, /Commission earned<\/dt><dd>0 NATIVE/);
   t.regex(page, /<h2>Rewards by epoch<\/h2>/);
+});
+
+test('SRC-721: collections, collection and token pages, holdings; hostile names and URIs are text, never links', async (t) => {
+  const { hostile, art, owner } = f.nft;
+  const escapedName = '&lt;img src=x onerror=alert(&quot;nft&quot;)&gt;';
+  const escapedOverride = '&quot;&gt;&lt;script&gt;alert(&#39;uri&#39;)&lt;/script&gt;';
+  const list = await (await get('/explorer/nfts')).text();
+  t.true(list.includes(`href="/explorer/nfts/${hostile}">${escapedName}</a>`));
+  t.true(list.includes(`href="/explorer/nfts/${art}">Art</a>`));
+  const page = await (await get(`/explorer/nfts/${hostile}`)).text();
+  t.regex(page, /Base URI<\/dt><dd><span class="wrap">javascript:alert\(1\)<\/span>/);
+  t.regex(page, /Tokens in existence<\/dt><dd><span class="wrap">3</);
+  t.regex(page, /Burned<\/dt><dd><span class="wrap">1</);
+  t.regex(page, /Royalty<\/dt><dd><span class="wrap">2\.5% \(250 bps\)/);
+  t.regex(page, /<td class="wrap">javascript:alert\(1\)\/1<\/td>/, 'token 1: base URI + id, as text');
+  t.true(page.includes(`<td class="wrap">${escapedOverride}</td>`), 'token 2: the override, escaped');
+  const tokensTable = page.slice(page.indexOf('<h2>Tokens</h2>'), page.indexOf('<h2>Holders</h2>'));
+  t.notRegex(tokensTable, /href="\/explorer\/nfts\/[^"]+\/3"/, 'the burned token is not listed');
+  t.regex(tokensTable, /href="\/explorer\/nfts\/[^"]+\/4"/);
+  t.regex(page, /<td class="num">2<\/td><td class="num">66\.6667%<\/td>/, 'devKey(8) holds 2 of 3');
+  t.regex(page, /Events \(6\)/, '4 mints, a transfer and a burn');
+  t.regex(page, /<svg viewBox="0 0 640 28"/);
+  const tokens = await (await get(`/explorer/nfts/${hostile}?tab=tokens&limit=2&page=2`)).text();
+  t.true(tokens.includes(`href="/explorer/nfts/${hostile}/4"`));
+  t.false(tokens.includes(`href="/explorer/nfts/${hostile}/1"`));
+  t.is((await get(`/explorer/nfts/${hostile}?tab=approvals`)).status, 400);
+
+  const token = await (await get(`/explorer/nfts/${hostile}/2`)).text();
+  t.true(token.includes(`<h1><a href="/explorer/nfts/${hostile}">${escapedName}</a> #2</h1>`));
+  t.true(token.includes(`href="/explorer/address/${owner}"`));
+  t.true(token.includes(`Token URI</dt><dd><span class="wrap">${escapedOverride}</span>`));
+  t.true(token.includes(`Approved spender</dt><dd><a class="mono" href="/explorer/address/${devKey(7).address}"`));
+  t.regex(token, /History \(2 events\)/);
+  t.regex(token, /<td>Minted<\/td>/);
+  t.regex(token, /<td>Approved<\/td>/);
+  const burned = await (await get(`/explorer/nft/${hostile}/3`)).text();
+  t.regex(burned, /<span class="badge bad">burned<\/span>/);
+  t.regex(burned, /<td>Burned<\/td>/);
+  t.false(tokensTable.includes('javascript:alert(3)'), 'the burned token’s javascript: override is gone with it');
+
+  const holder = await (await get(`/explorer/address/${owner}`)).text();
+  t.true(
+    holder.includes(`href="/explorer/nfts/${hostile}" title="${hostile}">${escapedName} (PROBE)</a></td><td class="num">2</td>`),
+  );
+  t.regex(holder, /NFTs held<\/dt><dd>2 in 1 collections/);
+  t.regex(holder, /NFTs \(2\)/);
+  const held = await (await get(`/explorer/address/${owner}?tab=nfts`)).text();
+  t.true(held.includes(`href="/explorer/nfts/${hostile}/2">#2</a></td><td class="wrap">${escapedOverride}</td>`));
+  const events = await (await get(`/explorer/address/${owner}?tab=nft-events`)).text();
+  t.regex(events, /<td>Transferred<\/td>/);
+
+  const mint = await (await get(`/explorer/tx/${f.nft.mintTxid}`)).text();
+  t.regex(mint, /Operation: MintNft/);
+  t.true(mint.includes(`href="/explorer/nfts/${hostile}/1" title="1">#1</a>`));
+  t.true(mint.includes(`href="/explorer/nfts/${hostile}" title="${hostile}">${escapedName} (PROBE)</a>`));
+  const deploy = await (await get(`/explorer/tx/${f.nft.deployTxid}`)).text();
+  t.regex(deploy, /<dt>Collection<\/dt><dd><a class="mono" href="\/explorer\/nfts\/SRC721_[0-9a-f]{40}"/);
+  t.regex(deploy, /<dt>base_uri<\/dt><dd><span class="wrap">javascript:alert\(1\)<\/span>/);
+
+  for (const [q, location] of [
+    [hostile.replace('SRC721_', 'SRC721_').toUpperCase().replace('SRC721_', 'SRC721_'), `/explorer/nfts/${hostile}`],
+    ['art', `/explorer/nfts/${art}`],
+  ]) {
+    const res = await get(`/explorer/search?q=${encodeURIComponent(q)}`);
+    t.is(res.status, 303, q);
+    t.is(res.headers.get('location'), location, q);
+  }
+  // No page links a URI from the chain: every href is a path of ours.
+  for (const { name, path } of explorerPaths(f)) {
+    const body = await (await get(path)).text();
+    t.notRegex(body, /href="(?!\/explorer)/, `${name}: an href that is not an explorer path`);
+  }
 });
