@@ -2,8 +2,8 @@
  * Explorer page times on a large chain: 100,000 blocks holding 1,000,000 native transfers (10 per block from
  * 10,000 senders to 50,000 recipients), made directly through the chain API (propose + commit, signatures
  * real and verified by block validation) and cached in .tmp/bench-explorer (a later run reuses it, an
- * interrupted build resumes). The first run on a chain adds an SRC-20 token with 20,000 holders
- * (bench/explorer-extras.ts, kept with the chain). Each run appends a few EVM blocks (a token and transfers: call
+ * interrupted build resumes). The first run on a chain adds an SRC-20 token with 20,000 holders and an
+ * SRC-721 collection of 10,000 NFTs held by 5,000 addresses (bench/explorer-extras.ts, kept with the chain). Each run appends a few EVM blocks (a token and transfers: call
  * trees), fills the mempool, starts the chain index's background warm-up as a node does, then times every explorer page through the API handler in-process (routing, services, templates,
  * headers: the server's time without the socket), with ids drawn at random across the whole chain.
  *
@@ -39,7 +39,7 @@ import {
 import { openRocksStore } from '../ts/storage/index.js';
 import { toHex } from '../ts/util/hex.js';
 import { EvmSender, callData, deployData } from './evm-fixtures.js';
-import { ensureTokenExtras } from './explorer-extras.js';
+import { ensureNftExtras, ensureTokenExtras, nftHolderKey } from './explorer-extras.js';
 import { type ChainShape, recipientAddress } from './explorer-shape.js';
 
 const BLOCKS = Number(process.env.BENCH_EXPLORER_BLOCKS ?? 100_000);
@@ -225,6 +225,7 @@ async function main(): Promise<void> {
   // As a node does when it opens its chain: rich list, holders and delegations indexed once from the state.
   await stateIndex(ctx);
   const src20 = await ensureTokenExtras(ctx, CACHE, deployer, validator, log);
+  const nft = await ensureNftExtras(ctx, CACHE, deployer, validator, log);
   const { evmTxids, token, evmHeights } = await appendEvmBlocks(ctx);
   for (let i = 0; i < PENDING; i++) {
     const k = senderKey(i);
@@ -305,6 +306,32 @@ async function main(): Promise<void> {
       name: 'address (token deployer), SRC-20 transfers tab',
       path: () => `/explorer/address/${deployer.address}?tab=token-transfers&page=${1 + rand(400)}`,
     },
+    { name: 'NFT collections', path: () => '/explorer/nfts' },
+    {
+      name: 'NFT collection, page 1',
+      path: () => `/explorer/nfts/${nft.collection}`,
+      note: `${nft.tokens.toLocaleString()} tokens, ${nft.holders.toLocaleString()} holders`,
+    },
+    { name: 'NFT collection (alias)', path: () => `/explorer/nft/${nft.collection}` },
+    {
+      name: 'NFT collection tokens, random page (to 400)',
+      path: () => `/explorer/nfts/${nft.collection}?tab=tokens&page=${1 + rand(400)}`,
+    },
+    {
+      name: 'NFT collection holders, random page (to 200)',
+      path: () => `/explorer/nfts/${nft.collection}?tab=holders&page=${1 + rand(200)}`,
+    },
+    {
+      name: 'NFT collection events, random page (to 400)',
+      path: () => `/explorer/nfts/${nft.collection}?tab=events&page=${1 + rand(400)}`,
+    },
+    { name: 'NFT (token page)', path: () => `/explorer/nfts/${nft.collection}/${1 + rand(nft.tokens)}` },
+    { name: 'NFT (alias)', path: () => `/explorer/nft/${nft.collection}/${1 + rand(nft.tokens)}` },
+    { name: 'tx (NFT mint)', path: () => `/explorer/tx/${pick(nft.mintTxids)}` },
+    {
+      name: 'address (NFT holder), NFTs tab',
+      path: () => `/explorer/address/${nftHolderKey(rand(nft.holders)).address}?tab=nfts`,
+    },
     { name: 'address (sender, 100 txs), page 1', path: () => `/explorer/address/${sender()}` },
     { name: 'address (sender), page 4', path: () => `/explorer/address/${sender()}?page=4` },
     { name: 'address (recipient, 20 txs)', path: () => `/explorer/address/${recipientAddress(rand(shape.recipients))}` },
@@ -357,7 +384,7 @@ async function main(): Promise<void> {
     '## Explorer pages on a large chain',
     '',
     `- Date: ${new Date().toISOString()}; machine: ${cpu.length} x ${cpu[0]?.model ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node.js ${process.version}; shared with other jobs (1-min load average ${loadBefore} before the timed runs, ${loadNow()} after).`,
-    `- Command: \`npm run bench:explorer\` (\`node dist/bench/explorer.js\`, bench/explorer.ts). Chain: ${head.toLocaleString()} blocks (${shape.blocks.toLocaleString()} with ${shape.txPerBlock} native transfers each = ${(shape.blocks * shape.txPerBlock).toLocaleString()} transactions from ${shape.senders.toLocaleString()} senders to ${shape.recipients.toLocaleString()} recipients; an SRC-20 token deployed as a native operation and sent to ${src20.holders.toLocaleString()} holders in blocks of 1,000 transfers; every run appends ${1 + EVM_BLOCKS} EVM blocks: an ERC-20 and ${EVM_BLOCKS * EVM_PER_BLOCK} transfers), RocksDB, in-memory window ${WINDOW} blocks; ${PENDING} transactions in the mempool. ${builtFrom < shape.blocks ? `Built in this run from height ${builtFrom} in ${Math.round(buildSecs)} s.` : 'Reused from .tmp/ (built by an earlier run).'}`,
+    `- Command: \`npm run bench:explorer\` (\`node dist/bench/explorer.js\`, bench/explorer.ts). Chain: ${head.toLocaleString()} blocks (${shape.blocks.toLocaleString()} with ${shape.txPerBlock} native transfers each = ${(shape.blocks * shape.txPerBlock).toLocaleString()} transactions from ${shape.senders.toLocaleString()} senders to ${shape.recipients.toLocaleString()} recipients; an SRC-20 token deployed as a native operation and sent to ${src20.holders.toLocaleString()} holders in blocks of 1,000 transfers; an SRC-721 collection of ${nft.tokens.toLocaleString()} NFTs minted to ${nft.holders.toLocaleString()} holders in blocks of 1,000 mints, then 1,000 of them moved; every run appends ${1 + EVM_BLOCKS} EVM blocks: an ERC-20 and ${EVM_BLOCKS * EVM_PER_BLOCK} transfers), RocksDB, in-memory window ${WINDOW} blocks; ${PENDING} transactions in the mempool. ${builtFrom < shape.blocks ? `Built in this run from height ${builtFrom} in ${Math.round(buildSecs)} s.` : 'Reused from .tmp/ (built by an earlier run).'}`,
     `- Server time per page: the API handler called in-process (routing, services, templates, headers; no socket), ${RUNS} requests per page after ${WARM} untimed ones, ids drawn at random across the chain for every request. Goal: p95 <= 50 ms.`,
     `- Call trees: tracing a block of ${EVM_PER_BLOCK} ERC-20 transfers with the callTracer in one pass (the background job the first view of one of its transactions starts) took ${ms(blockTraceMs)}; tracing one transaction alone re-executes the transactions before it in its block, hence one pass per block and a cache of ${'4,096'} trees.`,
     `- First request of each page on the fresh process, ${coldDuringWarmUp ? 'all served while' : 'served as'} the chain index warmed in the background (${WARM_STEP_BLOCKS} blocks per event loop turn; the whole ${head.toLocaleString()}-block history folded in ${(warmMs / 1000).toFixed(1)} s; the rich list scans the state once per head block): ${cold.join('; ')}.`,

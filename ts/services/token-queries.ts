@@ -186,6 +186,11 @@ export interface AccountTokenTransfer extends TokenTransfer {
   contract: string;
 }
 
+/** Number of SRC-20 balance movements an address took part in (the length of its feed). */
+export function accountTokenTransferCount(ctx: ChainContext, address: string): number {
+  return ctx.chain.blocks.eventIndex.count(`token-account:${address.toLowerCase()}`);
+}
+
 /** SRC-20 balance movements of an address (sent, received, minted to it, burned by it), newest first, any token. */
 export async function accountTokenTransfers(
   ctx: ChainContext,
@@ -198,7 +203,7 @@ export async function accountTokenTransfers(
   return {
     address: a,
     transfers: await transferFeed(ctx, term, offset, limit),
-    total: ctx.chain.blocks.eventIndex.count(term),
+    total: accountTokenTransferCount(ctx, a),
   };
 }
 

@@ -6,6 +6,7 @@ import {
   type AccountTokenTransfer,
   accountCode,
   accountSrc20Tokens,
+  accountTokenTransferCount,
   accountTokenTransfers,
   accountTokens,
   addressHistory,
@@ -13,6 +14,7 @@ import {
   findValidator,
   getPendingNonce,
   getToken,
+  nftAddressEventCount,
   nftAddressHistory,
   nftCollection,
   nftCollectionsOf,
@@ -42,11 +44,17 @@ export const addressPage: PageHandler = async (ctx, req) => {
   const info = addressInfo(ctx, address);
   // The open tab's page; the other lists are read for their totals only.
   const at = (t: Tab) => (tab === t ? p : { page: 1, limit: 1, offset: 0 });
+  // Feeds of closed tabs are only counted: reading even one event would decode its block's receipts.
+  const none = { transfers: [], events: [], total: 0 };
   const [history, transfers, nfts, nftEvents, nftCollectionsHeld, src20, evmTokens, verified] = await Promise.all([
     addressHistory(ctx, address, at('transactions').offset, at('transactions').limit),
-    accountTokenTransfers(ctx, address, at('token-transfers').offset, at('token-transfers').limit),
+    tab === 'token-transfers'
+      ? accountTokenTransfers(ctx, address, p.offset, p.limit)
+      : { ...none, total: accountTokenTransferCount(ctx, address) },
     nftTokensOf(ctx, address, at('nfts').offset, at('nfts').limit),
-    nftAddressHistory(ctx, address, at('nft-events').offset, at('nft-events').limit),
+    tab === 'nft-events'
+      ? nftAddressHistory(ctx, address, p.offset, p.limit)
+      : { ...none, total: nftAddressEventCount(ctx, address) },
     nftCollectionsOf(ctx, address, 0, ADDRESS_COLLECTIONS),
     accountSrc20Tokens(ctx, address),
     accountTokens(ctx, address),

@@ -9,6 +9,7 @@ import {
   type NftEventEntry,
   collectionParam,
   nftCollection,
+  nftCollectionEventCount,
   nftCollectionEvents,
   nftCollectionHolders,
   nftCollectionTokens,
@@ -117,7 +118,7 @@ export const collectionPage: PageHandler = async (ctx, req) => {
   const totals = {
     tokens: Number(c.total_supply),
     holders: top.total,
-    events: (events ?? (await nftCollectionEvents(ctx, collection, 0, 1))).total,
+    events: events?.total ?? nftCollectionEventCount(ctx, collection),
   };
   const base = links.collection(collection);
   return html(
