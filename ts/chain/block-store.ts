@@ -298,6 +298,7 @@ export class BlockStore {
       chunk.forEach((height, j) => {
         const [bi, ri] = at[j];
         const rs = receipts[j] ?? (raw[ri] ? decodeReceipts(raw[ri] as Buffer) : []);
+        if (!receipts[j] && raw[ri]) this.keepWindowReceipts(height, rs);
         const b = blocks[j];
         if (b) out.push({ height, hash: b.hash, txid: (k) => b.transactions[k].txid, receipts: rs });
         else if (raw[bi]) {
@@ -480,7 +481,22 @@ export class BlockStore {
 
   /** Receipts of the blocks at the given heights (null where there is no block), like getBlocks. */
   receiptsOf(heights: readonly number[]): (readonly ReceiptRecord[] | null)[] {
-    return this.manyAt(heights, this.windowReceipts, receiptsKey, decodeReceipts, []);
+    const out = this.manyAt(heights, this.windowReceipts, receiptsKey, decodeReceipts, []);
+    heights.forEach((h, i) => {
+      const rs = out[i];
+      if (rs) this.keepWindowReceipts(h, rs);
+    });
+    return out;
+  }
+
+  /**
+   * Keep receipts read from disk for a block of the window (after a restart the window holds blocks but not
+   * their receipts): a page showing a block of 1,000 transactions then decodes its receipts once, not per view.
+   * Called from synchronous reads only, so no rollback can come between the read and this.
+   */
+  private keepWindowReceipts(height: number, receipts: readonly ReceiptRecord[]): void {
+    if (height >= this.windowStart && height <= this.headHeight && this.window.has(height))
+      this.windowReceipts.set(height, receipts);
   }
 
   /** Records by height: `memory` first, the rest of the chain's heights in one multi-get (`absent` when unstored). */

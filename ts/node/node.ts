@@ -39,6 +39,7 @@ import {
   nodeChainReader,
   redactConfig,
   stateIndex,
+  warmChainIndex,
 } from '../services/index.js';
 import { CompilePool, VERIFY_CHAINS, VerificationService, VerificationStore, verifyHooks } from '../verify/index.js';
 import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index.js';
@@ -161,6 +162,8 @@ export class NativeNode {
   private stopping: Promise<void> | null = null;
   private networking: Networking | null = null;
   private validatorKey!: KeyPair;
+  /** The chain index's background warm-up (stopped before the store closes). */
+  private indexWarmup?: { stop: () => Promise<void> };
   /** The gRPC (HTTP/2) server; null with --grpc-port off. gRPC-Web rides on `http`. */
   grpc: GrpcServer | null = null;
   /** The journal of accepted transactions (absent with --tx-journal off). */
@@ -206,6 +209,7 @@ export class NativeNode {
     let grpc: GrpcServer | null = null;
     let journal: { journal: TxJournal; replayed: number } | undefined;
     let verification: VerificationService | undefined;
+    let indexWarmup: ReturnType<typeof warmChainIndex> | undefined;
     const evmCalls = new CallPool({
       workers: config.rpcEvmWorkers,
       maxQueue: config.rpcEvmQueue,
@@ -218,6 +222,8 @@ export class NativeNode {
       await chain.open();
       // Rich list, holders and delegation lists follow every commit from now on (built once from the state).
       await stateIndex({ chain });
+      // Proposer, epoch and day aggregates of the history fold in the background: no page waits for them.
+      indexWarmup = warmChainIndex({ chain });
       log.info(
         { height: chain.height, head: chain.head.hash, chain_id: params.chainId, network: params.network },
         'chain opened',
@@ -367,6 +373,7 @@ export class NativeNode {
         void node.stop().then(() => process.exit(1));
       };
       node.validatorKey = key;
+      node.indexWarmup = indexWarmup;
       node.txJournal = journal?.journal ?? null;
       if (config.p2pPort !== null) await node.startNetwork();
       if (config.role === 'full') log.info({}, 'full node: following the network, not producing blocks');
@@ -394,6 +401,7 @@ export class NativeNode {
       await evmCalls.close();
       await journal?.journal.close();
       await verification?.close();
+      await indexWarmup?.stop();
       if (metrics) closeMetrics(metrics);
       await audit?.close();
       await db.close();
@@ -446,6 +454,7 @@ export class NativeNode {
       await this.ctx.verification?.close();
       closeMetrics(this.metrics);
       await this.audit.close();
+      await this.indexWarmup?.stop();
       await this.db.close();
       this.log.info({ height: this.ctx.chain.height }, 'node stopped');
     })();
