@@ -11,6 +11,7 @@ import { collectionAddress } from '../../ts/ledger/nft/keys.js';
 import { tokenContractAddress } from '../../ts/ledger/tokens/index.js';
 import { type SignedTransaction, signTransaction } from '../../ts/ledger/transaction.js';
 import { ZERO_ADDRESS } from '../../ts/ledger/units.js';
+import { ChainSubscription, ResumableSubscription, type SubscriptionItem } from '../../ts/services/index.js';
 import { alice, bob, carol, dave, erin } from '../api/rest-fixture.js';
 import { compiled } from '../helpers/contracts.js';
 import { CHAIN_ID, devPrivateKey, rpc, rpcOk } from '../helpers/evm.js';
@@ -303,4 +304,149 @@ test('evm_revert: every read is as before the snapshot; filters never report rem
   nonces.forget();
   await activity(n, nonces, world, 5);
   t.true((await validate(n)).valid);
+});
+
+/** A signed EIP-1559 transfer of 1 wei from dev account i. */
+function transfer(i: number, nonce: number, to = ethers.Wallet.createRandom().address): Promise<string> {
+  return wallet(i).signTransaction({
+    type: 2,
+    chainId: BigInt(CHAIN_ID),
+    to,
+    value: 1n,
+    nonce,
+    gasLimit: 21_000n,
+    maxFeePerGas: 10_000_000_000n,
+    maxPriorityFeePerGas: 1n,
+  });
+}
+
+const headOf = async (n: TestNode) => Number(await rpcOk(n.url, 'eth_blockNumber'));
+
+test('a snapshot restores the pending pool, the state writes, the clock and the mining mode; snapshots nest', async (t) => {
+  const n = await startTestNode({ blockTimeMs: 0 });
+  t.teardown(() => n.stop());
+  const dev = n.node.ctx.dev;
+  if (!dev) return t.fail('no dev chain');
+  const x = ethers.Wallet.createRandom().address.toLowerCase();
+  t.true(await rpcOk(n.url, 'evm_setAutomine', [false]));
+  const pendingHash = await rpcOk<string>(n.url, 'eth_sendRawTransaction', [await transfer(7, 0)]);
+  await rpcOk(n.url, 'anvil_setBalance', [x, '0x5']);
+  t.is(await rpcOk(n.url, 'evm_increaseTime', [1000]), '1000');
+  const head = await headOf(n);
+  const id = await rpcOk<string>(n.url, 'evm_snapshot');
+
+  // Everything moves on: the pending transaction is mined, the write replaced, time and mode changed.
+  await rpcOk(n.url, 'evm_mine');
+  await rpcOk(n.url, 'anvil_setBalance', [x, '0x7']);
+  await rpcOk(n.url, 'evm_increaseTime', [5000]);
+  await rpcOk(n.url, 'evm_setIntervalMining', [60_000]);
+  t.true(await rpcOk(n.url, 'evm_setAutomine', [true]));
+  await rpcOk(n.url, 'eth_sendRawTransaction', [await transfer(7, 1)]);
+  t.is(await headOf(n), head + 2);
+
+  t.true(await rpcOk(n.url, 'evm_revert', [id]));
+  t.is(await headOf(n), head);
+  t.deepEqual(await rpcOk(n.url, 'txpool_status'), { pending: '0x1', queued: '0x0' });
+  t.is((await rpcOk(n.url, 'eth_getTransactionByHash', [pendingHash])).blockNumber, null);
+  t.is(await rpcOk(n.url, 'eth_getBalance', [x, 'latest']), '0x5');
+  t.is(await rpcOk(n.url, 'evm_increaseTime', [0]), '1000');
+  t.false(await rpcOk(n.url, 'hardhat_getAutomine'));
+  t.is(dev.miner.intervalMs, 0);
+  // The restored pool and write go into the next block as they would have.
+  await rpcOk(n.url, 'evm_mine');
+  t.is(Number((await rpcOk(n.url, 'eth_getTransactionReceipt', [pendingHash])).blockNumber), head + 1);
+  t.is(await rpcOk(n.url, 'eth_getBalance', [x, 'latest']), '0x5');
+
+  // Nested snapshots: reverting to the inner one keeps the outer one; reverting to the outer uses up both.
+  const outer = await rpcOk<string>(n.url, 'evm_snapshot');
+  await rpcOk(n.url, 'evm_mine');
+  const inner = await rpcOk<string>(n.url, 'evm_snapshot');
+  await rpcOk(n.url, 'evm_mine');
+  t.true(await rpcOk(n.url, 'evm_revert', [inner]));
+  t.is(await headOf(n), head + 2);
+  const third = await rpcOk<string>(n.url, 'anvil_snapshot');
+  t.true(BigInt(third) > BigInt(inner));
+  t.true(await rpcOk(n.url, 'anvil_revert', [outer]));
+  t.is(await headOf(n), head + 1);
+  t.false(await rpcOk(n.url, 'evm_revert', [third]));
+  t.false(await rpcOk(n.url, 'evm_revert', ['0x999']));
+  t.is((await rpc(n.url, 'evm_revert', ['nope'])).error?.code, -32602);
+  t.true((await validate(n)).valid);
+});
+
+test('anvil_reset / hardhat_reset: back to genesis with an empty pool, no writes, snapshots or impersonations, the start mode', async (t) => {
+  const n = await startTestNode({ blockTimeMs: 0 });
+  t.teardown(() => n.stop());
+  const accounts = await rpcOk<string[]>(n.url, 'eth_accounts');
+  const genesis = await Promise.all(accounts.map((a) => rpcOk(n.url, 'eth_getBalance', [a, '0x0'])));
+  const genesisBlock = await rpcOk(n.url, 'eth_getBlockByNumber', ['0x0', false]);
+  const stranger = ethers.Wallet.createRandom().address.toLowerCase();
+  await rpcOk(n.url, 'eth_sendRawTransaction', [await transfer(1, 0)]);
+  await rpcOk(n.url, 'eth_sendRawTransaction', [await transfer(1, 1)]);
+  const id = await rpcOk<string>(n.url, 'evm_snapshot');
+  await rpcOk(n.url, 'anvil_impersonateAccount', [stranger]);
+  await rpcOk(n.url, 'anvil_setBalance', [stranger, '0xde0b6b3a7640000']);
+  await rpcOk(n.url, 'evm_increaseTime', [86_400]);
+  t.true(await rpcOk(n.url, 'evm_setAutomine', [false]));
+  await rpcOk(n.url, 'eth_sendRawTransaction', [await transfer(1, 2)]);
+  t.is((await rpc(n.url, 'hardhat_reset', [{ forking: { jsonRpcUrl: 'http://127.0.0.1:1' } }])).error?.code, -32602);
+
+  t.is(await rpcOk(n.url, 'anvil_reset'), null);
+  t.is(await headOf(n), 0);
+  t.deepEqual(await rpcOk(n.url, 'eth_getBlockByNumber', ['latest', false]), genesisBlock);
+  t.deepEqual(await Promise.all(accounts.map((a) => rpcOk(n.url, 'eth_getBalance', [a, 'latest']))), genesis);
+  t.is(await rpcOk(n.url, 'eth_getBalance', [stranger, 'latest']), '0x0');
+  t.deepEqual(await rpcOk(n.url, 'txpool_status'), { pending: '0x0', queued: '0x0' });
+  t.is(await rpcOk(n.url, 'evm_increaseTime', [0]), '0');
+  t.true(await rpcOk(n.url, 'hardhat_getAutomine'));
+  t.false(await rpcOk(n.url, 'evm_revert', [id]));
+  t.regex((await rpc(n.url, 'eth_sendTransaction', [{ from: stranger, to: stranger }])).error?.message ?? '', /unknown account/);
+  t.deepEqual((await httpJson(`${n.url}/transactions?limit=10`)).body.transactions ?? [], []);
+
+  // The chain goes on from genesis, and hardhat_reset does the same.
+  await rpcOk(n.url, 'eth_sendRawTransaction', [await transfer(1, 0)]);
+  t.is(await headOf(n), 1);
+  t.true((await validate(n)).valid);
+  t.true(await rpcOk(n.url, 'hardhat_reset', [{}]));
+  t.is(await headOf(n), 0);
+  t.true((await validate(n)).valid);
+});
+
+test('event consumers follow a rollback: queued events of removed blocks are dropped; a resumed stream gets the new blocks', async (t) => {
+  const n = await startTestNode({ blockTimeMs: 0 });
+  t.teardown(() => n.stop());
+  const { ctx } = n.node;
+  const feed = ctx.events;
+  if (!feed) return t.fail('no event feed');
+  const blocks = (items: SubscriptionItem[]) =>
+    items.flatMap((i) => ('event' in i && i.event.kind === 'block_finalized' ? [i.event.block] : []));
+  const drain = (sub: ChainSubscription) => {
+    const out: SubscriptionItem[] = [];
+    for (let i = sub.poll(); i; i = sub.poll()) out.push(i);
+    return out;
+  };
+  const head = await headOf(n);
+  const id = await rpcOk<string>(n.url, 'evm_snapshot');
+  const queued = new ChainSubscription(feed, 100, new Set(['block_finalized']));
+  t.teardown(() => queued.close());
+  await rpcOk(n.url, 'hardhat_mine', ['0x3']);
+  // A stream resumed from block 1 replays up to the head (head + 3) and goes live after it.
+  const resumed = new ResumableSubscription({ chain: ctx.chain, events: feed }, { fromHeight: 1, maxQueued: 100 });
+  t.teardown(() => resumed.close());
+  const replayed: SubscriptionItem[] = [];
+  while (blocks(replayed).at(-1)?.index !== head + 3) replayed.push(...((await resumed.take(100)) ?? []));
+
+  t.true(await rpcOk(n.url, 'evm_revert', [id]));
+  await rpcOk(n.url, 'evm_mine');
+  const fresh = await rpcOk(n.url, 'eth_getBlockByNumber', [`0x${(head + 1).toString(16)}`, false]);
+  // The subscription that never polled sees only the new block; the stream continues at head + 1.
+  t.deepEqual(
+    blocks(drain(queued)).map((b) => `0x${b.hash}`),
+    [fresh.hash],
+  );
+  const next = blocks((await resumed.take(100)) ?? []);
+  t.deepEqual(
+    next.map((b) => [b.index, `0x${b.hash}`]),
+    [[head + 1, fresh.hash]],
+  );
 });
