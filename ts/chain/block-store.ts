@@ -186,9 +186,10 @@ export class BlockStore {
    * Remove every block above `height` with its indexes and change set, and put back the state values those
    * blocks changed, in one batch (a crash leaves all of it or none). The state's change set is returned for
    * the caller to apply to the in-memory state. Needs the change sets of those blocks (history kept).
+   * `extra`: the caller's own deletions for the removed heights, written in the same batch.
    */
-  async rollbackTo(height: number): Promise<StateChanges> {
-    const ops: KvOp[] = [];
+  async rollbackTo(height: number, extra: readonly KvOp[] = []): Promise<StateChanges> {
+    const ops: KvOp[] = [...extra];
     const restore: StateChanges = new Map();
     const countDelta = new Map<string, number>();
     const dropped: { height: number; receipts: readonly ReceiptRecord[] }[] = [];

@@ -9,7 +9,7 @@ import type { SignedTransaction } from '../ledger/transaction.js';
 import { baseToWei } from '../ledger/units.js';
 import { getAccount, putAccount } from '../state/accounts.js';
 import { type StateChanges, StateOverlay, StateStore, type StateUndo } from '../state/state-store.js';
-import type { KvStore } from '../storage/index.js';
+import type { KvOp, KvStore } from '../storage/index.js';
 import { NodeError } from '../util/errors.js';
 import { fromHex, toHex } from '../util/hex.js';
 import {
@@ -28,7 +28,7 @@ import {
 } from './block.js';
 import { applyEvidence, decodeEvidence } from './evidence.js';
 import { BlockStore } from './block-store.js';
-import { PendingDevWrites } from './dev-patches.js';
+import { PendingDevWrites, devPatchKey } from './dev-patches.js';
 import { type HistoricalStateView, type HistoryRetention, HistoryUnavailableError } from './state-history.js';
 import { type ChainParams, ledgerParams } from './params.js';
 import { consensusPhaseAt } from './schedule.js';
@@ -407,27 +407,36 @@ export class Chain extends EventEmitter<ChainEvents> {
   /**
    * Make the block at `height` the head again: later blocks, their indexes and change sets are removed and
    * the state they changed is put back, in one atomic batch (docs/storage.md, "Rollback"). Views opened
-   * before stop answering (StaleStateViewError). Emits `rollback`. The mempool is the caller's to reconcile.
+   * before stop answering (StaleStateViewError). Dev-chain writes not yet in a block are dropped first (they
+   * are part of the head being left). Emits `rollback`. The mempool is the caller's to reconcile.
    */
   async rollbackTo(height: number): Promise<void> {
     await this.acquire();
-    let changed: ReadonlySet<string> = new Set();
+    const changed = new Set<string>();
+    let removed = false;
     try {
       const head = this.height;
       if (!Number.isSafeInteger(height) || height < 0 || height > head) throw new NoSuchHeightError(height, head);
       if (height < this.blocks.history.oldest) throw new HistoryUnavailableError(height, this.blocks.history.oldest);
-      if (height === head) return;
-      const target = (await this.blocks.getBlock(height)) as Block;
-      const restore = await this.blocks.rollbackTo(height);
-      changed = new Set(restore.keys());
-      this.state.applyChanges(restore);
-      this.headBlock = target;
-      const root = toHex(this.state.root());
-      if (root !== target.state_root) throw new Error(`state root mismatch after rollback to ${height}: ${root}`);
+      // Dev writes not yet in a block belong to the head being left: the live state goes back to the head's first.
+      if (this.devWrites && this.devWrites.size > 0) for (const k of await this.devWrites.drop(this.state)) changed.add(k);
+      if (height < head) {
+        const target = (await this.blocks.getBlock(height)) as Block;
+        // Dev-write records of the removed heights go in the same batch (a new block there writes its own).
+        const patches: KvOp[] = [];
+        if (this.devWrites) for (let h = height + 1; h <= head; h++) patches.push({ type: 'del', key: devPatchKey(h) });
+        const restore = await this.blocks.rollbackTo(height, patches);
+        for (const k of restore.keys()) changed.add(k);
+        this.state.applyChanges(restore);
+        this.headBlock = target;
+        const root = toHex(this.state.root());
+        if (root !== target.state_root) throw new Error(`state root mismatch after rollback to ${height}: ${root}`);
+        removed = true;
+      }
     } finally {
       this.settle();
     }
-    this.emit('rollback', height, changed);
+    if (removed || changed.size > 0) this.emit('rollback', height, changed);
   }
 
   /** Drop a proposal that will not be committed. */

@@ -35,6 +35,7 @@ import {
   DevChain,
   FilterRegistry,
   NODE_VERSION,
+  followRollbacks,
   type NodeContext,
   nodeChainReader,
   redactConfig,
@@ -272,6 +273,7 @@ export class NativeNode {
       }
       verification = startVerification(config, ctx, db, log);
       ctx.verification = verification;
+      followRollbacks(ctx);
       const m = createMetrics(new Registry(), {
         height: () => chain.height,
         finalizedHeight: () => consensus.finalizedHeight(),

@@ -344,7 +344,13 @@ const traceCaches = new WeakMap<object, TraceCache>();
 
 function traceCacheOf(ctx: NodeContext): TraceCache {
   let c = traceCaches.get(ctx.chain);
-  if (!c) traceCaches.set(ctx.chain, (c = { trees: new Map(), failed: new Map(), jobs: new Map() }));
+  if (!c) {
+    const chain = ctx.chain;
+    traceCaches.set(chain, (c = { trees: new Map(), failed: new Map(), jobs: new Map() }));
+    // A rollback (dev chain) removes blocks whose trees are cached, and a transaction of one may be mined
+    // again in another block with another result: start afresh (jobs in flight fill the old cache only).
+    chain.once('rollback', () => traceCaches.delete(chain));
+  }
   return c;
 }
 

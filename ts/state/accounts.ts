@@ -105,6 +105,12 @@ export function storageKey(address: Uint8Array, slot: Uint8Array): KeyStr {
   return keyStr(b);
 }
 
+/** The address of a code key (NS.code || address), or null for another key. */
+export function addressFromCodeKey(k: KeyStr): string | null {
+  if (k.length !== 21 || k.charCodeAt(0) !== NS.code) return null;
+  return `0x${Buffer.from(k.slice(1), 'latin1').toString('hex')}`;
+}
+
 export function getCode(state: StateReader, address: string): Buffer | undefined {
   return state.get(codeKey(address));
 }
