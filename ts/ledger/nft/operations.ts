@@ -1,6 +1,6 @@
 /**
  * The eight SRC-721 operations (docs/nft.md). Each checks every condition before its first write and
- * throws OperationFailed with the reason otherwise; the executor runs it on a child overlay, so a
+ * throws OperationFailed with the reason otherwise; the executor runs it in a sub-transaction of the block overlay, so a
  * failure leaves no change but the fee.
  */
 import { ZERO_ADDRESS } from '../units.js';

@@ -59,7 +59,7 @@ export class NftReader {
   }
 }
 
-/** Write side, on the operation's child overlay. */
+/** Write side, on the operation's state (the block overlay, inside the operation's sub-transaction). */
 export class NftWriter extends NftReader {
   constructor(override readonly state: StateOverlay) {
     super(state);
