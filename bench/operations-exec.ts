@@ -128,14 +128,30 @@ async function prepare(b: Build, keys: KeyPair[], dir: string) {
       const to = holders[(i * (BLOCK / MINTERS) + j) % HOLDERS].address;
       blocks.mint.push(op('MintNft', { collection: own[i], to }, k, (nonces.get(k.address) ?? 0n) + BigInt(j)));
     });
-  const run = async (kind: ExecKind) => {
-    const p = await chain.propose(blocks[kind], validator, TS);
+  // Chain.propose in its two steps, to time the execution's CPU as well (steadier than wall time under load).
+  const run = async (kind: ExecKind): Promise<Sample> => {
+    const c0 = cpuMs();
+    const exec = await chain.execute(blocks[kind], validator.address, TS);
+    const cpu = cpuMs() - c0;
+    const p = chain.seal(exec, validator);
     if (p.result.receipts.some((x) => x.status !== 1) || p.block.tx_count !== BLOCK) throw new Error(`${kind}: failed`);
     chain.abandon(p);
-    return p.timings.executeMs + p.timings.stateRootMs;
+    return { ms: p.timings.executeMs + p.timings.stateRootMs, executeCpuMs: cpu };
   };
   return { run, close: () => db.close() };
 }
+
+interface Sample {
+  /** Execute + state root, wall time. */
+  ms: number;
+  /** CPU time of the process while executing (user + system). */
+  executeCpuMs: number;
+}
+
+const cpuMs = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
@@ -147,6 +163,9 @@ export interface ExecRow {
   rates: number[];
   /** Median over rounds of this kind's time / native's time in the same round and build. */
   nativeRatio: number | null;
+  /** Median CPU time of execution per transaction (µs), and its ratio to native's as above. */
+  executeCpuUs: number;
+  cpuNativeRatio: number | null;
 }
 
 /** `rounds` rounds (after a warm-up one); in each, every build runs every kind once. */
@@ -161,7 +180,7 @@ export async function benchOperationsExec(
   if (opts.baseline) builds.unshift(['before', await loadBuild(resolve(opts.baseline, 'dist'))]);
   const chains = [];
   for (const [label, b] of builds) chains.push({ label, ...(await prepare(b, keys, join(dir, label))) });
-  const ms = new Map<string, number[]>();
+  const ms = new Map<string, Sample[]>();
   try {
     for (let r = -1; r < rounds; r++)
       for (const c of chains)
@@ -176,14 +195,17 @@ export async function benchOperationsExec(
   const rows: ExecRow[] = [];
   for (const c of chains)
     for (const kind of kinds) {
-      const t = ms.get(`${c.label}|${kind}`) as number[];
-      const native = ms.get(`${c.label}|native`);
+      const s = ms.get(`${c.label}|${kind}`) as Sample[];
+      const native = kind === 'native' ? undefined : ms.get(`${c.label}|native`);
+      const t = s.map((x) => x.ms);
       rows.push({
         build: c.label,
         kind,
         rate: Math.round(BLOCK / (median(t) / 1000)),
         rates: t.map((x) => Math.round(BLOCK / (x / 1000))),
-        nativeRatio: native && kind !== 'native' ? median(t.map((x, i) => native[i] / x)) : null,
+        nativeRatio: native ? median(s.map((x, i) => native[i].ms / x.ms)) : null,
+        executeCpuUs: (median(s.map((x) => x.executeCpuMs)) * 1000) / BLOCK,
+        cpuNativeRatio: native ? median(s.map((x, i) => native[i].executeCpuMs / x.executeCpuMs)) : null,
       });
     }
   return rows;
@@ -198,7 +220,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   });
   for (const r of rows)
     console.log(
-      `${r.build} ${r.kind}: ${r.rate.toLocaleString()} tx/s median${r.nativeRatio === null ? '' : `, ${(100 * r.nativeRatio).toFixed(0)}% of native`} (rounds ${r.rates.map((x) => x.toLocaleString()).join(' / ')})`,
+      `${r.build} ${r.kind}: ${r.rate.toLocaleString()} tx/s median${r.nativeRatio === null ? '' : `, ${(100 * r.nativeRatio).toFixed(0)}% of native`}; execute CPU ${r.executeCpuUs.toFixed(2)} µs/tx${r.cpuNativeRatio === null ? '' : ` (native's is ${(100 * r.cpuNativeRatio).toFixed(0)}% of it)`} (rounds ${r.rates.map((x) => x.toLocaleString()).join(' / ')})`,
     );
   console.log(`load ${load0} at start, ${loadavg()[0].toFixed(2)} at end`);
 }

@@ -35,10 +35,31 @@ const tag = (t: number): string => PREFIX + String.fromCharCode(t);
 const T = Object.fromEntries(Object.entries(TAG).map(([k, v]) => [k, tag(v)])) as Record<keyof typeof TAG, string>;
 
 const scratch = Buffer.alloc(8);
-/** 8-byte big-endian latin1 string of a u64. */
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/**
+ * 8-byte big-endian latin1 string of a u64. Every token key is built with one: bigint ids up to 2^53
+ * (all of them in practice) are cut into bytes as a number, without a bigint buffer write and a buffer
+ * decode.
+ */
 export function u64s(n: bigint | number): string {
-  if (typeof n === 'bigint') scratch.writeBigUInt64BE(n);
-  else {
+  if (typeof n === 'bigint') {
+    if (n >= 0n && n <= MAX_SAFE) {
+      const x = Number(n);
+      const hi = Math.floor(x / 2 ** 32);
+      const lo = x >>> 0;
+      return String.fromCharCode(
+        hi >>> 24,
+        (hi >>> 16) & 0xff,
+        (hi >>> 8) & 0xff,
+        hi & 0xff,
+        lo >>> 24,
+        (lo >>> 16) & 0xff,
+        (lo >>> 8) & 0xff,
+        lo & 0xff,
+      );
+    }
+    scratch.writeBigUInt64BE(n);
+  } else {
     scratch.writeUInt32BE(Math.floor(n / 2 ** 32), 0);
     scratch.writeUInt32BE(n >>> 0, 4);
   }

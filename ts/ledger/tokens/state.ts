@@ -97,9 +97,18 @@ export const tokenExists = (state: StateReader, contract: string): boolean => st
 
 export const putToken = (state: StateOverlay, t: TokenRecord): void => state.set(tokenKey(t.contract), encodeTokenRecord(t));
 
-/** u128 as 16 bytes BE. */
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** u128 as 16 bytes BE (amounts up to 2^53 written as a number: two bigint buffer writes cost more). */
 export function encodeU128(n: bigint): Buffer {
   const b = Buffer.allocUnsafe(16);
+  if (n >= 0n && n <= MAX_SAFE) {
+    const x = Number(n);
+    b.fill(0, 0, 8);
+    b.writeUInt32BE(Math.floor(x / 2 ** 32), 8);
+    b.writeUInt32BE(x >>> 0, 12);
+    return b;
+  }
   b.writeBigUInt64BE(n >> 64n, 0);
   b.writeBigUInt64BE(n & 0xffffffffffffffffn, 8);
   return b;
