@@ -66,8 +66,20 @@ export function u64s(n: bigint | number): string {
   return scratch.toString('latin1');
 }
 
-export const metaKey = (c: Raw20): KeyStr => T.meta + c;
-export const countersKey = (c: Raw20): KeyStr => T.counters + c;
+/** Per-collection keys, kept flat and hashed (every mint reads and writes them); emptied when full. */
+function perCollection(prefix: string): (c: Raw20) => KeyStr {
+  const keys = new Map<Raw20, KeyStr>();
+  return (c) => {
+    let k = keys.get(c);
+    if (k === undefined) {
+      if (keys.size >= 65_536) keys.clear();
+      keys.set(c, (k = prefix + c));
+    }
+    return k;
+  };
+}
+export const metaKey = perCollection(T.meta);
+export const countersKey = perCollection(T.counters);
 export const tokenKey = (c: Raw20, id: bigint): KeyStr => T.token + c + u64s(id);
 export const operatorKey = (c: Raw20, owner: Raw20, operator: Raw20): KeyStr => T.operator + c + owner + operator;
 export const COLLECTION_COUNT_KEY: KeyStr = T.collectionCount;

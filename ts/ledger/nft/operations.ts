@@ -8,7 +8,7 @@ import { ZERO_ADDRESS } from '../units.js';
 import { type OperationCall, OperationFailed } from '../operation-context.js';
 import type { OperationName } from '../operations.js';
 import { nftEvent } from './events.js';
-import { COLLECTION_PREFIX, type Raw20, addressText, collectionAddress, rawAddress } from './keys.js';
+import { COLLECTION_PREFIX, type Raw20, addressText, collectionAddress, rawAddress, tokenKey } from './keys.js';
 import {
   type CollectionCounters,
   decodeMeta,
@@ -155,7 +155,8 @@ function transfer(ctx: Ctx): void {
   const text = ctx.f.collection as string;
   const c = rawCollectionId(text);
   const id = ctx.f.token_id as bigint;
-  const raw = ctx.nft.tokenRaw(c, id);
+  const key = tokenKey(c, id); // read and written: built once
+  const raw = ctx.nft.state.get(key);
   // A token implies its collection: the collection is looked up only to say which is missing.
   if (!raw || tokenBurned(raw)) {
     collectionMeta(ctx);
@@ -165,7 +166,7 @@ function transfer(ctx: Ctx): void {
   const allowed =
     ctx.sender === owner || tokenLiveSpender(raw, ctx.height) === ctx.sender || ctx.nft.isOperator(c, owner, ctx.sender);
   if (!allowed) fail('not allowed: the sender is not the owner, an approved spender or an operator of the owner');
-  ctx.nft.putTokenRaw(c, id, transferredToken(raw, recipient(ctx, 'transfer'), ctx.height));
+  ctx.nft.state.set(key, transferredToken(raw, recipient(ctx, 'transfer'), ctx.height));
   ctx.call.emit(
     nftEvent('Transferred', {
       collection: text,

@@ -11,7 +11,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import { keccak256 } from '../../crypto/index.js';
 import { NS } from '../../state/accounts.js';
-import { id20, nsChar } from '../../state/key-ids.js';
+import { PairKeyCache, id20, nsChar } from '../../state/key-ids.js';
 import type { KeyStr, StateOverlay, StateReader } from '../../state/state-store.js';
 import { bigToBytes, bytesToBig, toHex } from '../../util/hex.js';
 
@@ -53,8 +53,11 @@ const idPart = (id: string): string => id20(id, id.charCodeAt(0) === 0x30 /* '0'
 const NS_CHAR = { token: nsChar(NS.token), balance: nsChar(NS.tokenBalance), allowance: nsChar(NS.tokenAllowance) };
 const HOLDERS_CHAR = nsChar(NS.tokenHolders);
 
+const balanceKeys = new PairKeyCache((contract, holder) => NS_CHAR.balance + idPart(contract) + idPart(holder));
+
 export const tokenKey = (contract: string): KeyStr => NS_CHAR.token + idPart(contract);
-export const tokenBalanceKey = (contract: string, holder: string): KeyStr => NS_CHAR.balance + idPart(contract) + idPart(holder);
+/** A holder's balance key (cached: a transfer reads and writes two; see PairKeyCache). */
+export const tokenBalanceKey = (contract: string, holder: string): KeyStr => balanceKeys.get(contract, holder);
 export const tokenAllowanceKey = (contract: string, owner: string, spender: string): KeyStr =>
   NS_CHAR.allowance + idPart(contract) + idPart(owner) + idPart(spender);
 const holdersKey = (contract: string): KeyStr => HOLDERS_CHAR + idPart(contract);
