@@ -6,7 +6,7 @@ const raw = (a: string): string => Buffer.from(a.slice(2), 'hex').toString('lati
 
 test('cached namespace keys and pair keys equal the keys built by concatenation, also after the caches fill', (t) => {
   const pairs = new PairKeyCache((a, b) => `P${id20(a)}${id20(b)}`);
-  // More ids than the caches keep (262,144): they are emptied and refilled on the way.
+  // More ids than the caches keep (65,536 keys, 262,144 ids): they are emptied and refilled on the way.
   for (let i = 0; i < 300_000; i++) {
     const a = addr(i);
     const b = addr(i % 7);

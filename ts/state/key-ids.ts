@@ -27,6 +27,11 @@ export function id20(id: string, prefixLength = 2): string {
 /** The one-character prefix of a key namespace. */
 export const nsChar = (ns: number): string => String.fromCharCode(ns);
 
+/**
+ * Whole keys kept per cache (a few blocks' working set: ~10 MB at most each); emptied when full, as
+ * the ids are.
+ */
+const MAX_CACHED_KEYS = 65_536;
 const keyCaches = new Map<string, Map<string, string>>();
 
 /**
@@ -40,7 +45,7 @@ export function nsKey(ns: string, id: string): string {
   let k = c.get(id);
   if (k === undefined) {
     k = ns + id20(id);
-    if (c.size >= MAX_CACHED_IDS) c.clear();
+    if (c.size >= MAX_CACHED_KEYS) c.clear();
     c.set(id, k);
   }
   return k;
@@ -48,7 +53,7 @@ export function nsKey(ns: string, id: string): string {
 
 /**
  * Keys built from two ids (a token balance: contract, holder), cached by first id then second, as
- * nsKey's keys are; at most MAX_CACHED_IDS keys (emptied when full).
+ * nsKey's keys are; at most MAX_CACHED_KEYS keys (emptied when full).
  */
 export class PairKeyCache {
   private readonly byFirst = new Map<string, Map<string, string>>();
@@ -62,7 +67,7 @@ export class PairKeyCache {
     let k = c.get(second);
     if (k === undefined) {
       k = this.build(first, second);
-      if (++this.count > MAX_CACHED_IDS) {
+      if (++this.count > MAX_CACHED_KEYS) {
         this.byFirst.clear();
         c.clear();
         this.byFirst.set(first, c);
