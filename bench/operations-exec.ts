@@ -6,7 +6,7 @@
  * transfers of the same round is the steadier number on a shared machine.
  *
  * Transactions are as admission leaves them (rules checked, signature marked verified, as bench/nft.ts).
- * Usage: `npm run build && node dist/bench/operations-exec.js [rounds]`; `BENCH_KINDS=nft,native` picks
+ * Usage: `npm run bench:ops` or `node dist/bench/operations-exec.js [rounds]`; `BENCH_KINDS=nft,native` picks
  * kinds (one kind alone for `node --cpu-prof`); `BENCH_BASELINE=.tmp/baseline` (scripts/bench-baseline.sh)
  * runs an earlier build's chain in the same process, interleaved round by round, for before/after rows.
  */
