@@ -5,7 +5,14 @@
  */
 import test from 'ava';
 import { u64s } from '../../ts/ledger/nft/keys.js';
-import { decodeCounters, decodeToken, encodeCounters, encodeToken } from '../../ts/ledger/nft/records.js';
+import {
+  decodeCounters,
+  decodeToken,
+  encodeCounters,
+  encodeToken,
+  tokenOwnedBy,
+  tokenOwner,
+} from '../../ts/ledger/nft/records.js';
 import { decodeU128, encodeU128 } from '../../ts/ledger/tokens/index.js';
 
 const EDGES = [0n, 1n, 255n, 256n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 64n - 1n];
@@ -63,4 +70,15 @@ test('NFT counters and token records with u64 fields at the boundaries round-tri
     t.is(encodeToken(tok).readBigUInt64BE(57), n);
   }
   t.throws(() => encodeCounters({ totalMinted: -1n, totalBurned: 0n, autoCursor: 1n, index: 0 }));
+});
+
+test('tokenOwnedBy compares the owner in place as tokenOwner would', (t) => {
+  const owner = Buffer.from('ff00'.repeat(5) + '7f80'.repeat(5), 'hex').toString('latin1');
+  const rec = encodeToken({ owner, mintedHeight: 1, lastTransferHeight: 1, burned: false, spender: null, expiry: 0n, uri: 'x' });
+  t.true(tokenOwnedBy(rec, owner));
+  t.is(tokenOwner(rec), owner);
+  for (let i = 0; i < 20; i++) {
+    const other = owner.slice(0, i) + String.fromCharCode((owner.charCodeAt(i) + 1) % 256) + owner.slice(i + 1);
+    t.false(tokenOwnedBy(rec, other));
+  }
 });

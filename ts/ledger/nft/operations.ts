@@ -19,6 +19,7 @@ import {
   type TokenRecord,
   tokenBurned,
   tokenLiveSpender,
+  tokenOwnedBy,
   tokenOwner,
   transferredToken,
 } from './records.js';
@@ -162,17 +163,18 @@ function transfer(ctx: Ctx): void {
     collectionMeta(ctx);
     fail(`token ${id} does not exist in collection ${text}`);
   }
-  const owner = tokenOwner(raw);
-  const allowed =
-    ctx.sender === owner || tokenLiveSpender(raw, ctx.height) === ctx.sender || ctx.nft.isOperator(c, owner, ctx.sender);
+  // The sender's own token (the usual case) is recognised in place, without reading the owner out.
+  const bySender = tokenOwnedBy(raw, ctx.sender);
+  const owner = bySender ? ctx.sender : tokenOwner(raw);
+  const allowed = bySender || tokenLiveSpender(raw, ctx.height) === ctx.sender || ctx.nft.isOperator(c, owner, ctx.sender);
   if (!allowed) fail('not allowed: the sender is not the owner, an approved spender or an operator of the owner');
   ctx.nft.state.set(key, transferredToken(raw, recipient(ctx, 'transfer'), ctx.height));
   ctx.call.emit(
     nftEvent('Transferred', {
       collection: text,
       token_id: id.toString(),
-      // The sender's own token (the usual case): its canonical text is the transaction's from_address.
-      from: owner === ctx.sender ? ctx.call.tx.from_address : addressText(owner),
+      // The sender's own token: its canonical text is the transaction's from_address.
+      from: bySender ? ctx.call.tx.from_address : addressText(owner),
       to: ctx.f.to as string,
     }),
   );

@@ -152,6 +152,11 @@ export function decodeToken(b: Buffer): TokenRecord {
 
 /** What the index needs of a token record, read without decoding the rest: owner, burned, approved. */
 export const tokenOwner = (b: Buffer): Raw20 => b.toString('latin1', 0, 20);
+/** tokenOwner(b) === who, compared in place. */
+export function tokenOwnedBy(b: Buffer, who: Raw20): boolean {
+  for (let i = 0; i < 20; i++) if (b[i] !== who.charCodeAt(i)) return false;
+  return true;
+}
 export const tokenBurned = (b: Buffer): boolean => (b[36] & FLAG_BURNED) !== 0;
 export const tokenApproved = (b: Buffer): boolean => (b[36] & FLAG_APPROVED) !== 0;
 
