@@ -5,7 +5,9 @@
  * ephemeral range, where outgoing connections could take a port first); other tests use ephemeral ports.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExecutionContext } from 'ava';
 import type { TestnetNode } from '../../ts/node/testnet.js';
@@ -71,9 +73,14 @@ export function startNode(node: TestnetNode, extra: string[] = [], env: NodeJS.P
     env: { ...process.env, NATIVE_LOG_LEVEL: 'info', ...env },
   });
   const logs: string[] = [];
+  // NATIVE_TEST_LOG_DIR keeps every node's whole log in that dir (named <network dir>-<name>.log; restarts append).
+  const dir = process.env.NATIVE_TEST_LOG_DIR;
+  const file = dir ? join(dir, `${basename(dirname(node.data_dir))}-${node.name}.log`) : null;
+  if (dir) mkdirSync(dir, { recursive: true });
   const keep = (d: Buffer) => {
     logs.push(d.toString());
     if (logs.length > 4000) logs.splice(0, 1000);
+    if (file) appendFileSync(file, d);
   };
   proc.stdout?.on('data', keep);
   proc.stderr?.on('data', keep);

@@ -482,6 +482,20 @@ export class P2PNetwork {
     return out;
   }
 
+  /**
+   * Ask every handshaken peer for its status again (its head): block announcements go out once, and a
+   * node that missed one would not learn that its peers moved on.
+   */
+  async refreshPeerStatus(): Promise<void> {
+    await Promise.all(
+      this.connectedPeerIds().map((id) =>
+        this.requestStatus(id).catch((err: Error) =>
+          this.opts.log.debug({ peer: id, err: err.message }, 'status refresh failed'),
+        ),
+      ),
+    );
+  }
+
   /** Peers that passed the handshake (ids). */
   connectedPeerIds(): string[] {
     return [...this.heights.keys()];
