@@ -8,6 +8,7 @@ import { benchEvmGas } from './evm-gas.js';
 import { type SubmissionStats, benchHttpSubmission } from './http-e2e.js';
 import { baselineMain, benchHttpLoad } from './http-load.js';
 import { type Row, benchBlockExecution, benchStateRoot } from './ledger.js';
+import { benchNetwork } from './network.js';
 import { NFT_SECTION_NOTES, benchNftExecution, benchNftOwnerQuery } from './nft.js';
 import { VERIFY_SECTION, benchVerification } from './verify.js';
 
@@ -102,6 +103,17 @@ async function main(): Promise<void> {
     sections.push({ title: 'HTTP load vs peers', rows: [], md: (await benchHttpLoad(log)).md });
   } catch (err) {
     sections.push({ title: 'HTTP load vs peers', rows: [], md: [`Failed: ${(err as Error).message}`, ''] });
+  }
+
+  log('network ...');
+  try {
+    sections.push({ title: 'Network: a 4-validator devnet on this machine', rows: [], md: [...(await benchNetwork(log)), ''] });
+  } catch (err) {
+    sections.push({
+      title: 'Network: a 4-validator devnet on this machine',
+      rows: [],
+      md: [`Failed: ${(err as Error).message}`, ''],
+    });
   }
 
   const cpu = cpus();

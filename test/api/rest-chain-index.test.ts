@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { checkBody, int, obj, schemaError, str } from '../../ts/api/schema.js';
 import { Chain } from '../../ts/chain/chain.js';
 import { PRESET_ACTIVATION } from '../../ts/chain/params.js';
@@ -11,7 +11,8 @@ import { toHex } from '../../ts/util/hex.js';
 import { tempDir } from '../helpers/util.js';
 import { alice, bob, transfer } from './rest-fixture.js';
 
-test('ChainIndex backfills in bounded steps across the window/disk boundary and folds new blocks live', async (t) => {
+/** A dev chain in a temp RocksDB whose genesis is `age` seconds old, with a `window`-block in-memory window. */
+async function openTestChain(t: ExecutionContext, age: number, window: number) {
   const tmp = tempDir();
   t.teardown(tmp.cleanup);
   const v = randomKeyPair();
@@ -21,7 +22,7 @@ test('ChainIndex backfills in bounded steps across the window/disk boundary and 
     {
       network: 'dev',
       chainId: 7120,
-      genesisTimestamp: Math.floor(Date.now() / 1000) - 100,
+      genesisTimestamp: Math.floor(Date.now() / 1000) - age,
       activation: PRESET_ACTIVATION.dev,
       validators: [{ address: v.address, public_key: toHex(v.publicKey), name: 'v' }],
       alloc: new Map([[alice.address, 1000n * BASE_PER_COIN]]),
@@ -29,9 +30,15 @@ test('ChainIndex backfills in bounded steps across the window/disk boundary and 
       epochLength: 3600,
     },
     db,
-    4, // a 4-block window: most reads go to disk
+    window,
   );
   await chain.open();
+  return { chain, v };
+}
+
+test('ChainIndex backfills in bounded steps across the window/disk boundary and folds new blocks live', async (t) => {
+  // A 4-block window: most reads go to disk.
+  const { chain, v } = await openTestChain(t, 100, 4);
   const now = Math.floor(Date.now() / 1000);
   for (let h = 1; h <= 25; h++) {
     const txs = h % 5 === 0 ? [transfer(alice, bob.address, BigInt(h / 5 - 1))] : [];
@@ -100,4 +107,40 @@ test('schemaError and checkBody: types, bounds (bigint exact), formats, required
   t.is(schemaError({ a: { b: [1, 'x'] } }, obj({ a: obj({ b: { type: 'array', items: int() } }) })), 'a.b[1] must be an integer');
   t.deepEqual(checkBody(Buffer.from('{"name":"ok","n":12345678901234567890}'), s), { name: 'ok', n: 12345678901234567890n });
   t.throws(() => checkBody(Buffer.from('{"name":"ok"'), s), { message: 'malformed JSON body' });
+});
+
+test('ChainIndex warm-up folds the history in the background; requests meanwhile never wait for more than its last step', async (t) => {
+  const { chain, v } = await openTestChain(t, 1000, 8);
+  const now = Math.floor(Date.now() / 1000);
+  for (let h = 1; h <= 300; h++) await chain.commit(await chain.propose([], v, now - 400 + h));
+
+  const idx = new ChainIndex(chain);
+  const warm = idx.warm(10);
+  t.true(idx.isWarming);
+  // A request while 300 blocks are left: answered from what is folded, without backfilling itself.
+  await idx.ensure();
+  t.false(idx.coverage.complete);
+  const seen: number[] = [];
+  while (idx.isWarming) {
+    seen.push(idx.coverage.from_height);
+    await idx.ensure();
+    // A turn of the event loop, as between two requests.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await warm.done;
+  t.deepEqual(idx.coverage, { from_height: 1, to_height: 300, complete: true });
+  t.is(idx.producers.get(v.address)?.blocks, 300);
+  t.true(seen.length >= 20, `folded in steps of 10 blocks between requests (${seen.length} turns)`);
+  t.true(
+    seen.every((from, i) => i === 0 || from <= seen[i - 1]),
+    'coverage only grows',
+  );
+
+  // Stopping ends the warm-up after its step in flight; a later request backfills by itself again.
+  const other = new ChainIndex(chain);
+  await other.warm(10).stop();
+  t.false(other.isWarming);
+  t.false(other.coverage.complete);
+  await other.ensure();
+  t.true(other.coverage.complete);
 });

@@ -92,6 +92,13 @@ test('blocks apply transfers exactly (amount, fee split, burn, reward) and survi
     [2, 1, 0],
   );
   t.is(reopened.blocks.txCount(alice.address), 3);
+  // Receipts of a window block read after the reopen are decoded once and kept; older ones are read each time.
+  const [inWindow] = reopened.blocks.receiptsOf([8]);
+  t.is(reopened.blocks.receiptsOf([8])[0], inWindow);
+  const [first] = reopened.blocks.receiptsOf([1]);
+  t.is(first?.length, 3);
+  t.not(reopened.blocks.receiptsOf([1])[0], first);
+  t.deepEqual(reopened.blocks.receiptsOf([1])[0], first);
   await db.close();
 });
 

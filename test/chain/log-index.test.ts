@@ -17,6 +17,7 @@ import { type FoundLog, type LogFilter, findLogs, logMatches, locateReceipts } f
 import { P, metaKey, prefixEnd } from '../../ts/storage/index.js';
 import { fromHex, to0x } from '../../ts/util/hex.js';
 import { tempDir } from '../helpers/util.js';
+import { rng } from '../helpers/util.js';
 
 const WINDOW = 8;
 const keys = [0, 1, 2].map((i) => keyPairFromMnemonic(DEV_MNEMONIC, i));
@@ -35,16 +36,6 @@ const eventTopics = ['Three', 'Three', 'Two', 'Two', 'Plain'].map(
 );
 const unknown = { address: fromHex(`0x${'99'.repeat(20)}`), topic: Buffer.alloc(32, 0x99) };
 
-/** Deterministic PRNG (mulberry32) so a failure reproduces. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
 
 /** Block 1 deploys three emitters; then `blocks` blocks: empty, native-only, or 1-3 calls emitting 1-7 logs. */

@@ -188,6 +188,8 @@ async function longChainNode(t: { teardown(fn: () => void): void }): Promise<Tes
       gas_used: 0n,
       logs_bloom: EMPTY_BLOOM_HEX,
       consensus: 'PoA' as const,
+      last_commit_hash: '',
+      evidence_hash: '',
     };
     const block: Block = {
       ...header,
@@ -195,6 +197,8 @@ async function longChainNode(t: { teardown(fn: () => void): void }): Promise<Tes
       signature: '',
       justification: new Uint8Array(0),
       transactions: [],
+      last_commit: new Uint8Array(0),
+      evidence: [],
     };
     await chain.blocks.commit(block, new Map(), []);
     prev = block;

@@ -11,6 +11,7 @@ import test from 'ava';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { tempDir } from '../helpers/util.js';
 import { type ExplorerFixture, explorerPaths, startExplorerNode } from './fixture.js';
+import { NFT_XSS_BASE_URI, NFT_XSS_NAME, NFT_XSS_OVERRIDE } from './native-fixture.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = fileURLToPath(new URL('../../../test-results/explorer/', import.meta.url));
@@ -25,6 +26,19 @@ const MAIN_PAGES = new Set([
   'validators',
   'validator',
   'tokens',
+  'token',
+  'token-hostile',
+  'tx-src20-transfer',
+  'tx-delegate',
+  'address-src20-holder',
+  'nfts',
+  'nft-collection',
+  'nft-token',
+  'nft-token-burned',
+  'tx-nft-mint',
+  'address-nft-owner',
+  'address-nfts',
+  'address-token-transfers',
   'address-token-holder',
   'address-contract',
   'richlist',
@@ -73,7 +87,7 @@ test.before(async () => {
 test.after.always(async () => {
   for (const c of contexts) await c.close();
   for (const p of profiles) p.cleanup();
-  await f?.n.stop();
+  await f?.stop();
 });
 
 run('every page and alias renders in Chromium without console errors, and every link on it resolves', async (t) => {
@@ -103,6 +117,12 @@ run('every page and alias renders in Chromium without console errors, and every 
       if (!checked.has(key)) checked.set(key, (await fetch(href)).status);
       t.is(checked.get(key), 200, `${name}: link ${key}`);
     }
+    // Nothing from the chain became an active URL: no javascript:/data: link, image or frame.
+    t.is(
+      await page.$$eval('[href^="javascript:" i], [src^="javascript:" i], [href^="data:" i], script', (els) => els.length),
+      0,
+      name,
+    );
     if (MAIN_PAGES.has(name)) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
     t.deepEqual(errors, [], `${name}: console errors`);
   }
@@ -120,4 +140,23 @@ run('the search box finds a transaction and shows "not found" for nonsense, with
   await Promise.all([page.waitForURL('**/explorer/search?q=*'), page.click('form.search button')]);
   t.regex((await page.textContent('main')) ?? '', /Nothing on this chain matches <b>nothing<\/b>/);
   t.is(await page.$('main b'), null, 'the probe is text, not markup');
+});
+
+run('hostile NFT URIs and names are shown as text in the browser, and clicking them goes nowhere', async (t) => {
+  const page = await (await launch()).newPage();
+  await page.goto(`${f.n.url}/explorer/nfts/${f.nft.hostile}/2`);
+  const main = (await page.textContent('main')) ?? '';
+  t.true(main.includes(NFT_XSS_OVERRIDE), 'the markup override is visible as text');
+  t.true(main.includes(NFT_XSS_NAME), 'the collection name is visible as text');
+  await page.goto(`${f.n.url}/explorer/nfts/${f.nft.hostile}`);
+  const uri = page.getByText(NFT_XSS_BASE_URI, { exact: true });
+  t.is(await uri.count(), 1);
+  t.is(
+    await uri.evaluate((el) => (el as { closest(s: string): unknown }).closest('a')),
+    null,
+    'the base URI is not inside a link',
+  );
+  const before = page.url();
+  await uri.click();
+  t.is(page.url(), before, 'clicking the URI navigates nowhere');
 });

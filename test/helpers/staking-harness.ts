@@ -7,13 +7,15 @@
 import { applyGenesisAlloc } from '../../ts/chain/chain.js';
 import { type ChainParams, ledgerParams } from '../../ts/chain/params.js';
 import { validatorSetAt } from '../../ts/chain/schedule.js';
-import { type ExecutionResult, executeBlock } from '../../ts/execution/index.js';
-import type { KeyPair } from '../../ts/ledger/keys.js';
+import { type BlockEnv, type ExecutionResult, executeBlock, operationEnv } from '../../ts/execution/index.js';
+import { applyDoubleSign, operationFailure } from '../../ts/ledger/executor.js';
+import { type KeyPair, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
 import { TREASURY_ADDRESS } from '../../ts/ledger/rewards.js';
 import { getTotals } from '../../ts/ledger/staking/index.js';
 import { getSupply } from '../../ts/ledger/supply.js';
 import { type SignedTransaction, signTransaction } from '../../ts/ledger/transaction.js';
-import { WEI_PER_BASE, ZERO_ADDRESS } from '../../ts/ledger/units.js';
+import { BASE_PER_COIN, WEI_PER_BASE, ZERO_ADDRESS } from '../../ts/ledger/units.js';
+import { toHex } from '../../ts/util/hex.js';
 import { addressFromAccountKey, decodeAccount } from '../../ts/state/accounts.js';
 import { StateOverlay, StateStore } from '../../ts/state/state-store.js';
 
@@ -52,27 +54,30 @@ export class StakingHarness {
     return set[height % set.length].address;
   }
 
-  /** Execute and apply the next block; every transaction must be included. */
-  async block(txs: SignedTransaction[] = [], opts: { lastCommit?: string[] } = {}): Promise<ExecutionResult> {
+  /**
+   * Execute and apply the next block; every transaction must be included. `doubleSigns`: verified
+   * double-sign evidence the block includes, applied before its transactions (as block validation does).
+   */
+  async block(
+    txs: SignedTransaction[] = [],
+    opts: { lastCommit?: string[]; doubleSigns?: { validator: string; height: number }[] } = {},
+  ): Promise<ExecutionResult> {
     const height = this.height + 1;
     const overlay = new StateOverlay(this.state);
-    const r = await executeBlock(
-      {
-        height,
-        timestamp: this.params.genesisTimestamp + height,
-        proposer: this.proposerOf(height),
-        chainId: this.params.chainId,
-        hardfork: this.params.evmHardfork,
-        tokenomicsV2Height: this.params.activation.tokenomicsV2,
-        evmActivationHeight: this.params.activation.evm,
-        ledger: ledgerParams(this.params),
-        blockHash: async () => null,
-        ...(opts.lastCommit ? { lastCommit: opts.lastCommit } : {}),
-      },
-      overlay,
-      this.state,
-      txs,
-    );
+    const env: BlockEnv = {
+      height,
+      timestamp: this.params.genesisTimestamp + height,
+      proposer: this.proposerOf(height),
+      chainId: this.params.chainId,
+      hardfork: this.params.evmHardfork,
+      tokenomicsV2Height: this.params.activation.tokenomicsV2,
+      evmActivationHeight: this.params.activation.evm,
+      ledger: ledgerParams(this.params),
+      blockHash: async () => null,
+      ...(opts.lastCommit ? { lastCommit: opts.lastCommit } : {}),
+    };
+    for (const e of opts.doubleSigns ?? []) applyDoubleSign(overlay, e.validator, e.height, operationEnv(env));
+    const r = await executeBlock(env, overlay, this.state, txs);
     if (r.dropped.length) throw new Error(`dropped: ${r.dropped[0].reason}`);
     this.state.applyChanges(overlay.changes);
     this.height = height;
@@ -101,3 +106,53 @@ export class StakingHarness {
     return { held: Object.values(parts).reduce((x, y) => x + y, 0n), issued: s.minted - s.burned, parts };
   }
 }
+
+const MNEMONIC = 'test test test test test test test test test test test junk';
+export const testKey = (i: number): KeyPair => keyPairFromMnemonic(MNEMONIC, i);
+/** Four genesis validators with 20,000 + i coins of self-stake each. */
+export const stakingValidators = [20, 21, 22, 23].map(testKey);
+/** Twelve funded accounts (100,000 coins each). */
+export const stakingPeople = Array.from({ length: 12 }, (_, i) => testKey(i));
+const COIN = BASE_PER_COIN;
+
+/** A dev chain staked from genesis (DPoS and reward v2 from height 0 unless overridden). */
+export function stakingParams(
+  over: Partial<ChainParams['activation']> = {},
+  alloc: [string, bigint][] = [],
+  epochLength = 10,
+): ChainParams {
+  return {
+    network: 'dev',
+    chainId: 7120,
+    genesisTimestamp: 1_700_000_000,
+    activation: { dposBft: 0, evm: 1_000_000, rewardV2: 0, tokenomicsV2: 0, nft: 1_000_000, ...over },
+    validators: stakingValidators.map((k, i) => ({
+      address: k.address,
+      public_key: toHex(k.publicKey),
+      name: `v${i}`,
+      stake: 20_000n * COIN + BigInt(i) * COIN,
+    })),
+    alloc: new Map([
+      ...stakingPeople.map((k): [string, bigint] => [k.address, 100_000n * COIN]),
+      ...stakingValidators.map((k): [string, bigint] => [k.address, 1_000n * COIN]),
+      ...alloc,
+    ]),
+    evmHardfork: 'prague',
+    epochLength,
+  };
+}
+
+/** The operation environment of the harness's next block. */
+export const nextEnv = (h: StakingHarness) => ({
+  height: h.height + 1,
+  timestamp: 0,
+  proposer: h.proposerOf(h.height + 1),
+  chainId: 7120,
+  ledger: ledgerParams(h.params),
+});
+
+/** The admission dry-run's reason for a transaction now, or null when it applies. */
+export const dryRunFailure = (h: StakingHarness, tx: SignedTransaction) => operationFailure(h.state, [], tx, nextEnv(h));
+
+/** The dry-run's reason for an operation from key now (no nonce used). */
+export const probe = (h: StakingHarness, k: KeyPair, body: unknown) => dryRunFailure(h, h.op(k, body, 10_000n, false));

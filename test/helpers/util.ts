@@ -22,3 +22,14 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 15_000
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** Deterministic PRNG (mulberry32), so a randomized test's failure reproduces from its seed. */
+export function rng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

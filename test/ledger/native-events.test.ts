@@ -76,6 +76,61 @@ test('the event index lists events per term newest first, with counts kept acros
   await db.close();
 });
 
+test('deep pages of a term read from checkpoints and stay exact as blocks are added and rolled back', async (t) => {
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const db = await openRocksStore(tmp.dir);
+  t.teardown(() => db.close());
+  const index = new EventIndex(db, () => ['all']);
+  let height = 0;
+  const addBlocks = async (blocks: number, perBlock: number) => {
+    for (let b = 0; b < blocks; b++) {
+      height++;
+      const { ops, applied } = index.ops(
+        height,
+        Array.from({ length: perBlock }, (_, i) => receipt([transfer('0xa', '0xb', `${height}.${i}`)])),
+      );
+      await db.write(ops);
+      applied();
+    }
+  };
+  /** Every location, newest first, from one plain read. */
+  const all = async () => {
+    const rows = await new EventIndex(db, () => ['all']).list('all', 0, 1_000_000);
+    return rows.map((l) => `${l.height}/${l.txIndex}`);
+  };
+  const page = async (offset: number, limit: number) =>
+    (await index.list('all', offset, limit)).map((l) => `${l.height}/${l.txIndex}`);
+  await addBlocks(30, 100);
+  let expected = await all();
+  t.is(expected.length, 3000);
+  // The first deep read walks from the newest entry and remembers checkpoints; later ones start from them.
+  for (const offset of [2500, 600, 1999, 2975, 513, 2999, 3000])
+    t.deepEqual(await page(offset, 25), expected.slice(offset, offset + 25), `offset ${offset}`);
+  // New events come after the newest: positions counted from the oldest keep their keys.
+  await addBlocks(3, 77);
+  expected = await all();
+  for (const offset of [700, 1500, 3200, 3230])
+    t.deepEqual(await page(offset, 40), expected.slice(offset, offset + 40), `offset ${offset} after new blocks`);
+  // A rollback removes the newest events (and the term's checkpoints); pages stay exact.
+  const dropped = Array.from({ length: 5 }, (_, i) => ({
+    height: height - i,
+    receipts: Array.from({ length: height - i > 30 ? 77 : 100 }, () => receipt([transfer('0xa', '0xb', '0')])),
+  }));
+  const { ops, applied } = index.dropOps(dropped);
+  await db.write(ops);
+  applied();
+  height -= 5;
+  expected = await all();
+  t.is(expected.length, 2800);
+  for (const offset of [600, 1000, 2775])
+    t.deepEqual(await page(offset, 25), expected.slice(offset, offset + 25), `offset ${offset} after the rollback`);
+  await addBlocks(2, 50);
+  expected = await all();
+  for (const offset of [650, 2800])
+    t.deepEqual(await page(offset, 25), expected.slice(offset, offset + 25), `offset ${offset} after a rollback and new blocks`);
+});
+
 test('minimum fees follow the operation table (deploys 10x, NFT approvals 0.5x, freeze 1x)', (t) => {
   const fee = (data: string) => minimumFee({ kind: 'nft', op: decodeOperation(data) } as never);
   const c = `SRC721_${'ab'.repeat(20)}`;

@@ -2,7 +2,16 @@ import test from 'ava';
 import { validateChain } from '../../ts/chain/validate.js';
 import { validatorSetAt } from '../../ts/chain/schedule.js';
 import { TREASURY_ADDRESS } from '../../ts/ledger/rewards.js';
-import { getActiveSet, getDelegation, getTotals, getValidator } from '../../ts/ledger/staking/index.js';
+import {
+  getActiveSet,
+  getDelegation,
+  getTotals,
+  getValidator,
+  openSegments,
+  rewardsPaid,
+  segmentReward,
+} from '../../ts/ledger/staking/index.js';
+import { stakingRewards } from '../../ts/services/staking-rewards.js';
 import { ZERO_ADDRESS } from '../../ts/ledger/units.js';
 import { getAccount } from '../../ts/state/accounts.js';
 import { toHex } from '../../ts/util/hex.js';
@@ -52,6 +61,26 @@ test('a staked chain: DPoS from genesis, the coinbase to the treasury and out to
   );
   t.true(getTotals(chain.state).rewards_pool > 0n, 'rewards distributed and unclaimed');
   t.true(getAccount(chain.state, TREASURY_ADDRESS).balance < COIN, 'the treasury keeps only rounding dust');
+  // The reward history (native_getStakingRewards) from the chain's event index and state: exact per epoch,
+  // claimed rows adding up to what was paid, unclaimed rows to what a claim would pay now.
+  const history = await stakingRewards({ chain }, alice.address, 0);
+  const rows = (type: string, claimed: boolean) =>
+    history.by_epoch.filter((r) => r.type === type && r.claimed === claimed).reduce((a, r) => a + r.reward, 0n);
+  const own = getValidator(chain.state, alice.address)!;
+  const pendingDelegations = openSegments(chain.state, alice.address).reduce((a, s) => a + segmentReward(s), 0n);
+  t.true(rewardsPaid(chain.state, alice.address) > 0n, 'the claim paid delegation rewards');
+  t.is(rows('delegation', true), rewardsPaid(chain.state, alice.address));
+  t.is(rows('delegation', false), pendingDelegations);
+  t.true(
+    own.commission_total > own.commission_unclaimed && own.commission_unclaimed > 0n,
+    'commission claimed once, earned since',
+  );
+  t.is(rows('commission', true), own.commission_total - own.commission_unclaimed);
+  t.is(rows('commission', false), own.commission_unclaimed);
+  t.is(history.pending_claimable, pendingDelegations + own.commission_unclaimed);
+  t.is(history.total_lifetime, rewardsPaid(chain.state, alice.address) + pendingDelegations + own.commission_total);
+  t.deepEqual([history.from_epoch, history.to_epoch], [0, 2]);
+
   const root = chain.head.state_root;
   const del = getDelegation(chain.state, alice.address, v0);
   await db.close();

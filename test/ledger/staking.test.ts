@@ -1,9 +1,6 @@
 import test from 'ava';
-import type { ChainParams } from '../../ts/chain/params.js';
 import { validatorSetAt } from '../../ts/chain/schedule.js';
-import { operationEnv } from '../../ts/execution/index.js';
-import { applyDoubleSign, operationFailure } from '../../ts/ledger/executor.js';
-import { type KeyPair, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
+import type { KeyPair } from '../../ts/ledger/keys.js';
 import {
   MIN_SELF_STAKE_BASE,
   SIGNED_BLOCKS_WINDOW,
@@ -11,65 +8,36 @@ import {
   getActiveSet,
   getDelegation,
   getRatio,
+  type RewardSegment,
+  delegationRewardsByEpoch,
   getValidator,
+  openSegments,
   pendingReward,
+  segmentOfEvent,
   sharesValue,
 } from '../../ts/ledger/staking/index.js';
 import { BASE_PER_COIN } from '../../ts/ledger/units.js';
-import { ledgerParams } from '../../ts/chain/params.js';
-import { StateOverlay } from '../../ts/state/state-store.js';
 import { toHex } from '../../ts/util/hex.js';
-import { StakingHarness } from '../helpers/staking-harness.js';
+import {
+  StakingHarness,
+  dryRunFailure,
+  nextEnv,
+  probe,
+  stakingParams,
+  stakingPeople,
+  stakingValidators,
+  testKey,
+} from '../helpers/staking-harness.js';
+import { rng } from '../helpers/util.js';
 
-const MNEMONIC = 'test test test test test test test test test test test junk';
-const key = (i: number): KeyPair => keyPairFromMnemonic(MNEMONIC, i);
-const vals = [20, 21, 22, 23].map(key);
-const people = Array.from({ length: 12 }, (_, i) => key(i));
+const key = testKey;
+const vals = stakingValidators;
+const people = stakingPeople;
 const COIN = BASE_PER_COIN;
+const params = stakingParams;
 
-function params(over: Partial<ChainParams['activation']> = {}, alloc: [string, bigint][] = [], epochLength = 10): ChainParams {
-  return {
-    network: 'dev',
-    chainId: 7120,
-    genesisTimestamp: 1_700_000_000,
-    activation: { dposBft: 0, evm: 1_000_000, rewardV2: 0, tokenomicsV2: 0, nft: 1_000_000, ...over },
-    validators: vals.map((k, i) => ({
-      address: k.address,
-      public_key: toHex(k.publicKey),
-      name: `v${i}`,
-      stake: 20_000n * COIN + BigInt(i) * COIN,
-    })),
-    alloc: new Map([
-      ...people.map((k): [string, bigint] => [k.address, 100_000n * COIN]),
-      ...vals.map((k): [string, bigint] => [k.address, 1_000n * COIN]),
-      ...alloc,
-    ]),
-    evmHardfork: 'prague',
-    epochLength,
-  };
-}
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const envOf = (h: StakingHarness) => ({
-  height: h.height + 1,
-  timestamp: 0,
-  proposer: h.proposerOf(h.height + 1),
-  chainId: 7120,
-  ledger: ledgerParams(h.params),
-});
-const failure = (h: StakingHarness, tx: ReturnType<StakingHarness['op']>) => operationFailure(h.state, [], tx, envOf(h));
-/** The dry-run's reason for an operation from key now (no nonce used). */
-const probe = (h: StakingHarness, k: KeyPair, body: unknown) => failure(h, h.op(k, body, 10_000n, false));
+const _envOf = nextEnv;
+const failure = dryRunFailure;
 
 test('genesis stakes start a network in DPoS with power = stake; operations succeed and each failure names its cause', async (t) => {
   const h = new StakingHarness(params());
@@ -168,24 +136,12 @@ test('supply invariant after every block across reward-v2 and tokenomics-v2, wit
     }
     // Every active validator but `down` signs (DPoS+BFT last commit).
     const active = getActiveSet(h.state)?.members.map((m) => m.address) ?? [];
-    const r = await h.block(txs, { lastCommit: active.filter((a) => a !== down) });
+    // Block 200 includes double-sign evidence against v[2] for height 195.
+    const r = await h.block(txs, {
+      lastCommit: active.filter((a) => a !== down),
+      doubleSigns: b === 200 ? [{ validator: v[2], height: 195 }] : [],
+    });
     if (b > 60 && b < 160) sawCap ||= r.rewardBase === 0n;
-    if (b === 200) {
-      const overlay = new StateOverlay(h.state);
-      applyDoubleSign(
-        overlay,
-        v[2],
-        195,
-        operationEnv({
-          ...envOf(h),
-          hardfork: 'prague',
-          tokenomicsV2Height: 160,
-          evmActivationHeight: 1e6,
-          blockHash: async () => null,
-        }),
-      );
-      h.state.applyChanges(overlay.changes);
-    }
     const { held, issued, parts } = h.supplyCheck();
     t.is(held, issued, `block ${b}: ${JSON.stringify(parts, (_k, x) => (typeof x === 'bigint' ? x.toString() : x))}`);
     if (held !== issued) break;
@@ -202,8 +158,12 @@ test('supply invariant after every block across reward-v2 and tokenomics-v2, wit
   void UNBONDING_EPOCHS;
 });
 
-test("F1: every delegator's rewards equal a naive per-block pro-rata reference to the base unit over thousands of blocks", async (t) => {
-  const h = new StakingHarness(params({}, [], 50));
+test("F1: every delegator's rewards, in all and per epoch, equal a naive per-block pro-rata reference to the base unit over thousands of blocks", async (t) => {
+  const EPOCH = 50;
+  const h = new StakingHarness(params({}, [], EPOCH));
+  // Reward history inputs: the payments recorded in receipts, per delegator; the reference per pair and epoch.
+  const segments = new Map<string, RewardSegment[]>();
+  const refByEpoch = new Map<string, bigint>();
   const random = rng(42);
   const v = vals.map((k) => k.address);
   const pairs = new Set<string>(v.map((a) => `${a}|${a}`));
@@ -265,7 +225,13 @@ test("F1: every delegator's rewards equal a naive per-block pro-rata reference t
       }
     }
     const before = new Map(v.map((a) => [a, getValidator(h.state, a)!.rewards_total]));
-    await h.block(txs);
+    const r = await h.block(txs);
+    for (const receipt of r.receipts)
+      for (const e of receipt.events ?? []) {
+        const seg = segmentOfEvent(e);
+        if (seg) segments.set(e.fields.delegator, [...(segments.get(e.fields.delegator) ?? []), seg]);
+      }
+    const epoch = Math.floor(h.height / EPOCH);
     for (const a of v) {
       const val = getValidator(h.state, a)!;
       const delta = val.rewards_total - (before.get(a) ?? 0n);
@@ -274,7 +240,9 @@ test("F1: every delegator's rewards equal a naive per-block pro-rata reference t
         const [d, va] = pair.split('|');
         if (va !== a) continue;
         const del = getDelegation(h.state, d, a);
-        if (del) add(ref, pair, (delta * del.shares * S) / val.shares);
+        if (!del) continue;
+        add(ref, pair, (delta * del.shares * S) / val.shares);
+        add(refByEpoch, `${pair}|${epoch}`, (delta * del.shares * S) / val.shares);
       }
     }
   }
@@ -290,4 +258,37 @@ test("F1: every delegator's rewards equal a naive per-block pro-rata reference t
   }
   t.true(ops > 500, `${ops} delegation changes`);
   t.log(`pairs ${pairs.size}, operations ${ops}, worst shortfall ${worst} wei`);
+
+  // The reward history: per pair and epoch, the F1 split of every segment (paid ones from the receipts'
+  // events, the open ones from state) against the per-block reference of that epoch; claimed rows add up
+  // to exactly what was paid, unclaimed ones to exactly what is pending.
+  const current = Math.floor(h.height / EPOCH);
+  let worstEpoch = 0n;
+  let rows = 0;
+  for (const d of new Set([...pairs].map((p) => p.split('|')[0]))) {
+    const history = delegationRewardsByEpoch(
+      h.state,
+      [...(segments.get(d) ?? []), ...openSegments(h.state, d)],
+      0,
+      current,
+      current,
+    );
+    rows += history.length;
+    for (const va of v) {
+      const pair = `${d}|${va}`;
+      const mine = history.filter((x) => x.validator === va);
+      const sum = (claimed: boolean) => mine.filter((x) => x.claimed === claimed).reduce((a, x) => a + x.reward, 0n);
+      t.is(sum(true), paid.get(pair) ?? 0n, `${pair}: claimed rows = rewards paid`);
+      t.is(sum(false), pending(d, va), `${pair}: unclaimed rows = pending rewards`);
+      for (let e = 0; e <= current; e++) {
+        const f1 = mine.filter((x) => x.epoch === e).reduce((a, x) => a + x.reward, 0n);
+        const naive = (refByEpoch.get(`${pair}|${e}`) ?? 0n) / S;
+        t.true(f1 <= naive + 1n, `${pair} epoch ${e}: F1 ${f1} never above the reference ${naive}`);
+        if (naive - f1 > worstEpoch) worstEpoch = naive - f1;
+        if (naive - f1 >= 10_000_000_000n) t.fail(`${pair} epoch ${e}: F1 ${f1} vs reference ${naive} (wei)`);
+      }
+    }
+  }
+  t.true(rows > 500, `${rows} history rows`);
+  t.log(`history rows ${rows}, epochs ${current + 1}, worst per-epoch shortfall ${worstEpoch} wei`);
 });

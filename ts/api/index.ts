@@ -4,6 +4,7 @@ import { addressRoutes } from './routes/addresses.js';
 import { adminRoutes } from './routes/admin.js';
 import { chainInfoRoutes } from './routes/chain-info.js';
 import { chainRoutes } from './routes/chain.js';
+import { consensusRoutes } from './routes/consensus.js';
 import { explorerRouteDefs } from './routes/explorer.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { nftRoutes } from './routes/nft.js';
@@ -29,6 +30,7 @@ export const restRoutes: RouteDef[] = [
   ...opsRoutes,
   ...chainRoutes,
   ...chainInfoRoutes,
+  ...consensusRoutes,
   ...accountRoutes,
   ...addressRoutes,
   ...transactionRoutes,

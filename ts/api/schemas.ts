@@ -48,7 +48,21 @@ export const signedTransaction: JsonSchema = obj({
 
 export const blockDetail: JsonSchema = {
   ...block,
-  properties: { ...block.properties, transactions: arr(signedTransaction) },
+  properties: {
+    ...block.properties,
+    transactions: arr(signedTransaction),
+    evidence: arr(
+      obj({
+        id: hash('sha256 of the evidence encoding'),
+        validator: address(),
+        height: int(),
+        round: int(),
+        type: int('1 prevote, 2 precommit'),
+        block_hashes: arr(str()),
+      }),
+      'DPoS+BFT blocks only: double-sign evidence the block includes (each slashes its validator)',
+    ),
+  },
   required: [...(block.required ?? []), 'transactions'],
 };
 

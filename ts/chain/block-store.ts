@@ -186,9 +186,10 @@ export class BlockStore {
    * Remove every block above `height` with its indexes and change set, and put back the state values those
    * blocks changed, in one batch (a crash leaves all of it or none). The state's change set is returned for
    * the caller to apply to the in-memory state. Needs the change sets of those blocks (history kept).
+   * `extra`: the caller's own deletions for the removed heights, written in the same batch.
    */
-  async rollbackTo(height: number): Promise<StateChanges> {
-    const ops: KvOp[] = [];
+  async rollbackTo(height: number, extra: readonly KvOp[] = []): Promise<StateChanges> {
+    const ops: KvOp[] = [...extra];
     const restore: StateChanges = new Map();
     const countDelta = new Map<string, number>();
     const dropped: { height: number; receipts: readonly ReceiptRecord[] }[] = [];
@@ -298,6 +299,7 @@ export class BlockStore {
       chunk.forEach((height, j) => {
         const [bi, ri] = at[j];
         const rs = receipts[j] ?? (raw[ri] ? decodeReceipts(raw[ri] as Buffer) : []);
+        if (!receipts[j] && raw[ri]) this.keepWindowReceipts(height, rs);
         const b = blocks[j];
         if (b) out.push({ height, hash: b.hash, txid: (k) => b.transactions[k].txid, receipts: rs });
         else if (raw[bi]) {
@@ -480,7 +482,22 @@ export class BlockStore {
 
   /** Receipts of the blocks at the given heights (null where there is no block), like getBlocks. */
   receiptsOf(heights: readonly number[]): (readonly ReceiptRecord[] | null)[] {
-    return this.manyAt(heights, this.windowReceipts, receiptsKey, decodeReceipts, []);
+    const out = this.manyAt(heights, this.windowReceipts, receiptsKey, decodeReceipts, []);
+    heights.forEach((h, i) => {
+      const rs = out[i];
+      if (rs) this.keepWindowReceipts(h, rs);
+    });
+    return out;
+  }
+
+  /**
+   * Keep receipts read from disk for a block of the window (after a restart the window holds blocks but not
+   * their receipts): a page showing a block of 1,000 transactions then decodes its receipts once, not per view.
+   * Called from synchronous reads only, so no rollback can come between the read and this.
+   */
+  private keepWindowReceipts(height: number, receipts: readonly ReceiptRecord[]): void {
+    if (height >= this.windowStart && height <= this.headHeight && this.window.has(height))
+      this.windowReceipts.set(height, receipts);
   }
 
   /** Records by height: `memory` first, the rest of the chain's heights in one multi-get (`absent` when unstored). */

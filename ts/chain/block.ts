@@ -19,9 +19,12 @@ export const EMPTY_BLOOM_HEX = '00'.repeat(256);
  * Header encoding versions. 0: the first format (11 fields, transactions root over txids, no receipts
  * root); still decoded and validated under its own rules. 1: a version field first, the transactions
  * root over each transaction's full typed encoding (signatures, public keys, raw EVM bytes), and a
- * receipts root. Every block this node makes is version 1.
+ * receipts root. 2 (every DPoS+BFT block): version 1 plus `last_commit_hash` and `evidence_hash`, which fix
+ * the block's consensus data (the parent's commit certificate and the double-sign evidence it includes).
+ * Every block this node makes outside BFT is version 1.
  */
 export const HEADER_VERSION = 1;
+export const BFT_HEADER_VERSION = 2;
 
 /** A block as stored and served. Hashes are 64 lowercase hex without 0x (REST convention). */
 export interface Block {
@@ -48,9 +51,28 @@ export interface Block {
   /** Encoded BFT justification (commit certificate); empty unless consensus is DPoS+BFT. */
   justification: Uint8Array;
   transactions: SignedTransaction[];
+  /**
+   * Version 2: sha256 of `last_commit` (the parent's commit certificate, fixed by this block's hash so
+   * every node reads the same signers of the parent) and of the evidence list's encoding. '' before.
+   */
+  last_commit_hash: string;
+  evidence_hash: string;
+  /** Version 2: the parent's justification as this block's proposer had it (empty when the parent is not BFT). */
+  last_commit: Uint8Array;
+  /** Version 2: encoded double-sign evidence (chain/evidence.ts), each applied (slashing) by this block. */
+  evidence: Uint8Array[];
 }
 
-export type BlockHeader = Omit<Block, 'hash' | 'signature' | 'justification' | 'transactions'>;
+export type BlockHeader = Omit<Block, 'hash' | 'signature' | 'justification' | 'transactions' | 'last_commit' | 'evidence'>;
+
+/** The consensus data of a version-2 block body. */
+export interface ConsensusData {
+  last_commit: Uint8Array;
+  evidence: Uint8Array[];
+}
+
+export const lastCommitHash = (lastCommit: Uint8Array): string => toHex(sha256(lastCommit));
+export const evidenceHash = (evidence: readonly Uint8Array[]): string => toHex(sha256(RLP.encode(evidence as Uint8Array[])));
 
 const CONSENSUS_PHASES: readonly string[] = ['PoA', 'DPoS', 'DPoS+BFT'];
 
@@ -74,7 +96,7 @@ export function encodeHeader(h: BlockHeader): Uint8Array {
       fromHex(h.logs_bloom),
     ]);
   }
-  return RLP.encode([
+  const fields = [
     bigToBytes(BigInt(h.version)),
     ...tail,
     fromHex(h.receipts_root),
@@ -83,7 +105,9 @@ export function encodeHeader(h: BlockHeader): Uint8Array {
     bigToBytes(h.gas_used),
     Buffer.from(h.consensus, 'utf8'),
     fromHex(h.logs_bloom),
-  ]);
+  ];
+  if (h.version >= 2) fields.push(fromHex(h.last_commit_hash), fromHex(h.evidence_hash));
+  return RLP.encode(fields);
 }
 
 export const blockHash = (h: BlockHeader): string => toHex(sha256(encodeHeader(h)));
@@ -96,10 +120,11 @@ function decodeHeader(headerRlp: Uint8Array): BlockHeader {
   if (!Array.isArray(f) || f.some((x) => !(x instanceof Uint8Array)))
     throw new BlockDecodeError('header is not a list of byte strings');
   const b = f as Uint8Array[];
-  const v1 = b.length === 13;
+  const v1 = b.length === 13 || b.length === 15;
   if (!v1 && b.length !== 11) throw new BlockDecodeError(`header has ${b.length} fields`);
   const version = v1 ? Number(bytesToBig(b[0])) : 0;
-  if (v1 && version !== 1) throw new BlockDecodeError(`unknown header version ${version}`);
+  if (v1 && version !== (b.length === 15 ? 2 : 1))
+    throw new BlockDecodeError(`header version ${version} with ${b.length} fields`);
   const o = v1 ? 1 : 0;
   const at = (i: number): Uint8Array => b[i + o];
   const len = (i: number, n: number, what: string): Uint8Array => {
@@ -127,6 +152,8 @@ function decodeHeader(headerRlp: Uint8Array): BlockHeader {
     gas_used: bytesToBig(at(8 + r)),
     consensus: consensus as ConsensusPhase,
     logs_bloom: toHex(len(10 + r, 256, 'logs_bloom')),
+    last_commit_hash: version >= 2 ? toHex(len(12, 32, 'last_commit_hash')) : '',
+    evidence_hash: version >= 2 ? toHex(len(13, 32, 'evidence_hash')) : '',
   };
 }
 
@@ -162,29 +189,37 @@ export function headerOf(b: Block): BlockHeader {
     gas_used: b.gas_used,
     logs_bloom: b.logs_bloom,
     consensus: b.consensus,
+    last_commit_hash: b.last_commit_hash,
+    evidence_hash: b.evidence_hash,
   };
 }
 
-/** Block encoding: RLP [header, signature, justification, [typed tx encodings]] (v0: txs as field lists). */
+/**
+ * Block encoding: RLP [header, signature, justification, [typed tx encodings]] (v0: txs as field lists);
+ * version 2 appends [last_commit, [evidence...]].
+ */
 export function encodeBlock(b: Block): Uint8Array {
   if (b.version !== 0) {
     // Built in one allocation per list (the transaction list is the bulk of a block).
     const sig = b.signature ? fromHex(b.signature) : new Uint8Array(0);
-    return rlpBytesList([encodeHeader(headerOf(b)), sig, b.justification], [rlpBytesList(b.transactions.map(encodeTransaction))]);
+    const tail = [rlpBytesList(b.transactions.map(encodeTransaction))];
+    if (b.version >= 2) tail.push(rlpBytesList([b.last_commit], [rlpBytesList(b.evidence)]));
+    return rlpBytesList([encodeHeader(headerOf(b)), sig, b.justification], tail);
   }
   return RLP.encode([
     encodeHeader(headerOf(b)),
     b.signature ? fromHex(b.signature) : new Uint8Array(0),
     b.justification,
-    b.version === 0 ? b.transactions.map(transactionFields) : b.transactions.map(encodeTransaction),
+    b.transactions.map(transactionFields),
   ]);
 }
 
 /** Decode a stored or received block. Throws BlockDecodeError (or an RLP error) on malformed bytes. */
 export function decodeBlock(bytes: Uint8Array): Block {
   const top = RLP.decode(bytes);
-  if (!Array.isArray(top) || top.length !== 4) throw new BlockDecodeError('block must be a list of 4 items');
-  const [headerRlp, sig, just, txs] = top as [Uint8Array, Uint8Array, Uint8Array, unknown];
+  if (!Array.isArray(top) || (top.length !== 4 && top.length !== 5))
+    throw new BlockDecodeError('block must be a list of 4 (5 from version 2) items');
+  const [headerRlp, sig, just, txs, data] = top as [Uint8Array, Uint8Array, Uint8Array, unknown, unknown];
   if (
     !(headerRlp instanceof Uint8Array) ||
     !(sig instanceof Uint8Array) ||
@@ -194,13 +229,34 @@ export function decodeBlock(bytes: Uint8Array): Block {
     throw new BlockDecodeError('malformed block envelope');
   }
   const header = decodeHeader(headerRlp);
+  const consensusData = decodeConsensusData(header.version, data);
   return {
     ...header,
     hash: toHex(sha256(headerRlp)),
     signature: toHex(sig),
     justification: just,
     transactions: txs.map((t) => (t instanceof Uint8Array ? decodeTransaction(t) : decodeTransactionFields(t as Uint8Array[]))),
+    ...consensusData,
   };
+}
+
+function decodeConsensusData(version: number, data: unknown): ConsensusData {
+  if (version < 2) {
+    if (data !== undefined) throw new BlockDecodeError(`a version ${version} block has no consensus data`);
+    return { last_commit: new Uint8Array(0), evidence: [] };
+  }
+  if (!Array.isArray(data) || data.length !== 2 || !(data[0] instanceof Uint8Array) || !Array.isArray(data[1]))
+    throw new BlockDecodeError('consensus data must be [last_commit, [evidence...]]');
+  const evidence = data[1] as unknown[];
+  if (evidence.some((e) => !(e instanceof Uint8Array))) throw new BlockDecodeError('evidence items must be byte strings');
+  return { last_commit: data[0], evidence: evidence as Uint8Array[] };
+}
+
+/** Height of an encoded block from its header alone (throws BlockDecodeError on malformed bytes). */
+export function blockHeightOf(bytes: Uint8Array): number {
+  const top = RLP.decode(bytes);
+  if (!Array.isArray(top) || !(top[0] instanceof Uint8Array)) throw new BlockDecodeError('block must be a list');
+  return decodeHeader(top[0]).index;
 }
 
 /** Hash and transaction ids of an encoded block without decoding its transactions (log queries read many). */

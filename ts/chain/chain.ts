@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { crypto } from '../crypto/index.js';
-import { type BlockEnv, type ExecutionResult, encodeReceipts, executeBlock } from '../execution/index.js';
+import { type BlockEnv, type ExecutionResult, encodeReceipts, executeBlock, operationEnv } from '../execution/index.js';
 import { type KeyPair, signDigest } from '../ledger/keys.js';
 import { applyGenesisStakes } from '../ledger/staking/index.js';
 import { getSupply, putSupply } from '../ledger/supply.js';
@@ -9,25 +9,39 @@ import type { SignedTransaction } from '../ledger/transaction.js';
 import { baseToWei } from '../ledger/units.js';
 import { getAccount, putAccount } from '../state/accounts.js';
 import { type StateChanges, StateOverlay, StateStore, type StateUndo } from '../state/state-store.js';
-import type { KvStore } from '../storage/index.js';
+import type { KvOp, KvStore } from '../storage/index.js';
 import { NodeError } from '../util/errors.js';
 import { fromHex, toHex } from '../util/hex.js';
 import {
+  BFT_HEADER_VERSION,
   type Block,
   type BlockHeader,
+  type ConsensusData,
   type ConsensusPhase,
   EMPTY_BLOOM_HEX,
   HEADER_VERSION,
   blockHash,
+  evidenceHash,
+  lastCommitHash,
   receiptsRootOf,
   txMerkleRoot,
 } from './block.js';
+import { applyEvidence, decodeEvidence } from './evidence.js';
 import { BlockStore } from './block-store.js';
-import { PendingDevWrites } from './dev-patches.js';
+import { PendingDevWrites, devPatchKey } from './dev-patches.js';
 import { type HistoricalStateView, type HistoryRetention, HistoryUnavailableError } from './state-history.js';
 import { type ChainParams, ledgerParams } from './params.js';
 import { consensusPhaseAt } from './schedule.js';
-import { type AppliedBlock, type BlockContext, txRuleContext, validateAndApply, validateExecuted } from './validate-block.js';
+import {
+  type AppliedBlock,
+  type BlockContext,
+  type CheckedBlock,
+  lastCommitEnv,
+  txRuleContext,
+  validateAndApply,
+  validateChecked,
+  validateExecuted,
+} from './validate-block.js';
 
 /** The head moved (a block was imported) while a proposal was being executed. */
 export class StaleExecutionError extends Error {}
@@ -45,7 +59,11 @@ export interface Execution {
   overlay: StateOverlay;
   result: ExecutionResult;
   executeMs: number;
+  /** The block's consensus data (version 2): the parent's commit certificate and included evidence. */
+  consensusData: ConsensusData;
 }
+
+const NO_CONSENSUS_DATA: ConsensusData = { last_commit: new Uint8Array(0), evidence: [] };
 
 export interface ChainEvents {
   /** A committed block, its execution, and the undo record of its state changes (tracing keeps recent ones). */
@@ -174,6 +192,8 @@ export class Chain extends EventEmitter<ChainEvents> {
       gas_used: 0n,
       logs_bloom: EMPTY_BLOOM_HEX,
       consensus: 'PoA',
+      last_commit_hash: '',
+      evidence_hash: '',
     };
     const block: Block = {
       ...header,
@@ -181,6 +201,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       signature: '',
       justification: new Uint8Array(0),
       transactions: [],
+      ...NO_CONSENSUS_DATA,
     };
     await this.blocks.commit(block, overlay.changes, [], undefined, undo);
     this.headBlock = block;
@@ -208,12 +229,15 @@ export class Chain extends EventEmitter<ChainEvents> {
   /**
    * Execute txs on top of the head into an overlay. The state is untouched, so transaction
    * admission may run while this awaits; seal() then applies the result in one synchronous step.
+   * consensusData (BFT proposers): the parent's commit certificate and evidence to include; the
+   * evidence is applied before the transactions, as block validation does.
    */
   async execute(
     txs: readonly SignedTransaction[],
     proposer: string,
     timestamp: number,
     packGasLimit?: bigint,
+    consensusData: ConsensusData = NO_CONSENSUS_DATA,
   ): Promise<Execution> {
     // Held while executing: a block import or proposal check must not change the state under the reads.
     await this.acquire();
@@ -222,9 +246,12 @@ export class Chain extends EventEmitter<ChainEvents> {
       const height = this.height + 1;
       const ts = Math.max(timestamp, this.headBlock.timestamp);
       const overlay = new StateOverlay(this.state);
-      const env = { ...this.blockEnv(height, proposer, ts), packGasLimit };
+      // Consensus data exists in BFT blocks only (seal() leaves it out elsewhere, so execution must too).
+      const data = this.consensusAt(height) === 'DPoS+BFT' ? consensusData : NO_CONSENSUS_DATA;
+      const env = { ...this.blockEnv(height, proposer, ts), packGasLimit, ...lastCommitEnv(data.last_commit) };
+      applyEvidence(overlay, data.evidence.map(decodeEvidence), operationEnv(env));
       const result = await executeBlock(env, overlay, this.state, txs);
-      return { height, timestamp: ts, proposer, overlay, result, executeMs: performance.now() - t0 };
+      return { height, timestamp: ts, proposer, overlay, result, executeMs: performance.now() - t0, consensusData: data };
     } finally {
       this.settle();
     }
@@ -252,8 +279,10 @@ export class Chain extends EventEmitter<ChainEvents> {
     const stateRoot = toHex(this.state.root());
     const t2 = performance.now();
     const { result } = exec;
+    const bft = consensus === 'DPoS+BFT';
+    const data = bft ? exec.consensusData : NO_CONSENSUS_DATA;
     const header: BlockHeader = {
-      version: HEADER_VERSION,
+      version: bft ? BFT_HEADER_VERSION : HEADER_VERSION,
       index: exec.height,
       previous_hash: this.headBlock.hash,
       timestamp: exec.timestamp,
@@ -266,6 +295,8 @@ export class Chain extends EventEmitter<ChainEvents> {
       gas_used: result.gasUsed,
       logs_bloom: toHex(result.logsBloom),
       consensus,
+      last_commit_hash: bft ? lastCommitHash(data.last_commit) : '',
+      evidence_hash: bft ? evidenceHash(data.evidence) : '',
     };
     const hash = blockHash(header);
     const block: Block = {
@@ -274,6 +305,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       signature: toHex(signDigest(fromHex(hash), proposer.privateKey)),
       justification: new Uint8Array(0),
       transactions: result.included,
+      ...data,
     };
     let applied: AppliedBlock;
     try {
@@ -287,16 +319,37 @@ export class Chain extends EventEmitter<ChainEvents> {
 
   /**
    * Check a BFT proposal (a block without its commit certificate yet) under every block rule, executing
-   * it on the live state and dropping the result again. Throws InvalidBlockError.
+   * it on the live state and dropping the result again; the outcome is kept for commitChecked, so a
+   * decided block is not executed twice. Throws InvalidBlockError.
    */
-  async checkProposal(block: Block): Promise<void> {
+  async checkProposal(block: Block): Promise<CheckedBlock> {
     await this.acquire();
     try {
+      const parentHash = this.headBlock.hash;
       const applied = await validateAndApply(this.blockContext(), block, { proposal: true });
       this.state.revert(applied.undo);
+      return { parentHash, ...checkedOf(applied) };
     } finally {
       this.settle();
     }
+  }
+
+  /**
+   * Commit a decided BFT block (with its commit certificate) whose proposal was checked on the current
+   * head: the header rules and the certificate are verified, the checked changes applied and committed
+   * atomically. Throws InvalidBlockError (nothing persists) when anything differs.
+   */
+  async commitChecked(block: Block, checked: CheckedBlock): Promise<AppliedBlock> {
+    await this.acquire();
+    let applied: AppliedBlock;
+    try {
+      applied = validateChecked(this.blockContext(), block, checked);
+    } catch (err) {
+      this.settle();
+      throw err;
+    }
+    await this.commit(applied);
+    return applied;
   }
 
   /**
@@ -354,27 +407,36 @@ export class Chain extends EventEmitter<ChainEvents> {
   /**
    * Make the block at `height` the head again: later blocks, their indexes and change sets are removed and
    * the state they changed is put back, in one atomic batch (docs/storage.md, "Rollback"). Views opened
-   * before stop answering (StaleStateViewError). Emits `rollback`. The mempool is the caller's to reconcile.
+   * before stop answering (StaleStateViewError). Dev-chain writes not yet in a block are dropped first (they
+   * are part of the head being left). Emits `rollback`. The mempool is the caller's to reconcile.
    */
   async rollbackTo(height: number): Promise<void> {
     await this.acquire();
-    let changed: ReadonlySet<string> = new Set();
+    const changed = new Set<string>();
+    let removed = false;
     try {
       const head = this.height;
       if (!Number.isSafeInteger(height) || height < 0 || height > head) throw new NoSuchHeightError(height, head);
       if (height < this.blocks.history.oldest) throw new HistoryUnavailableError(height, this.blocks.history.oldest);
-      if (height === head) return;
-      const target = (await this.blocks.getBlock(height)) as Block;
-      const restore = await this.blocks.rollbackTo(height);
-      changed = new Set(restore.keys());
-      this.state.applyChanges(restore);
-      this.headBlock = target;
-      const root = toHex(this.state.root());
-      if (root !== target.state_root) throw new Error(`state root mismatch after rollback to ${height}: ${root}`);
+      // Dev writes not yet in a block belong to the head being left: the live state goes back to the head's first.
+      if (this.devWrites && this.devWrites.size > 0) for (const k of await this.devWrites.drop(this.state)) changed.add(k);
+      if (height < head) {
+        const target = (await this.blocks.getBlock(height)) as Block;
+        // Dev-write records of the removed heights go in the same batch (a new block there writes its own).
+        const patches: KvOp[] = [];
+        if (this.devWrites) for (let h = height + 1; h <= head; h++) patches.push({ type: 'del', key: devPatchKey(h) });
+        const restore = await this.blocks.rollbackTo(height, patches);
+        for (const k of restore.keys()) changed.add(k);
+        this.state.applyChanges(restore);
+        this.headBlock = target;
+        const root = toHex(this.state.root());
+        if (root !== target.state_root) throw new Error(`state root mismatch after rollback to ${height}: ${root}`);
+        removed = true;
+      }
     } finally {
       this.settle();
     }
-    this.emit('rollback', height, changed);
+    if (removed || changed.size > 0) this.emit('rollback', height, changed);
   }
 
   /** Drop a proposal that will not be committed. */
@@ -409,6 +471,11 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (block.signature.length !== 128) return false;
     return crypto().verify(fromHex(block.signature), fromHex(block.hash), fromHex(publicKeyHex));
   }
+}
+
+/** What commitChecked needs of a sealed or checked block (its execution outcome). */
+export function checkedOf(a: AppliedBlock): Omit<CheckedBlock, 'parentHash'> {
+  return { changes: a.changes, result: a.result, encodedReceipts: a.encodedReceipts };
 }
 
 /** Genesis allocations into a fresh state; minted supply starts at their sum. */

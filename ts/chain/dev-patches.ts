@@ -83,11 +83,13 @@ export class PendingDevWrites {
     this.changes = writes;
   }
 
-  /** Take the live state back to the head's (a rollback follows); the pending writes are gone. */
-  async drop(state: StateStore): Promise<void> {
+  /** Take the live state back to the head's (a rollback follows); the pending writes are gone. Returns the keys. */
+  async drop(state: StateStore): Promise<string[]> {
+    const keys = [...this.undo.keys()];
     state.revert(this.undo);
     this.clear();
     await this.db.write([{ type: 'del', key: PENDING_KEY }]);
+    return keys;
   }
 
   /** The writes a copy of which a snapshot keeps (evm_snapshot), to apply again after a revert. */

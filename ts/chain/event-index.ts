@@ -7,8 +7,11 @@
 import type { ReceiptRecord } from '../execution/receipts.js';
 import type { NativeEvent } from '../ledger/events.js';
 import { eventIndexTerms } from '../ledger/executor.js';
-import { type KvOp, type KvStore, eventCountKey, eventIndexKey, eventIndexPrefix, prefixEnd } from '../storage/index.js';
+import { type KvOp, type KvStore, eventCountKey, eventIndexKeyAt, eventIndexPrefix, prefixEnd } from '../storage/index.js';
 import { u64be } from '../util/hex.js';
+
+/** Postings carry no value: the key says everything. */
+const NO_VALUE = Buffer.alloc(0);
 
 /** Where an event is: block height, transaction index in the block, event index in the receipt. */
 export interface EventLocation {
@@ -17,8 +20,28 @@ export interface EventLocation {
   eventIndex: number;
 }
 
+/** Offsets from which `list` reads from a checkpoint rather than from the newest event. */
+const DEEP_OFFSET = 512;
+/** Positions of the checkpoints kept per term: every CHECKPOINT_EVERY-th event counted from the oldest. */
+const CHECKPOINT_EVERY = 256;
+/** Terms whose checkpoints are kept (the most recently paged deeply). */
+const CHECKPOINTED_TERMS = 1024;
+const ZERO_BYTE = Buffer.from([0]);
+
+const locationOf = (k: Buffer, at: number): EventLocation => ({
+  height: Number(k.readBigUInt64BE(at)),
+  txIndex: k.readUInt32BE(at + 8),
+  eventIndex: k.readUInt16BE(at + 12),
+});
+
 export class EventIndex {
   private readonly counts = new Map<string, number>();
+  /**
+   * Keys of events at known positions of a term, counted from its oldest event: new events only ever come after
+   * the newest, so a position keeps its key until a rollback removes events of the term (which drops its
+   * checkpoints). Filled by deep reads; position -> key.
+   */
+  private readonly checkpoints = new Map<string, Map<number, Buffer>>();
 
   constructor(
     private readonly db: KvStore,
@@ -44,34 +67,78 @@ export class EventIndex {
     missing.forEach((t, i) => this.counts.set(t, raw[i] ? Number((raw[i] as Buffer).readBigUInt64BE(0)) : 0));
   }
 
-  /** Locations of the events under a term, newest first. */
+  /**
+   * Locations of the events under a term, newest first. A deep page (offset >= DEEP_OFFSET) starts reading at a
+   * remembered key at most CHECKPOINT_EVERY entries newer than it (see `checkpoints`) instead of reading every
+   * newer key: a page 10,000 entries deep costs a read of a few hundred keys, not 10,000.
+   */
   async list(term: string, offset: number, limit: number): Promise<EventLocation[]> {
     const prefix = eventIndexPrefix(term);
+    const count = this.count(term);
+    // Position (counted from the oldest event of the term) of the page's newest entry.
+    const top = count - 1 - offset;
+    if (offset >= DEEP_OFFSET && top >= 0) {
+      const from = this.checkpointAbove(term, top);
+      if (from) {
+        const rows = await this.db.range({
+          gte: prefix,
+          lt: Buffer.concat([from.key, ZERO_BYTE]),
+          reverse: true,
+          limit: from.position - top + limit,
+        });
+        return rows.slice(from.position - top).map(([k]) => locationOf(k, prefix.length));
+      }
+    }
     const rows = await this.db.range({ gte: prefix, lt: prefixEnd(prefix), reverse: true, limit: offset + limit });
-    const at = prefix.length;
-    return rows.slice(offset).map(([k]) => ({
-      height: Number(k.readBigUInt64BE(at)),
-      txIndex: k.readUInt32BE(at + 8),
-      eventIndex: k.readUInt16BE(at + 12),
-    }));
+    // Positions are known only if no block changed the term while the range was read.
+    if (offset >= DEEP_OFFSET && this.count(term) === count) this.remember(term, rows, count);
+    return rows.slice(offset).map(([k]) => locationOf(k, prefix.length));
+  }
+
+  /** Keep the keys at every CHECKPOINT_EVERY-th position of rows read newest first (row i at position count - 1 - i). */
+  private remember(term: string, rows: readonly [Buffer, Buffer][], count: number): void {
+    let marks = this.checkpoints.get(term);
+    if (marks) this.checkpoints.delete(term);
+    else marks = new Map();
+    // Least recently used terms go first.
+    this.checkpoints.set(term, marks);
+    if (this.checkpoints.size > CHECKPOINTED_TERMS) this.checkpoints.delete(this.checkpoints.keys().next().value as string);
+    for (let i = (count - 1) % CHECKPOINT_EVERY; i < rows.length; i += CHECKPOINT_EVERY) marks.set(count - 1 - i, rows[i][0]);
+  }
+
+  /** The nearest remembered key at or above position `top` (newer), within CHECKPOINT_EVERY of it. */
+  private checkpointAbove(term: string, top: number): { position: number; key: Buffer } | null {
+    const marks = this.checkpoints.get(term);
+    if (!marks) return null;
+    const position = Math.ceil(top / CHECKPOINT_EVERY) * CHECKPOINT_EVERY;
+    const key = marks.get(position);
+    return key ? { position, key } : null;
   }
 
   /** The batch operations that index a block's events; `applied()` then updates the cached counts. */
   ops(height: number, receipts: readonly ReceiptRecord[]): { ops: KvOp[]; applied: () => void } {
-    const ops: KvOp[] = [];
-    const postings: { term: string; key: Buffer }[] = [];
+    // Every posting first, so the counts of terms not seen before are read in one multi-get and each
+    // term's key prefix is built once per block (a token's feed term recurs in every transfer).
+    const postings: { prefix: Buffer; txIndex: number; eventIndex: number }[] = [];
+    const added = new Map<string, { prefix: Buffer; n: number }>();
     receipts.forEach((r, txIndex) => {
       r.events?.forEach((e: NativeEvent, eventIndex) => {
-        for (const term of new Set(this.termsOf(e)))
-          postings.push({ term, key: eventIndexKey(term, height, txIndex, eventIndex) });
+        for (const term of new Set(this.termsOf(e))) {
+          let t = added.get(term);
+          if (!t) added.set(term, (t = { prefix: eventIndexPrefix(term), n: 0 }));
+          t.n++;
+          postings.push({ prefix: t.prefix, txIndex, eventIndex });
+        }
       });
     });
-    this.loadCounts(postings.map((p) => p.term));
+    this.loadCounts([...added.keys()]);
+    const ops: KvOp[] = postings.map((p) => ({
+      type: 'put',
+      key: eventIndexKeyAt(p.prefix, height, p.txIndex, p.eventIndex),
+      value: NO_VALUE,
+    }));
     const counts = new Map<string, number>();
-    for (const { term, key } of postings) {
-      ops.push({ type: 'put', key, value: Buffer.alloc(0) });
-      counts.set(term, (counts.get(term) ?? this.count(term)) + 1);
-    }
+    for (const [term, t] of added) counts.set(term, this.count(term) + t.n);
     for (const [term, n] of counts) ops.push({ type: 'put', key: eventCountKey(term), value: u64be(n) });
     return { ops, applied: () => counts.forEach((n, term) => this.counts.set(term, n)) };
   }
@@ -87,7 +154,7 @@ export class EventIndex {
       receipts.forEach((r, txIndex) => {
         r.events?.forEach((e: NativeEvent, eventIndex) => {
           for (const term of new Set(this.termsOf(e))) {
-            ops.push({ type: 'del', key: eventIndexKey(term, height, txIndex, eventIndex) });
+            ops.push({ type: 'del', key: eventIndexKeyAt(eventIndexPrefix(term), height, txIndex, eventIndex) });
             counts.set(term, (counts.get(term) ?? this.count(term)) - 1);
           }
         });
@@ -96,6 +163,13 @@ export class EventIndex {
     for (const [term, n] of counts) {
       ops.push(n > 0 ? { type: 'put', key: eventCountKey(term), value: u64be(n) } : { type: 'del', key: eventCountKey(term) });
     }
-    return { ops, applied: () => counts.forEach((n, term) => this.counts.set(term, n)) };
+    return {
+      ops,
+      applied: () =>
+        counts.forEach((n, term) => {
+          this.counts.set(term, n);
+          this.checkpoints.delete(term);
+        }),
+    };
   }
 }

@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { isAddress } from '../util/hex.js';
+import { sha256 } from '../crypto/index.js';
+import { isAddress, toHex } from '../util/hex.js';
 import { asUint, parseJsonExact, stringifyExact } from '../util/json.js';
 import {
   type ActivationHeights,
@@ -85,4 +86,27 @@ export function writeGenesisFile(path: string, p: ChainParams): void {
       ...(p.admin ? { admin: p.admin } : {}),
     }),
   );
+}
+
+/**
+ * The identity of a network (64 hex): SHA-256 of the genesis block hash and the genesis parameters the
+ * block does not commit to (validators, activation heights, chain id, epoch length, EVM hardfork). Two
+ * networks with the same allocation and genesis second but other validators have the same genesis
+ * block, not the same identity. P2P protocol ids and the status handshake carry it (docs/p2p.md).
+ */
+export function genesisIdentity(p: ChainParams, genesisBlockHash: string): string {
+  const validators = [...p.validators]
+    .sort((a, b) => (a.address < b.address ? -1 : 1))
+    .map((v) => ({ address: v.address, public_key: v.public_key, stake: String(v.stake ?? 0n) }));
+  const a = p.activation;
+  const canonical = JSON.stringify({
+    genesis: genesisBlockHash,
+    chain_id: p.chainId,
+    network: p.network,
+    activation: [a.dposBft, a.evm, a.rewardV2, a.tokenomicsV2, a.nft],
+    validators,
+    evm_hardfork: p.evmHardfork,
+    epoch_length: p.epochLength,
+  });
+  return toHex(sha256(Buffer.from(canonical, 'utf8')));
 }

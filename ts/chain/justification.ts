@@ -10,6 +10,8 @@ import { crypto, sha256 } from '../crypto/index.js';
 import { isLowS } from '../ledger/rules.js';
 import { bigToBytes, bytesToBig, fromHex, to0x, toHex } from '../util/hex.js';
 import type { GenesisValidator } from './params.js';
+import { type ActiveValidator, totalPower } from './schedule.js';
+import { type SignatureCheck, firstFailing, publicKeyBytes } from './signature-checks.js';
 
 export const PREVOTE = 1;
 export const PRECOMMIT = 2;
@@ -42,8 +44,19 @@ export function verifyVote(chainId: number, v: Vote, validator: GenesisValidator
   return isLowS(sig) && crypto().verify(sig, voteDigest(chainId, v), fromHex(validator.public_key));
 }
 
-/** Votes (by stake) needed for a quorum: at least 3/4 of the total (spec). Equal stakes until staking. */
-export const quorum = (validators: number): number => Math.ceil((validators * 3) / 4);
+/** A quorum: voting power of at least 3/4 of the active set's total (spec: "3/4 stake-weighted"). */
+export const isQuorum = (power: bigint, total: bigint): boolean => total > 0n && power * 4n >= total * 3n;
+
+/** More than 1/4 of the total power: at least one honest validator is among them (the f + 1 of the paper). */
+export const isMoreThanFaulty = (power: bigint, total: bigint): boolean => power * 4n > total;
+
+/** Voting power of the given validators in a set (unknown addresses count nothing). */
+export function powerOf(set: readonly ActiveValidator[], addresses: Iterable<string>): bigint {
+  const byAddress = new Map(set.map((v) => [v.address, v.power]));
+  let sum = 0n;
+  for (const a of addresses) sum += byAddress.get(a) ?? 0n;
+  return sum;
+}
 
 export interface Justification {
   /** Round of the precommits (the block may have been proposed in an earlier round). */
@@ -70,6 +83,47 @@ export function decodeJustification(bytes: Uint8Array): Justification {
 }
 
 /**
+ * The structure of a certificate for this block at this height: distinct validators of the set,
+ * well-formed low-S signatures, at least a quorum of voting power. Returns why it cannot finalize the
+ * block, or the precommit signatures still to verify.
+ */
+export function certificateChecks(
+  chainId: number,
+  height: number,
+  blockHash: string,
+  bytes: Uint8Array,
+  validators: readonly ActiveValidator[],
+): { problem: string } | { checks: SignatureCheck[] } {
+  let j: Justification;
+  try {
+    j = decodeJustification(bytes);
+  } catch (err) {
+    return { problem: (err as Error).message };
+  }
+  const byAddress = new Map(validators.map((v) => [v.address, v]));
+  const seen = new Set<string>();
+  const checks: SignatureCheck[] = [];
+  for (const p of j.precommits) {
+    if (seen.has(p.validator)) return { problem: `validator ${p.validator} precommits twice` };
+    seen.add(p.validator);
+    const validator = byAddress.get(p.validator);
+    if (!validator || !/^[0-9a-f]{128}$/.test(p.signature) || !isLowS(fromHex(p.signature)))
+      return { problem: `precommit of ${p.validator} does not verify` };
+    const digest = voteDigest(chainId, { type: PRECOMMIT, height, round: j.round, block_hash: blockHash });
+    checks.push({
+      sig: fromHex(p.signature),
+      digest,
+      pub: publicKeyBytes(validator.public_key),
+      what: `precommit of ${p.validator}`,
+    });
+  }
+  const power = powerOf(validators, seen);
+  const total = totalPower(validators);
+  if (!isQuorum(power, total)) return { problem: `precommits carry ${power} of ${total} voting power, 3/4 needed` };
+  return { checks };
+}
+
+/**
  * Why a justification does not finalize this block at this height (null when it does): distinct
  * validators of the set, each precommit signed for (height, round, block hash), at least a quorum.
  */
@@ -78,23 +132,20 @@ export function justificationProblem(
   height: number,
   blockHash: string,
   bytes: Uint8Array,
-  validators: readonly GenesisValidator[],
+  validators: readonly ActiveValidator[],
 ): string | null {
-  let j: Justification;
+  const c = certificateChecks(chainId, height, blockHash, bytes, validators);
+  if ('problem' in c) return c.problem;
+  const bad = firstFailing(c.checks);
+  return bad ? `${bad.what} does not verify` : null;
+}
+
+/** Addresses whose precommits a stored justification holds (empty when none or unreadable). */
+export function justificationSigners(bytes: Uint8Array): string[] {
+  if (bytes.length === 0) return [];
   try {
-    j = decodeJustification(bytes);
-  } catch (err) {
-    return (err as Error).message;
+    return decodeJustification(bytes).precommits.map((p) => p.validator);
+  } catch {
+    return [];
   }
-  const byAddress = new Map(validators.map((v) => [v.address, v]));
-  const seen = new Set<string>();
-  for (const p of j.precommits) {
-    if (seen.has(p.validator)) return `validator ${p.validator} precommits twice`;
-    seen.add(p.validator);
-    const vote: Vote = { type: PRECOMMIT, height, round: j.round, block_hash: blockHash, ...p };
-    if (!verifyVote(chainId, vote, byAddress.get(p.validator))) return `precommit of ${p.validator} does not verify`;
-  }
-  const need = quorum(validators.length);
-  if (seen.size < need) return `${seen.size} precommits, ${need} needed (3/4 of the stake)`;
-  return null;
 }

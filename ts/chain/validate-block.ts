@@ -18,6 +18,7 @@ import {
   encodeReceipts,
   executeBlock,
   isEvmTransaction,
+  operationEnv,
 } from '../execution/index.js';
 import {
   type NativeRuleContext,
@@ -32,10 +33,30 @@ import { type SignedTransaction, encodeTransaction } from '../ledger/transaction
 import { StateOverlay, type StateReader, type StateStore, type StateUndo } from '../state/state-store.js';
 import { NodeError } from '../util/errors.js';
 import { fromHex, isAddress, isHash, toHex } from '../util/hex.js';
-import { type Block, HEADER_VERSION, blockHash, headerOf, receiptsRootOf, txMerkleRoot } from './block.js';
+import {
+  BFT_HEADER_VERSION,
+  type Block,
+  HEADER_VERSION,
+  blockHash,
+  evidenceHash,
+  headerOf,
+  lastCommitHash,
+  receiptsRootOf,
+  txMerkleRoot,
+} from './block.js';
+import {
+  type DoubleSignEvidence,
+  EvidenceDecodeError,
+  MAX_EVIDENCE_PER_BLOCK,
+  applyEvidence,
+  decodeEvidence,
+  evidenceId,
+  evidenceProblem,
+} from './evidence.js';
 import { type ChainParams, ledgerParams } from './params.js';
-import { justificationProblem } from './justification.js';
-import { consensusPhaseAt, proposerAt, validatorSetAt } from './schedule.js';
+import { justificationProblem, justificationSigners } from './justification.js';
+import { type ActiveValidator, consensusPhaseAt, proposerAt, validatorSetAt } from './schedule.js';
+import { type SignatureCheck, firstFailing, publicKeyBytes } from './signature-checks.js';
 
 /** A block may be dated at most this far ahead of the validating node's clock (CometBFT-style drift bound). */
 export const MAX_BLOCK_FUTURE_DRIFT_S = 15;
@@ -54,6 +75,8 @@ export const BLOCK_RULES = [
   'consensus',
   'round',
   'justification',
+  'last_commit',
+  'evidence',
   'tx_count',
   'block_size',
   'gas_limit',
@@ -98,6 +121,17 @@ export interface BlockExecution {
   result: ExecutionResult;
 }
 
+/**
+ * A block checked against a parent (every rule but its commit certificate, which arrives later) with
+ * the outcome of its execution, so the commit applies the same changes instead of executing again.
+ */
+export interface CheckedBlock {
+  parentHash: string;
+  changes: StateOverlay['changes'];
+  result: ExecutionResult;
+  encodedReceipts: Uint8Array;
+}
+
 export interface AppliedBlock {
   block: Block;
   changes: StateOverlay['changes'];
@@ -119,14 +153,12 @@ export async function validateAndApply(
   opts: { proposal?: boolean } = {},
 ): Promise<AppliedBlock> {
   checkHeader(ctx, block, opts.proposal === true);
+  const evidence = checkConsensusData(ctx, block);
   checkTransactions(ctx, block);
   const overlay = new StateOverlay(ctx.state);
-  const result = await executeBlock(
-    ctx.env(block.index, block.validator, block.timestamp),
-    overlay,
-    ctx.state,
-    block.transactions,
-  );
+  const env = { ...ctx.env(block.index, block.validator, block.timestamp), ...lastCommitEnv(block.last_commit) };
+  applyEvidence(overlay, evidence, operationEnv(env));
+  const result = await executeBlock(env, overlay, ctx.state, block.transactions);
   const r = result;
   const fail = (rule: BlockRule, detail: string, txid?: string): never => {
     throw new InvalidBlockError(rule, block.index, detail, txid);
@@ -154,12 +186,87 @@ export function validateExecuted(
   try {
     // The header is judged against the parent's state (validator set, phase), not the block's own changes.
     checkHeader(ctx, block, proposal, appliedUndo ? parentView(ctx.state, appliedUndo) : ctx.state);
+    checkConsensusData(ctx, block, appliedUndo);
     checkTransactions(ctx, block);
   } catch (err) {
     if (appliedUndo) ctx.state.revert(appliedUndo);
     throw err;
   }
   return checkOutcomeAndApply(ctx, block, exec, appliedUndo);
+}
+
+/** The execution environment's `lastCommit` (signers of the parent), from a BFT block's last_commit. */
+export function lastCommitEnv(lastCommit: Uint8Array): { lastCommit?: readonly string[] } {
+  return lastCommit.length > 0 ? { lastCommit: justificationSigners(lastCommit) } : {};
+}
+
+/**
+ * Commit-time validation of a BFT block whose proposal was checked (and executed) on this very parent:
+ * the header rules run again, now with the commit certificate, and the checked changes are applied
+ * and compared with the state root, without executing the transactions a second time.
+ */
+export function validateChecked(ctx: BlockContext, block: Block, checked: CheckedBlock): AppliedBlock {
+  if (checked.parentHash !== ctx.parent.hash || block.previous_hash !== ctx.parent.hash) {
+    throw new InvalidBlockError('parent_hash', block.index, 'the block was checked against another parent');
+  }
+  checkHeader(ctx, block, false);
+  const undo = ctx.state.applyChanges(checked.changes);
+  const root = toHex(ctx.state.root());
+  if (root !== block.state_root) {
+    ctx.state.revert(undo);
+    throw new InvalidBlockError('state_root', block.index, `header ${block.state_root}, execution ${root}`);
+  }
+  return { block, changes: checked.changes, undo, result: checked.result, encodedReceipts: checked.encodedReceipts };
+}
+
+/**
+ * The consensus data of a version-2 (BFT) block: `last_commit` is a valid commit certificate of the
+ * parent when the parent is a BFT block (empty otherwise), and each evidence item is real, verified,
+ * of a validator of its height, recent, and not included before (in an earlier block or this one).
+ * appliedUndo: the block's changes are already in the state (production), so the "included before"
+ * check reads the state as it was before them.
+ */
+function checkConsensusData(ctx: BlockContext, b: Block, appliedUndo?: StateUndo): DoubleSignEvidence[] {
+  const fail = (rule: BlockRule, detail: string): never => {
+    throw new InvalidBlockError(rule, b.index, detail);
+  };
+  if (b.version < BFT_HEADER_VERSION) {
+    if (b.last_commit.length > 0 || b.evidence.length > 0)
+      fail('evidence', `a version ${b.version} block carries consensus data`);
+    return [];
+  }
+  const { params, parent } = ctx;
+  if (lastCommitHash(b.last_commit) !== b.last_commit_hash) fail('last_commit', 'last_commit_hash does not match the body');
+  if (evidenceHash(b.evidence) !== b.evidence_hash) fail('evidence', 'evidence_hash does not match the body');
+  const state = appliedUndo ? parentView(ctx.state, appliedUndo) : ctx.state;
+  if (parent.consensus === 'DPoS+BFT') {
+    const problem = justificationProblem(
+      params.chainId,
+      parent.index,
+      parent.hash,
+      b.last_commit,
+      validatorSetAt(params, state, parent.index),
+    );
+    if (problem) fail('last_commit', `not a commit certificate of the parent: ${problem}`);
+  } else if (b.last_commit.length > 0) fail('last_commit', 'the parent is not a BFT block');
+  if (b.evidence.length > MAX_EVIDENCE_PER_BLOCK)
+    fail('evidence', `${b.evidence.length} items, at most ${MAX_EVIDENCE_PER_BLOCK}`);
+  const seen = new Set<string>();
+  return b.evidence.map((bytes, i) => {
+    let e: DoubleSignEvidence;
+    try {
+      e = decodeEvidence(bytes);
+    } catch (err) {
+      if (!(err instanceof EvidenceDecodeError)) throw err;
+      return fail('evidence', `item ${i}: ${err.message}`);
+    }
+    const id = evidenceId(e);
+    if (seen.has(id)) fail('evidence', `item ${i} appears twice`);
+    seen.add(id);
+    const problem = evidenceProblem(params.chainId, e, b.index, (h) => validatorSetAt(params, state, h), state);
+    if (problem) fail('evidence', `item ${i}: ${problem}`);
+    return e;
+  });
 }
 
 function checkOutcomeAndApply(ctx: BlockContext, block: Block, exec: BlockExecution, appliedUndo?: StateUndo): AppliedBlock {
@@ -197,8 +304,9 @@ function checkHeader(ctx: BlockContext, b: Block, proposal = false, state: State
     throw new InvalidBlockError(rule, b.index, detail);
   };
   const { params, parent } = ctx;
-  if (b.version !== HEADER_VERSION && !(b.version === 0 && parent.version === 0)) {
-    fail('version', `header version ${b.version} (expected ${HEADER_VERSION})`);
+  const version = consensusPhaseAt(params, state, b.index) === 'DPoS+BFT' ? BFT_HEADER_VERSION : HEADER_VERSION;
+  if (b.version !== version && !(b.version === 0 && parent.version === 0)) {
+    fail('version', `header version ${b.version} (expected ${version})`);
   }
   if (b.index !== parent.index + 1) fail('height', `height ${b.index} does not follow the parent ${parent.index}`);
   if (b.previous_hash !== parent.hash) fail('parent_hash', `previous_hash ${b.previous_hash} is not the parent ${parent.hash}`);
@@ -208,7 +316,7 @@ function checkHeader(ctx: BlockContext, b: Block, proposal = false, state: State
   if (!proposer || b.validator !== proposer.address)
     fail('proposer', `proposer ${b.validator} is not the scheduled ${proposer?.address}`);
   const sig = /^[0-9a-f]{128}$/.test(b.signature) ? fromHex(b.signature) : null;
-  if (!sig || !isLowS(sig) || !crypto().verify(sig, fromHex(b.hash), fromHex((proposer as { public_key: string }).public_key))) {
+  if (!sig || !isLowS(sig) || firstFailing([proposerCheck(b, proposer as ActiveValidator)])) {
     fail('proposer_signature', 'the proposer signature does not verify (or is not low-S)');
   }
   if (b.timestamp < parent.timestamp)
@@ -236,6 +344,13 @@ function checkHeader(ctx: BlockContext, b: Block, proposal = false, state: State
   if (b.tx_count !== b.transactions.length) fail('tx_count', `tx_count ${b.tx_count}, body has ${b.transactions.length}`);
   if (b.gas_used > BLOCK_GAS_LIMIT) fail('gas_limit', `gas_used ${b.gas_used} above the block gas limit ${BLOCK_GAS_LIMIT}`);
 }
+
+const proposerCheck = (b: Block, proposer: ActiveValidator): SignatureCheck => ({
+  sig: fromHex(b.signature),
+  digest: fromHex(b.hash),
+  pub: publicKeyBytes(proposer.public_key),
+  what: `the proposer signature of block ${b.index}`,
+});
 
 /** The state before a change set was applied: the undo record's values first, then the store. */
 function parentView(state: StateReader, undo: StateUndo): StateReader {

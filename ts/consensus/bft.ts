@@ -1,6 +1,6 @@
-import { RLP } from '@ethereumjs/rlp';
-import { type Block, decodeBlock, encodeBlock } from '../chain/block.js';
-import type { Chain } from '../chain/chain.js';
+import type { Block } from '../chain/block.js';
+import { type Chain, checkedOf } from '../chain/chain.js';
+import type { DoubleSignEvidence } from '../chain/evidence.js';
 import {
   PRECOMMIT,
   PREVOTE,
@@ -8,97 +8,73 @@ import {
   type VoteType,
   encodeJustification,
   proposalDigest,
-  quorum,
-  verifyVote,
   voteDigest,
 } from '../chain/justification.js';
 import { proposerAt, validatorSetAt } from '../chain/schedule.js';
+import type { CheckedBlock } from '../chain/validate-block.js';
 import { crypto } from '../crypto/index.js';
 import { type KeyPair, signDigest } from '../ledger/keys.js';
 import { isLowS } from '../ledger/rules.js';
 import type { Mempool } from '../mempool/mempool.js';
-import { bigToBytes, bytesToBig, fromHex, toHex } from '../util/hex.js';
+import { fromHex, toHex } from '../util/hex.js';
+import type { EvidencePool } from './evidence-pool.js';
+import { type ConsensusMessage, InvalidConsensusMessage, type Proposal, type ProposalRef, messageHeight } from './messages.js';
 import { STEP_PRECOMMIT, STEP_PREVOTE, STEP_PROPOSE, type SignGuard } from './privval.js';
+import { HeightVotes } from './vote-set.js';
 
-export interface Proposal {
-  height: number;
-  round: number;
-  /** Round in which this block gathered a prevote quorum (-1: a fresh block). */
-  pol_round: number;
-  block: Block;
-  signature: string;
+export { type ConsensusMessage, InvalidConsensusMessage, type Proposal } from './messages.js';
+
+/**
+ * Round timeouts as multiples of the block time: at 1 s blocks they are CometBFT's defaults (propose 3 s,
+ * prevote/precommit 1 s, +0.5 s per round); shorter test block times keep floors so a loaded machine
+ * does not time out every round.
+ */
+export function roundTimeouts(blockTimeMs: number): { proposeMs: number; voteMs: number; deltaMs: number } {
+  return {
+    proposeMs: Math.max(3 * blockTimeMs, 1500),
+    voteMs: Math.max(blockTimeMs, 500),
+    deltaMs: Math.max(blockTimeMs / 2, 250),
+  };
 }
-
-export type ConsensusMessage = { kind: 'proposal'; proposal: Proposal } | { kind: 'vote'; vote: Vote };
-
-/** A consensus message that cannot be valid (wrong signer, bad signature, malformed): the sender misbehaved. */
-export class InvalidConsensusMessage extends Error {}
-
-/** Wire encoding: 0x01 || RLP(proposal) or 0x02 || JSON(vote). */
-export function encodeConsensusMessage(m: ConsensusMessage): Uint8Array {
-  if (m.kind === 'vote') return Buffer.concat([Buffer.from([2]), Buffer.from(JSON.stringify(m.vote))]);
-  const p = m.proposal;
-  const body = RLP.encode([
-    bigToBytes(BigInt(p.height)),
-    bigToBytes(BigInt(p.round)),
-    bigToBytes(BigInt(p.pol_round + 1)),
-    encodeBlock(p.block),
-    fromHex(p.signature),
-  ]);
-  return Buffer.concat([Buffer.from([1]), body]);
-}
-
-export function decodeConsensusMessage(bytes: Uint8Array): ConsensusMessage {
-  try {
-    if (bytes[0] === 2) {
-      const v = JSON.parse(Buffer.from(bytes.subarray(1)).toString('utf8')) as Vote;
-      if (![PREVOTE, PRECOMMIT].includes(v.type) || !Number.isSafeInteger(v.height) || !Number.isSafeInteger(v.round)) {
-        throw new Error('bad vote fields');
-      }
-      if (typeof v.block_hash !== 'string' || typeof v.validator !== 'string' || typeof v.signature !== 'string') {
-        throw new Error('bad vote fields');
-      }
-      return { kind: 'vote', vote: v };
-    }
-    if (bytes[0] === 1) {
-      const f = RLP.decode(bytes.subarray(1)) as Uint8Array[];
-      return {
-        kind: 'proposal',
-        proposal: {
-          height: Number(bytesToBig(f[0])),
-          round: Number(bytesToBig(f[1])),
-          pol_round: Number(bytesToBig(f[2])) - 1,
-          block: decodeBlock(f[3]),
-          signature: toHex(f[4]),
-        },
-      };
-    }
-  } catch (err) {
-    throw new InvalidConsensusMessage(`malformed consensus message: ${(err as Error).message}`);
-  }
-  throw new InvalidConsensusMessage('unknown consensus message type');
-}
-
-/** Round timeouts (CometBFT's defaults: propose 3 s, prevote/precommit 1 s, +0.5 s per round). */
-export const TIMEOUT_PROPOSE_MS = 3000;
-export const TIMEOUT_VOTE_MS = 1000;
-export const TIMEOUT_DELTA_MS = 500;
 
 export interface BftOptions {
   blockTimeMs: number;
   maxBlockTxs: number;
+  packGasLimit?: bigint;
+  /** Pending double-sign evidence for proposals; absent: blocks carry none. */
+  evidence?: EvidencePool;
+  /** The block of a proposal that arrived by reference, fetched from the peer that published it. */
+  fetchBlock?: (hash: string, from: string) => Promise<Block | null>;
 }
 
 type Step = 'propose' | 'prevote' | 'precommit';
 
+export interface BftStatus {
+  height: number;
+  round: number;
+  step: Step;
+  locked_round: number;
+  valid_round: number;
+  /** Wall-clock ms since this height began (the parent was committed). */
+  height_age_ms: number;
+}
+
+export interface FinalizedInfo {
+  height: number;
+  round: number;
+  /** From the proposal's arrival (or creation, on the proposer) to the commit on this node. */
+  proposalToFinalityMs: number | null;
+}
+
 /**
  * Tendermint consensus (arXiv 1807.04938, Algorithm 1) for the DPoS+BFT phase: rounds of propose,
  * prevote and precommit with locking and valid-round rules, the proposer (height + round) mod n over the
- * validators sorted by address, timeouts growing per round, and a block final when precommits of at
- * least 3/4 of the stake (equal stakes until the staking module) agree on it in one round. Those
- * precommits become the block's justification. Every proposal is checked with the same block-validity
- * rule as any block (validateAndApply in proposal mode) before this validator prevotes for it, and a
- * SignGuard persists each signature's position first so nothing conflicting is ever signed.
+ * validators sorted by address, timeouts growing per round, and a block final when precommits carrying
+ * at least 3/4 of the active voting power agree on it in one round (they become its justification).
+ * Every proposal is checked with the block-validity rule (executed on an overlay) before this validator
+ * prevotes for it, and the checked outcome is what the commit applies: a block executes once per node.
+ * Round 0 proposals go out on block-time slot boundaries, so blocks come one per slot. A SignGuard
+ * persists each signature's position first, so nothing conflicting is ever signed.
  */
 export class BftEngine {
   readonly name = 'DPoS+BFT';
@@ -110,23 +86,30 @@ export class BftEngine {
   private validRound = -1;
   private validBlock: Block | null = null;
   private proposals = new Map<number, Proposal>();
-  private votes = new Map<string, Map<string, Vote>>();
-  private validity = new Map<string, Promise<boolean>>();
+  private votes = new HeightVotes(0, []);
+  private checking = new Map<string, Promise<boolean>>();
   private valid = new Map<string, boolean>();
+  private checked = new Map<string, CheckedBlock>();
+  private proposalSeenAt = new Map<string, number>();
   private done = new Set<string>();
   private timers: NodeJS.Timeout[] = [];
-  private future: ConsensusMessage[] = [];
+  private future: { m: ConsensusMessage; from: string }[] = [];
   private stopped = true;
   private deciding = false;
   private heightStartedAt = 0;
-  /** What this validator signed at the current height, re-gossiped while the height is stuck. */
-  private sent: ConsensusMessage[] = [];
+  private readonly timeouts: ReturnType<typeof roundTimeouts>;
   private regossip: NodeJS.Timeout | null = null;
   onError?: (err: unknown) => void;
   /** Committed a block this engine decided (the node gossips it and updates the pool). */
   onCommitted?: (block: Block) => void;
-  /** Conflicting votes of one validator for one (height, round, step): double-sign evidence. */
-  onEvidence?: (a: Vote, b: Vote) => void;
+  /** Conflicting votes of one validator for one (height, round, step). */
+  onEvidence?: (e: DoubleSignEvidence) => void;
+  /** A vote this validator signed (persisted first), before it is sent. */
+  onVoteSigned?: (v: Vote) => void;
+  onRound?: (height: number, round: number) => void;
+  /** The height has not moved for a while: the node fetches the peers' messages of it (receive them here). */
+  onStuck?: (height: number) => void;
+  onFinalized?: (info: FinalizedInfo) => void;
 
   constructor(
     private readonly chain: Chain,
@@ -135,29 +118,52 @@ export class BftEngine {
     private readonly opts: BftOptions,
     private readonly guard: SignGuard,
     private readonly broadcast: (m: ConsensusMessage) => void,
-  ) {}
+  ) {
+    this.timeouts = roundTimeouts(opts.blockTimeMs);
+  }
 
-  get state(): { height: number; round: number; step: Step; locked_round: number; valid_round: number } {
+  get state(): BftStatus {
     return {
       height: this.height,
       round: this.round,
       step: this.step,
       locked_round: this.lockedRound,
       valid_round: this.validRound,
+      height_age_ms: Date.now() - this.heightStartedAt,
     };
+  }
+
+  /** Every proposal and vote this node holds for a height (only the height being decided), for peers. */
+  messagesAt(height: number): ConsensusMessage[] {
+    if (height !== this.height) return [];
+    const proposals = [...this.proposals.values()].map((proposal): ConsensusMessage => ({ kind: 'proposal', proposal }));
+    return [...proposals, ...this.votes.all().map((vote): ConsensusMessage => ({ kind: 'vote', vote }))];
+  }
+
+  /** Proposer of the current (height, round). */
+  currentProposer(): string | null {
+    return proposerAt(this.chain.params, this.chain.state, this.height, this.round)?.address ?? null;
+  }
+
+  /** The proposal block with this hash at the current height (peers fetch blocks of proposals by reference). */
+  proposalBlock(hash: string): Block | null {
+    for (const p of this.proposals.values()) if (p.block.hash === hash) return p.block;
+    return this.validBlock?.hash === hash ? this.validBlock : null;
   }
 
   start(): void {
     this.stopped = false;
     this.chain.on('block', this.onHead);
     this.onHead();
-    // Gossip delivers each message once; a validator that restarted or was cut off missed them. Like
-    // CometBFT's vote gossip, re-send what this validator signed at a height that is not moving.
+    // Gossip delivers each message once; a validator that restarted or was cut off missed them. While a
+    // height does not move, ask the peers for what they hold of it (CometBFT's consensus reactor sends
+    // each peer the votes it lacks; here the stuck node pulls them).
+    const stuckMs = Math.max(2 * this.opts.blockTimeMs, this.timeouts.proposeMs);
     this.regossip = setInterval(
       () => {
-        if (Date.now() - this.heightStartedAt > this.opts.blockTimeMs * 2) for (const m of this.sent) this.broadcast(m);
+        if (Date.now() - this.heightStartedAt > stuckMs && this.active(this.height)) this.onStuck?.(this.height);
       },
-      Math.max(500, this.opts.blockTimeMs),
+      Math.max(1000, this.opts.blockTimeMs),
     );
     this.regossip.unref();
   }
@@ -169,12 +175,9 @@ export class BftEngine {
     this.clearTimers();
   }
 
-  /** Whether this node takes part at the next height (a validator there, and the height runs BFT). */
+  /** Whether this node takes part at a height (a validator there, and the height runs BFT). */
   private active(height: number): boolean {
-    return (
-      this.chain.consensusAt(height) === 'DPoS+BFT' &&
-      validatorSetAt(this.chain.params, this.chain.state, height).some((v) => v.address === this.key.address)
-    );
+    return this.chain.consensusAt(height) === 'DPoS+BFT' && this.votes.has(this.key.address);
   }
 
   private readonly onHead = (): void => {
@@ -182,17 +185,20 @@ export class BftEngine {
     const h = this.chain.height + 1;
     if (h <= this.height && this.height !== 0) return;
     this.clearTimers();
+    // When the block just committed was proposed (here or elsewhere): the next proposal is due one slot later.
+    const parentProposedAt = this.proposalSeenAt.get(this.chain.head.hash);
     this.height = h;
     this.lockedRound = -1;
     this.lockedHash = null;
     this.validRound = -1;
     this.validBlock = null;
     this.proposals.clear();
-    this.votes.clear();
-    this.validity.clear();
+    this.votes = new HeightVotes(this.chain.params.chainId, validatorSetAt(this.chain.params, this.chain.state, h));
+    this.checking.clear();
     this.valid.clear();
+    this.checked.clear();
+    this.proposalSeenAt.clear();
     this.done.clear();
-    this.sent = [];
     this.heightStartedAt = Date.now();
     if (!this.active(h)) return;
     // After a restart mid-height, resume where the signature state says this validator was: keep its
@@ -209,10 +215,10 @@ export class BftEngine {
         this.step = 'prevote';
         this.vote(PRECOMMIT, last.block_hash);
       }
-    } else this.startRound(0);
-    const pending = this.future.filter((m) => (m.kind === 'vote' ? m.vote.height : m.proposal.height) === h);
+    } else this.startRound(0, parentProposedAt);
+    const pending = this.future.filter((x) => messageHeight(x.m) === h);
     this.future = [];
-    for (const m of pending) void this.receive(m).catch(() => undefined);
+    for (const x of pending) void this.receive(x.m, x.from).catch(() => undefined);
   };
 
   private clearTimers(): void {
@@ -227,25 +233,51 @@ export class BftEngine {
     this.timers.push(t);
   }
 
-  private startRound(r: number): void {
+  /**
+   * Time until round 0's proposal is due: one block time after the slot the parent's proposal went out in
+   * (proposals go out on slot boundaries, so a late height does not push every later one back), or the
+   * next slot boundary when the parent's proposal was not seen here (synced, or after a restart).
+   */
+  private untilSlot(parentProposedAt?: number): number {
+    const bt = this.opts.blockTimeMs;
+    const now = Date.now();
+    const due = parentProposedAt === undefined ? Math.ceil(now / bt) * bt : Math.floor(parentProposedAt / bt) * bt + bt;
+    return Math.max(0, due - now);
+  }
+
+  private startRound(r: number, parentProposedAt?: number): void {
     this.round = r;
     this.step = 'propose';
     const h = this.height;
+    this.onRound?.(h, r);
+    const wait = r === 0 ? this.untilSlot(parentProposedAt) : 0;
     const proposer = proposerAt(this.chain.params, this.chain.state, h, r);
     if (proposer?.address === this.key.address) {
-      // Round 0 waits out the block time since the height began, so blocks come once per slot.
-      const wait = r === 0 ? Math.max(0, this.opts.blockTimeMs - (Date.now() - this.heightStartedAt)) : 0;
-      this.schedule(wait, () => void this.propose(h, r).catch((err) => this.onError?.(err)));
+      // Not in this tick: the commit that started the height updates the mempool once its event is handled.
+      const started = Date.now();
+      this.schedule(0, () => void this.propose(h, r, wait - (Date.now() - started)).catch((err) => this.onError?.(err)));
     }
-    this.schedule(this.opts.blockTimeMs + TIMEOUT_PROPOSE_MS + TIMEOUT_DELTA_MS * r, () => this.onTimeoutPropose(h, r));
+    this.schedule(wait + this.timeouts.proposeMs + this.timeouts.deltaMs * r, () => this.onTimeoutPropose(h, r));
     this.process();
   }
 
-  private async propose(h: number, r: number): Promise<void> {
-    if (h !== this.height || r !== this.round || this.step !== 'propose') return;
+  /** Build the block now (round 0: the transactions that arrived during the last slot) and send it at the slot. */
+  private async propose(h: number, r: number, waitMs: number): Promise<void> {
+    const sendAt = Date.now() + waitMs;
     let block = this.validBlock;
     if (!block) {
-      const exec = await this.chain.execute(this.mempool.take(this.opts.maxBlockTxs), this.key.address, this.chain.now());
+      const head = this.chain.head;
+      const consensusData = {
+        last_commit: head.consensus === 'DPoS+BFT' ? head.justification : new Uint8Array(0),
+        evidence: this.opts.evidence?.forProposal() ?? [],
+      };
+      const exec = await this.chain.execute(
+        this.mempool.take(this.opts.maxBlockTxs),
+        this.key.address,
+        this.chain.now(),
+        this.opts.packGasLimit,
+        consensusData,
+      );
       if (h !== this.height || r !== this.round) return;
       let sealed: ReturnType<Chain['seal']>;
       try {
@@ -256,93 +288,119 @@ export class BftEngine {
       this.chain.abandon(sealed);
       block = sealed.block;
       this.valid.set(block.hash, true);
+      this.checked.set(block.hash, { parentHash: block.previous_hash, ...checkedOf(sealed) });
     }
+    const delay = sendAt - Date.now();
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    if (this.stopped || h !== this.height || r !== this.round || this.step !== 'propose') return;
     if (!this.guard.allow(h, r, STEP_PROPOSE, block.hash)) return;
     const signature = toHex(
       signDigest(proposalDigest(this.chain.params.chainId, h, r, this.validRound, block.hash), this.key.privateKey),
     );
     const proposal: Proposal = { height: h, round: r, pol_round: this.validRound, block, signature };
-    this.sent.push({ kind: 'proposal', proposal });
     this.broadcast({ kind: 'proposal', proposal });
-    await this.receive({ kind: 'proposal', proposal });
+    await this.receive({ kind: 'proposal', proposal }, '');
   }
 
   /** A proposal or vote from a peer (or this node). Throws InvalidConsensusMessage for forged ones. */
-  async receive(m: ConsensusMessage): Promise<void> {
+  async receive(m: ConsensusMessage, from: string): Promise<void> {
     if (this.stopped) return;
-    const h = m.kind === 'vote' ? m.vote.height : m.proposal.height;
+    const h = messageHeight(m);
     if (h === this.height + 1 && this.future.length < 1000) {
-      this.future.push(m);
+      this.future.push({ m, from });
       return;
     }
     if (h !== this.height || !this.active(h)) return;
     if (m.kind === 'vote') this.addVote(m.vote);
-    else await this.addProposal(m.proposal);
+    else if (m.kind === 'proposal') await this.addProposal(m.proposal);
+    else await this.addProposalRef(m.ref, from);
     this.process();
   }
 
   private addVote(v: Vote): void {
-    const validators = validatorSetAt(this.chain.params, this.chain.state, v.height);
-    const validator = validators.find((x) => x.address === v.validator);
-    if (!verifyVote(this.chain.params.chainId, v, validator))
-      throw new InvalidConsensusMessage(`vote of ${v.validator} does not verify`);
-    const key = `${v.round}/${v.type}`;
-    let byValidator = this.votes.get(key);
-    if (!byValidator) this.votes.set(key, (byValidator = new Map()));
-    const prior = byValidator.get(v.validator);
-    if (prior && prior.block_hash !== v.block_hash) {
-      this.onEvidence?.(prior, v);
+    const added = this.votes.add(v);
+    if (added === 'known') return;
+    if (added !== 'added') {
+      this.onEvidence?.(added);
       return;
     }
-    byValidator.set(v.validator, v);
-    // Round skip: more than 1/4 of the validators are already in a later round.
-    if (v.round > this.round) {
-      const inRound = new Set<string>();
-      for (const [k, votes] of this.votes) if (Number(k.split('/')[0]) === v.round) for (const a of votes.keys()) inRound.add(a);
-      if (inRound.size * 4 > validators.length) {
-        this.clearTimers();
-        this.startRound(v.round);
-      }
+    // Round skip: more than 1/4 of the voting power is already in a later round.
+    if (v.round > this.round && this.votes.roundHasMoreThanFaulty(v.round)) {
+      this.clearTimers();
+      this.startRound(v.round);
     }
   }
 
-  private async addProposal(p: Proposal): Promise<void> {
+  private checkProposalSignature(p: Omit<Proposal, 'block'>, blockHash: string): void {
     const proposer = proposerAt(this.chain.params, this.chain.state, p.height, p.round);
     const sig = /^[0-9a-f]{128}$/.test(p.signature) ? fromHex(p.signature) : null;
-    const digest = proposalDigest(this.chain.params.chainId, p.height, p.round, p.pol_round, p.block.hash);
+    const digest = proposalDigest(this.chain.params.chainId, p.height, p.round, p.pol_round, blockHash);
     if (!proposer || !sig || !isLowS(sig) || !crypto().verify(sig, digest, fromHex(proposer.public_key))) {
       throw new InvalidConsensusMessage(`proposal for ${p.height}/${p.round} is not signed by its proposer`);
     }
+    if (p.pol_round < -1 || p.pol_round >= p.round) throw new InvalidConsensusMessage('pol_round out of range');
+  }
+
+  private async addProposal(p: Proposal): Promise<void> {
+    this.checkProposalSignature(p, p.block.hash);
     if (this.proposals.has(p.round)) return;
+    this.reusePoolTransactions(p.block);
     this.proposals.set(p.round, p);
-    await this.checkValid(p.block);
+    if (!this.proposalSeenAt.has(p.block.hash)) this.proposalSeenAt.set(p.block.hash, Date.now());
+    // Not awaited: the message is relayed as soon as its signature checks out; process() runs again
+    // when the block's check is done.
+    void this.checkValid(p.block);
+  }
+
+  private async addProposalRef(ref: ProposalRef, from: string): Promise<void> {
+    this.checkProposalSignature(ref, ref.block_hash);
+    if (this.proposals.has(ref.round) || !this.opts.fetchBlock) return;
+    const block = this.proposalBlock(ref.block_hash) ?? (await this.opts.fetchBlock(ref.block_hash, from));
+    if (!block || block.hash !== ref.block_hash || ref.height !== this.height) return;
+    const { block_hash: _, ...rest } = ref;
+    await this.addProposal({ ...rest, block });
+  }
+
+  /**
+   * A proposal's transactions that this node's pool already admitted are the very same transactions
+   * (same txid, i.e. the same signed fields, and the same signature and key): use the pool's objects,
+   * whose signatures admission verified, so the proposal check does not verify them a second time.
+   */
+  private reusePoolTransactions(b: Block): void {
+    const txs = b.transactions;
+    for (let i = 0; i < txs.length; i++) {
+      const known = this.mempool.get(txs[i].txid);
+      if (known && known !== txs[i] && known.signature === txs[i].signature && known.public_key === txs[i].public_key)
+        txs[i] = known;
+    }
   }
 
   /** The block-validity rule on a proposal (executed on an overlay, then dropped), once per block hash. */
   private checkValid(b: Block): Promise<boolean> {
-    let v = this.validity.get(b.hash);
+    let v = this.checking.get(b.hash);
     if (!v) {
+      if (this.valid.has(b.hash)) return Promise.resolve(this.valid.get(b.hash) as boolean);
       v = this.chain
         .checkProposal(b)
-        .then(() => true)
+        .then((checked) => {
+          if (b.index === this.height) this.checked.set(b.hash, checked);
+          return true;
+        })
         .catch(() => false)
         .then((ok) => {
-          this.valid.set(b.hash, ok);
-          this.process();
+          if (b.index === this.height) {
+            this.valid.set(b.hash, ok);
+            this.process();
+          }
           return ok;
         });
-      this.validity.set(b.hash, v);
+      this.checking.set(b.hash, v);
     }
     return v;
   }
 
-  private count(round: number, type: VoteType, hash?: string): number {
-    const votes = this.votes.get(`${round}/${type}`);
-    if (!votes) return 0;
-    if (hash === undefined) return votes.size;
-    let n = 0;
-    for (const v of votes.values()) if (v.block_hash === hash) n++;
-    return n;
+  private quorum(round: number, type: VoteType, hash?: string): boolean {
+    return this.votes.quorum(round, type, hash);
   }
 
   private once(key: string): boolean {
@@ -356,13 +414,12 @@ export class BftEngine {
     if (this.stopped || !this.active(this.height)) return;
     const h = this.height;
     const r = this.round;
-    const q = quorum(validatorSetAt(this.chain.params, this.chain.state, h).length);
+    const { voteMs, deltaMs } = this.timeouts;
     // Decide: a proposal of any round with a precommit quorum for it.
-    for (const [pr, p] of this.proposals) {
-      void pr;
-      for (const [k] of this.votes) {
-        const [round, type] = k.split('/').map(Number);
-        if (type === PRECOMMIT && this.count(round, PRECOMMIT, p.block.hash) >= q && this.valid.get(p.block.hash)) {
+    for (const p of this.proposals.values()) {
+      if (!this.valid.get(p.block.hash)) continue;
+      for (const round of this.votes.precommitRounds()) {
+        if (this.quorum(round, PRECOMMIT, p.block.hash)) {
           void this.decide(p.block, round);
           return;
         }
@@ -374,15 +431,15 @@ export class BftEngine {
       if (p.pol_round === -1) {
         const ok = pv && (this.lockedRound === -1 || this.lockedHash === p.block.hash);
         this.vote(PREVOTE, ok ? p.block.hash : '');
-      } else if (p.pol_round < r && this.count(p.pol_round, PREVOTE, p.block.hash) >= q) {
+      } else if (p.pol_round < r && this.quorum(p.pol_round, PREVOTE, p.block.hash)) {
         const ok = pv && (this.lockedRound <= p.pol_round || this.lockedHash === p.block.hash);
         this.vote(PREVOTE, ok ? p.block.hash : '');
       }
     }
-    if (this.step === 'prevote' && this.count(r, PREVOTE) >= q && this.once(`pvto/${r}`)) {
-      this.schedule(TIMEOUT_VOTE_MS + TIMEOUT_DELTA_MS * r, () => this.onTimeoutPrevote(h, r));
+    if (this.step === 'prevote' && this.quorum(r, PREVOTE) && this.once(`pvto/${r}`)) {
+      this.schedule(voteMs + deltaMs * r, () => this.onTimeoutPrevote(h, r));
     }
-    if (p && pv && this.step !== 'propose' && this.count(r, PREVOTE, p.block.hash) >= q && this.once(`lock/${r}`)) {
+    if (p && pv && this.step !== 'propose' && this.quorum(r, PREVOTE, p.block.hash) && this.once(`lock/${r}`)) {
       if (this.step === 'prevote') {
         this.lockedHash = p.block.hash;
         this.lockedRound = r;
@@ -391,9 +448,9 @@ export class BftEngine {
       this.validBlock = p.block;
       this.validRound = r;
     }
-    if (this.step === 'prevote' && this.count(r, PREVOTE, '') >= q) this.vote(PRECOMMIT, '');
-    if (this.count(r, PRECOMMIT) >= q && this.once(`pcto/${r}`)) {
-      this.schedule(TIMEOUT_VOTE_MS + TIMEOUT_DELTA_MS * r, () => this.onTimeoutPrecommit(h, r));
+    if (this.step === 'prevote' && this.quorum(r, PREVOTE, '')) this.vote(PRECOMMIT, '');
+    if (this.quorum(r, PRECOMMIT) && this.once(`pcto/${r}`)) {
+      this.schedule(voteMs + deltaMs * r, () => this.onTimeoutPrecommit(h, r));
     }
   }
 
@@ -412,7 +469,7 @@ export class BftEngine {
     const body = { type, height: h, round: r, block_hash: hash };
     const signature = toHex(signDigest(voteDigest(this.chain.params.chainId, body), this.key.privateKey));
     const vote: Vote = { ...body, validator: this.key.address, signature };
-    this.sent.push({ kind: 'vote', vote });
+    this.onVoteSigned?.(vote);
     this.broadcast({ kind: 'vote', vote });
     this.addVote(vote);
     this.process();
@@ -433,18 +490,23 @@ export class BftEngine {
     }
   }
 
-  /** Attach the precommits as the justification and commit through the block-validity rule. */
+  /** Attach the precommits as the justification and commit the checked outcome (no second execution). */
   private async decide(block: Block, round: number): Promise<void> {
     if (this.deciding) return;
     this.deciding = true;
     try {
-      const precommits = [...(this.votes.get(`${round}/${PRECOMMIT}`)?.values() ?? [])]
-        .filter((v) => v.block_hash === block.hash)
-        .sort((a, b) => (a.validator < b.validator ? -1 : 1))
-        .map((v) => ({ validator: v.validator, signature: v.signature }));
+      const precommits = this.votes.precommitsFor(round, block.hash);
       const final: Block = { ...block, justification: encodeJustification({ round, precommits }) };
       if (this.chain.height + 1 !== final.index) return; // imported meanwhile (sync)
-      await this.chain.importBlock(final);
+      const seenAt = this.proposalSeenAt.get(block.hash);
+      const checked = this.checked.get(block.hash);
+      if (checked && checked.parentHash === this.chain.head.hash) await this.chain.commitChecked(final, checked);
+      else await this.chain.importBlock(final);
+      this.onFinalized?.({
+        height: final.index,
+        round,
+        proposalToFinalityMs: seenAt === undefined ? null : Date.now() - seenAt,
+      });
       this.onCommitted?.(final);
     } catch (err) {
       if (this.chain.height >= block.index) return;

@@ -87,12 +87,12 @@ export const operationEnv = (env: BlockEnv): OperationEnv => ({
   ...(env.lastCommit ? { lastCommit: env.lastCommit } : {}),
 });
 
-function statelessRuleError(tx: SignedTransaction, env: BlockEnv): string | null {
+function statelessRuleError(tx: SignedTransaction, env: BlockEnv, rules: NativeRuleContext): string | null {
   try {
     if (isEvmTransaction(tx)) {
       if (env.height >= env.evmActivationHeight)
         checkStoredEvmTransaction(tx, chainCommon(env.chainId, env.hardfork), env.devChain);
-    } else checkNativeTransaction(tx, ruleContext(env));
+    } else checkNativeTransaction(tx, rules);
     return null;
   } catch (err) {
     return (err as Error).message;
@@ -153,6 +153,7 @@ export async function executeBlock(
   const deferredSenders = new Set<string>();
   const collectorKey = accountKey(FEE_COLLECTOR);
   const opEnv = operationEnv(env);
+  const rules = ruleContext(env);
 
   for (const tx of txs) {
     if (deferredSenders.has(tx.from_address)) {
@@ -161,7 +162,7 @@ export async function executeBlock(
     }
     // The stateless transaction rules (remembered per transaction, so nearly free for pool
     // transactions): a proposer never packs what block validation would refuse.
-    const ruleError = statelessRuleError(tx, env);
+    const ruleError = statelessRuleError(tx, env, rules);
     if (ruleError) {
       r.dropped.push({ tx, reason: ruleError });
       continue;

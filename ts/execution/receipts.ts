@@ -87,14 +87,30 @@ function receiptHex(r: ReceiptRecord): string {
   );
 }
 
-const utf8Hex = (s: string): string => Buffer.from(s, 'utf8').toString('hex');
+const rlpUtf8 = (s: string): string => rlpStrHex(Buffer.from(s, 'utf8').toString('hex'));
+
+/** RLP (hex) of event names, field names and ids (addresses, contracts): they recur in every receipt. */
+const recurring = new Map<string, string>();
+const MAX_RECURRING = 65_536;
+function rlpRecurring(s: string): string {
+  let h = recurring.get(s);
+  if (h === undefined) {
+    h = rlpUtf8(s);
+    if (recurring.size >= MAX_RECURRING) recurring.clear();
+    recurring.set(s, h);
+  }
+  return h;
+}
 
 function eventsHex(events: readonly NativeEvent[]): string {
   let list = '';
   for (const e of events) {
     let fields = '';
-    for (const [k, v] of Object.entries(e.fields)) fields += rlpListHex(rlpStrHex(utf8Hex(k)) + rlpStrHex(utf8Hex(v)));
-    list += rlpListHex(rlpStrHex(utf8Hex(e.type)) + rlpListHex(fields));
+    for (const k in e.fields) {
+      const v = e.fields[k];
+      fields += rlpListHex(rlpRecurring(k) + (v.length >= 40 ? rlpRecurring(v) : rlpUtf8(v)));
+    }
+    list += rlpListHex(rlpRecurring(e.type) + rlpListHex(fields));
   }
   return rlpListHex(list);
 }

@@ -1,6 +1,6 @@
 /**
  * Paths of explorer pages. Every part comes from a validated value (heights, hex ids, addresses, SRC20_
- * contracts) or is percent-encoded, and templates escape the result again like any other value.
+ * contracts, SRC721_ collections, token ids) or is percent-encoded, and templates escape the result again like any other value.
  */
 export const EXPLORER_ROOT = '/explorer';
 
@@ -23,9 +23,9 @@ export const links = {
   address: (address: string): string => `${EXPLORER_ROOT}/address/${enc(address)}`,
   validator: (address: string): string => `${EXPLORER_ROOT}/validators/${enc(address)}`,
   token: (contract: string): string => `${EXPLORER_ROOT}/tokens/${enc(contract)}`,
-  collection: (address: string): string => `${EXPLORER_ROOT}/nft/${enc(address)}`,
+  collection: (address: string): string => `${EXPLORER_ROOT}/nfts/${enc(address)}`,
   nft: (collection: string, tokenId: bigint | number | string): string =>
-    `${EXPLORER_ROOT}/nft/${enc(collection)}/${enc(String(tokenId))}`,
+    `${EXPLORER_ROOT}/nfts/${enc(collection)}/${enc(String(tokenId))}`,
 };
 
 /** `path?page=n&limit=m` (limit only when not the page's default). */

@@ -21,8 +21,6 @@ export interface SiteView {
   headLink: string;
   version: string;
   links: typeof links;
-  /** The NFT pages exist (the NFT module is part of this node). */
-  nfts: boolean;
 }
 
 export function siteView(ctx: NodeContext): SiteView {
@@ -35,7 +33,6 @@ export function siteView(ctx: NodeContext): SiteView {
     headLink: links.block(c.height),
     version: ctx.version,
     links,
-    nfts: false,
   };
 }
 

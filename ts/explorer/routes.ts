@@ -10,6 +10,7 @@ import { addressPage } from './pages/address.js';
 import { blockPage, blocksListPage } from './pages/blocks.js';
 import type { PageHandler } from './pages/common.js';
 import { homePage } from './pages/home.js';
+import { collectionPage, collectionsPage, nftTokenPage } from './pages/nfts.js';
 import { richlistPage } from './pages/richlist.js';
 import { searchPage } from './pages/search.js';
 import { tokenPage, tokensPage } from './pages/tokens.js';
@@ -47,6 +48,19 @@ export const explorerRoutes: readonly ExplorerRoute[] = [
     page: tokenPage,
   },
   { path: `${R}/token/:contract`, summary: 'Alias of /explorer/tokens/{contract}', page: tokenPage },
+  { path: `${R}/nfts`, summary: 'SRC-721 NFT collections', page: collectionsPage },
+  {
+    path: `${R}/nfts/:collection`,
+    summary: 'An NFT collection: tokens, holders, events (?tab=)',
+    page: collectionPage,
+  },
+  { path: `${R}/nft/:collection`, summary: 'Alias of /explorer/nfts/{collection}', page: collectionPage },
+  {
+    path: `${R}/nfts/:collection/:id`,
+    summary: 'An NFT: owner, URI, history',
+    page: nftTokenPage,
+  },
+  { path: `${R}/nft/:collection/:id`, summary: 'Alias of /explorer/nfts/{collection}/{token_id}', page: nftTokenPage },
   {
     path: `${R}/address/:address`,
     summary: 'An address: balance, nonce, transactions, holdings, contract code',

@@ -1,5 +1,5 @@
 /** View models of the rows and links pages share (blocks, transactions, addresses); every value pre-formatted. */
-import type { Block, HistoryEntry, TxSummary, TxView } from '../services/index.js';
+import type { Block, HistoryEntry, TokenTransfer, TxSummary, TxView } from '../services/index.js';
 import { type TimeView, coins, coinsWei, gas, int, short, time } from './format.js';
 import { links } from './links.js';
 
@@ -65,7 +65,7 @@ export interface TxRow {
 /** How a transaction's kind reads in lists: the operation's name for native operations. */
 export function kindLabel(s: TxSummary): string {
   if (s.kind === 'evm') return s.to === null ? 'contract creation' : s.input === '0x' ? 'EVM transfer' : 'contract call';
-  if (s.op) return s.op.name;
+  if (s.op) return s.op.family === 'token' ? `SRC-20 ${s.op.name}` : s.op.name;
   return s.kind;
 }
 
@@ -93,3 +93,16 @@ export interface PagerView {
   prev: string | null;
   next: string | null;
 }
+
+/** A row of a token transfer feed; `amount` is already in the token's units. */
+export const transferRow = (x: TokenTransfer, amount: string) => ({
+  href: links.tx(x.txid),
+  txShort: short(x.txid, 10),
+  txid: x.txid,
+  block: { href: links.block(x.block_index), text: int(x.block_index) },
+  time: time(x.timestamp),
+  kind: x.kind,
+  from: addrView(x.from),
+  to: addrView(x.to),
+  amount,
+});

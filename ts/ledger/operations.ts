@@ -5,9 +5,9 @@
  * table below; decoding is strict (duplicate keys, unknown or missing fields, fractions, negative or
  * oversized integers are errors naming the field) so a payload has exactly one meaning on every node.
  */
-import { isInteger, parse } from 'lossless-json';
 import { InvalidTransactionError } from '../util/errors.js';
 import { isAddress } from '../util/hex.js';
+import { parseStrictJson } from './operation-json.js';
 
 export type OperationFamily = 'token' | 'staking' | 'nft';
 
@@ -113,14 +113,6 @@ export class OperationDecodeError extends InvalidTransactionError {}
 const fail = (msg: string): OperationDecodeError => new OperationDecodeError(`Invalid transaction: ${msg}`);
 const bad = (variant: string, msg: string): OperationDecodeError =>
   new OperationDecodeError(`invalid ${variant} operation: ${msg}`);
-
-/**
- * Strict JSON: duplicate keys throw (lossless-json), every number stays its exact text. Integers
- * become bigint; anything else that looks numeric is refused by the field checks.
- */
-function parseStrictJson(text: string): unknown {
-  return parse(text, null, (value: string) => (isInteger(value) ? BigInt(value) : { fraction: value }));
-}
 
 function decodeField(variant: string, name: string, spec: FieldSpec, v: unknown): bigint | string | boolean | null {
   const where = name;

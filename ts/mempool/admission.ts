@@ -28,7 +28,7 @@ import { baseToWei } from '../ledger/units.js';
 import { getAccount } from '../state/accounts.js';
 import { EvmNotActiveError, InvalidParamsError, InvalidTransactionError } from '../util/errors.js';
 import { fromHex } from '../util/hex.js';
-import type { Mempool } from './mempool.js';
+import type { Mempool, MempoolContents } from './mempool.js';
 import { SignatureBatcher } from './signature-batcher.js';
 
 /** Every reason admission reports (metrics pre-set a counter per reason). */
@@ -61,7 +61,7 @@ export class TxAdmission {
   /** The node's clock in Unix seconds (tests move it). */
   now: () => number = () => Math.floor(Date.now() / 1000);
   /** Makes each API admission durable before the submission answers (mempool/tx-journal.ts). */
-  journal?: { append(tx: SignedTransaction): Promise<void> };
+  journal?: { append(tx: SignedTransaction): Promise<void>; reset?(txs: readonly SignedTransaction[]): Promise<void> };
 
   constructor(
     private readonly chain: Chain,
@@ -207,6 +207,17 @@ export class TxAdmission {
         return; // cannot pay now: dropped, as geth drops a queued transaction that cannot be promoted
       }
     }
+  }
+
+  /**
+   * Put the pool back to earlier contents (the dev chain's evm_revert and anvil_reset, after the chain was
+   * rolled back to the state they were admitted against); the journal then holds exactly them, so the
+   * transactions of removed blocks do not return at the next start. No pending events: they were announced
+   * when first admitted.
+   */
+  async restorePool(contents: MempoolContents): Promise<void> {
+    this.mempool.restore(contents);
+    await this.journal?.reset?.(contents.pending);
   }
 
   /** After a block: promote what the new nonces unblock, drop stale and expired queued entries. */

@@ -26,6 +26,13 @@ interface Queued {
   at: number;
 }
 
+/** Everything a pool holds, as `contents()` copies it and `restore()` puts it back (the dev chain's snapshots). */
+export interface MempoolContents {
+  /** Pending transactions in arrival order. */
+  pending: readonly SignedTransaction[];
+  queued: readonly Queued[];
+}
+
 /**
  * Pending and queued transactions.
  * - Pending: per sender, contiguous nonces starting at the sender's state nonce; ready for a block.
@@ -138,6 +145,28 @@ export class Mempool {
     const i = list.findIndex((p) => p.txid === tx.txid);
     if (i >= 0) list.splice(i, 1);
     if (list.length === 0) this.bySender.delete(tx.from_address);
+  }
+
+  /** A copy of what the pool holds (the transactions themselves are immutable and shared). */
+  contents(): MempoolContents {
+    const queued: Queued[] = [];
+    for (const q of this.queued.values()) for (const e of q.values()) queued.push({ ...e });
+    return { pending: [...this.byId.values()], queued };
+  }
+
+  /**
+   * Replace everything with earlier contents (the dev chain's evm_revert, which also puts the state back
+   * to what those transactions were admitted against; anvil_reset restores empty contents).
+   */
+  restore(c: MempoolContents): void {
+    this.byId.clear();
+    this.bySender.clear();
+    this.queued.clear();
+    this.queuedIds.clear();
+    for (const tx of c.pending) this.add(tx);
+    // Arrival order stays that of `pending`; each sender's list is in nonce order (a replacement arrived later).
+    for (const list of this.bySender.values()) list.sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0));
+    for (const e of c.queued) this.enqueue(e.tx, e.at);
   }
 
   // --- future-nonce queue ---

@@ -229,6 +229,27 @@ export class TxJournal {
     }
   }
 
+  /**
+   * Make the journal hold exactly `txs` (the dev chain's evm_revert and anvil_reset replace the pool, and
+   * the transactions of the blocks they removed must not come back at the next start): they are written
+   * to a new segment, then every older segment is deleted. A crash in between replays both, and admission
+   * refuses what the state no longer allows.
+   */
+  async reset(txs: readonly SignedTransaction[]): Promise<void> {
+    await this.commit.drain();
+    const old = this.segments.splice(0);
+    this.segmentOf.clear();
+    this.startSegment(this.current.seg.seq + 1);
+    await Promise.all(txs.map((tx) => this.append(tx)));
+    for (const seg of old) {
+      try {
+        unlinkSync(seg.path);
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+
   async close(): Promise<void> {
     await this.commit.drain();
     closeSync(this.current.fd);

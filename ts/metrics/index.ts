@@ -35,3 +35,4 @@ export function closeMetrics(m: NodeMetrics): void {
 export function recordRpcCall(method: string, ok: boolean, seconds: number): void {
   for (const m of live) m.recordRpcCall(method, ok, seconds);
 }
+export { NetworkMetrics, type NetworkMetricsSources } from './network-metrics.js';

@@ -40,6 +40,18 @@ interface RpcSeries {
   duration: HistogramState;
 }
 
+/** A gauge whose value is read at scrape time. */
+export function liveGauge(registry: Registry, name: string, help: string, read: () => number): Gauge {
+  return new Gauge({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.set(read());
+    },
+  });
+}
+
 /** Typed handles on one node's metrics; created by createMetrics and wired in ts/node. */
 export class NodeMetrics {
   readonly contentType: string;
@@ -69,15 +81,7 @@ export class NodeMetrics {
   ) {
     this.contentType = registry.contentType;
     const registers = [registry];
-    const live = (name: string, help: string, read: () => number) =>
-      new Gauge({
-        name,
-        help,
-        registers,
-        collect() {
-          this.set(read());
-        },
-      });
+    const live = (name: string, help: string, read: () => number) => liveGauge(registry, name, help, read);
     live('native_block_height', 'Height of the chain head', sources.height);
     live('native_finalized_height', 'Highest final block under the current consensus rules', sources.finalizedHeight);
     live('native_active_validators', 'Validators in the active set (PoA: the authority set)', sources.activeValidators);

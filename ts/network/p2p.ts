@@ -2,23 +2,31 @@ import './polyfill.js';
 import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import { privateKeyFromRaw } from '@libp2p/crypto/keys';
-import { gossipsub } from '@libp2p/gossipsub';
+import { type GossipsubMessage, StrictNoSign, TopicValidatorResult, gossipsub } from '@libp2p/gossipsub';
 import { identify } from '@libp2p/identify';
 import type { Connection, Libp2p, PeerId, Stream } from '@libp2p/interface';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import { tcp } from '@libp2p/tcp';
 import { lpStream } from '@libp2p/utils';
 import { type Multiaddr, multiaddr } from '@multiformats/multiaddr';
+import { RLP } from '@ethereumjs/rlp';
 import { createLibp2p } from 'libp2p';
 
 /** Gossip messages stay far below gossipsub's silent ~4 MiB drop; larger blocks go by request/response. */
 export const MAX_GOSSIP_BYTES = 1024 * 1024;
 /** One request/response frame (a block) at most. */
 export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
+/** Transactions gossiped in one message at most, and how long the first of a batch waits for company. */
+export const MAX_TXS_PER_GOSSIP = 256;
+export const TX_BATCH_WINDOW_MS = 50;
+/** Consensus messages in one catch-up response at most (proposals and votes of one height). */
+export const MAX_CONSENSUS_MESSAGES = 1000;
 /** Blocks per range request. */
 export const MAX_BLOCKS_PER_REQUEST = 256;
-/** A peer whose score falls below this is disconnected and refused. */
-const BAN_SCORE = -50;
+/** A peer whose score falls to this is disconnected and refused. */
+export const BAN_SCORE = -50;
+/** Points an invalid message costs its sender by default (malformed, forged or invalid: dropped at once). */
+export const INVALID_MESSAGE_PENALTY = 50;
 
 export interface ChainStatus {
   chain_id: number;
@@ -51,12 +59,25 @@ export interface P2POptions {
   onBlock: (bytes: Uint8Array, from: string) => Promise<void>;
   /** Proposals and votes (BFT). */
   onConsensus?: (bytes: Uint8Array, from: string) => Promise<void>;
+  /** Double-sign evidence. */
+  onEvidence?: (bytes: Uint8Array, from: string) => Promise<void>;
+  /** An encoded block by hash (a proposal's, or a committed one), for peers' block-by-hash requests. */
+  blockByHash?: (hash: string) => Promise<Uint8Array | null>;
+  /** The consensus messages (proposals, votes) this node holds for a height, for a peer catching up. */
+  consensusAt?: (height: number) => Uint8Array[];
   onPeerStatus?: (peer: string, status: ChainStatus) => void;
   log: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; debug: (o: object, m: string) => void };
 }
 
 /** A message was invalid; the sender is scored down (oversized, undecodable, invalid block or transaction). */
-export class PeerMisbehaviour extends Error {}
+export class PeerMisbehaviour extends Error {
+  constructor(
+    message: string,
+    readonly penalty = INVALID_MESSAGE_PENALTY,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * The node's libp2p host (the stack Lodestar runs: TCP, Noise, Yamux, identify, gossipsub) and the
@@ -72,11 +93,21 @@ export class P2PNetwork {
   private readonly handshaking = new Set<string>();
   private redial: NodeJS.Timeout | null = null;
   private readonly prefix: string;
-  readonly topics: { tx: string; block: string; consensus: string };
+  readonly topics: { tx: string; block: string; consensus: string; evidence: string };
+  private txBatch: Uint8Array[] = [];
+  private txBatchBytes = 0;
+  private txFlush: NodeJS.Timeout | null = null;
+  /** Gossip messages received per topic, and messages refused as invalid (metrics). */
+  readonly counters = { received: 0, invalid: 0 };
 
   constructor(private readonly opts: P2POptions) {
     this.prefix = `/native/${opts.chainId}/${opts.genesisHash.slice(0, 16)}`;
-    this.topics = { tx: `${this.prefix}/tx/1`, block: `${this.prefix}/block/1`, consensus: `${this.prefix}/consensus/1` };
+    this.topics = {
+      tx: `${this.prefix}/txs/1`,
+      block: `${this.prefix}/block/1`,
+      consensus: `${this.prefix}/consensus/1`,
+      evidence: `${this.prefix}/evidence/1`,
+    };
   }
 
   private get statusProtocol(): string {
@@ -84,6 +115,12 @@ export class P2PNetwork {
   }
   private get blocksProtocol(): string {
     return `${this.prefix}/blocks/1`;
+  }
+  private get blockByHashProtocol(): string {
+    return `${this.prefix}/block-by-hash/1`;
+  }
+  private get consensusSyncProtocol(): string {
+    return `${this.prefix}/consensus-sync/1`;
   }
 
   get peerId(): string {
@@ -112,18 +149,29 @@ export class P2PNetwork {
       },
       services: {
         identify: identify(),
-        pubsub: gossipsub({ allowPublishToZeroTopicPeers: true, emitSelf: false }),
+        // Unsigned, content-addressed messages, forwarded only once this node accepted them (Lodestar's
+        // setup): no per-message secp256k1 signature in JavaScript on every hop, and an invalid message
+        // is never relayed, so the peer that delivered it (the propagation source) is the one to blame.
+        pubsub: gossipsub({
+          allowPublishToZeroTopicPeers: true,
+          emitSelf: false,
+          globalSignaturePolicy: StrictNoSign,
+          asyncValidation: true,
+        }),
       },
     });
     await this.node.handle(this.statusProtocol, (s, c) => void this.serveStatus(s, c));
     await this.node.handle(this.blocksProtocol, (s, c) => void this.serveBlocks(s, c));
+    await this.node.handle(this.blockByHashProtocol, (s) => void this.serveBlockByHash(s));
+    await this.node.handle(this.consensusSyncProtocol, (s) => void this.serveConsensus(s));
     this.node.addEventListener('peer:identify', (e) => void this.onIdentify(e.detail.peerId, e.detail.protocols));
     this.node.addEventListener('peer:disconnect', (e) => this.heights.delete(e.detail.toString()));
     const pubsub = this.pubsub();
     pubsub.subscribe(this.topics.tx);
     pubsub.subscribe(this.topics.block);
     pubsub.subscribe(this.topics.consensus);
-    pubsub.addEventListener('message', (e) => void this.onGossip(e.detail));
+    pubsub.subscribe(this.topics.evidence);
+    pubsub.addEventListener('gossipsub:message', (e) => void this.onGossip(e.detail));
     this.dialStaticPeers();
     this.redial = setInterval(() => this.dialStaticPeers(), 2000);
     this.redial.unref();
@@ -132,13 +180,15 @@ export class P2PNetwork {
 
   async stop(): Promise<void> {
     if (this.redial) clearInterval(this.redial);
+    this.flushTransactions();
     await this.node?.stop();
   }
 
   private pubsub(): {
     subscribe(t: string): void;
     publish(t: string, d: Uint8Array): Promise<unknown>;
-    addEventListener(ev: 'message', cb: (e: CustomEvent<{ topic: string; data: Uint8Array; from?: PeerId }>) => void): void;
+    addEventListener(ev: 'gossipsub:message', cb: (e: CustomEvent<GossipsubMessage>) => void): void;
+    reportMessageValidationResult(msgId: string, propagationSource: string, acceptance: TopicValidatorResult): void;
   } {
     return (this.node.services as { pubsub: never }).pubsub;
   }
@@ -210,16 +260,44 @@ export class P2PNetwork {
     }
   }
 
-  private async onGossip(msg: { topic: string; data: Uint8Array; from?: PeerId }): Promise<void> {
-    const from = msg.from?.toString() ?? 'unknown';
-    if (msg.data.length > MAX_GOSSIP_BYTES) return this.penalize(from, 20, 'oversized gossip message');
-    try {
-      if (msg.topic === this.topics.tx) await this.opts.onTransaction(msg.data, from);
-      else if (msg.topic === this.topics.block) await this.opts.onBlock(msg.data, from);
-      else if (msg.topic === this.topics.consensus) await this.opts.onConsensus?.(msg.data, from);
-    } catch (err) {
-      if (err instanceof PeerMisbehaviour) await this.penalize(from, 10, err.message);
+  /**
+   * A gossip message, from the peer that delivered it (messages are unsigned; an honest peer forwards
+   * only what it accepted, so an invalid message costs the peer that sent it). It is relayed further
+   * only when accepted here.
+   */
+  private async onGossip(m: GossipsubMessage): Promise<void> {
+    const from = m.propagationSource.toString();
+    const { topic, data } = m.msg;
+    const report = (r: TopicValidatorResult) => this.pubsub().reportMessageValidationResult(m.msgId, from, r);
+    this.counters.received++;
+    if (this.denied.has(from)) return report(TopicValidatorResult.Ignore);
+    if (data.length > MAX_GOSSIP_BYTES) {
+      this.counters.invalid++;
+      report(TopicValidatorResult.Reject);
+      return this.penalize(from, INVALID_MESSAGE_PENALTY, `oversized gossip message (${data.length} bytes)`);
     }
+    try {
+      if (topic === this.topics.tx) await this.onTransactions(data, from);
+      else if (topic === this.topics.block) await this.opts.onBlock(data, from);
+      else if (topic === this.topics.consensus) await this.opts.onConsensus?.(data, from);
+      else if (topic === this.topics.evidence) await this.opts.onEvidence?.(data, from);
+      report(TopicValidatorResult.Accept);
+    } catch (err) {
+      if (!(err instanceof PeerMisbehaviour)) {
+        this.opts.log.warn({ peer: from, topic, err: (err as Error).message }, 'gossip message failed');
+        report(TopicValidatorResult.Ignore);
+        return;
+      }
+      this.counters.invalid++;
+      report(TopicValidatorResult.Reject);
+      await this.penalize(from, err.penalty, err.message);
+    }
+  }
+
+  async publishEvidence(bytes: Uint8Array): Promise<void> {
+    await this.pubsub()
+      .publish(this.topics.evidence, bytes)
+      .catch(() => undefined);
   }
 
   async publishConsensus(bytes: Uint8Array): Promise<void> {
@@ -228,10 +306,41 @@ export class P2PNetwork {
       .catch(() => undefined);
   }
 
-  async publishTransaction(bytes: Uint8Array): Promise<void> {
-    await this.pubsub()
-      .publish(this.topics.tx, bytes)
+  /**
+   * Gossip a transaction. Transactions travel in batches (RLP list of typed encodings): the first waits
+   * TX_BATCH_WINDOW_MS for others, so a busy node sends tens of messages a second instead of thousands
+   * (each gossip message is signed by its author and verified by every receiver).
+   */
+  publishTransaction(bytes: Uint8Array): void {
+    if (this.txBatchBytes + bytes.length > MAX_GOSSIP_BYTES - 1024) this.flushTransactions();
+    this.txBatch.push(bytes);
+    this.txBatchBytes += bytes.length;
+    if (this.txBatch.length >= MAX_TXS_PER_GOSSIP) this.flushTransactions();
+    else this.txFlush ??= setTimeout(() => this.flushTransactions(), TX_BATCH_WINDOW_MS);
+  }
+
+  private flushTransactions(): void {
+    if (this.txFlush) clearTimeout(this.txFlush);
+    this.txFlush = null;
+    if (this.txBatch.length === 0) return;
+    const batch = RLP.encode(this.txBatch);
+    this.txBatch = [];
+    this.txBatchBytes = 0;
+    void this.pubsub()
+      .publish(this.topics.tx, batch)
       .catch(() => undefined);
+  }
+
+  private async onTransactions(data: Uint8Array, from: string): Promise<void> {
+    let items: unknown;
+    try {
+      items = RLP.decode(data);
+    } catch (err) {
+      throw new PeerMisbehaviour(`undecodable transaction batch: ${(err as Error).message}`);
+    }
+    if (!Array.isArray(items) || items.length > MAX_TXS_PER_GOSSIP || items.some((x) => !(x instanceof Uint8Array)))
+      throw new PeerMisbehaviour('a transaction batch must be a list of at most 256 byte strings');
+    await Promise.all((items as Uint8Array[]).map((tx) => this.opts.onTransaction(tx, from)));
   }
 
   /** Gossip a block when it is small enough; peers fetch larger ones by range when they see the gap. */
@@ -302,6 +411,70 @@ export class P2PNetwork {
     }
     await stream.close().catch(() => undefined);
     return out;
+  }
+
+  // --- one block by hash (a proposal's block that did not fit in gossip) ---
+
+  private async serveBlockByHash(stream: Stream): Promise<void> {
+    const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES });
+    try {
+      const hash = (await lp.read()).subarray();
+      if (hash.length !== 32) throw new Error('bad hash');
+      await lp.write((await this.opts.blockByHash?.(Buffer.from(hash).toString('hex'))) ?? new Uint8Array(0));
+      await stream.close();
+    } catch {
+      stream.abort(new Error('block-by-hash request failed'));
+    }
+  }
+
+  /** An encoded block by hash from a peer, or null when it does not have it. */
+  async requestBlockByHash(peer: string, hash: string): Promise<Uint8Array | null> {
+    const target = this.peerById(peer);
+    if (!target) return null;
+    const stream = await this.node.dialProtocol(target, this.blockByHashProtocol, { signal: AbortSignal.timeout(10_000) });
+    const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES });
+    await lp.write(Buffer.from(hash, 'hex'));
+    const frame = (await lp.read({ signal: AbortSignal.timeout(10_000) })).subarray();
+    await stream.close().catch(() => undefined);
+    return frame.length ? frame : null;
+  }
+
+  // --- the consensus messages of a height (a validator that restarted or was cut off catches up) ---
+
+  private async serveConsensus(stream: Stream): Promise<void> {
+    const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES });
+    try {
+      const req = JSON.parse(Buffer.from((await lp.read()).subarray()).toString('utf8')) as { height: number };
+      if (!Number.isSafeInteger(req.height) || req.height < 1) throw new Error('bad height');
+      for (const m of (this.opts.consensusAt?.(req.height) ?? []).slice(0, MAX_CONSENSUS_MESSAGES)) await lp.write(m);
+      await lp.write(new Uint8Array(0));
+      await stream.close();
+    } catch {
+      stream.abort(new Error('consensus request failed'));
+    }
+  }
+
+  /** A peer's consensus messages for a height (encoded as on the consensus topic). */
+  async requestConsensus(peer: string, height: number): Promise<Uint8Array[]> {
+    const target = this.peerById(peer);
+    if (!target) return [];
+    const stream = await this.node.dialProtocol(target, this.consensusSyncProtocol, { signal: AbortSignal.timeout(10_000) });
+    const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES });
+    await lp.write(Buffer.from(JSON.stringify({ height })));
+    const out: Uint8Array[] = [];
+    for (;;) {
+      const frame = (await lp.read({ signal: AbortSignal.timeout(10_000) })).subarray();
+      if (frame.length === 0) break;
+      out.push(frame);
+      if (out.length > MAX_CONSENSUS_MESSAGES) throw new PeerMisbehaviour('too many consensus messages in a response');
+    }
+    await stream.close().catch(() => undefined);
+    return out;
+  }
+
+  /** Peers that passed the handshake (ids). */
+  connectedPeerIds(): string[] {
+    return [...this.heights.keys()];
   }
 
   private peerById(id: string): PeerId | undefined {

@@ -24,35 +24,29 @@ import { TxAdmission } from '../mempool/admission.js';
 import { TxJournal } from '../mempool/tx-journal.js';
 import { DEFAULT_MEMPOOL_LIMITS, Mempool } from '../mempool/mempool.js';
 import { closeMetrics, createMetrics, type NodeMetrics, recordRpcCall, registerRpcMethods } from '../metrics/index.js';
-import { encodeBlock } from '../chain/block.js';
-import { encodeTransaction } from '../ledger/transaction.js';
-import {
-  BftEngine,
-  type ConsensusMessage,
-  InvalidConsensusMessage,
-  decodeConsensusMessage,
-  encodeConsensusMessage,
-} from '../consensus/bft.js';
-import { SignGuard } from '../consensus/privval.js';
+import type { BftEngine } from '../consensus/bft.js';
 import type { KeyPair } from '../ledger/keys.js';
-import { P2PNetwork, PeerMisbehaviour, loadOrCreateNodeKey } from '../network/index.js';
+import type { P2PNetwork } from '../network/index.js';
 import { devRpcMethods, rpcMethods } from '../rpc/index.js';
-import { BlockSync, admitGossipedTransaction } from '../sync/index.js';
+import type { BlockSync } from '../sync/index.js';
 import {
   AuditLog,
   ChainEventFeed,
   DevChain,
   FilterRegistry,
   NODE_VERSION,
+  followRollbacks,
   type NodeContext,
   nodeChainReader,
   redactConfig,
   stateIndex,
+  warmChainIndex,
 } from '../services/index.js';
 import { CompilePool, VERIFY_CHAINS, VerificationService, VerificationStore, verifyHooks } from '../verify/index.js';
 import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
 import { chainParamsFor } from './genesis-params.js';
+import { type Networking, startNetworking } from './network.js';
 import { loadOrCreateValidatorKey } from './validator-key.js';
 
 function buildId(): string {
@@ -167,10 +161,10 @@ function startVerification(config: NodeConfig, ctx: NodeContext, db: KvStore, lo
 /** The node's wiring: the one place that knows every component. */
 export class NativeNode {
   private stopping: Promise<void> | null = null;
-  net: P2PNetwork | null = null;
-  bft: BftEngine | null = null;
+  private networking: Networking | null = null;
   private validatorKey!: KeyPair;
-  sync: BlockSync | null = null;
+  /** The chain index's background warm-up (stopped before the store closes). */
+  private indexWarmup?: { stop: () => Promise<void> };
   /** The gRPC (HTTP/2) server; null with --grpc-port off. gRPC-Web rides on `http`. */
   grpc: GrpcServer | null = null;
   /** The journal of accepted transactions (absent with --tx-journal off). */
@@ -216,6 +210,7 @@ export class NativeNode {
     let grpc: GrpcServer | null = null;
     let journal: { journal: TxJournal; replayed: number } | undefined;
     let verification: VerificationService | undefined;
+    let indexWarmup: ReturnType<typeof warmChainIndex> | undefined;
     const evmCalls = new CallPool({
       workers: config.rpcEvmWorkers,
       maxQueue: config.rpcEvmQueue,
@@ -228,6 +223,8 @@ export class NativeNode {
       await chain.open();
       // Rich list, holders and delegation lists follow every commit from now on (built once from the state).
       await stateIndex({ chain });
+      // Proposer, epoch and day aggregates of the history fold in the background: no page waits for them.
+      indexWarmup = warmChainIndex({ chain });
       log.info(
         { height: chain.height, head: chain.head.hash, chain_id: params.chainId, network: params.network },
         'chain opened',
@@ -276,6 +273,7 @@ export class NativeNode {
       }
       verification = startVerification(config, ctx, db, log);
       ctx.verification = verification;
+      followRollbacks(ctx);
       const m = createMetrics(new Registry(), {
         height: () => chain.height,
         finalizedHeight: () => consensus.finalizedHeight(),
@@ -377,8 +375,9 @@ export class NativeNode {
         void node.stop().then(() => process.exit(1));
       };
       node.validatorKey = key;
+      node.indexWarmup = indexWarmup;
       node.txJournal = journal?.journal ?? null;
-      if (config.p2pPort !== null) await node.startNetwork(key.address);
+      if (config.p2pPort !== null) await node.startNetwork();
       if (config.role === 'full') log.info({}, 'full node: following the network, not producing blocks');
       else if (ctx.dev) ctx.dev.start();
       else if (params.validators.some((v) => v.address === key.address)) consensus.start();
@@ -404,6 +403,7 @@ export class NativeNode {
       await evmCalls.close();
       await journal?.journal.close();
       await verification?.close();
+      await indexWarmup?.stop();
       if (metrics) closeMetrics(metrics);
       await audit?.close();
       await db.close();
@@ -411,77 +411,32 @@ export class NativeNode {
     }
   }
 
-  /**
-   * Join the network: the libp2p host, block sync (gossip at the head, ranges to catch up) and
-   * transaction relay. A validator proposes only while no peer is known to be ahead of it.
-   */
-  private async startNetwork(validator: string): Promise<void> {
+  /** Join the network (ts/node/network.ts): libp2p, block sync, relay, evidence, and the BFT engine on validators. */
+  private async startNetwork(): Promise<void> {
     const { chain, admission, mempool } = this.ctx;
-    const genesis = await chain.blocks.getBlock(0);
-    const logger = this.log.child({ component: 'p2p' });
-    let sync!: BlockSync;
-    const net = new P2PNetwork({
-      nodeKey: loadOrCreateNodeKey(this.config.dataDir),
-      host: this.config.p2pHost,
-      port: this.config.p2pPort ?? 0,
-      peers: this.config.peers,
-      chainId: chain.params.chainId,
-      genesisHash: genesis?.hash ?? '',
-      status: () => sync.status(),
-      blocks: (from, count) => sync.blocks(from, count),
-      onTransaction: (bytes) => admitGossipedTransaction(admission, bytes),
-      onBlock: (bytes, from) => sync.onGossipBlock(bytes, from),
-      onPeerStatus: () => sync.poke(),
-      onConsensus: async (bytes) => {
-        let m: ConsensusMessage;
-        try {
-          m = decodeConsensusMessage(bytes);
-          await this.bft?.receive(m);
-        } catch (err) {
-          if (err instanceof InvalidConsensusMessage) throw new PeerMisbehaviour(err.message);
-          throw err;
-        }
-      },
-      log: logger,
+    this.networking = await startNetworking({
+      config: this.config,
+      chain,
+      mempool,
+      admission,
+      poa: this.consensus,
+      validatorKey: this.validatorKey,
+      metrics: this.metrics,
+      log: this.log,
     });
-    sync = new BlockSync(chain, mempool, admission, net, logger);
-    sync.genesisHash = genesis?.hash ?? '';
-    await net.start();
-    sync.start();
-    this.net = net;
-    this.sync = sync;
-    this.consensus.canPropose = () => !sync.catchingUp();
-    admission.onAdmitted = (tx) => void net.publishTransaction(encodeTransaction(tx));
-    const produced = this.consensus.onProduced;
-    this.consensus.onProduced = (info) => {
-      produced?.(info);
-      void net.publishBlock(encodeBlock(chain.head));
-    };
-    if (this.config.role !== 'full' && chain.params.validators.some((v) => v.address === validator)) {
-      const bft = new BftEngine(
-        chain,
-        mempool,
-        this.validatorKey,
-        { blockTimeMs: this.config.blockTimeMs, maxBlockTxs: this.config.maxBlockTxs },
-        new SignGuard(this.config.dataDir),
-        (m) => void net.publishConsensus(encodeConsensusMessage(m)),
-      );
-      bft.onCommitted = (b) => {
-        mempool.onBlock(b.transactions, []);
-        admission.onBlock();
-        void net.publishBlock(encodeBlock(b));
-      };
-      bft.onEvidence = (a, b) => logger.warn({ a, b }, 'double-sign evidence: conflicting votes');
-      bft.onError = (err) => logger.error({ err }, 'BFT step failed');
-      this.bft = bft;
-      bft.start();
-    }
-    this.ctx.network = {
-      peerId: net.peerId,
-      peers: () => net.peers(),
-      catchingUp: () => sync.catchingUp(),
-      targetHeight: () => sync.targetHeight(),
-    };
+    this.ctx.network = this.networking.view;
+  }
+
+  get net(): P2PNetwork | null {
+    return this.networking?.net ?? null;
+  }
+
+  get bft(): BftEngine | null {
+    return this.networking?.bft ?? null;
+  }
+
+  get sync(): BlockSync | null {
+    return this.networking?.sync ?? null;
   }
 
   /** Stop producing, close the API, flush the audit log, close the database. Idempotent. */
@@ -489,9 +444,7 @@ export class NativeNode {
     this.stopping ??= (async () => {
       await this.ctx.dev?.stop();
       await this.consensus.stop();
-      await this.bft?.stop();
-      await this.sync?.stop();
-      await this.net?.stop();
+      await this.networking?.stop();
       this.grpcWebStop.abort();
       await this.grpc?.close();
       // gRPC-Web streams write their UNAVAILABLE trailers once their pump sees the abort: a turn of the loop.
@@ -503,6 +456,7 @@ export class NativeNode {
       await this.ctx.verification?.close();
       closeMetrics(this.metrics);
       await this.audit.close();
+      await this.indexWarmup?.stop();
       await this.db.close();
       this.log.info({ height: this.ctx.chain.height }, 'node stopped');
     })();

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { writeGenesisFile } from '../chain/genesis.js';
 import { type ChainParams, DEFAULT_EPOCH_LENGTH, DEV_ACCOUNT_BALANCE_BASE, TESTNET_CHAIN_ID } from '../chain/params.js';
@@ -107,7 +108,8 @@ export function generateTestnet(o: TestnetOptions): TestnetNode[] {
   const genesisFile = join(out, 'genesis.json');
   writeGenesisFile(genesisFile, params);
   const addr = (i: number): string => `/ip4/127.0.0.1/tcp/${o.basePort + 100 + i}/p2p/${peerIdOfNodeKey(nodeKeys[i])}`;
-  const repo = process.cwd();
+  // `start` runs from the repository root (where dist/ lives), whatever directory generated the network.
+  const repo = fileURLToPath(new URL('../../..', import.meta.url));
   const rel = (p: string): string => (relative(repo, p).startsWith('..') ? p : relative(repo, p) || '.');
   const nodes: TestnetNode[] = [];
   for (let i = 0; i < total; i++) {
@@ -129,7 +131,7 @@ export function generateTestnet(o: TestnetOptions): TestnetNode[] {
       `--port ${o.basePort + i}`,
       '--p2p-host 127.0.0.1',
       `--p2p-port ${o.basePort + 100 + i}`,
-      `--peers ${peers.join(',')}`,
+      ...(peers.length ? [`--peers ${peers.join(',')}`] : []),
       `--block-time-ms ${o.blockTimeMs}`,
       // A local devnet: no per-IP rate limits (the spec's limits stay the default elsewhere).
       '--rate-limit-global 0 --rate-limit-write 0',

@@ -116,6 +116,31 @@ const aliased: RpcTable = {
   getAutomine: { params: [], handler: (ctx) => devOf(ctx).miner.automine },
 };
 
+/** A snapshot id: a quantity, as Hardhat sends it (or a JSON number). */
+function snapshotId(v: unknown): bigint {
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
+  return parseQuantity(v, 0);
+}
+
+/** anvil_reset / hardhat_reset take forking options; the dev chain has nothing to fork from. */
+function resetOptions(raw: unknown): void {
+  if (raw === undefined || raw === null) return;
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    throw invalidParams('invalid argument 0: expected reset options (an object)');
+  const forking = (raw as { forking?: unknown }).forking;
+  if ((forking !== undefined && forking !== null) || 'jsonRpcUrl' in raw) {
+    throw invalidParams('invalid argument 0: forking is not supported: the dev chain resets to its own genesis');
+  }
+}
+
+const snapshot = async (ctx: NodeContext): Promise<string> => `0x${(await devOf(ctx).snapshot()).toString(16)}`;
+const revert = (ctx: NodeContext, id: unknown): Promise<boolean> => devOf(ctx).revert(snapshotId(id));
+async function reset<T>(ctx: NodeContext, opts: unknown, answer: T): Promise<T> {
+  resetOptions(opts);
+  await devOf(ctx).reset();
+  return answer;
+}
+
 export const devMethods: RpcTable = {
   ...Object.fromEntries(
     Object.entries(aliased).flatMap(([name, m]) => [
@@ -131,6 +156,13 @@ export const devMethods: RpcTable = {
       return '0x0';
     },
   },
+  evm_snapshot: { params: [], handler: (ctx) => snapshot(ctx) },
+  anvil_snapshot: { params: [], handler: (ctx) => snapshot(ctx) },
+  evm_revert: { params: ['any'], handler: (ctx, [id]) => revert(ctx, id) },
+  anvil_revert: { params: ['any'], handler: (ctx, [id]) => revert(ctx, id) },
+  // Hardhat answers true, anvil null.
+  hardhat_reset: { params: ['any?'], handler: (ctx, [opts]) => reset(ctx, opts, true) },
+  anvil_reset: { params: ['any?'], handler: (ctx, [opts]) => reset(ctx, opts, null) },
   evm_setAutomine: { params: ['bool'], handler: (ctx, [on]) => setAutomine(ctx, on) },
   anvil_setAutomine: { params: ['bool'], handler: (ctx, [on]) => setAutomine(ctx, on) },
   evm_setIntervalMining: { params: ['any'], handler: (ctx, [ms]) => setInterval(ctx, ms) },

@@ -20,8 +20,14 @@ import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 const HASH_RE = /^0x[0-9a-fA-F]{64}$/;
 
 /** Height a tag names: every finality tag is the head (PoA finality is immediate). */
+/**
+ * The height a block tag names. `safe` and `finalized` are the finalized height (under BFT every
+ * committed block is final, so they equal `latest`; the engine's view is asked, not assumed).
+ */
 export function resolveHeight(ctx: NodeContext, tag: BlockTag | undefined): number {
-  if (tag === undefined || typeof tag === 'string') return tag === 'earliest' ? 0 : ctx.chain.height;
+  if (tag === 'earliest') return 0;
+  if (tag === 'safe' || tag === 'finalized') return ctx.consensus.finalizedHeight();
+  if (tag === undefined || typeof tag === 'string') return ctx.chain.height;
   return tag;
 }
 
@@ -45,7 +51,7 @@ export async function stateHeightOf(ctx: NodeContext, ref: unknown, i: number): 
     else throw invalidParams(`invalid argument ${i}: expected blockHash or blockNumber`);
   } else {
     const tag = parseBlockTag(ref, i);
-    if (tag === 'latest' || tag === 'pending' || tag === 'safe' || tag === 'finalized') return undefined;
+    if (tag === 'latest' || tag === 'pending') return undefined;
     height = resolveHeight(ctx, tag);
   }
   if (height === null || height > ctx.chain.height) throw new RpcError(RPC.server, 'header not found');

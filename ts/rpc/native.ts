@@ -2,9 +2,11 @@ import { WEI_PER_BASE, WEI_PER_COIN } from '../ledger/units.js';
 import { TransactionShapeError } from '../ledger/transaction.js';
 import {
   type NodeContext,
+  bftStatus,
   chainIndex,
   contractCreation,
   delegationViews,
+  finalizedView,
   getBalanceWei,
   stakingRewards,
   submitTransaction,
@@ -44,18 +46,6 @@ async function validatorSet(ctx: NodeContext): Promise<Record<string, unknown>> 
   };
 }
 
-function bftStatus(ctx: NodeContext): Record<string, unknown> {
-  const head = ctx.chain.head;
-  const base = {
-    consensus: head.consensus,
-    current_leader: ctx.consensus.nextProposer(),
-    last_finalized_height: ctx.consensus.finalizedHeight(),
-    last_finalized_hash: head.hash,
-  };
-  if (head.consensus === 'PoA') return base;
-  return { ...base, current_round: head.round, current_view: head.index + 1, phase: null, rounds_since_last_block: 0 };
-}
-
 export const nativeMethods: RpcTable = {
   native_sendTransaction: {
     params: ['object'],
@@ -74,19 +64,7 @@ export const nativeMethods: RpcTable = {
   native_getBalance: { params: ['address'], handler: (ctx, [a]) => qty(getBalanceWei(ctx, a as string)) },
   native_getValidatorSet: { params: [], handler: async (ctx) => validatorSet(ctx) },
   native_getBftStatus: { params: [], handler: (ctx) => bftStatus(ctx) },
-  native_getFinalizedHeight: {
-    params: [],
-    handler: async (ctx) => {
-      const finalized = ctx.consensus.finalizedHeight();
-      const b = await ctx.chain.blocks.getBlock(finalized);
-      return {
-        finalized_height: finalized,
-        finalized_hash: b?.hash ?? null,
-        latest_height: ctx.chain.height,
-        blocks_behind_finality: ctx.chain.height - finalized,
-      };
-    },
-  },
+  native_getFinalizedHeight: { params: [], handler: (ctx) => finalizedView(ctx) },
   // The transaction that created a contract (verification services read the creation code and constructor
   // arguments from it); null when unknown or when another contract created it.
   native_getContractCreation: {
@@ -149,7 +127,13 @@ export const nativeMethods: RpcTable = {
         pending_claimable: qty(r.pending_claimable),
         from_epoch: r.from_epoch,
         to_epoch: r.to_epoch,
-        by_epoch: r.by_epoch.map((e) => ({ epoch: e.epoch, validator: e.validator, reward: qty(e.reward), claimed: e.claimed })),
+        by_epoch: r.by_epoch.map((e) => ({
+          epoch: e.epoch,
+          validator: e.validator,
+          reward: qty(e.reward),
+          claimed: e.claimed,
+          type: e.type,
+        })),
       };
     },
   },

@@ -28,6 +28,7 @@ export type ChainEventListener = (e: ChainEvent) => void;
 /** Fan-out of chain events to in-process listeners; synchronous, in order. */
 export class ChainEventFeed {
   private readonly listeners = new Set<ChainEventListener>();
+  private readonly rollbackListeners = new Set<(height: number) => void>();
 
   /** Register a listener; returns its unsubscribe function. */
   on(listener: ChainEventListener): () => void {
@@ -49,11 +50,36 @@ export class ChainEventFeed {
     }
   }
 
-  /** Feed the chain's commits into this feed. Returns the detach function. */
+  /**
+   * Be told when the chain was rolled back (the dev chain's evm_revert and anvil_reset): blocks above the
+   * height are gone. The feed carries no removal event (the push interfaces have none to send); consumers
+   * drop what they still hold of those blocks. Returns the unsubscribe function.
+   */
+  onRollback(listener: (height: number) => void): () => void {
+    this.rollbackListeners.add(listener);
+    return () => this.rollbackListeners.delete(listener);
+  }
+
+  rolledBack(height: number): void {
+    for (const l of this.rollbackListeners) {
+      try {
+        l(height);
+      } catch {
+        // As for events: one consumer's bug must not stop the others.
+      }
+    }
+  }
+
+  /** Feed the chain's commits (and rollbacks) into this feed. Returns the detach function. */
   attachChain(chain: Chain): () => void {
     const onBlock = (block: Block, result: ExecutionResult | null) => this.emit({ kind: 'block_finalized', block, result });
+    const onRollback = (height: number) => this.rolledBack(height);
     chain.on('block', onBlock);
-    return () => chain.off('block', onBlock);
+    chain.on('rollback', onRollback);
+    return () => {
+      chain.off('block', onBlock);
+      chain.off('rollback', onRollback);
+    };
   }
 
   /** Announce a transaction admitted to the mempool. */
@@ -76,6 +102,7 @@ export class ChainSubscription {
   private waiter: (() => void) | null = null;
   private closed = false;
   private readonly detach: () => void;
+  private readonly detachRollback: () => void;
 
   /**
    * `kinds` and `accept` (a consumer's filter, e.g. the addresses a stream asked for) decide what is queued,
@@ -88,6 +115,18 @@ export class ChainSubscription {
     readonly accept?: (e: ChainEvent) => boolean,
   ) {
     this.detach = feed.on((e) => this.push(e));
+    this.detachRollback = feed.onRollback((h) => this.discardAbove(h));
+  }
+
+  /**
+   * A rollback removed the blocks above `height`: their events still queued are dropped, so a consumer never
+   * receives a block (or its logs) that is no longer part of the chain. What it already took is not recalled.
+   */
+  discardAbove(height: number): void {
+    const kept = this.queue.slice(this.head).filter((e) => e.kind !== 'block_finalized' || e.block.index <= height);
+    this.queue.length = 0;
+    this.queue.push(...kept);
+    this.head = 0;
   }
 
   /** Events waiting to be pulled. */
@@ -138,6 +177,7 @@ export class ChainSubscription {
     if (this.closed) return;
     this.closed = true;
     this.detach();
+    this.detachRollback();
     this.queue.length = 0;
     this.head = 0;
     this.wake();

@@ -2,22 +2,28 @@
  * Aggregates over committed blocks that no storage index holds: blocks and rewards per proposer (all time
  * and per epoch), per-UTC-day and per-minute activity for the recent past. One index per chain, created on
  * first use; it folds every new block from the chain's 'block' event and backfills older blocks from the
- * store, at most INDEX_BACKFILL_BLOCKS per request, so no request pays for the whole chain. Answers built
- * on it carry its coverage (`IndexCoverage`); on a chain shorter than one backfill step they are complete
- * from the first request.
+ * store. A node warms it in the background from the start (`warmChainIndex`: WARM_STEP_BLOCKS per event
+ * loop turn, so requests keep being served and none waits for the backfill); without a warmer (tools,
+ * tests) a request backfills at most INDEX_BACKFILL_BLOCKS itself. Answers built on it carry its coverage
+ * (`IndexCoverage`); on a chain shorter than one step they are complete from the first request.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Block } from '../chain/block.js';
 import type { Chain } from '../chain/chain.js';
 import type { ExecutionResult } from '../execution/index.js';
 import { scheduledReward } from '../ledger/rewards.js';
 import { hasBondedActiveSet } from '../ledger/staking/index.js';
-import type { NodeContext } from './context.js';
 import { epochOf } from './epochs.js';
 
 /** Blocks read from the store per request that needs the index (about 25 µs each). */
 export const INDEX_BACKFILL_BLOCKS = 10_000;
 /** Blocks per store range read during backfill. */
 const BACKFILL_CHUNK = 500;
+/**
+ * Blocks the background warm-up reads and folds per event loop turn: one range read and ~25-50 ms of
+ * decoding and folding on a loaded machine at worst (10-transaction blocks), so pages keep being served.
+ */
+export const WARM_STEP_BLOCKS = 64;
 export const DAY_SECONDS = 86_400;
 /** Days of per-day activity kept (GET /stats/daily shows the last 14, today included). */
 export const STATS_DAYS = 14;
@@ -74,6 +80,8 @@ export class ChainIndex {
   /** Timestamp of the lowest folded block (timestamps never decrease with height). */
   private lowestTs = Number.POSITIVE_INFINITY;
   private running: Promise<void> | null = null;
+  /** The background warm-up, while it runs (requests then never backfill more than its last step). */
+  private warming: { stopped: boolean; step: number; done: Promise<void> } | null = null;
 
   constructor(private readonly chain: Chain) {
     this.to = chain.height;
@@ -102,15 +110,55 @@ export class ChainIndex {
     return this.from <= 1 || this.lowestTs < ts;
   }
 
-  /** Backfill up to budget older blocks (concurrent callers share one pass), then drop expired buckets. */
+  /**
+   * Backfill up to budget older blocks (concurrent callers share one pass), then drop expired buckets. While
+   * the background warm-up runs, a request backfills only when one warm-up step is all that is left (it then
+   * shares that step), so no request waits for more than one step.
+   */
   async ensure(budget = INDEX_BACKFILL_BLOCKS): Promise<void> {
-    if (this.from > 1) {
-      this.running ??= this.backfill(budget).finally(() => {
-        this.running = null;
-      });
-      await this.running;
-    }
+    if (this.from > 1 && (!this.warming || this.from - 1 <= this.warming.step)) await this.step(budget);
     this.prune();
+  }
+
+  private step(budget: number): Promise<void> {
+    this.running ??= this.backfill(budget).finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  /**
+   * Fold the whole chain in the background, `stepBlocks` per event loop turn. `stop()` ends it after the
+   * step in flight (a node stops it before closing its store) and resolves when that step is done.
+   */
+  warm(stepBlocks = WARM_STEP_BLOCKS): { done: Promise<void>; stop: () => Promise<void> } {
+    if (!this.warming) {
+      const w = { stopped: false, step: stepBlocks, done: Promise.resolve() };
+      w.done = (async () => {
+        try {
+          while (!w.stopped && this.from > 1) {
+            await this.step(stepBlocks);
+            await nextTurn();
+          }
+        } finally {
+          if (this.warming === w) this.warming = null;
+        }
+      })();
+      this.warming = w;
+    }
+    const w = this.warming;
+    return {
+      done: w.done,
+      stop: async () => {
+        w.stopped = true;
+        await w.done.catch(() => undefined);
+      },
+    };
+  }
+
+  /** Whether the background warm-up is still folding history. */
+  get isWarming(): boolean {
+    return this.warming !== null;
   }
 
   private async backfill(budget: number): Promise<void> {
@@ -233,10 +281,23 @@ export class ChainIndex {
 
 const indexes = new WeakMap<Chain, ChainIndex>();
 
-/** The chain's index, backfilled by at most one step for this request. */
-export async function chainIndex(ctx: NodeContext): Promise<ChainIndex> {
-  let idx = indexes.get(ctx.chain);
-  if (!idx) indexes.set(ctx.chain, (idx = new ChainIndex(ctx.chain)));
+function indexOf(chain: Chain): ChainIndex {
+  let idx = indexes.get(chain);
+  if (!idx) indexes.set(chain, (idx = new ChainIndex(chain)));
+  return idx;
+}
+
+/** The chain's index, backfilled by at most one step for this request (none while the node warms it). */
+export async function chainIndex(ctx: { chain: Chain }): Promise<ChainIndex> {
+  const idx = indexOf(ctx.chain);
   await idx.ensure();
   return idx;
+}
+
+/**
+ * Start folding the chain's history into its index in the background (a node calls it once it opened its
+ * chain); `stop()` before closing the store.
+ */
+export function warmChainIndex(ctx: { chain: Chain }): { done: Promise<void>; stop: () => Promise<void> } {
+  return indexOf(ctx.chain).warm();
 }

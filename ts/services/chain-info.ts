@@ -108,6 +108,12 @@ export interface ChainPerformance {
   tps_1h: number;
   tps_24h: number;
   last_block_time: number;
+  /** Mean BFT round of the sampled blocks (0 when every block was decided in its first round). */
+  avg_round: number;
+  /** Sampled blocks decided after round 0 (a proposer was down or a round timed out). */
+  blocks_after_round_0: number;
+  /** Head minus finalized height (0: every committed block is final). */
+  finality_lag_blocks: number;
 }
 
 /** GET /chain/performance. */
@@ -115,9 +121,13 @@ export async function chainPerformance(ctx: NodeContext): Promise<ChainPerforman
   let newest = ctx.chain.head;
   let oldest = newest;
   let blocks = 0;
+  let rounds = 0;
+  let late = 0;
   for (const b of ctx.chain.blocks.recentBlocks()) {
     if (blocks === 0) newest = b;
     oldest = b;
+    rounds += b.round;
+    if (b.round > 0) late++;
     if (++blocks >= PERFORMANCE_SAMPLE_BLOCKS) break;
   }
   const idx = await chainIndex(ctx);
@@ -128,6 +138,9 @@ export async function chainPerformance(ctx: NodeContext): Promise<ChainPerforman
     tps_1h: tps(3600),
     tps_24h: tps(86_400),
     last_block_time: newest.timestamp,
+    avg_round: blocks ? Math.round((rounds / blocks) * 1000) / 1000 : 0,
+    blocks_after_round_0: late,
+    finality_lag_blocks: ctx.chain.height - ctx.consensus.finalizedHeight(),
   };
 }
 

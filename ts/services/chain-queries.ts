@@ -1,5 +1,6 @@
 import type { Block } from '../chain/block.js';
 import { blockSummary } from '../chain/block.js';
+import { decodeEvidence, evidenceId } from '../chain/evidence.js';
 import { NotFoundError } from '../util/errors.js';
 import { type ChainContext, NATIVE_TOKEN, type NodeContext } from './context.js';
 
@@ -18,6 +19,9 @@ export function health(ctx: NodeContext): { status: 'ok'; node: string } {
 
 export function nativeStatus(ctx: NodeContext): Record<string, unknown> {
   const head = ctx.chain.head;
+  const net = ctx.network;
+  const bft = net?.bft?.();
+  const next = ctx.chain.height + 1;
   return {
     version: { version: ctx.version, build: ctx.build },
     chain_id: ctx.chain.params.chainId,
@@ -28,10 +32,20 @@ export function nativeStatus(ctx: NodeContext): Record<string, unknown> {
       latest_block_hash: head.hash,
       latest_block_time: head.timestamp,
       earliest_block_height: 0,
-      syncing: ctx.network?.catchingUp() ?? false,
-      catching_up: ctx.network?.catchingUp() ?? false,
-      target_height: ctx.network?.targetHeight() ?? head.index,
-      peers: ctx.network?.peers().length ?? 0,
+      syncing: net?.catchingUp() ?? false,
+      catching_up: net?.catchingUp() ?? false,
+      target_height: net?.targetHeight() ?? head.index,
+      peers: net?.peers().length ?? 0,
+      finalized_height: ctx.consensus.finalizedHeight(),
+      blocks_imported: net?.blocksImported() ?? 0,
+    },
+    consensus_state: {
+      phase: ctx.chain.consensusAt(next),
+      height: next,
+      round: bft && bft.height === next ? bft.round : null,
+      step: bft && bft.height === next ? bft.step : null,
+      proposer: bft && bft.height === next ? bft.proposer : null,
+      validator: bft !== undefined,
     },
     validators: { active_count: ctx.chain.params.validators.length },
     uptime_seconds: Math.floor((Date.now() - ctx.startedAt) / 1000),
@@ -88,8 +102,23 @@ export function findRecentBlock(ctx: Pick<NodeContext, 'chain' | 'consensus'>, s
   return ctx.chain.blocks.recentBlock(height) ?? undefined;
 }
 
+/** A block with its transactions; a BFT (version 2) block adds the double-sign evidence it includes. */
 export function blockDetail(b: Block): Record<string, unknown> {
-  return { ...blockSummary(b), transactions: b.transactions };
+  const detail: Record<string, unknown> = { ...blockSummary(b), transactions: b.transactions };
+  if (b.version >= 2) {
+    detail.evidence = b.evidence.map((bytes) => {
+      const e = decodeEvidence(bytes);
+      return {
+        id: evidenceId(e),
+        validator: e.a.validator,
+        height: e.a.height,
+        round: e.a.round,
+        type: e.a.type,
+        block_hashes: [e.a.block_hash, e.b.block_hash],
+      };
+    });
+  }
+  return detail;
 }
 
 /** The block record, for interfaces that shape blocks themselves (JSON-RPC). */

@@ -1,4 +1,5 @@
 import type { Chain } from '../chain/chain.js';
+import type { EvidenceEntry } from '../consensus/evidence-pool.js';
 import type { ConsensusEngine } from '../consensus/interface.js';
 import type { CallRunner } from '../execution/index.js';
 import type { KeyPair } from '../ledger/keys.js';
@@ -42,13 +43,31 @@ export interface NodeContext {
   verification?: VerificationService;
 }
 
-/** What queries read of the P2P layer (ts/network, ts/sync). */
+/** What queries read of the P2P layer (ts/network, ts/sync, the BFT engine and evidence pool). */
 export interface NetworkView {
   peerId: string;
   peers(): { peer_id: string; address: string; direction: string; height: number | null; score: number }[];
   catchingUp(): boolean;
   targetHeight(): number;
+  /** The BFT engine's position; absent on nodes without one (full nodes, non-validators). */
+  bft?: () => BftView;
+  evidence(): { pending: EvidenceEntry[]; committed: EvidenceEntry[] };
+  /** Unix ms of the newest block committed here (every committed block is final). */
+  lastFinalizedAt(): number;
+  blocksImported(): number;
 }
+
+export interface BftView {
+  height: number;
+  round: number;
+  step: 'propose' | 'prevote' | 'precommit';
+  locked_round: number;
+  valid_round: number;
+  height_age_ms: number;
+  proposer: string | null;
+}
+
+export type { EvidenceEntry as EvidenceView } from '../consensus/evidence-pool.js';
 
 /** The part of the context that chain queries read (benches and tests build it from a Chain alone). */
 export type ChainContext = Pick<NodeContext, 'chain'>;

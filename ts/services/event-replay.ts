@@ -32,11 +32,20 @@ export class ResumableSubscription {
   /** Live block events below this height were replayed already (or come before the asked start). */
   private minHeight = 0;
   private closed = false;
+  private readonly detachRollback: () => void;
+  /** Rollbacks seen: a store read that spans one is read again. */
+  private rollbacks = 0;
 
   constructor(
     private readonly ctx: ChainContext & { events: ChainEventFeed },
     private readonly opts: ResumableOptions,
   ) {
+    // A rollback (dev chain) removed the blocks above `h`: the new blocks at those heights come next, replayed or live.
+    this.detachRollback = ctx.events.onRollback((h) => {
+      this.rollbacks++;
+      if (this.replayNext !== null) this.replayNext = Math.min(this.replayNext, h + 1);
+      this.minHeight = Math.min(this.minHeight, h + 1);
+    });
     const from = opts.fromHeight;
     const wantsBlocks = !opts.kinds || opts.kinds.has('block_finalized');
     if (from !== undefined && wantsBlocks && from <= ctx.chain.height) this.replayNext = from;
@@ -76,6 +85,7 @@ export class ResumableSubscription {
 
   close(): void {
     this.closed = true;
+    this.detachRollback();
     this.live?.close();
   }
 
@@ -87,8 +97,9 @@ export class ResumableSubscription {
       this.goLive(from);
       return [];
     }
+    const rollbacks = this.rollbacks;
     const blocks = await readBlocks(this.ctx, from, Math.min(head, from + Math.max(1, Math.min(max, REPLAY_CHUNK)) - 1));
-    if (this.closed) return [];
+    if (this.closed || rollbacks !== this.rollbacks) return [];
     if (blocks.length === 0) {
       // Nothing stored there (cannot happen below the head); go live rather than spin.
       this.goLive(from);

@@ -21,6 +21,8 @@ import { DAY_SECONDS, STATS_DAYS, chainIndex } from './chain-index.js';
 import { RECENT_TX_SCAN_BLOCKS } from './history-queries.js';
 import type { NodeContext } from './context.js';
 import { revertReason } from './evm-queries.js';
+import { NFT_COLLECTION_RE } from '../ledger/operations.js';
+import { collectionParam, nftCollection, nftCollections } from './nft-queries.js';
 import { getToken, isTokenContract, listTokens, normContract } from './token-queries.js';
 import { getBlock } from './chain-queries.js';
 import { traceBlock } from './trace-queries.js';
@@ -220,14 +222,18 @@ export async function dailyActivity(ctx: NodeContext): Promise<{ days: DayActivi
 /** Blocks looked at (newest first, from the in-memory window) to tell which validators are producing. */
 export const ONLINE_WINDOW_BLOCKS = 100;
 
-/** Validators that proposed one of the last ONLINE_WINDOW_BLOCKS blocks (at least 2 rounds of the schedule). */
+/**
+ * Members of the active set (of the next height) that proposed one of the last ONLINE_WINDOW_BLOCKS blocks
+ * (at least 2 rounds of the schedule).
+ */
 export function validatorsOnline(ctx: NodeContext): { online: number; active: number } {
-  const active = ctx.chain.params.validators.length;
+  const members = new Set(validatorSetAt(ctx.chain.params, ctx.chain.state, ctx.chain.height + 1).map((v) => v.address));
+  const active = members.size;
   const seen = new Set<string>();
   let n = 0;
   for (const b of ctx.chain.blocks.recentBlocks()) {
     if (b.index === 0 || n++ >= Math.max(ONLINE_WINDOW_BLOCKS, 2 * active)) break;
-    seen.add(b.validator);
+    if (members.has(b.validator)) seen.add(b.validator);
   }
   return { online: seen.size, active };
 }
@@ -260,10 +266,13 @@ export type SearchTarget =
 
 /** Longest search text looked at. */
 export const MAX_SEARCH_LENGTH = 200;
+/** NFT collections whose names and symbols the search box compares (the oldest ones). */
+export const MAX_SEARCHED_COLLECTIONS = 10_000;
 
 /**
  * What a search box entry names: a height, a transaction id (chain or mempool), a block hash, an address,
- * a token (SRC20_ address, or its exact symbol or name) or an NFT collection (SRC721_ address); null when nothing.
+ * a token (SRC20_ address, or its exact symbol or name) or an NFT collection (SRC721_ address, or its exact
+ * symbol or name); null when nothing.
  */
 export async function resolveSearch(ctx: NodeContext, query: string): Promise<SearchTarget | null> {
   const q = query.trim();
@@ -286,10 +295,17 @@ export async function resolveSearch(ctx: NodeContext, query: string): Promise<Se
     const contract = normContract(q);
     return getToken(ctx, contract) ? { kind: 'token', contract } : null;
   }
-  if (/^SRC721_[0-9a-fA-F]{40}$/.test(q)) return null; // no NFT collections until the NFT module
+  if (NFT_COLLECTION_RE.test(q)) {
+    const address = collectionParam(q);
+    return (await nftCollection(ctx, address)) ? { kind: 'collection', address } : null;
+  }
   const wanted = q.toLowerCase();
-  const token = (await listTokens(ctx)).tokens.find((t) => t.symbol.toLowerCase() === wanted || t.name.toLowerCase() === wanted);
-  return token ? { kind: 'token', contract: token.contract } : null;
+  const named = (x: { name: string; symbol: string }) => x.symbol.toLowerCase() === wanted || x.name.toLowerCase() === wanted;
+  const token = (await listTokens(ctx)).tokens.find(named);
+  if (token) return { kind: 'token', contract: token.contract };
+  const collections = await nftCollections(ctx, 0, MAX_SEARCHED_COLLECTIONS);
+  const collection = collections.collections.find(named);
+  return collection ? { kind: 'collection', address: collection.address } : null;
 }
 
 /** Time limit of tracing one block for the explorer's call trees (a background job, one per block at a time). */
@@ -328,7 +344,13 @@ const traceCaches = new WeakMap<object, TraceCache>();
 
 function traceCacheOf(ctx: NodeContext): TraceCache {
   let c = traceCaches.get(ctx.chain);
-  if (!c) traceCaches.set(ctx.chain, (c = { trees: new Map(), failed: new Map(), jobs: new Map() }));
+  if (!c) {
+    const chain = ctx.chain;
+    traceCaches.set(chain, (c = { trees: new Map(), failed: new Map(), jobs: new Map() }));
+    // A rollback (dev chain) removes blocks whose trees are cached, and a transaction of one may be mined
+    // again in another block with another result: start afresh (jobs in flight fill the old cache only).
+    chain.once('rollback', () => traceCaches.delete(chain));
+  }
   return c;
 }
 

@@ -141,6 +141,12 @@ async function feed(ctx: ChainContext, term: string, offset: number, limit: numb
   return { events, total: blocks.eventIndex.count(term), limit, offset };
 }
 
+/** Lengths of the NFT event feeds (a collection's, an address's) without reading any event. */
+export const nftCollectionEventCount = (ctx: ChainContext, collection: string): number =>
+  ctx.chain.blocks.eventIndex.count(collectionTerm(collection));
+export const nftAddressEventCount = (ctx: ChainContext, address: string): number =>
+  ctx.chain.blocks.eventIndex.count(addressTerm(address));
+
 /** A collection's mint, transfer and burn events, newest first (404 for an unknown collection). */
 export async function nftCollectionEvents(
   ctx: ChainContext,

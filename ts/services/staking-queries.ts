@@ -14,7 +14,6 @@ import {
   getDelegation,
   getEpochStats,
   getPool,
-  getRatio,
   getSigningInfo,
   getTotals,
   getUnbondingShares,
@@ -23,7 +22,6 @@ import {
   registry,
   sharesValue,
 } from '../ledger/staking/index.js';
-import { RATIO_SCALE } from '../ledger/staking/params.js';
 import { parseSignedTransaction } from '../ledger/transaction.js';
 import { txKind } from '../ledger/tx-kind.js';
 import { InvalidParamsError } from '../util/errors.js';
@@ -36,8 +34,6 @@ export { MIN_SELF_STAKE_BASE };
 export const MAX_COMMISSION_BPS = Number(MAX_COMMISSION);
 export const DEFAULT_EPOCH_HISTORY = 10;
 export const MAX_EPOCH_HISTORY = 100;
-/** native_getStakingRewards default window (spec: the last 30 epochs). */
-export const DEFAULT_REWARD_EPOCHS = 30;
 
 export type ValidatorStatusView = 'active' | 'jailed' | 'tombstoned' | 'unbonding';
 
@@ -275,59 +271,6 @@ export async function epochHistory(ctx: NodeContext, limit: number): Promise<Rec
     });
   }
   return { epochs, total: current, limit, epoch_length: ctx.chain.params.epochLength, coverage: idx.coverage };
-}
-
-/**
- * Exact rewards of a delegator per epoch and validator: shares × (ratio at the epoch's end − ratio at its
- * start) from the per-epoch checkpoints in state, for epochs in which the delegation's shares did not
- * change; the epoch of a change is split at the change using the delegation's settlement point.
- */
-export async function stakingRewards(
-  ctx: ChainContext,
-  address: string,
-  from?: number,
-  to?: number,
-): Promise<{
-  total_lifetime: bigint;
-  pending_claimable: bigint;
-  from_epoch: number;
-  to_epoch: number;
-  by_epoch: { epoch: number; validator: string; reward: bigint; claimed: boolean }[];
-}> {
-  await ctx.chain.settled();
-  const state = ctx.chain.state;
-  const d = address.toLowerCase();
-  const current = epochAt(ctx.chain.params, ctx.chain.height);
-  const last = to ?? current;
-  const first = from ?? Math.max(0, last - DEFAULT_REWARD_EPOCHS + 1);
-  const rows = await delegationViews(ctx, d);
-  const events = await ctx.chain.blocks.indexedEvents(`stake:${d}`, 0, 10_000);
-  const claimedTotal = events
-    .filter((e) => e.event.type === 'RewardsClaimed' && e.event.fields.delegator === d)
-    .reduce((s, e) => s + BigInt(e.event.fields.amount), 0n);
-  const lastClaim = new Map<string, number>();
-  for (const e of events) {
-    const f = e.event.fields;
-    if (f.delegator !== d) continue;
-    for (const va of [f.validator, f.from_validator, f.to_validator]) if (va && !lastClaim.has(va)) lastClaim.set(va, e.height);
-  }
-  const by_epoch: { epoch: number; validator: string; reward: bigint; claimed: boolean }[] = [];
-  for (const r of rows) {
-    const del = getDelegation(state, d, r.validator);
-    if (!del) continue;
-    const v = getValidator(state, r.validator) as ValidatorRecord;
-    for (let e = Math.max(first, del.since_epoch); e <= last; e++) {
-      const start = e === 0 ? 0n : (getRatio(state, r.validator, e - 1) ?? 0n);
-      const end = e === current ? v.acc : getRatio(state, r.validator, e);
-      if (end === null) continue;
-      const lo = start > del.start_acc ? start : del.start_acc;
-      const reward = end > lo ? (del.shares * (end - lo)) / RATIO_SCALE : 0n;
-      const settledAt = lastClaim.get(r.validator) ?? -1;
-      by_epoch.push({ epoch: e, validator: r.validator, reward, claimed: settledAt >= epochEnd(ctx.chain.params, e) });
-    }
-  }
-  const pending = rows.reduce((s, r) => s + r.pending_reward_wei, 0n);
-  return { total_lifetime: claimedTotal + pending, pending_claimable: pending, from_epoch: first, to_epoch: last, by_epoch };
 }
 
 export { SIGNED_BLOCKS_WINDOW };

@@ -130,7 +130,7 @@ export interface TokenTransfer {
 }
 
 /** A balance-moving token event as a feed row (deploys and mints come from, burns go to, the zero address). */
-function transferRow(e: NativeEvent): Omit<TokenTransfer, 'txid' | 'block_index' | 'timestamp'> | null {
+export function tokenTransferRow(e: NativeEvent): Omit<TokenTransfer, 'txid' | 'block_index' | 'timestamp'> | null {
   const f = e.fields;
   switch (e.type) {
     case TOKEN_EVENTS.deploy:
@@ -146,6 +146,26 @@ function transferRow(e: NativeEvent): Omit<TokenTransfer, 'txid' | 'block_index'
   }
 }
 
+/** Rows of an event feed term (`token:<contract>` or `token-account:<address>`), newest first. */
+async function transferFeed(ctx: ChainContext, term: string, offset: number, limit: number): Promise<AccountTokenTransfer[]> {
+  const events = await ctx.chain.blocks.indexedEvents(term, offset, limit);
+  const blocks = ctx.chain.blocks.getBlocks([...new Set(events.map((e) => e.height))]);
+  const timestamps = new Map(blocks.flatMap((b) => (b ? [[b.index, b.timestamp] as const] : [])));
+  const transfers: AccountTokenTransfer[] = [];
+  for (const e of events) {
+    const row = tokenTransferRow(e.event);
+    if (!row) continue;
+    transfers.push({
+      txid: e.txid,
+      block_index: e.height,
+      timestamp: timestamps.get(e.height) ?? 0,
+      contract: e.event.fields.contract,
+      ...row,
+    });
+  }
+  return transfers;
+}
+
 /** Transfers of a token (deploy, transfers, mints, burns), newest first (GET /tokens/{contract}/trades and transfers). */
 export async function tokenTransfers(
   ctx: ChainContext,
@@ -154,17 +174,42 @@ export async function tokenTransfers(
   limit: number,
 ): Promise<{ contract: string; transfers: TokenTransfer[]; total: number; limit: number; offset: number; page: number }> {
   const t = tokenOrThrow(ctx, contract);
-  const term = `token:${t.contract}`;
-  const events = await ctx.chain.blocks.indexedEvents(term, offset, limit);
-  const transfers: TokenTransfer[] = [];
-  for (const e of events) {
-    const row = transferRow(e.event);
-    if (!row) continue;
-    const b = await ctx.chain.blocks.getBlock(e.height);
-    transfers.push({ txid: e.txid, block_index: e.height, timestamp: b?.timestamp ?? 0, ...row });
-  }
-  const total = ctx.chain.blocks.eventIndex.count(term);
+  const transfers: TokenTransfer[] = (await transferFeed(ctx, `token:${t.contract}`, offset, limit)).map(
+    ({ contract: _, ...row }) => row,
+  );
+  const total = tokenTransferCount(ctx, t.contract);
   return { contract: t.contract, transfers, total, limit, offset, page: Math.floor(offset / limit) };
+}
+
+/** A token balance movement an address took part in, with the token it moved. */
+export interface AccountTokenTransfer extends TokenTransfer {
+  contract: string;
+}
+
+/** Number of SRC-20 balance movements an address took part in (the length of its feed). */
+export function accountTokenTransferCount(ctx: ChainContext, address: string): number {
+  return ctx.chain.blocks.eventIndex.count(`token-account:${address.toLowerCase()}`);
+}
+
+/** SRC-20 balance movements of an address (sent, received, minted to it, burned by it), newest first, any token. */
+export async function accountTokenTransfers(
+  ctx: ChainContext,
+  address: string,
+  offset: number,
+  limit: number,
+): Promise<{ address: string; transfers: AccountTokenTransfer[]; total: number }> {
+  const a = address.toLowerCase();
+  const term = `token-account:${a}`;
+  return {
+    address: a,
+    transfers: await transferFeed(ctx, term, offset, limit),
+    total: accountTokenTransferCount(ctx, a),
+  };
+}
+
+/** Number of balance movements (deploy, transfers, mints, burns) of a token: the length of its transfer feed. */
+export function tokenTransferCount(ctx: ChainContext, contract: string): number {
+  return ctx.chain.blocks.eventIndex.count(`token:${contract}`);
 }
 
 export interface AccountTokenHolding {

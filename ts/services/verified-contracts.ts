@@ -4,6 +4,7 @@
  * verification service's view of this node's chain (in-process, no JSON-RPC).
  */
 import { chainCommon, isEvmTransaction, typedTransactionOf } from '../execution/index.js';
+import { addressFromCodeKey } from '../state/accounts.js';
 import { normHash, to0x } from '../util/hex.js';
 import type { ChainReader, CreationTransaction, MatchKind, VerificationRecord } from '../verify/index.js';
 import type { ChainContext, NodeContext } from './context.js';
@@ -61,6 +62,23 @@ function verifiedInfo(r: VerificationRecord): VerifiedContractInfo {
     constructorArgumentsDecoded: r.constructorArgumentsDecoded,
     verifiedAt: r.verifiedAt,
   };
+}
+
+/**
+ * Keep the node's verified contracts true to its chain across rollbacks (the dev chain's evm_revert and
+ * anvil_reset): a contract deployed in a removed block is gone, and so is its record. Returns the detach function.
+ */
+export function followRollbacks(ctx: NodeContext): () => void {
+  const onRollback = (height: number, keys: ReadonlySet<string>) => {
+    const addresses: string[] = [];
+    for (const k of keys) {
+      const a = addressFromCodeKey(k);
+      if (a) addresses.push(a);
+    }
+    if (addresses.length > 0) void ctx.verification?.forgetRemoved(ctx.chain.params.chainId, height, addresses);
+  };
+  ctx.chain.on('rollback', onRollback);
+  return () => ctx.chain.off('rollback', onRollback);
 }
 
 /** Where a contract was created: its creation transaction (one without recipient). */

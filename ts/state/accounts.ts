@@ -1,4 +1,5 @@
 import { fromHex } from '../util/hex.js';
+import { id20, nsChar } from './key-ids.js';
 import { type KeyStr, type StateOverlay, type StateReader, keyStr } from './state-store.js';
 
 /** State key namespaces (first byte of every state key). */
@@ -25,6 +26,8 @@ export const NS = {
   stakingSigning: 0x29,
   // SRC-721 collections, tokens (with their approvals) and operator approvals (ledger/nft/keys.ts)
   nft: 0x07,
+  stakingRedelegationEntries: 0x2a,
+  stakingRedelegationIn: 0x2b,
 } as const;
 
 export interface Account {
@@ -37,26 +40,49 @@ export interface Account {
 
 const EMPTY: Account = { nonce: 0n, balance: 0n };
 
+const ACCOUNT_NS = nsChar(NS.account);
+
 export function accountKey(address: string | Uint8Array): KeyStr {
+  if (typeof address === 'string') return ACCOUNT_NS + id20(address);
   const b = Buffer.allocUnsafe(21);
   b[0] = NS.account;
-  if (typeof address === 'string') b.write(address.slice(2), 1, 'hex');
-  else b.set(address, 1);
+  b.set(address, 1);
   return keyStr(b);
 }
 
-/** Fixed layout: nonce u64 BE (8 bytes) || balance u256 BE (32 bytes) [|| code hash (32 bytes) for contracts]. */
+const TWO_128 = 1n << 128n;
+
+/**
+ * Fixed layout: nonce u64 BE (8 bytes) || balance u256 BE (32 bytes) [|| code hash (32 bytes) for
+ * contracts]. Written and read as 64-bit words (no hex strings): every transaction reads and writes two
+ * accounts.
+ */
 export function encodeAccount(a: Account): Buffer {
-  const b = Buffer.alloc(a.codeHash ? 72 : 40);
+  // Its own memory (as Buffer.alloc), not a slice of the shared pool: values outlive the block and are
+  // posted to call workers, which would copy a pooled slice's whole slab.
+  const b = Buffer.allocUnsafeSlow(a.codeHash ? 72 : 40);
   b.writeBigUInt64BE(a.nonce, 0);
-  const hex = a.balance.toString(16).padStart(64, '0');
-  b.write(hex, 8, 'hex');
+  const n = a.balance;
+  if (n < TWO_128) {
+    b.fill(0, 8, 24);
+    b.writeBigUInt64BE(BigInt.asUintN(64, n >> 64n), 24);
+  } else {
+    b.writeBigUInt64BE(BigInt.asUintN(64, n >> 192n), 8);
+    b.writeBigUInt64BE(BigInt.asUintN(64, n >> 128n), 16);
+    b.writeBigUInt64BE(BigInt.asUintN(64, n >> 64n), 24);
+  }
+  b.writeBigUInt64BE(BigInt.asUintN(64, n), 32);
   if (a.codeHash) b.set(a.codeHash, 40);
   return b;
 }
 
 export function decodeAccount(b: Buffer): Account {
-  const a: Account = { nonce: b.readBigUInt64BE(0), balance: BigInt(`0x${b.toString('hex', 8, 40)}`) };
+  const w0 = b.readBigUInt64BE(8);
+  const w1 = b.readBigUInt64BE(16);
+  const w2 = b.readBigUInt64BE(24);
+  const w3 = b.readBigUInt64BE(32);
+  const balance = w0 === 0n && w1 === 0n ? (w2 === 0n ? w3 : (w2 << 64n) | w3) : (w0 << 192n) | (w1 << 128n) | (w2 << 64n) | w3;
+  const a: Account = { nonce: b.readBigUInt64BE(0), balance };
   if (b.length >= 72) a.codeHash = b.subarray(40, 72);
   return a;
 }
@@ -77,6 +103,12 @@ export function storageKey(address: Uint8Array, slot: Uint8Array): KeyStr {
   b.set(address, 1);
   b.set(slot, 21);
   return keyStr(b);
+}
+
+/** The address of a code key (NS.code || address), or null for another key. */
+export function addressFromCodeKey(k: KeyStr): string | null {
+  if (k.length !== 21 || k.charCodeAt(0) !== NS.code) return null;
+  return `0x${Buffer.from(k.slice(1), 'latin1').toString('hex')}`;
 }
 
 export function getCode(state: StateReader, address: string): Buffer | undefined {

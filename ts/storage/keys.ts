@@ -96,13 +96,16 @@ export const verifiedKey = (chainId: number, addr: string): Buffer => Buffer.con
 /** Postings of one native-event index term (terms never contain a NUL byte, which ends them). */
 export const eventIndexPrefix = (term: string): Buffer =>
   Buffer.concat([Buffer.from([P.eventIndex]), Buffer.from(term, 'utf8'), Buffer.from([0])]);
-export const eventIndexKey = (term: string, h: number, tx: number, ev: number): Buffer => {
-  const suffix = Buffer.allocUnsafe(14);
-  suffix.writeBigUInt64BE(BigInt(h), 0);
-  suffix.writeUInt32BE(tx, 8);
-  suffix.writeUInt16BE(ev, 12);
-  return Buffer.concat([eventIndexPrefix(term), suffix]);
-};
+/** A posting's key from its term's prefix (built once per term when indexing a block). */
+export function eventIndexKeyAt(prefix: Buffer, h: number, tx: number, ev: number): Buffer {
+  const k = Buffer.allocUnsafe(prefix.length + 14);
+  prefix.copy(k, 0);
+  k.writeUInt32BE(Math.floor(h / 2 ** 32), prefix.length);
+  k.writeUInt32BE(h >>> 0, prefix.length + 4);
+  k.writeUInt32BE(tx, prefix.length + 8);
+  k.writeUInt16BE(ev, prefix.length + 12);
+  return k;
+}
 export const eventCountKey = (term: string): Buffer => Buffer.concat([Buffer.from([P.eventCount]), Buffer.from(term, 'utf8')]);
 export const metaKey = (name: string): Buffer => Buffer.concat([Buffer.from([P.meta]), Buffer.from(name)]);
 

@@ -1,9 +1,12 @@
-import { type Block, decodeBlock, encodeBlock } from '../chain/block.js';
+import { type Block, blockHeightOf, decodeBlock, encodeBlock } from '../chain/block.js';
 import type { Chain } from '../chain/chain.js';
 import { InvalidBlockError } from '../chain/validate-block.js';
 import type { TxAdmission } from '../mempool/admission.js';
 import type { Mempool } from '../mempool/mempool.js';
 import { type ChainStatus, MAX_BLOCKS_PER_REQUEST, type P2PNetwork, PeerMisbehaviour } from '../network/p2p.js';
+
+/** Blocks a node may trail the highest peer while following gossip, and still count as caught up. */
+export const FOLLOW_LAG_BLOCKS = 2;
 
 export interface SyncLog {
   info: (o: object, m: string) => void;
@@ -63,9 +66,18 @@ export class BlockSync {
     return max;
   }
 
-  /** True while a peer is known to be ahead of this node. */
-  catchingUp(): boolean {
+  /** True while a peer is known to be ahead of this node (a proposer must not propose then). */
+  behind(): boolean {
     return this.targetHeight() > this.chain.height;
+  }
+
+  /**
+   * Catching up (`sync_info.catching_up`): more than FOLLOW_LAG_BLOCKS behind the highest peer.
+   * Following the head by gossip, a block behind for a moment while the newest one travels, is not
+   * catching up.
+   */
+  catchingUp(): boolean {
+    return this.targetHeight() - this.chain.height > FOLLOW_LAG_BLOCKS;
   }
 
   /** Encoded blocks for a peer's range request. */
@@ -84,6 +96,12 @@ export class BlockSync {
   async onGossipBlock(bytes: Uint8Array, from: string): Promise<void> {
     let b: Block;
     try {
+      // A block this node already has (it decided it too) is not decoded whole.
+      const height = blockHeightOf(bytes);
+      if (height <= this.chain.height) {
+        this.net.notePeerHeight(from, height);
+        return;
+      }
       b = decodeBlock(bytes);
     } catch (err) {
       throw new PeerMisbehaviour(`undecodable block: ${(err as Error).message}`);
@@ -118,7 +136,7 @@ export class BlockSync {
 
   /** Start a catch-up pass unless one is running. */
   poke(): void {
-    if (this.stopped || this.running || !this.catchingUp()) return;
+    if (this.stopped || this.running || !this.behind()) return;
     this.running = this.catchUp().finally(() => {
       this.running = null;
     });
@@ -127,7 +145,7 @@ export class BlockSync {
   private async catchUp(): Promise<void> {
     const t0 = performance.now();
     const start = this.chain.height;
-    while (!this.stopped && this.catchingUp()) {
+    while (!this.stopped && this.behind()) {
       const [peer, height] = [...this.net.peerHeights()].sort((a, b) => b[1] - a[1])[0];
       const from = this.chain.height + 1;
       let frames: Uint8Array[];
@@ -143,15 +161,14 @@ export class BlockSync {
         return;
       }
       try {
-        for (const f of frames) {
-          let b: Block;
+        const blocks = frames.map((f) => {
           try {
-            b = decodeBlock(f);
+            return decodeBlock(f);
           } catch (err) {
             throw new PeerMisbehaviour(`undecodable block: ${(err as Error).message}`);
           }
-          await this.importOne(b, peer);
-        }
+        });
+        for (const b of blocks) await this.importOne(b, peer);
       } catch (err) {
         if (!(err instanceof PeerMisbehaviour)) throw err;
         await this.net.penalize(peer, 50, err.message);
@@ -164,7 +181,7 @@ export class BlockSync {
 
   private logProgress(start: number, t0: number): void {
     const now = performance.now();
-    if (now - this.lastProgressLog < 3000 && this.catchingUp()) return;
+    if (now - this.lastProgressLog < 3000 && this.behind()) return;
     this.lastProgressLog = now;
     const done = this.chain.height - start;
     const rate = done / Math.max(0.001, (now - t0) / 1000);
@@ -175,6 +192,8 @@ export class BlockSync {
         target: this.targetHeight(),
         blocks_per_s: Math.round(rate),
         eta_s: Math.round(left / Math.max(rate, 1)),
+        imported: done,
+        elapsed_ms: Math.round(now - t0),
       },
       left > 0 ? 'syncing' : 'synced',
     );

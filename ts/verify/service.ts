@@ -53,6 +53,8 @@ export class VerificationService {
   readonly publicUrl: string;
   /** API v2 jobs (in memory). */
   readonly jobs = new VerificationJobs();
+  /** Records being removed after a rollback (forgetRemoved). */
+  private forgetting: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: VerificationServiceOptions) {
     this.store = opts.store;
@@ -85,7 +87,18 @@ export class VerificationService {
   }
 
   lookup(chainId: number, address: string): Promise<VerificationRecord | null> {
-    return this.store.get(chainId, address);
+    return this.forgetting.then(() => this.store.get(chainId, address));
+  }
+
+  /**
+   * A rollback (the dev chain's evm_revert, anvil_reset) removed the blocks above `height` and changed the code
+   * at `addresses`: a record of one of them goes when its contract was deployed in a removed block (or its
+   * deployment is unknown), since the code it was verified against is gone. Lookups made later wait for it.
+   */
+  forgetRemoved(chainId: number, height: number, addresses: readonly string[]): Promise<void> {
+    const removed = (r: VerificationRecord) => r.deployment.blockNumber === null || r.deployment.blockNumber > height;
+    this.forgetting = this.forgetting.then(() => this.store.forget(chainId, addresses, removed)).catch(() => undefined);
+    return this.forgetting;
   }
 
   /**

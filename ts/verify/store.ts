@@ -25,6 +25,22 @@ export class VerificationStore {
     return raw ? (JSON.parse(raw.toString('utf8')) as VerificationRecord) : null;
   }
 
+  /** Delete the records of these addresses that `drop` selects (writes of one address stay serialized). */
+  async forget(chainId: number, addresses: readonly string[], drop: (r: VerificationRecord) => boolean): Promise<void> {
+    for (const address of addresses) {
+      const key = `${chainId}:${address}`;
+      const done = (this.writing.get(key) ?? Promise.resolve()).then(async () => {
+        const existing = await this.get(chainId, address);
+        if (existing && drop(existing)) await this.db.write([{ type: 'del', key: verifiedKey(chainId, address) }]);
+      });
+      const settled = done.catch(() => undefined);
+      this.writing.set(key, settled);
+      await done.finally(() => {
+        if (this.writing.get(key) === settled) this.writing.delete(key);
+      });
+    }
+  }
+
   /**
    * Store `record` unless the address already has an equal or better match: a perfect runtime match replaces a
    * partial one, never the reverse; between equal runtime matches a creation match found later is kept; of two

@@ -1,5 +1,5 @@
 import { health, nativeStatus, netPeers } from '../../services/index.js';
-import { arr, bool, hash, int, literal, nullable, obj, str } from '../schema.js';
+import { address, arr, bool, hash, int, literal, nullable, obj, str } from '../schema.js';
 import type { RouteDef } from '../types.js';
 
 export const opsRoutes: RouteDef[] = [
@@ -30,6 +30,16 @@ export const opsRoutes: RouteDef[] = [
         catching_up: bool('true while a peer is known to be ahead of this node'),
         target_height: int("highest head reported by a peer (this node's head without peers)"),
         peers: int('connected peers that passed the chain handshake'),
+        finalized_height: int('every committed block is final: the head under PoA and BFT alike'),
+        blocks_imported: int('blocks imported from peers since the node started'),
+      }),
+      consensus_state: obj({
+        phase: str('consensus of the next height: PoA, DPoS or DPoS+BFT'),
+        height: int('height being decided'),
+        round: nullable(int('BFT round (null without a BFT engine on this node)')),
+        step: nullable(str('propose, prevote or precommit')),
+        proposer: nullable(address('proposer of the current round')),
+        validator: bool('this node runs a BFT engine (a validator of the set)'),
       }),
       validators: obj({ active_count: int() }),
       uptime_seconds: int(),

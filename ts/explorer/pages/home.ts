@@ -5,7 +5,9 @@ import {
   chainPerformance,
   currentEpoch,
   dailyActivity,
+  deployedTokenCount,
   finalityView,
+  nftCollections,
   recentTransactions,
   summarizeTransactions,
   supplyBase,
@@ -25,13 +27,15 @@ export const HOME_LIST = 10;
 const dayLabel = (dayStart: number): string => new Date(dayStart * 1000).toISOString().slice(5, 10);
 
 export const homePage: PageHandler = async (ctx) => {
-  const [names, perf, supply, activity, recent, blocks] = await Promise.all([
+  const [names, perf, supply, activity, recent, blocks, tokens, collections] = await Promise.all([
     validatorNames(ctx),
     chainPerformance(ctx),
     supplyBase(ctx),
     dailyActivity(ctx),
     recentTransactions(ctx, 0, HOME_LIST),
     blocksPage(ctx, 0, HOME_LIST),
+    deployedTokenCount(ctx),
+    nftCollections(ctx, 0, 0),
   ]);
   const summaries = await summarizeTransactions(ctx, recent.transactions);
   const fin = finalityView(ctx);
@@ -56,6 +60,8 @@ export const homePage: PageHandler = async (ctx) => {
         { label: 'Validators online', value: `${online.online} of ${online.active}`, href: links.validators },
         { label: 'Epoch', value: `${int(epoch.epoch_number)} (${percent(epoch.progress * 100)} done)`, href: links.validators },
         { label: 'Mempool', value: `${int(chainSummary(ctx).mempoolSize)} pending`, href: links.mempool },
+        { label: 'SRC-20 tokens', value: int(tokens), href: links.tokens },
+        { label: 'NFT collections', value: int(collections.total), href: links.nfts },
       ],
       blocks: blocks.map((b) => blockRow(b, names)),
       txs: recent.transactions.map((t, i) => txRow(t, summaries[i])),

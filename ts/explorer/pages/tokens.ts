@@ -6,17 +6,18 @@ import {
   listTokens,
   normContract,
   tokenHolders,
+  tokenTransferCount,
   tokenTransfers,
 } from '../../services/index.js';
 import { InvalidParamsError, NotFoundError } from '../../util/errors.js';
 import { shareChart } from '../charts.js';
-import { int, percent, short, time, tokenAmount } from '../format.js';
+import { int, percent, short, tokenAmount } from '../format.js';
 import { links } from '../links.js';
 import { pagingParams } from '../params.js';
 import { renderPage } from '../render.js';
 import { html } from '../response.js';
-import { addrView } from '../rows.js';
-import { type PageHandler, pager } from './common.js';
+import { addrView, transferRow } from '../rows.js';
+import { type PageHandler, pager, tabPager, tabParam } from './common.js';
 
 export const TOKENS_PAGE = 25;
 /** Holders drawn in the distribution chart (the rest is one "others" segment). */
@@ -54,13 +55,19 @@ export const tokenPage: PageHandler = async (ctx, req) => {
   const contract = contractParam(req.params.contract ?? '');
   const t = getToken(ctx, contract);
   if (!t) throw new NotFoundError('no token with this contract');
-  const tab = req.query.get('tab') ?? '';
-  if (tab !== '' && tab !== 'holders' && tab !== 'transfers') throw new InvalidParamsError('tab is holders or transfers');
+  const tab = tabParam(req.query, ['holders', 'transfers'], '');
   const p = pagingParams(req.query, TOKENS_PAGE);
-  const holdersPage = tab === 'holders' ? p : { page: 1, limit: TOKENS_PAGE, offset: 0 };
-  const transfersPage = tab === 'transfers' ? p : { page: 1, limit: TOKENS_PAGE, offset: 0 };
-  const holders = await tokenHolders(ctx, contract);
-  const transfers = await tokenTransfers(ctx, contract, transfersPage.offset, transfersPage.limit);
+  const first = { page: 1, limit: TOKENS_PAGE, offset: 0 };
+  const holdersPage = tab === 'holders' ? p : first;
+  const transfersPage = tab === 'transfers' ? p : first;
+  // Pages of the ranked holder index and of the token's event feed: the cost does not grow with holders.
+  const [top, holders, transfers] = await Promise.all([
+    tokenHolders(ctx, contract, 0, CHART_HOLDERS),
+    tab === 'transfers' ? null : tokenHolders(ctx, contract, holdersPage.offset, holdersPage.limit),
+    tab === 'holders' ? null : tokenTransfers(ctx, contract, transfersPage.offset, transfersPage.limit),
+  ]);
+  const holdersTotal = top.total;
+  const transfersTotal = transfers?.total ?? tokenTransferCount(ctx, contract);
   const amount = (units: bigint) => tokenAmount(units, t.decimals, t.symbol);
   const base = links.token(contract);
   return html(
@@ -70,39 +77,23 @@ export const tokenPage: PageHandler = async (ctx, req) => {
       contract,
       chart: shareChart(
         `Holder distribution (largest ${CHART_HOLDERS} holders and everyone else)`,
-        holders.holders.slice(0, CHART_HOLDERS).map((h) => ({ label: short(h.address, 6), pct: h.percentage })),
+        top.holders.map((h) => ({ label: short(h.address, 6), pct: h.percentage })),
       ),
-      holders: holders.holders.slice(holdersPage.offset, holdersPage.offset + holdersPage.limit).map((h, i) => ({
+      holders: (holders?.holders ?? []).map((h, i) => ({
         rank: int(holdersPage.offset + i + 1),
         who: addrView(h.address),
         balance: amount(h.balance),
         share: percent(h.percentage),
       })),
-      holdersTotal: int(holders.total),
-      transfers: transfers.transfers.map((x) => ({
-        href: links.tx(x.txid),
-        txShort: short(x.txid, 10),
-        txid: x.txid,
-        block: { href: links.block(x.block_index), text: int(x.block_index) },
-        time: time(x.timestamp),
-        kind: x.kind,
-        from: addrView(x.from),
-        to: addrView(x.to),
-        amount: amount(x.amount),
-      })),
-      transfersTotal: int(transfers.total),
+      holdersTotal: int(holdersTotal),
+      transfers: (transfers?.transfers ?? []).map((x) => transferRow(x, amount(x.amount))),
+      transfersTotal: int(transfersTotal),
       tabLinks: { holders: `${base}?tab=holders`, transfers: `${base}?tab=transfers` },
       tab,
-      tabPager: tab === '' ? null : tabPager(base, tab, p, tab === 'holders' ? holders.total : transfers.total),
+      tabPager: tab === '' ? null : tabPager(base, tab, p, TOKENS_PAGE, tab === 'holders' ? holdersTotal : transfersTotal),
     }),
   );
 };
-
-function tabPager(base: string, tab: string, p: ReturnType<typeof pagingParams>, total: number) {
-  const v = pager(base, p, TOKENS_PAGE, total);
-  const withTab = (href: string | null) => (href === null ? null : href.replace('?', `?tab=${tab}&`));
-  return { ...v, prev: withTab(v.prev), next: withTab(v.next) };
-}
 
 function tokenFields(t: TokenRecord): { k: string; v: string; link?: ReturnType<typeof addrView> }[] {
   return [
@@ -114,6 +105,10 @@ function tokenFields(t: TokenRecord): { k: string; v: string; link?: ReturnType<
     { k: 'Maximum supply', v: t.max_supply === 0n ? 'no cap' : tokenAmount(t.max_supply, t.decimals, t.symbol) },
     { k: 'Holders', v: int(t.holders) },
     { k: 'Owner', v: t.owner, link: addrView(t.owner) },
-    { k: 'Deployed at block', v: int(t.deployed_at_height) },
+    {
+      k: 'Deployed at block',
+      v: int(t.deployed_at_height),
+      link: { value: String(t.deployed_at_height), label: int(t.deployed_at_height), href: links.block(t.deployed_at_height) },
+    },
   ];
 }

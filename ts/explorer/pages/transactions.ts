@@ -1,12 +1,10 @@
 /** GET /explorer/transactions (recent, paginated), GET /explorer/tx/{txid} and GET /explorer/mempool. */
 import {
   type CallFrame,
-  type TxSummary,
   callTree,
   decodeCall,
   finalityView,
   getBlock,
-  getToken,
   getTransaction,
   mempoolView,
   summarizeTransactions,
@@ -14,7 +12,7 @@ import {
   type TxView,
 } from '../../services/index.js';
 import { NotFoundError } from '../../util/errors.js';
-import { coins, coinsWei, gas, int, time, tokenAmount } from '../format.js';
+import { coins, coinsWei, gas, int, time } from '../format.js';
 import { links } from '../links.js';
 import { hashParam, pagingParams } from '../params.js';
 import { renderPage } from '../render.js';
@@ -22,6 +20,7 @@ import { html } from '../response.js';
 import { type AddrView, addrView, kindLabel, proposerView, txRow } from '../rows.js';
 import { type PageHandler, pager, validatorNames } from './common.js';
 import { decodedLogs } from './logs.js';
+import { operationViews } from './operations.js';
 import { verificationLookup } from '../verification.js';
 
 export const TXS_PAGE = 25;
@@ -67,46 +66,6 @@ export const mempoolPage: PageHandler = async (ctx, req) => {
     }),
   );
 };
-
-interface OpField {
-  k: string;
-  v: string;
-  link: AddrView | null;
-}
-
-/** A field value linked to its page when it names an address or a token. */
-function fieldLink(ctx: Parameters<PageHandler>[0], v: string): AddrView | null {
-  if (/^0x[0-9a-f]{40}$/.test(v)) return addrView(v);
-  if (/^SRC20_[0-9a-fA-F]{40}$/.test(v)) {
-    const token = getToken(ctx, v);
-    return { value: v, label: token ? `${token.name} (${token.symbol})` : v, href: links.token(v) };
-  }
-  return null;
-}
-
-/** The fields of a native operation, addresses linked and token amounts in the token's units. */
-function operationFields(ctx: Parameters<PageHandler>[0], s: TxSummary): OpField[] {
-  const fields = s.op?.fields ?? {};
-  const contract = typeof fields.contract === 'string' ? fields.contract : null;
-  const token = contract ? getToken(ctx, contract) : null;
-  return Object.entries(fields).map(([k, v]): OpField => {
-    if (typeof v === 'string') return { k, v, link: fieldLink(ctx, v) };
-    if (typeof v === 'bigint' && s.op?.family === 'token' && /amount|supply/.test(k)) {
-      const decimals = token?.decimals ?? (s.op.name === 'Deploy' ? Number(fields.decimals ?? 0) : 0);
-      const symbol = token?.symbol ?? (s.op.name === 'Deploy' ? String(fields.symbol ?? '') : '');
-      return { k, v: tokenAmount(v, decimals, symbol), link: null };
-    }
-    if (typeof v === 'bigint' && s.op?.family === 'staking' && /amount|stake/.test(k)) return { k, v: coins(v), link: null };
-    return { k, v: v === null ? 'null' : String(v), link: null };
-  });
-}
-
-/** Events a native operation recorded, every field shown (and linked when it names an address or token). */
-const eventViews = (ctx: Parameters<PageHandler>[0], s: TxSummary) =>
-  s.events.map((e) => ({
-    type: e.type,
-    fields: Object.entries(e.fields).map(([k, v]): OpField => ({ k, v, link: fieldLink(ctx, v) })),
-  }));
 
 interface CallRow {
   depth: number;
@@ -199,8 +158,7 @@ export const txPage: PageHandler = async (ctx, req) => {
       nonce: String(v.nonce),
       signedAt: time(v.timestamp),
       chainId: String(v.chain_id),
-      op: s.op ? { name: s.op.name, family: s.op.family, fields: operationFields(ctx, s) } : null,
-      events: eventViews(ctx, s),
+      ...(await operationViews(ctx, s)),
       failureReason: s.failureReason,
       evm: evm
         ? {

@@ -6,6 +6,7 @@ import { errorPage, layout } from './layout.js';
 import { richlist, searchNotFound } from './misc.js';
 import { addr, barChart, blocksTable, pager, shareChart, timeTag, txsTable } from './partials.js';
 import { token, tokens } from './tokens.js';
+import { nftCollection, nftCollections, nftEvents, nftToken } from './nfts.js';
 import { mempool, transactions, tx } from './transactions.js';
 import { validator, validators } from './validators.js';
 
@@ -29,6 +30,10 @@ export const TEMPLATES = {
   validator,
   tokens,
   token,
+  nftEvents,
+  nftCollections,
+  nftCollection,
+  nftToken,
   address,
   richlist,
   searchNotFound,

@@ -17,12 +17,12 @@ export const layout = `<!doctype html>
     <a href="<%= it.site.links.transactions %>">Transactions</a>
     <a href="<%= it.site.links.validators %>">Validators</a>
     <a href="<%= it.site.links.tokens %>">Tokens</a>
-<% if (it.site.nfts) { %>    <a href="<%= it.site.links.nfts %>">NFTs</a>
-<% } %>    <a href="<%= it.site.links.richlist %>">Rich list</a>
+    <a href="<%= it.site.links.nfts %>">NFTs</a>
+    <a href="<%= it.site.links.richlist %>">Rich list</a>
     <a href="<%= it.site.links.mempool %>">Mempool</a>
   </nav>
   <form class="search" action="<%= it.site.links.search %>" method="get" role="search">
-    <input type="search" name="q" value="<%= it.q ?? '' %>" placeholder="Height, block hash, txid, address, token" aria-label="Search the chain" maxlength="200">
+    <input type="search" name="q" value="<%= it.q ?? '' %>" placeholder="Height, block hash, txid, address, token, collection" aria-label="Search the chain" maxlength="200">
     <button type="submit">Search</button>
   </form>
 </header>

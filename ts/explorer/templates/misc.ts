@@ -9,7 +9,7 @@ export const richlist = `<% layout('@layout') %>
 
 export const searchNotFound = `<% layout('@layout') %>
 <h1><%= it.empty ? 'Search' : 'Not found' %></h1>
-<% if (it.empty) { %><p>Type a block height, a block hash, a transaction id, an address or a token contract in the search box.</p>
+<% if (it.empty) { %><p>Type a block height, a block hash, a transaction id, an address, a token contract or an NFT collection in the search box.</p>
 <% } else { %><p class="error">Nothing on this chain matches <code><%= it.q %></code>.</p>
-<p>The search knows block heights, block hashes and transaction ids (64 hex), addresses (0x + 40 hex), token contracts (SRC20_ + 40 hex) and token symbols.</p><% } %>
+<p>The search knows block heights, block hashes and transaction ids (64 hex), addresses (0x + 40 hex), token contracts (SRC20_ + 40 hex), NFT collections (SRC721_ + 40 hex), and the exact names and symbols of tokens and collections.</p><% } %>
 `;

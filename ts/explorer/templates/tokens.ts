@@ -21,7 +21,7 @@ export const tokens = `<% layout('@layout') %>
 export const token = `<% layout('@layout') %>
 <h1><%= it.title %></h1>
 <dl class="fields">
-<% for (const f of it.token) { %><dt><%= f.k %></dt><dd><% if (f.link) { %><%~ include('@addr', f.link) %> <span class="mono muted"><%= f.v %></span><% } else { %><span class="wrap"><%= f.v %></span><% } %></dd>
+<% for (const f of it.token) { %><dt><%= f.k %></dt><dd><% if (f.link) { %><%~ include('@addr', f.link) %><% if (f.link.label !== f.v) { %> <span class="mono muted"><%= f.v %></span><% } %><% } else { %><span class="wrap"><%= f.v %></span><% } %></dd>
 <% } %></dl>
 <%~ include('@shareChart', it.chart) %>
 <nav class="tabs" aria-label="Token lists"><a href="<%= it.tabLinks.holders %>"<% if (it.tab === 'holders') { %> aria-current="page"<% } %>>Holders (<%= it.holdersTotal %>)</a> <a href="<%= it.tabLinks.transfers %>"<% if (it.tab === 'transfers') { %> aria-current="page"<% } %>>Transfers (<%= it.transfersTotal %>)</a></nav>

@@ -48,8 +48,13 @@ export const tx = `<% layout('@layout') %>
 </dl>
 <% if (it.op) { %><h2>Operation: <%= it.op.name %> <span class="badge"><%= it.op.family %></span></h2>
 <dl class="fields">
-<% for (const f of it.op.fields) { %><dt><%= f.k %></dt><dd><% if (f.link) { %><%~ include('@addr', f.link) %> <span class="mono muted"><%= f.v %></span><% } else { %><span class="wrap"><%= f.v %></span><% } %></dd>
+<% if (it.op.created) { %><dt><%= it.op.created.k %></dt><dd><%~ include('@addr', it.op.created.link) %> <span class="mono muted"><%= it.op.created.link.value %></span></dd>
+<% } %><% for (const f of it.op.fields) { %><dt><%= f.k %></dt><dd><% if (f.link) { %><%~ include('@addr', f.link) %> <span class="mono muted"><%= f.v %></span><% } else { %><span class="wrap"><%= f.v %></span><% } %></dd>
 <% } %></dl>
+<% } %><% if (it.tokenMoves.length > 0) { %><h2>Tokens moved</h2>
+<table class="list"><thead><tr><th>Kind</th><th>Token</th><th>From</th><th>To</th><th class="num">Amount</th></tr></thead><tbody>
+<% for (const m of it.tokenMoves) { %><tr><td><%= m.kind %></td><td><%~ include('@addr', m.token) %></td><td><%~ include('@addr', m.from) %></td><td><%~ include('@addr', m.to) %></td><td class="num"><%= m.amount %></td></tr>
+<% } %></tbody></table>
 <% } %><% if (it.events.length > 0) { %><h2>Events</h2>
 <% for (const e of it.events) { %><div class="log"><strong><%= e.type %></strong>
 <dl class="fields"><% for (const f of e.fields) { %><dt><%= f.k %></dt><dd><% if (f.link) { %><%~ include('@addr', f.link) %> <span class="mono muted"><%= f.v %></span><% } else { %><span class="wrap"><%= f.v %></span><% } %></dd>

@@ -9,6 +9,8 @@ import type { StateOverlay } from '../../state/state-store.js';
 import { getSupply, putSupply } from '../supply.js';
 import { baseToWei } from '../units.js';
 import { RATIO_SCALE, UNBONDING_EPOCHS } from './params.js';
+import { type RedelegationEntry, redelegationEntries } from './redelegations.js';
+import { type Settlement, addRewardsPaid, recordSlashSettlement } from './reward-history.js';
 import {
   type ActiveMember,
   type DelegationRecord,
@@ -17,6 +19,7 @@ import {
   getDelegation,
   getPool,
   getTotals,
+  getValidator,
   putActiveSet,
   putDelegation,
   putPool,
@@ -39,26 +42,46 @@ export function credit(state: StateOverlay, address: string, wei: bigint): void 
   putAccount(state, address, a);
 }
 
+/** Where a payment of pending rewards is recorded: an event of the transaction, or the slash log in state. */
+export type SettlementSink = (s: Settlement) => void;
+
 /**
  * Pay a delegation's pending rewards out of the rewards pool to the delegator and restart its F1 period
- * at the validator's current ratio. Returns the amount paid (wei).
+ * at the validator's current ratio. Returns the payment (the segment it closes), or null when nothing was
+ * due; `sink` records it for the reward history.
  */
-export function settleRewards(state: StateOverlay, delegator: string, v: ValidatorRecord, d: DelegationRecord): bigint {
+export function settleRewards(
+  state: StateOverlay,
+  delegator: string,
+  v: ValidatorRecord,
+  d: DelegationRecord,
+  sink?: SettlementSink,
+): Settlement | null {
   const due = pendingReward(v, d);
+  const from = d.start_acc;
   d.start_acc = v.acc;
-  if (due > 0n) {
-    credit(state, delegator, due);
-    const totals = getTotals(state);
-    totals.rewards_pool -= due;
-    putTotals(state, totals);
-  }
-  return due;
+  if (due === 0n) return null;
+  credit(state, delegator, due);
+  const totals = getTotals(state);
+  totals.rewards_pool -= due;
+  putTotals(state, totals);
+  addRewardsPaid(state, delegator, due);
+  const s: Settlement = { delegator, validator: v.address, shares: d.shares, from_acc: from, to_acc: v.acc, amount: due };
+  sink?.(s);
+  return s;
 }
 
 /** Bond amount (base units) from delegator into validator: new shares at the current share price. */
-export function bond(state: StateOverlay, delegator: string, v: ValidatorRecord, amount: bigint, epoch: number): bigint {
+export function bond(
+  state: StateOverlay,
+  delegator: string,
+  v: ValidatorRecord,
+  amount: bigint,
+  epoch: number,
+  sink?: SettlementSink,
+): bigint {
   const d = getDelegation(state, delegator, v.address) ?? { shares: 0n, start_acc: v.acc, since_epoch: epoch };
-  settleRewards(state, delegator, v, d);
+  settleRewards(state, delegator, v, d, sink);
   const shares = v.tokens === 0n || v.shares === 0n ? amount : (amount * v.shares) / v.tokens;
   d.shares += shares;
   v.shares += shares;
@@ -75,13 +98,32 @@ export function bond(state: StateOverlay, delegator: string, v: ValidatorRecord,
  * Remove amount (base units) of a delegation's value from the validator (shares rounded up, never more
  * than the delegation holds); returns the tokens actually removed. Rewards are settled first.
  */
-export function unbond(state: StateOverlay, delegator: string, v: ValidatorRecord, d: DelegationRecord, amount: bigint): bigint {
-  settleRewards(state, delegator, v, d);
+export function unbond(
+  state: StateOverlay,
+  delegator: string,
+  v: ValidatorRecord,
+  d: DelegationRecord,
+  amount: bigint,
+  sink?: SettlementSink,
+): bigint {
   let shares = (amount * v.shares + v.tokens - 1n) / v.tokens;
   if (shares > d.shares) shares = d.shares;
   let tokens = sharesValue(v, shares);
-  if (shares === d.shares) tokens = sharesValue(v, shares);
   if (tokens > amount) tokens = amount;
+  return unbondShares(state, delegator, v, d, shares, tokens, sink);
+}
+
+/** Remove shares (worth tokens) from a delegation, rewards settled first; returns tokens. */
+function unbondShares(
+  state: StateOverlay,
+  delegator: string,
+  v: ValidatorRecord,
+  d: DelegationRecord,
+  shares: bigint,
+  tokens: bigint,
+  sink?: SettlementSink,
+): bigint {
+  settleRewards(state, delegator, v, d, sink);
   d.shares -= shares;
   v.shares -= shares;
   v.tokens -= tokens;
@@ -113,24 +155,27 @@ function burn(state: StateOverlay, base: bigint): void {
   putSupply(state, { minted: s.minted, burned: s.burned + baseToWei(base) });
 }
 
+/** When an infraction happened, or when a slash applies: a height and its epoch. */
+export interface ChainPoint {
+  height: number;
+  epoch: number;
+}
+
 /**
- * Slash bps of a validator's bonded tokens and of its unbonding pools begun at or after the infraction's
- * epoch (still maturing); the slashed coins are burned. O(UNBONDING_EPOCHS) pools, never per delegator.
+ * Slash bps of a validator's bonded tokens, of its unbonding pools begun at or after the infraction's
+ * epoch (still maturing), and of the stake redelegated away from it at or after the infraction's height
+ * and still in its unbonding period (taken from the delegation at the destination, as Cosmos does); the
+ * slashed coins are burned. O(UNBONDING_EPOCHS) pools plus the validator's own recent redelegation
+ * entries, never a pass over its delegators.
  */
-export function slash(
-  state: StateOverlay,
-  v: ValidatorRecord,
-  bps: bigint,
-  infractionEpoch: number,
-  currentEpoch: number,
-): bigint {
+export function slash(state: StateOverlay, v: ValidatorRecord, bps: bigint, infraction: ChainPoint, now: ChainPoint): bigint {
   const bondedCut = (v.tokens * bps) / 10_000n;
   v.tokens -= bondedCut;
   const totals = getTotals(state);
   totals.bonded -= bondedCut;
   let cut = bondedCut;
-  for (let e = currentEpoch + 1; e <= currentEpoch + UNBONDING_EPOCHS; e++) {
-    if (e - UNBONDING_EPOCHS < infractionEpoch) continue;
+  for (let e = now.epoch + 1; e <= now.epoch + UNBONDING_EPOCHS; e++) {
+    if (e - UNBONDING_EPOCHS < infraction.epoch) continue;
     const pool = getPool(state, v.address, e);
     if (pool.tokens === 0n) continue;
     const c = (pool.tokens * bps) / 10_000n;
@@ -141,8 +186,28 @@ export function slash(
   }
   putTotals(state, totals);
   putValidator(state, v);
+  for (let e = Math.max(infraction.epoch, now.epoch - UNBONDING_EPOCHS + 1); e <= now.epoch; e++) {
+    for (const r of redelegationEntries(state, v.address, e)) {
+      if (r.creation_height >= infraction.height) cut += slashRedelegation(state, r, bps, now.height);
+    }
+  }
   burn(state, cut);
   return cut;
+}
+
+/**
+ * The source's share of a redelegation: bps of the destination shares it created, unbonded from the
+ * delegation at the destination (never more than it still holds); its pending rewards are paid first and
+ * the payment logged in state for the reward history. Returns the tokens removed (to burn).
+ */
+function slashRedelegation(state: StateOverlay, r: RedelegationEntry, bps: bigint, height: number): bigint {
+  let shares = (r.dst_shares * bps) / 10_000n;
+  const dst = getValidator(state, r.to);
+  const d = getDelegation(state, r.delegator, r.to);
+  if (shares === 0n || !dst || !d) return 0n;
+  if (shares > d.shares) shares = d.shares;
+  const tokens = sharesValue(dst, shares);
+  return unbondShares(state, r.delegator, dst, d, shares, tokens, (s) => recordSlashSettlement(state, s, height));
 }
 
 /** Take a validator out of the active set in force (jailed or tombstoned), unless it is the last member. */

@@ -18,7 +18,9 @@ import {
   MIN_SIGNED_PER_WINDOW_BPS,
   RATIO_SCALE,
   SIGNED_BLOCKS_WINDOW,
+  UNBONDING_EPOCHS,
 } from './params.js';
+import { dropRedelegationEntries } from './redelegations.js';
 import {
   type ActiveMember,
   getActiveSet,
@@ -32,7 +34,7 @@ import {
   putActiveSet,
   putEpochStats,
   putPool,
-  putRatio,
+  putCheckpoint,
   putSigningInfo,
   putTotals,
   putUnbondingShares,
@@ -101,7 +103,8 @@ function sign(state: StateOverlay, env: OperationEnv, epoch: number, validator: 
     if (v && v.status === 'bonded' && removeFromActiveSet(state, validator)) {
       v.status = 'jailed';
       v.jailed_until_epoch = epoch + DOWNTIME_JAIL_EPOCHS;
-      slash(state, v, DOWNTIME_SLASH_BPS, epoch, epoch);
+      const now = { height: env.height, epoch };
+      slash(state, v, DOWNTIME_SLASH_BPS, now, now);
       // x/slashing: a jailed validator's window starts afresh.
       putSigningInfo(state, validator, { ...info, count: 0, index: 0, bits: '', missed: 0 });
       return;
@@ -173,7 +176,9 @@ function endEpoch(state: StateOverlay, env: OperationEnv, epoch: number): void {
   for (const address of registry(state)) {
     const v = getValidator(state, address);
     if (!v) continue;
-    putRatio(state, address, epoch, v.acc);
+    // Redelegations out of it created UNBONDING_EPOCHS - 1 epochs ago mature with the next epoch.
+    if (next >= UNBONDING_EPOCHS) dropRedelegationEntries(state, address, next - UNBONDING_EPOCHS);
+    putCheckpoint(state, address, epoch, { acc: v.acc, commission_total: v.commission_total });
     if (v.status !== 'bonded' || v.tokens === 0n) continue;
     const self = getDelegation(state, address, address);
     if (!self || sharesValue(v, self.shares) < MIN_SELF_STAKE_BASE) continue;
@@ -191,7 +196,13 @@ export function stakingDoubleSign(state: StateOverlay, validator: string, infrac
   if (!stakingActiveAt(env)) return;
   const v = getValidator(state, validator);
   if (!v || v.status === 'tombstoned') return;
-  slash(state, v, DOUBLE_SIGN_SLASH_BPS, epochOf(env, infractionHeight), epochOf(env));
+  slash(
+    state,
+    v,
+    DOUBLE_SIGN_SLASH_BPS,
+    { height: infractionHeight, epoch: epochOf(env, infractionHeight) },
+    { height: env.height, epoch: epochOf(env) },
+  );
   v.status = 'tombstoned';
   putValidator(state, v);
   removeFromActiveSet(state, validator);

@@ -17,10 +17,19 @@ import { type ActiveMember, getActiveSet, putActiveSet, putRegistry, registry } 
 export * from './params.js';
 export * from './state.js';
 export { pendingReward, sharesValue } from './core.js';
+export * from './reward-history.js';
+export { type RedelegationEntry, redelegationEntries } from './redelegations.js';
 
-/** Index terms: `stake:<address>` for every party of a staking event (a delegator's or validator's history). */
+/**
+ * Index terms: `stake:<address>` for every party of a staking event (a delegator's or validator's
+ * history); reward payments (RewardsClaimed, RewardsSettled) also under `rewards:<delegator>`, the
+ * delegator's reward history (services/staking-rewards.ts). A settlement that only accompanies a
+ * delegation change is listed there alone.
+ */
 function indexTerms(e: NativeEvent): string[] {
   const f = e.fields;
+  if (e.type === 'RewardsSettled') return [`rewards:${f.delegator}`];
+  if (e.type === 'RewardsClaimed') return [`stake:${f.delegator}`, `stake:${f.validator}`, `rewards:${f.delegator}`];
   const parties = [f.delegator, f.validator, f.from_validator, f.to_validator, f.address].filter((x): x is string => !!x);
   return [...new Set(parties)].map((a) => `stake:${a}`);
 }

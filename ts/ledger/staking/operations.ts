@@ -6,8 +6,10 @@ import { getAccount, putAccount } from '../../state/accounts.js';
 import { type OperationCall, OperationFailed } from '../operation-context.js';
 import type { OperationName } from '../operations.js';
 import { baseToWei } from '../units.js';
-import { addToPool, bond, credit, pendingReward, settleRewards, sharesValue, unbond } from './core.js';
+import { type SettlementSink, addToPool, bond, credit, settleRewards, sharesValue, unbond } from './core.js';
 import { MAX_COMMISSION_BPS, MAX_COMMISSION_CHANGE_BPS, MIN_SELF_STAKE_BASE, UNBONDING_EPOCHS } from './params.js';
+import { addRedelegationEntry, incomingRedelegationUntil, putIncomingRedelegation } from './redelegations.js';
+import { settlementFields } from './reward-history.js';
 import {
   type ValidatorRecord,
   delegatorValidators,
@@ -58,6 +60,12 @@ function bondable(call: OperationCall, address: string): ValidatorRecord {
 }
 
 const field = (call: OperationCall, name: string): bigint => call.op.fields[name] as bigint;
+
+/** Rewards a delegation change pays out first are recorded as a RewardsSettled event (reward history). */
+const settledBy =
+  (call: OperationCall): SettlementSink =>
+  (s) =>
+    call.emit({ type: 'RewardsSettled', fields: { ...settlementFields(s), cause: call.op.name } });
 const addr = (call: OperationCall, name: string): string => call.op.fields[name] as string;
 
 /** A self-delegation may not fall below the minimum unless it is withdrawn entirely (the validator leaves). */
@@ -98,7 +106,7 @@ export const STAKING_HANDLERS: Partial<Record<OperationName, (call: OperationCal
       commission_total: 0n,
     };
     putRegistry(call.state, [...registry(call.state), self]);
-    const shares = bond(call.state, self, v, stake, epochOf(call));
+    const shares = bond(call.state, self, v, stake, epochOf(call), settledBy(call));
     call.emit({
       type: 'ValidatorRegistered',
       fields: {
@@ -114,7 +122,7 @@ export const STAKING_HANDLERS: Partial<Record<OperationName, (call: OperationCal
     const v = bondable(call, addr(call, 'validator'));
     const amount = field(call, 'amount');
     debit(call, amount);
-    const shares = bond(call.state, call.tx.from_address, v, amount, epochOf(call));
+    const shares = bond(call.state, call.tx.from_address, v, amount, epochOf(call), settledBy(call));
     call.emit({
       type: 'Delegated',
       fields: {
@@ -136,7 +144,7 @@ export const STAKING_HANDLERS: Partial<Record<OperationName, (call: OperationCal
       throw new OperationFailed(`undelegate ${amount} exceeds the delegation of ${have} base units to ${v.address}`);
     checkSelfStake(v, delegator, have - amount);
     const complete = epochOf(call) + UNBONDING_EPOCHS;
-    const tokens = unbond(call.state, delegator, v, d, amount);
+    const tokens = unbond(call.state, delegator, v, d, amount, settledBy(call));
     const poolShares = addToPool(call.state, v.address, complete, tokens);
     const before = getUnbondingShares(call.state, delegator, v.address, complete);
     if (before === 0n) queueAppend(call.state, complete, delegator, v.address);
@@ -166,15 +174,30 @@ export const STAKING_HANDLERS: Partial<Record<OperationName, (call: OperationCal
       throw new OperationFailed(
         `a redelegation from ${fromAddr} to ${toAddr} is in flight until epoch ${inFlight.complete_epoch}`,
       );
+    const incoming = incomingRedelegationUntil(call.state, delegator, fromAddr);
+    if (incoming > epoch)
+      throw new OperationFailed(
+        `a redelegation into ${fromAddr} is in flight until epoch ${incoming}: stake redelegated to a validator cannot be redelegated again before it matures`,
+      );
     const d = getDelegation(call.state, delegator, fromAddr);
     const amount = field(call, 'amount');
     const have = d ? sharesValue(from, d.shares) : 0n;
     if (!d || have < amount)
       throw new OperationFailed(`redelegate ${amount} exceeds the delegation of ${have} base units to ${fromAddr}`);
     checkSelfStake(from, delegator, have - amount);
-    const tokens = unbond(call.state, delegator, from, d, amount);
-    const shares = bond(call.state, delegator, to, tokens, epoch);
-    putRedelegation(call.state, delegator, fromAddr, toAddr, { amount: tokens, complete_epoch: epoch + UNBONDING_EPOCHS });
+    const tokens = unbond(call.state, delegator, from, d, amount, settledBy(call));
+    const shares = bond(call.state, delegator, to, tokens, epoch, settledBy(call));
+    const complete = epoch + UNBONDING_EPOCHS;
+    putRedelegation(call.state, delegator, fromAddr, toAddr, { amount: tokens, complete_epoch: complete });
+    // Slashable by the source until it matures (Cosmos: redelegation entries); no redelegating it onwards meanwhile.
+    addRedelegationEntry(call.state, fromAddr, epoch, {
+      delegator,
+      to: toAddr,
+      initial: tokens,
+      dst_shares: shares,
+      creation_height: call.env.height,
+    });
+    putIncomingRedelegation(call.state, delegator, toAddr, complete);
     call.emit({
       type: 'Redelegated',
       fields: {
@@ -199,11 +222,12 @@ export const STAKING_HANDLERS: Partial<Record<OperationName, (call: OperationCal
     for (const va of targets) {
       const v = getValidator(call.state, va) as ValidatorRecord;
       const d = getDelegation(call.state, delegator, va);
-      if (!d || pendingReward(v, d) === 0n) continue;
+      if (!d) continue;
       const paid = settleRewards(call.state, delegator, v, d);
+      if (!paid) continue;
       putDelegation(call.state, delegator, va, d);
-      total += paid;
-      call.emit({ type: 'RewardsClaimed', fields: { delegator, validator: va, amount: paid.toString(), acc: v.acc.toString() } });
+      total += paid.amount;
+      call.emit({ type: 'RewardsClaimed', fields: settlementFields(paid) });
     }
     // A validator claims its commission with its rewards (all, or naming itself).
     const own = getValidator(call.state, delegator);

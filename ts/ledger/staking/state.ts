@@ -11,7 +11,7 @@
  * - stakingQueue        || complete_epoch u64 [|| chunk u32] -> count / chunk of [delegator, validator] pairs
  * - stakingGlobal       || name                             -> registry, active set, totals, per-delegator lists
  * - stakingEpochStats   || epoch u64 || validator20         -> EpochStats
- * - stakingRatio        || validator20 || epoch u64         -> cumulative reward per share at the epoch's end
+ * - stakingRatio        || validator20 || epoch u64         -> `acc:commission_total` at the epoch's end (EpochCheckpoint)
  * - stakingSigning      || validator20                      -> SigningInfo (sliding window)
  */
 import { NS } from '../../state/accounts.js';
@@ -92,10 +92,10 @@ export interface StakingTotals {
   rewards_pool: bigint;
 }
 
-const hex20 = (a: string): string => a.slice(2);
-const u64hex = (n: number): string => n.toString(16).padStart(16, '0');
-const u32hex = (n: number): string => n.toString(16).padStart(8, '0');
-const mk = (ns: number, hex: string): KeyStr => keyStr(Buffer.from(ns.toString(16).padStart(2, '0') + hex, 'hex'));
+export const hex20 = (a: string): string => a.slice(2);
+export const u64hex = (n: number): string => n.toString(16).padStart(16, '0');
+export const u32hex = (n: number): string => n.toString(16).padStart(8, '0');
+export const mk = (ns: number, hex: string): KeyStr => keyStr(Buffer.from(ns.toString(16).padStart(2, '0') + hex, 'hex'));
 
 export const validatorKey = (v: string): KeyStr => mk(NS.stakingValidator, hex20(v));
 export const delegationKey = (d: string, v: string): KeyStr => mk(NS.stakingDelegation, hex20(d) + hex20(v));
@@ -281,13 +281,25 @@ export const putEpochStats = (state: StateOverlay, epoch: number, v: string, s: 
     enc({ blocks: s.blocks, signed: s.signed, missed: s.missed, rewards: s.rewards, commission: s.commission }),
   );
 
-export function getRatio(state: StateReader, v: string, epoch: number): bigint | null {
-  const raw = state.get(ratioKey(v, epoch));
-  return raw ? BigInt(raw.toString('utf8')) : null;
+/** A validator's F1 ratio and cumulative commission (wei) at the end of an epoch (reward history). */
+export interface EpochCheckpoint {
+  acc: bigint;
+  commission_total: bigint;
 }
 
-export const putRatio = (state: StateOverlay, v: string, epoch: number, acc: bigint): void =>
-  state.set(ratioKey(v, epoch), Buffer.from(acc.toString(), 'utf8'));
+export function getCheckpoint(state: StateReader, v: string, epoch: number): EpochCheckpoint | null {
+  const raw = state.get(ratioKey(v, epoch));
+  if (!raw) return null;
+  const [acc, commission] = raw.toString('utf8').split(':');
+  return { acc: BigInt(acc), commission_total: BigInt(commission ?? '0') };
+}
+
+export const getRatio = (state: StateReader, v: string, epoch: number): bigint | null =>
+  getCheckpoint(state, v, epoch)?.acc ?? null;
+
+/** Value `acc:commission_total` (decimal). */
+export const putCheckpoint = (state: StateOverlay, v: string, epoch: number, c: EpochCheckpoint): void =>
+  state.set(ratioKey(v, epoch), Buffer.from(`${c.acc}:${c.commission_total}`, 'utf8'));
 
 export function getSigningInfo(state: StateReader, v: string): SigningInfo {
   const o = readJson(state, signingKey(v));
@@ -346,33 +358,58 @@ export function getRedelegation(state: StateReader, d: string, from: string, to:
 export const putRedelegation = (state: StateOverlay, d: string, from: string, to: string, r: Redelegation): void =>
   state.set(redelegationKey(d, from, to), enc({ amount: r.amount, complete_epoch: r.complete_epoch }));
 
-/** Queue chunks hold this many [delegator, validator] pairs (an append rewrites one chunk only). */
-const QUEUE_CHUNK = 64;
-
-export function queueAppend(state: StateOverlay, epoch: number, d: string, v: string): void {
-  const raw = state.get(queueCountKey(epoch));
-  const n = raw ? Number(raw.toString('utf8')) : 0;
-  const ck = queueChunkKey(epoch, Math.floor(n / QUEUE_CHUNK));
-  const chunkRaw = state.get(ck);
-  const chunk = chunkRaw ? (JSON.parse(chunkRaw.toString('utf8')) as [string, string][]) : [];
-  chunk.push([d, v]);
-  state.set(ck, enc(chunk));
-  state.set(queueCountKey(epoch), Buffer.from(String(n + 1), 'utf8'));
+/** Keys of a list kept in chunks (an append rewrites one chunk only): its length, and chunk c. */
+export interface ChunkedListKeys {
+  count: KeyStr;
+  chunk: (c: number) => KeyStr;
 }
+
+/** Items per chunk of a chunked list. */
+const LIST_CHUNK = 64;
+
+export function listAppend(state: StateOverlay, keys: ChunkedListKeys, item: unknown): void {
+  const raw = state.get(keys.count);
+  const n = raw ? Number(raw.toString('utf8')) : 0;
+  const ck = keys.chunk(Math.floor(n / LIST_CHUNK));
+  const chunkRaw = state.get(ck);
+  const chunk = chunkRaw ? (JSON.parse(chunkRaw.toString('utf8')) as unknown[]) : [];
+  chunk.push(item);
+  state.set(ck, enc(chunk));
+  state.set(keys.count, Buffer.from(String(n + 1), 'utf8'));
+}
+
+export function listRead<T>(state: StateReader, keys: ChunkedListKeys): T[] {
+  const raw = state.get(keys.count);
+  if (!raw) return [];
+  const n = Number(raw.toString('utf8'));
+  const out: T[] = [];
+  for (let c = 0; c * LIST_CHUNK < n; c++) {
+    const chunk = state.get(keys.chunk(c));
+    if (chunk) for (const item of JSON.parse(chunk.toString('utf8')) as T[]) out.push(item);
+  }
+  return out;
+}
+
+export function listDelete(state: StateOverlay, keys: ChunkedListKeys): void {
+  const raw = state.get(keys.count);
+  if (!raw) return;
+  const n = Number(raw.toString('utf8'));
+  for (let c = 0; c * LIST_CHUNK < n; c++) state.delete(keys.chunk(c));
+  state.delete(keys.count);
+}
+
+const queueKeys = (epoch: number): ChunkedListKeys => ({
+  count: queueCountKey(epoch),
+  chunk: (c) => queueChunkKey(epoch, c),
+});
+
+export const queueAppend = (state: StateOverlay, epoch: number, d: string, v: string): void =>
+  listAppend(state, queueKeys(epoch), [d, v]);
 
 /** Take (and delete) every [delegator, validator] pair queued for an epoch. */
 export function queueTake(state: StateOverlay, epoch: number): [string, string][] {
-  const raw = state.get(queueCountKey(epoch));
-  if (!raw) return [];
-  const n = Number(raw.toString('utf8'));
-  const out: [string, string][] = [];
-  for (let c = 0; c * QUEUE_CHUNK < n; c++) {
-    const ck = queueChunkKey(epoch, c);
-    const chunk = state.get(ck);
-    if (chunk) for (const p of JSON.parse(chunk.toString('utf8')) as [string, string][]) out.push(p);
-    state.delete(ck);
-  }
-  state.delete(queueCountKey(epoch));
+  const out = listRead<[string, string]>(state, queueKeys(epoch));
+  listDelete(state, queueKeys(epoch));
   return out;
 }
 

@@ -9,12 +9,15 @@ import { type OperationCall, OperationFailed, type OperationModule } from '../op
 import { MAX_U128, type OperationName } from '../operations.js';
 import { ZERO_ADDRESS } from '../units.js';
 import {
+  getAmount,
   getToken,
   putToken,
   putTokenAllowance,
   putTokenBalance,
+  putTokenBalanceAt,
   tokenAllowance,
   tokenBalance,
+  tokenBalanceKey,
   tokenContractAddress,
   tokenExists,
 } from './state.js';
@@ -37,14 +40,23 @@ function requireToken(call: OperationCall, contract: string): void {
   if (!tokenExists(call.state, contract)) throw new OperationFailed(`unknown token contract ${contract}`);
 }
 
-/** Move amount from -> to; throws on an insufficient balance. */
+/**
+ * Move amount (≥ 1) from -> to; throws on an unknown token or an insufficient balance. A balance can only
+ * exist for a deployed token, so the token record is read only when the balance does not cover the
+ * amount (to tell an unknown token from a short balance); each balance key is built once.
+ */
 function move(call: OperationCall, contract: string, from: string, to: string, amount: bigint): void {
   const { state } = call;
-  const have = tokenBalance(state, contract, from);
-  if (have < amount) throw new OperationFailed(`insufficient token balance: ${from} holds ${have}, ${amount} needed`);
-  putTokenBalance(state, contract, from, have, have - amount);
-  const dest = tokenBalance(state, contract, to);
-  putTokenBalance(state, contract, to, dest, dest + amount);
+  const fromKey = tokenBalanceKey(contract, from);
+  const have = getAmount(state, fromKey);
+  if (have < amount) {
+    requireToken(call, contract);
+    throw new OperationFailed(`insufficient token balance: ${from} holds ${have}, ${amount} needed`);
+  }
+  putTokenBalanceAt(state, contract, fromKey, have, have - amount);
+  const toKey = tokenBalanceKey(contract, to);
+  const dest = getAmount(state, toKey);
+  putTokenBalanceAt(state, contract, toKey, dest, dest + amount);
 }
 
 const HANDLERS: Partial<Record<OperationName, (call: OperationCall) => void>> = {
@@ -81,7 +93,6 @@ const HANDLERS: Partial<Record<OperationName, (call: OperationCall) => void>> = 
   Transfer(call) {
     const f = call.op.fields;
     const contract = str(f.contract);
-    requireToken(call, contract);
     move(call, contract, call.tx.from_address, str(f.to), amt(f.amount));
     call.emit({
       type: TOKEN_EVENTS.transfer,
@@ -91,13 +102,13 @@ const HANDLERS: Partial<Record<OperationName, (call: OperationCall) => void>> = 
   TransferFrom(call) {
     const f = call.op.fields;
     const contract = str(f.contract);
-    requireToken(call, contract);
     const spender = call.tx.from_address;
     const owner = str(f.from);
     const amount = amt(f.amount);
-    // ERC-20: the owner moving its own tokens needs no allowance.
+    // ERC-20: the owner moving its own tokens needs no allowance. An allowance exists only for a deployed token.
     if (owner !== spender) {
       const allowed = tokenAllowance(call.state, contract, owner, spender);
+      if (allowed < amount) requireToken(call, contract);
       if (allowed < amount)
         throw new OperationFailed(`insufficient allowance: ${owner} approved ${allowed} to ${spender}, ${amount} needed`);
       putTokenAllowance(call.state, contract, owner, spender, allowed - amount);
@@ -153,21 +164,18 @@ const HANDLERS: Partial<Record<OperationName, (call: OperationCall) => void>> = 
 
 /**
  * Index terms: `token:<contract>` lists a token's balance movements (deploy, transfers, mints, burns:
- * the transfer feeds); `token-account:<address>` every token event an address takes part in.
+ * the transfer feeds). Approvals are not listed: no feed shows them (their receipts keep them). An
+ * account's own token operations are in its address history (its transactions); no endpoint lists
+ * the transfers an account received, so no per-account term is written (it tripled the postings of
+ * every transfer, docs/tokens-and-staking.md).
  */
 function indexTerms(e: NativeEvent): string[] {
-  const f = e.fields;
   switch (e.type) {
     case TOKEN_EVENTS.deploy:
-      return [`token:${f.contract}`, `token-account:${f.deployer}`];
     case TOKEN_EVENTS.transfer:
-      return [`token:${f.contract}`, `token-account:${f.from}`, `token-account:${f.to}`];
     case TOKEN_EVENTS.mint:
-      return [`token:${f.contract}`, `token-account:${f.to}`];
     case TOKEN_EVENTS.burn:
-      return [`token:${f.contract}`, `token-account:${f.from}`];
-    case TOKEN_EVENTS.approval:
-      return [`token-account:${f.owner}`, `token-account:${f.spender}`];
+      return [`token:${e.fields.contract}`];
     default:
       return [];
   }

@@ -11,7 +11,8 @@
 import { RLP } from '@ethereumjs/rlp';
 import { keccak256 } from '../../crypto/index.js';
 import { NS } from '../../state/accounts.js';
-import { type KeyStr, type StateOverlay, type StateReader, keyStr } from '../../state/state-store.js';
+import { id20, nsChar } from '../../state/key-ids.js';
+import type { KeyStr, StateOverlay, StateReader } from '../../state/state-store.js';
 import { bigToBytes, bytesToBig, toHex } from '../../util/hex.js';
 
 export interface TokenRecord {
@@ -46,23 +47,17 @@ export function tokenContractAddress(deployer: string, nonce: bigint): string {
   return CONTRACT_PREFIX + toHex(keccak256(pre).subarray(12));
 }
 
-/** 20 bytes of a contract (`SRC20_…`) or an address (`0x…`) written at offset. */
-function put20(b: Buffer, at: number, id: string): void {
-  b.write(id.startsWith('0x') ? id.slice(2) : id.slice(CONTRACT_PREFIX.length), at, 'hex');
-}
+/** The 20 id bytes of a contract (`SRC20_…`) or an address (`0x…`) as a latin1 key part (cached). */
+const idPart = (id: string): string => id20(id, id.charCodeAt(0) === 0x30 /* '0' of 0x */ ? 2 : CONTRACT_PREFIX.length);
 
-function key(ns: number, ...ids: string[]): KeyStr {
-  const b = Buffer.allocUnsafe(1 + 20 * ids.length);
-  b[0] = ns;
-  ids.forEach((id, i) => put20(b, 1 + 20 * i, id));
-  return keyStr(b);
-}
+const NS_CHAR = { token: nsChar(NS.token), balance: nsChar(NS.tokenBalance), allowance: nsChar(NS.tokenAllowance) };
+const HOLDERS_CHAR = nsChar(NS.tokenHolders);
 
-export const tokenKey = (contract: string): KeyStr => key(NS.token, contract);
-export const tokenBalanceKey = (contract: string, holder: string): KeyStr => key(NS.tokenBalance, contract, holder);
+export const tokenKey = (contract: string): KeyStr => NS_CHAR.token + idPart(contract);
+export const tokenBalanceKey = (contract: string, holder: string): KeyStr => NS_CHAR.balance + idPart(contract) + idPart(holder);
 export const tokenAllowanceKey = (contract: string, owner: string, spender: string): KeyStr =>
-  key(NS.tokenAllowance, contract, owner, spender);
-const holdersKey = (contract: string): KeyStr => key(NS.tokenHolders, contract);
+  NS_CHAR.allowance + idPart(contract) + idPart(owner) + idPart(spender);
+const holdersKey = (contract: string): KeyStr => HOLDERS_CHAR + idPart(contract);
 
 export function encodeTokenRecord(t: TokenRecord): Buffer {
   return Buffer.from(
@@ -110,11 +105,15 @@ export function encodeU128(n: bigint): Buffer {
   return b;
 }
 
-export const decodeU128 = (b: Uint8Array): bigint =>
-  (Buffer.from(b.buffer, b.byteOffset, b.byteLength).readBigUInt64BE(0) << 64n) |
-  Buffer.from(b.buffer, b.byteOffset, b.byteLength).readBigUInt64BE(8);
+export function decodeU128(b: Uint8Array): bigint {
+  const buf = Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  const hi = buf.readBigUInt64BE(0);
+  const lo = buf.readBigUInt64BE(8);
+  return hi === 0n ? lo : (hi << 64n) | lo;
+}
 
-function getAmount(state: StateReader, k: KeyStr): bigint {
+/** The amount under a key (0 when absent): balances and allowances. */
+export function getAmount(state: StateReader, k: KeyStr): bigint {
   const raw = state.get(k);
   return raw ? decodeU128(raw) : 0n;
 }
@@ -139,8 +138,12 @@ export function tokenHolderCount(state: StateReader, contract: string): number {
 }
 
 /** Set a balance, keeping the holder count (non-zero balances) in step. */
-export function putTokenBalance(state: StateOverlay, contract: string, holder: string, before: bigint, after: bigint): void {
-  putAmount(state, tokenBalanceKey(contract, holder), after);
+export const putTokenBalance = (state: StateOverlay, contract: string, holder: string, before: bigint, after: bigint): void =>
+  putTokenBalanceAt(state, contract, tokenBalanceKey(contract, holder), before, after);
+
+/** putTokenBalance with the balance key already built (a transfer reads and writes each balance once). */
+export function putTokenBalanceAt(state: StateOverlay, contract: string, k: KeyStr, before: bigint, after: bigint): void {
+  putAmount(state, k, after);
   const delta = (after > 0n ? 1 : 0) - (before > 0n ? 1 : 0);
   if (delta !== 0) {
     const b = Buffer.allocUnsafe(8);

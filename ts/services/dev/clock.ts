@@ -18,7 +18,7 @@ export class DevClock {
 
   constructor(private readonly chain: Chain) {
     // After a restart the head may be dated ahead of the machine (time was moved): time goes on from it.
-    this.offset = Math.max(0, chain.head.timestamp - wallClock());
+    this.reset();
     chain.now = () => this.now();
     chain.on('block', (b) => this.blockMined(b.timestamp));
   }
@@ -48,10 +48,16 @@ export class DevClock {
     this.next = ts;
   }
 
-  /** Back to a recorded state (evm_revert, anvil_reset). */
+  /** Back to a recorded state (evm_revert). */
   restore(offset: number, next: number | null): void {
     this.offset = offset;
     this.next = next;
+  }
+
+  /** As a node starting on the current head (anvil_reset): the machine's time, or the head's when that is later. */
+  reset(): void {
+    this.offset = Math.max(0, this.chain.head.timestamp - wallClock());
+    this.next = null;
   }
 
   get nextTimestamp(): number | null {

@@ -1,15 +1,18 @@
 /**
  * The dev chain's test controls (docs/dev-chain.md): accounts the node signs for and impersonation, the
- * clock, automine and manual mining, and direct state writes. Built by ts/node on `--dev` only, and the
+ * clock, automine and manual mining, direct state writes, snapshots and reset. Built by ts/node on `--dev` only, and the
  * JSON-RPC methods that use it (rpc/dev.ts) exist only then.
  */
 import type { PoaEngine } from '../../consensus/poa.js';
 import type { SignedTransaction } from '../../ledger/transaction.js';
+import type { MempoolContents } from '../../mempool/mempool.js';
+import type { StateChanges } from '../../state/state-store.js';
 import type { NodeContext } from '../context.js';
 import { DevAccounts } from './accounts.js';
 import { DevClock } from './clock.js';
 import { DevMiner, type MiningMode } from './miner.js';
 import { type SendArgs, sendTransaction } from './send.js';
+import { DevSnapshots } from './snapshots.js';
 import { setBalance, setCode, setNonce, setStorageAt } from './state-writes.js';
 
 export type DevChainContext = Pick<NodeContext, 'chain' | 'mempool' | 'admission'> & Partial<NodeContext>;
@@ -18,6 +21,9 @@ export class DevChain {
   readonly accounts = new DevAccounts();
   readonly clock: DevClock;
   readonly miner: DevMiner;
+  readonly snapshots = new DevSnapshots();
+  /** The mining mode the node started with (anvil_reset goes back to it). */
+  private readonly startMode: MiningMode;
 
   constructor(
     private readonly ctx: DevChainContext,
@@ -26,8 +32,80 @@ export class DevChain {
     /** web3_clientVersion starts with `anvil/` (`--anvil-compat`). */
     readonly anvilCompat = false,
   ) {
+    this.startMode = { ...mode };
     this.clock = new DevClock(ctx.chain);
     this.miner = new DevMiner(ctx.chain, poa, ctx.mempool, this.clock, mode);
+  }
+
+  /**
+   * evm_snapshot: record the head, the pending state writes, the clock, the mining mode and the pool, taken
+   * between blocks (block production waits), so the four agree. Returns the id.
+   */
+  snapshot(): Promise<number> {
+    const { chain, mempool } = this.ctx;
+    return this.miner.exclusive(async () => {
+      await chain.settled();
+      return this.snapshots.take({
+        height: chain.height,
+        writes: chain.devWrites?.current() ?? new Map(),
+        clock: { offset: this.clock.offsetSecs, next: this.clock.nextTimestamp },
+        mode: { automine: this.miner.automine, intervalMs: this.miner.intervalMs },
+        pool: mempool.contents(),
+      });
+    });
+  }
+
+  /**
+   * evm_revert: back to the snapshot `id` (false when there is none: unknown, or used up by an earlier
+   * revert). The chain rolls back to its height (Chain.rollbackTo: later blocks and every index of them
+   * removed, the state put back), then its state writes, clock, pool and mining mode are restored; it and
+   * every later snapshot are used up.
+   */
+  async revert(id: bigint): Promise<boolean> {
+    const snap = await this.miner.exclusive(async () => {
+      const s = this.snapshots.get(id);
+      if (!s) return null;
+      await this.rewind(s.height, s.writes, s.clock, s.pool);
+      this.snapshots.consume(s.id);
+      return s;
+    });
+    if (!snap) return false;
+    await this.restoreMode(snap.mode);
+    return true;
+  }
+
+  /**
+   * anvil_reset / hardhat_reset: back to genesis as the node started: every block rolled back, the pool
+   * emptied, state writes, snapshots and impersonations dropped, the clock and the mining mode as at start.
+   */
+  async reset(): Promise<void> {
+    await this.miner.exclusive(async () => {
+      await this.rewind(0, new Map(), null, { pending: [], queued: [] });
+      this.snapshots.clear();
+    });
+    this.accounts.restoreImpersonated([]);
+    await this.restoreMode(this.startMode);
+  }
+
+  /** Roll back to `height`, then put back writes, clock (null: as at start) and pool (block production is paused). */
+  private async rewind(
+    height: number,
+    writes: StateChanges,
+    clock: { offset: number; next: number | null } | null,
+    pool: MempoolContents,
+  ): Promise<void> {
+    const { chain, admission } = this.ctx;
+    await chain.rollbackTo(height);
+    if (writes.size > 0) await chain.writeDevState(writes);
+    if (clock) this.clock.restore(clock.offset, clock.next);
+    else this.clock.reset();
+    await admission.restorePool(pool);
+  }
+
+  private async restoreMode(mode: MiningMode): Promise<void> {
+    await this.miner.restore(mode);
+    // Transactions of a restored pool are mined at once when automine is on, as if just sent.
+    if (mode.automine && this.ctx.mempool.size > 0) await this.miner.setAutomine(true);
   }
 
   /** Take over block production: automine on admission, the interval timer if one is set. */

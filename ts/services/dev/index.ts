@@ -3,3 +3,4 @@ export { DevClock } from './clock.js';
 export { DevChain, type DevChainContext } from './dev-chain.js';
 export { DevMiner, MAX_MINE_BLOCKS, type MiningMode } from './miner.js';
 export type { SendArgs } from './send.js';
+export { type DevSnapshot, DevSnapshots } from './snapshots.js';

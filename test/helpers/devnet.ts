@@ -1,0 +1,138 @@
+/**
+ * Real node processes on 127.0.0.1 for the network tests: a network written by the testnet generator,
+ * each node started with the exact `start` command of nodes.json, killed with SIGKILL or stopped with
+ * SIGTERM, and queried over its API. The network tests own the port range 26000-29999 (below Linux's
+ * ephemeral range, where outgoing connections could take a port first); other tests use ephemeral ports.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { ExecutionContext } from 'ava';
+import type { TestnetNode } from '../../ts/node/testnet.js';
+import { httpJson } from './node.js';
+
+export const REPO = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** The network tests' ports: bases 26000, 26300, ... (a base uses P+i, P+100+i, P+200+i for i < 100). */
+const PORT_RANGE = { from: 26_000, to: 29_999, step: 300 };
+
+async function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/** A base port whose API (P+i), P2P (P+100+i) and gRPC (P+200+i) ports are free for n nodes. */
+export async function freeBasePort(n: number): Promise<number> {
+  const slots = Math.floor((PORT_RANGE.to - PORT_RANGE.from + 1) / PORT_RANGE.step);
+  const start = Math.floor(Math.random() * slots);
+  for (let i = 0; i < slots; i++) {
+    const base = PORT_RANGE.from + ((start + i) % slots) * PORT_RANGE.step;
+    const ports = Array.from({ length: n }, (_, j) => [base + j, base + 100 + j, base + 200 + j]).flat();
+    if ((await Promise.all(ports.map(portFree))).every(Boolean)) return base;
+  }
+  throw new Error('no free port range in 26000-29999');
+}
+
+export interface Running {
+  node: TestnetNode;
+  proc: ChildProcess;
+  logs: string[];
+}
+
+/** Start a node with its nodes.json `start` command (from the repository root), plus extra arguments. */
+export function startNode(node: TestnetNode, extra: string[] = [], env: NodeJS.ProcessEnv = {}): Running {
+  const argv = [...node.start.split(' ').filter(Boolean), ...extra];
+  const proc = spawn(process.execPath, argv.slice(1), {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NATIVE_LOG_LEVEL: 'info', ...env },
+  });
+  const logs: string[] = [];
+  const keep = (d: Buffer) => {
+    logs.push(d.toString());
+    if (logs.length > 4000) logs.splice(0, 1000);
+  };
+  proc.stdout?.on('data', keep);
+  proc.stderr?.on('data', keep);
+  return { node, proc, logs };
+}
+
+export const exited = (r: Running): boolean => r.proc.exitCode !== null || r.proc.signalCode !== null;
+
+/** Stop a node: SIGKILL (a crash) or SIGTERM (a clean stop), and wait for the process to end. */
+export async function stopNode(r: Running, signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL'): Promise<void> {
+  if (exited(r)) return;
+  const done = new Promise<void>((resolve) => r.proc.once('exit', () => resolve()));
+  r.proc.kill(signal);
+  const timer = setTimeout(() => r.proc.kill('SIGKILL'), 20_000);
+  await done;
+  clearTimeout(timer);
+}
+
+export const stopAll = (rs: Running[]): Promise<void> => Promise.all(rs.map((r) => stopNode(r))).then(() => undefined);
+
+/** The node's head height, or -1 while it does not answer. */
+export async function height(url: string): Promise<number> {
+  try {
+    return (await httpJson(`${url}/native_status`)).body.sync_info.latest_block_height as number;
+  } catch {
+    return -1;
+  }
+}
+
+export const heights = (urls: string[]): Promise<number[]> => Promise.all(urls.map(height));
+
+/** Block hashes [from, to] of a node, read in pages of 100 (newest-first pages of /chain/blocks). */
+export async function hashes(url: string, from: number, to: number): Promise<Map<number, { hash: string; just: boolean }>> {
+  const out = new Map<number, { hash: string; just: boolean }>();
+  const head = await height(url);
+  for (let page = 0; ; page++) {
+    const r = await httpJson(`${url}/chain/blocks?page=${page}&limit=100`);
+    const blocks = r.body.blocks as { index: number; hash: string; has_justification: boolean }[];
+    for (const b of blocks) if (b.index >= from && b.index <= to) out.set(b.index, { hash: b.hash, just: b.has_justification });
+    if (blocks.length === 0 || blocks[blocks.length - 1].index <= from || head - (page + 1) * 100 < from) break;
+  }
+  return out;
+}
+
+/**
+ * Every height 1..upTo has the same block hash on every node (what a node has committed is final, so
+ * agreement on every committed height is agreement on finality); BFT heights carry a certificate.
+ */
+export async function assertAgree(t: ExecutionContext, urls: string[], upTo: number, bftFrom: number): Promise<void> {
+  const all = await Promise.all(urls.map((u) => hashes(u, 1, upTo)));
+  let bad = 0;
+  for (let h = 1; h <= upTo; h++) {
+    const seen = all.map((m) => m.get(h));
+    if (seen.some((x) => !x)) {
+      t.fail(`height ${h} missing on a node`);
+      return;
+    }
+    if (new Set(seen.map((x) => x?.hash)).size !== 1 && bad++ < 3)
+      t.fail(`height ${h} differs: ${seen.map((x) => x?.hash).join(' ')}`);
+    if (h >= bftFrom && seen.some((x) => !x?.just) && bad++ < 3) t.fail(`height ${h} has no commit certificate on a node`);
+  }
+  t.is(bad, 0, `${urls.length} nodes agree on heights 1..${upTo}`);
+}
+
+/** Wait until heights stop moving for `quietMs` (polled), and return them. */
+export async function stableHeights(urls: string[], quietMs: number, deadlineMs: number): Promise<number[]> {
+  const deadline = Date.now() + deadlineMs;
+  let last = await heights(urls);
+  let since = Date.now();
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 300));
+    const now = await heights(urls);
+    if (now.some((h, i) => h !== last[i])) {
+      last = now;
+      since = Date.now();
+    } else if (Date.now() - since >= quietMs) return now;
+  }
+  throw new Error(`heights did not settle: ${last.join(' ')}`);
+}
+
+/** The last lines a node logged (for failure messages). */
+export const tail = (r: Running, lines = 40): string => r.logs.join('').split('\n').slice(-lines).join('\n');

@@ -1,0 +1,124 @@
+/**
+ * The chain handshake with real node processes: a node of another genesis (same chain id) and a node of
+ * another chain id dial a running node; both are refused and neither ends up as a peer. Also the testnet
+ * generator's fixed interface (nodes.json fields and the port layout).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import test from 'ava';
+import { genesisIdentity, readGenesisFile } from '../../ts/chain/genesis.js';
+import { generateTestnet } from '../../ts/node/testnet.js';
+import { freeBasePort, startNode, stopAll, tail } from '../helpers/devnet.js';
+import { httpJson } from '../helpers/node.js';
+import { tempDir, waitFor } from '../helpers/util.js';
+
+test('the testnet generator writes nodes.json with the fixed fields and port layout', (t) => {
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const out = join(tmp.dir, 'net');
+  const nodes = generateTestnet({
+    validators: 4,
+    fullNodes: 2,
+    out,
+    basePort: 26600,
+    chainId: 7120,
+    dposBftHeight: 10,
+    blockTimeMs: 1000,
+  });
+  const file = JSON.parse(readFileSync(join(out, 'nodes.json'), 'utf8'));
+  t.deepEqual(file, nodes);
+  t.is(nodes.length, 6);
+  nodes.forEach((n, i) => {
+    t.deepEqual(Object.keys(n).sort(), ['api_url', 'data_dir', 'name', 'p2p_port', 'role', 'start', 'validator_address']);
+    t.is(n.name, `node${i}`);
+    t.is(n.role, i < 4 ? 'validator' : 'full');
+    t.is(n.api_url, `http://127.0.0.1:${26600 + i}`);
+    t.is(n.p2p_port, 26700 + i);
+    t.is(n.data_dir, join(out, `node${i}`));
+    if (i < 4) t.regex(n.validator_address ?? '', /^0x[0-9a-f]{40}$/);
+    else t.is(n.validator_address, null);
+    t.true(n.start.startsWith('node dist/ts/node/main.js '));
+    t.true(n.start.includes(`--port ${26600 + i} `));
+    t.true(n.start.includes(`--p2p-port ${26700 + i} `));
+    t.true(n.start.includes(`--grpc-port ${26800 + i}`) || !n.start.includes('--grpc-port'), 'gRPC on P+200+i when set');
+    t.true(n.start.includes(`--role ${n.role}`));
+    // Every node lists every other one as a static peer.
+    const peers = n.start.split(' ')[n.start.split(' ').indexOf('--peers') + 1].split(',');
+    t.is(peers.length, 5);
+    for (const p of peers) t.regex(p, /^\/ip4\/127\.0\.0\.1\/tcp\/267\d\d\/p2p\/16Uiu2HA\w+$/);
+  });
+  const genesis = JSON.parse(readFileSync(join(out, 'genesis.json'), 'utf8'));
+  t.is(genesis.chain_id, 7120);
+});
+
+test('a node of another genesis or another chain id is refused at the handshake', async (t) => {
+  t.timeout(120_000);
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const base = await freeBasePort(3);
+  const make = (name: string, i: number, chainId: number) =>
+    generateTestnet({
+      validators: 1,
+      fullNodes: 0,
+      out: join(tmp.dir, name),
+      basePort: base + i,
+      chainId,
+      dposBftHeight: 10,
+      blockTimeMs: 500,
+    })[0];
+  const a = make('a', 0, 7120);
+  const sameIdOtherGenesis = make('b', 1, 7120);
+  const otherChainId = make('c', 2, 7121);
+  const na = startNode(a);
+  const procs = [na];
+  t.teardown(() => stopAll(procs));
+  const peerId = (await waitFor(
+    async () => (await httpJson(`${a.api_url}/net/peers`).catch(() => null))?.body.peer_id,
+    60_000,
+    'node a listening',
+  )) as string;
+  const target = `/ip4/127.0.0.1/tcp/${a.p2p_port}/p2p/${peerId}`;
+  for (const n of [sameIdOtherGenesis, otherChainId]) {
+    const r = startNode(n, ['--peers', target]);
+    procs.push(r);
+    await waitFor(
+      () =>
+        r.logs.join('').includes('peer refused at handshake') &&
+        na.logs.join('').split('peer refused at handshake').length > procs.length - 1,
+      60_000,
+      `${n.data_dir}: refusal logged on both sides`,
+    ).catch((err) => {
+      t.log(tail(na), tail(r));
+      throw err;
+    });
+    t.is((await httpJson(`${n.api_url}/net/peers`)).body.total, 0);
+  }
+  t.is((await httpJson(`${a.api_url}/net/peers`)).body.total, 0);
+  // Refused peers stay refused: the static peer is not redialled into the peer list.
+  await new Promise((r) => setTimeout(r, 3000));
+  t.is((await httpJson(`${a.api_url}/net/peers`)).body.total, 0);
+});
+
+test('the network identity commits to the genesis parameters the genesis block does not (validators, activation)', (t) => {
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const make = (name: string) => {
+    generateTestnet({
+      validators: 2,
+      fullNodes: 0,
+      out: join(tmp.dir, name),
+      basePort: 26600,
+      chainId: 7120,
+      dposBftHeight: 10,
+      blockTimeMs: 1000,
+    });
+    return readGenesisFile(join(tmp.dir, name, 'genesis.json'));
+  };
+  const a = make('a');
+  const b = { ...make('b'), genesisTimestamp: a.genesisTimestamp };
+  const block = 'ab'.repeat(32); // the same genesis block: same allocation, same second
+  t.is(genesisIdentity(a, block), genesisIdentity({ ...a }, block));
+  t.not(genesisIdentity(a, block), genesisIdentity(b, block), 'other validators');
+  t.not(genesisIdentity(a, block), genesisIdentity({ ...a, activation: { ...a.activation, dposBft: 11 } }, block));
+  t.not(genesisIdentity(a, block), genesisIdentity(a, 'cd'.repeat(32)), 'another genesis block');
+});

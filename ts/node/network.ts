@@ -1,0 +1,232 @@
+/**
+ * The node's networked half: the libp2p host, block sync, transaction relay, the evidence pool and (on
+ * validators of a BFT height) the BFT engine, wired to each other and to the query layer's NetworkView.
+ */
+import type { Logger } from 'pino';
+import { decodeBlock, encodeBlock } from '../chain/block.js';
+import type { Chain } from '../chain/chain.js';
+import { encodeEvidence } from '../chain/evidence.js';
+import { genesisIdentity } from '../chain/genesis.js';
+import { BftEngine, type ConsensusMessage, InvalidConsensusMessage } from '../consensus/bft.js';
+import { EvidencePool, InvalidEvidenceError } from '../consensus/evidence-pool.js';
+import { decodeConsensusMessage, encodeConsensusMessage, encodeForGossip } from '../consensus/messages.js';
+import type { PoaEngine } from '../consensus/poa.js';
+import { SignGuard } from '../consensus/privval.js';
+import type { KeyPair } from '../ledger/keys.js';
+import { encodeTransaction } from '../ledger/transaction.js';
+import type { TxAdmission } from '../mempool/admission.js';
+import type { Mempool } from '../mempool/mempool.js';
+import { NetworkMetrics, type NodeMetrics } from '../metrics/index.js';
+import { P2PNetwork, PeerMisbehaviour, loadOrCreateNodeKey } from '../network/index.js';
+import { MAX_GOSSIP_BYTES } from '../network/p2p.js';
+import type { NetworkView } from '../services/index.js';
+import { BlockSync, admitGossipedTransaction } from '../sync/index.js';
+import type { NodeConfig } from './config.js';
+
+export interface Networking {
+  net: P2PNetwork;
+  sync: BlockSync;
+  evidence: EvidencePool;
+  bft: BftEngine | null;
+  view: NetworkView;
+  stop(): Promise<void>;
+}
+
+export interface NetworkDeps {
+  config: NodeConfig;
+  chain: Chain;
+  mempool: Mempool;
+  admission: TxAdmission;
+  poa: PoaEngine;
+  validatorKey: KeyPair;
+  metrics: NodeMetrics;
+  log: Logger;
+}
+
+/**
+ * Test-only fail point (CometBFT's FAIL_TEST_INDEX is the model): `NATIVE_FAILPOINT=after-prevote@H`
+ * makes a validator kill itself (SIGKILL) right after signing and sending a prevote for a block at a
+ * height ≥ H, so tests can crash it between its prevote and its precommit.
+ */
+function failPoint(
+  log: Logger,
+  engine: BftEngine,
+): ((vote: { type: number; height: number; block_hash: string }) => void) | undefined {
+  const m = /^after-prevote@(\d+)$/.exec(process.env.NATIVE_FAILPOINT ?? '');
+  if (!m) return undefined;
+  const from = Number(m[1]);
+  return (vote) => {
+    if (vote.type !== 1 || vote.block_hash === '' || vote.height < from) return;
+    log.warn({ height: vote.height }, 'fail point after-prevote: killing this process');
+    // The engine signs nothing more (its stop flag is set at once); the prevote itself is still sent.
+    void engine.stop();
+    setTimeout(() => process.kill(process.pid, 'SIGKILL'), 100);
+  };
+}
+
+export async function startNetworking(d: NetworkDeps): Promise<Networking> {
+  const { config, chain, mempool, admission, poa, log } = d;
+  const logger = log.child({ component: 'p2p' });
+  const genesis = await chain.blocks.getBlock(0);
+  // Peers must share the genesis block and the genesis parameters it does not commit to (validators...).
+  const genesisHash = genesisIdentity(chain.params, genesis?.hash ?? '');
+  const evidence = new EvidencePool(chain);
+  let sync!: BlockSync;
+  let bft: BftEngine | null = null;
+  let lastFinalizedAt = Date.now();
+  chain.on('block', () => {
+    lastFinalizedAt = Date.now();
+  });
+
+  const net = new P2PNetwork({
+    nodeKey: loadOrCreateNodeKey(config.dataDir),
+    host: config.p2pHost,
+    port: config.p2pPort ?? 0,
+    peers: config.peers,
+    chainId: chain.params.chainId,
+    genesisHash,
+    status: () => sync.status(),
+    blocks: (from, count) => sync.blocks(from, count),
+    blockByHash: async (hash) => {
+      const proposal = bft?.proposalBlock(hash);
+      if (proposal) return encodeBlock(proposal);
+      const height = await chain.blocks.heightOfHash(hash);
+      const committed = height === null ? null : await chain.blocks.getBlock(height);
+      return committed ? encodeBlock(committed) : null;
+    },
+    onTransaction: (bytes) => admitGossipedTransaction(admission, bytes),
+    onBlock: (bytes, from) => sync.onGossipBlock(bytes, from),
+    onPeerStatus: () => sync.poke(),
+    consensusAt: (height) => (bft?.messagesAt(height) ?? []).map(encodeConsensusMessage),
+    onConsensus: async (bytes, from) => {
+      let m: ConsensusMessage;
+      try {
+        m = decodeConsensusMessage(bytes);
+        await bft?.receive(m, from);
+      } catch (err) {
+        if (err instanceof InvalidConsensusMessage) throw new PeerMisbehaviour(err.message);
+        throw err;
+      }
+    },
+    onEvidence: async (bytes) => {
+      try {
+        if (evidence.addEncoded(bytes)) networkMetrics.evidenceSeen();
+      } catch (err) {
+        if (err instanceof InvalidEvidenceError) throw new PeerMisbehaviour(`invalid evidence: ${err.message}`);
+        throw err;
+      }
+    },
+    log: logger,
+  });
+  sync = new BlockSync(chain, mempool, admission, net, logger);
+  sync.genesisHash = genesisHash;
+  const networkMetrics = new NetworkMetrics(d.metrics.registry, {
+    peers: () => net.peers().length,
+    bft: () => (bft ? { height: bft.state.height, round: bft.state.round } : null),
+    finalityLagBlocks: () => chain.height - poa.finalizedHeight(),
+    lastFinalizedAgeSeconds: () => (Date.now() - lastFinalizedAt) / 1000,
+    syncTarget: () => sync.targetHeight(),
+    height: () => chain.height,
+    catchingUp: () => sync.catchingUp(),
+    blocksImported: () => sync.imported,
+    gossip: () => net.counters,
+  });
+  await net.start();
+  sync.start();
+  poa.canPropose = () => !sync.behind();
+  admission.onAdmitted = (tx) => void net.publishTransaction(encodeTransaction(tx));
+  const produced = poa.onProduced;
+  poa.onProduced = (info) => {
+    produced?.(info);
+    void net.publishBlock(encodeBlock(chain.head));
+  };
+
+  const key = d.validatorKey;
+  if (config.role !== 'full' && chain.params.validators.some((v) => v.address === key.address)) {
+    bft = new BftEngine(
+      chain,
+      mempool,
+      key,
+      {
+        blockTimeMs: config.blockTimeMs,
+        maxBlockTxs: config.maxBlockTxs,
+        packGasLimit: config.packGasLimit,
+        evidence,
+        fetchBlock: async (hash, from) => {
+          const bytes = await net.requestBlockByHash(from, hash).catch(() => null);
+          return bytes ? decodeBlock(bytes) : null;
+        },
+      },
+      new SignGuard(config.dataDir),
+      (m) => void net.publishConsensus(encodeForGossip(m, MAX_GOSSIP_BYTES)),
+    );
+    bft.onCommitted = (b) => {
+      mempool.onBlock(b.transactions, []);
+      admission.onBlock();
+      // Validators decide the block themselves; one copy on the block topic, from its proposer, is what
+      // full nodes need (a missed one is fetched by range).
+      if (b.validator === key.address) void net.publishBlock(encodeBlock(b));
+    };
+    bft.onEvidence = (e) => {
+      try {
+        if (!evidence.add(e)) return;
+      } catch (err) {
+        logger.warn({ err: (err as Error).message }, 'conflicting votes not admissible as evidence');
+        return;
+      }
+      networkMetrics.evidenceSeen();
+      logger.warn({ validator: e.a.validator, height: e.a.height, round: e.a.round, type: e.a.type }, 'double-sign evidence');
+      void net.publishEvidence(encodeEvidence(e));
+    };
+    bft.onRound = (_h, r) => networkMetrics.roundStarted(r);
+    bft.onStuck = (height) => {
+      for (const peer of net.connectedPeerIds()) void catchUpConsensus(peer, height);
+    };
+    bft.onFinalized = (f) => networkMetrics.finalized(f.proposalToFinalityMs);
+    bft.onVoteSigned = failPoint(logger, bft);
+    bft.onError = (err) => logger.error({ err }, 'BFT step failed');
+    bft.start();
+  }
+  /** A peer's proposals and votes of a height, fed to the engine like gossip (forged ones cost the peer). */
+  async function catchUpConsensus(peer: string, height: number): Promise<void> {
+    let frames: Uint8Array[];
+    try {
+      frames = await net.requestConsensus(peer, height);
+    } catch (err) {
+      logger.debug({ peer, err: (err as Error).message }, 'consensus catch-up request failed');
+      return;
+    }
+    for (const f of frames) {
+      try {
+        await bft?.receive(decodeConsensusMessage(f), peer);
+      } catch (err) {
+        if (!(err instanceof InvalidConsensusMessage)) throw err;
+        await net.penalize(peer, 50, `invalid consensus message in a catch-up response: ${err.message}`);
+        return;
+      }
+    }
+  }
+  const engine = bft;
+  const view: NetworkView = {
+    peerId: net.peerId,
+    peers: () => net.peers(),
+    catchingUp: () => sync.catchingUp(),
+    targetHeight: () => sync.targetHeight(),
+    bft: engine ? () => ({ ...engine.state, proposer: engine.currentProposer() }) : undefined,
+    evidence: () => evidence.list(),
+    lastFinalizedAt: () => lastFinalizedAt,
+    blocksImported: () => sync.imported,
+  };
+  return {
+    net,
+    sync,
+    evidence,
+    bft,
+    view,
+    stop: async () => {
+      await bft?.stop();
+      await sync.stop();
+      await net.stop();
+    },
+  };
+}
