@@ -78,7 +78,16 @@ function prefetch(snapshot: CallState, args: CallArgs): [KeyStr, Uint8Array | nu
 /** A call's worker task: the environment without its BLOCKHASH callback, the first reads along. */
 function callTask(req: CallRequest, id: number, deadline: number): CallTask {
   const { blockHash: _, ...env } = req.env;
-  return { type: 'call', kind: req.kind, env, args: req.args, cap: req.cap, deadline, prefetch: prefetch(req.snapshot, req.args), id };
+  return {
+    type: 'call',
+    kind: req.kind,
+    env,
+    args: req.args,
+    cap: req.cap,
+    deadline,
+    prefetch: prefetch(req.snapshot, req.args),
+    id,
+  };
 }
 
 /** The call pool: its own workers and bounds (`--rpc-evm-workers`, `--rpc-evm-queue`, `--rpc-evmtimeout`). */

@@ -1,23 +1,24 @@
 /**
- * Entry point of the call worker threads (Piscina, started by call-pool.ts): one eth_call or
- * eth_estimateGas per task, its state read from the main thread's snapshot by message. When the thread
- * loads this module it hands the main thread one end of its state channel (a Piscina pool 'message'),
- * before Piscina reports the worker ready, so no task arrives before the channel is there.
+ * Entry point of the EVM worker threads (Piscina, started by worker-pool.ts for the call pool and the trace
+ * pool): one eth_call / eth_estimateGas or one trace per task, its state read from the main thread's view by
+ * message. When the thread loads this module it hands the main thread one end of its state channel (a
+ * Piscina pool 'message'), before Piscina reports the worker ready, so no task arrives before the channel is there.
  */
 import { MessageChannel, parentPort } from 'node:worker_threads';
 import { type CallReply, type CallTask, runCallTask } from './call-task.js';
 import { STATE_PORT, StateChannel } from './remote-state.js';
+import { type TraceReply, type TraceTask, runTraceTask } from './trace/task.js';
 
 const { port1, port2 } = new MessageChannel();
 parentPort?.postMessage({ [STATE_PORT]: port2 }, [port2]);
 const channel = new StateChannel(port1);
 
-export default function callWorker(task: CallTask): Promise<CallReply> {
-  return runCallTask(task, channel);
+export default function evmWorker(task: CallTask | TraceTask): Promise<CallReply | TraceReply> {
+  return task.type === 'trace' ? runTraceTask(task, channel) : runCallTask(task, channel);
 }
 
 /**
- * Niceness a call worker adds to itself once loaded: contract code yields the CPU to the main thread
+ * Niceness an EVM worker adds to itself once loaded: contract code yields the CPU to the main thread
  * (HTTP, block production) when cores are short; a nice +10 thread gets about a tenth of a nice 0 one's
  * share. Loading ran at full priority, so a busy machine does not stretch the first call's wait. Piscina's
  * niceIncrement would lower it before loading; @napi-rs/nice (Piscina's optional dependency) does it here.

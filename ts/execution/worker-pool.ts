@@ -39,8 +39,11 @@ export interface LiveTask {
   blockHash(height: number): Promise<Uint8Array | null>;
   /** Where a streamed trace's chunks go (traces only). */
   sink?: StructLogSink;
-  /** Set when the sink refused a chunk (the client went away). */
-  aborted?: boolean;
+  /**
+   * The first failure on this side while serving the task (a read of a view the chain rolled back under, a
+   * sink whose client went away): the task's answer, whatever the worker makes of the failed request.
+   */
+  failure?: unknown;
 }
 
 export interface WorkerPoolOptions {
@@ -85,6 +88,10 @@ function serve(port: MessagePort, live: ReadonlyMap<number, LiveTask>): void {
       reply({ id: m.id, error: 'call ended' });
       return;
     }
+    const fail = (err: unknown): void => {
+      task.failure ??= err;
+      reply({ id: m.id, error: (err as Error).message });
+    };
     try {
       switch (m.op) {
         case 'get':
@@ -97,31 +104,32 @@ function serve(port: MessagePort, live: ReadonlyMap<number, LiveTask>): void {
           reply({ id: m.id, keys: [...task.state.storageKeysOf(m.owner)] });
           return;
         case 'hash':
-          task.blockHash(m.height).then(
-            (hash) => reply({ id: m.id, hash }),
-            (err: Error) => reply({ id: m.id, error: err.message }),
-          );
+          task.blockHash(m.height).then((hash) => reply({ id: m.id, hash }), fail);
           return;
         case 'chunk':
-          return chunk(task, m.bytes, () => reply({ id: m.id }), (error) => reply({ id: m.id, error }));
+          chunk(task, m.bytes, () => reply({ id: m.id }), fail);
+          return;
       }
     } catch (err) {
-      reply({ id: m.id, error: (err as Error).message });
+      fail(err);
     }
   });
 }
 
 /** A streamed trace's chunk goes to its sink; the worker hears back once the sink takes more. */
-function chunk(task: LiveTask, bytes: Uint8Array, ready: () => void, fail: (error: string) => void): void {
+function chunk(task: LiveTask, bytes: Uint8Array, ready: () => void, fail: (err: unknown) => void): void {
   const sink = task.sink;
-  if (!sink || task.aborted) return fail('no stream');
-  try {
-    sink.chunk(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  } catch (err) {
-    task.aborted = true;
-    return fail((err as Error).message);
+  if (!sink) fail(new Error('the task has no stream'));
+  else if (task.failure !== undefined) fail(task.failure);
+  else {
+    try {
+      sink.chunk(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    } catch (err) {
+      fail(err);
+      return;
+    }
+    sink.ready().then(ready, fail);
   }
-  sink.ready().then(ready, (err: Error) => fail(err.message));
 }
 
 /** A contract's account comes with its code: the EVM reads the code right after (one round trip saved). */

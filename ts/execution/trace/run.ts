@@ -5,7 +5,7 @@ import { FEE_COLLECTOR } from '../common.js';
 import { StateOverlay, type StateReader } from '../../state/state-store.js';
 import type { EvmBaseState } from '../state-adapter.js';
 import type { VM } from '@ethereumjs/vm';
-import { BLOCK_GAS_LIMIT, type BlockEnv } from '../block-executor.js';
+import { BLOCK_GAS_LIMIT, type BlockEnv, executeBlock } from '../block-executor.js';
 import { CallTimeoutError } from '../deadline.js';
 import { acquireVm, releaseVm } from '../vm-pool.js';
 import { type CallArgs, intrinsicGas, runAsCall } from '../call.js';
@@ -13,7 +13,6 @@ import { typedTransactionOf } from '../evm-tx.js';
 import { MissingStateError } from '../remote-state.js';
 import { ServerError } from '../../util/errors.js';
 import { CallTracer, type MessageEvent, type MessageResult, gethError } from './call-tracer.js';
-import { applyPrefix, runSync } from './prefix.js';
 import { PrestateTracer } from './prestate-tracer.js';
 import { StructLogger } from './struct-logger.js';
 import { type StepEvent, TRACE_CHECK_STEPS, TraceTimeoutError, type TraceOptions } from './types.js';
@@ -38,17 +37,41 @@ export interface TraceSite {
 }
 
 /**
- * Apply transactions without tracing, as the block did, leaving out the end-of-block work (prefix.ts).
- * Returns the EVM gas they used.
+ * Runs `fn`, which reads the state synchronously, over `base`: in a trace worker the keys it missed are
+ * fetched and it runs again (EvmBaseState.runSync), so `fn` must have no effect outside what it returns.
  */
-export function applyUntraced(
+export function runSync<T>(base: EvmBaseState, fn: () => T): Promise<T> {
+  return base.runSync ? base.runSync(fn) : Promise.resolve().then(fn);
+}
+
+/** A run stopped by the interpreter's deadline or a state read past it (deadline.ts) is the trace's timeout. */
+function traceAbort(err: unknown): unknown {
+  return err instanceof CallTimeoutError ? new TraceTimeoutError() : err;
+}
+
+/**
+ * Apply transactions without tracing, as the block did, leaving out the end-of-block work (fee split,
+ * coinbase, epochs, reward distribution), which happens after the block's last transaction; stops with
+ * TraceTimeoutError past `deadline`. Returns the EVM gas they used.
+ */
+export async function applyUntraced(
   env: BlockEnv,
   state: StateOverlay,
   store: EvmBaseState,
   txs: readonly SignedTransaction[],
   deadline?: number,
 ): Promise<bigint> {
-  return applyPrefix(env, state, store, txs, deadline);
+  if (txs.length === 0) return 0n;
+  let r: Awaited<ReturnType<typeof executeBlock>>;
+  try {
+    r = await executeBlock(env, state, store, txs, { finish: false, deadline });
+  } catch (err) {
+    throw traceAbort(err);
+  }
+  // These transactions are in a committed block: each applied then, so each must apply again.
+  const lost = r.dropped[0]?.reason ?? (r.deferred.length ? 'deferred' : null);
+  if (lost) throw new ServerError(`re-execution of block ${env.height} diverged: ${lost}`);
+  return r.gasUsed;
 }
 
 /** The result of a traced transaction: the selected tracer's JSON and the transaction's receipt facts. */
@@ -175,11 +198,6 @@ function attach(vm: VM, sink: Sink, state: StateReader, site: TraceSite): void {
   events.on('afterMessage', (r: MessageResult) => sink.exit(r, depths.pop() ?? 1));
 }
 
-/** A run stopped by the interpreter's deadline (deadline.ts) is the trace's timeout. */
-function traceAbort(err: unknown): unknown {
-  return err instanceof CallTimeoutError ? new TraceTimeoutError() : err;
-}
-
 /** Trace one EVM transaction on `state` (changed as the transaction changes it). */
 async function traceOne(
   site: TraceSite,
@@ -219,7 +237,7 @@ async function traceOne(
 /** Trace one stored EVM transaction at its place in its block (after `site.prefix`). */
 export async function traceTransaction(site: TraceSite, tx: SignedTransaction, opts: TraceOptions): Promise<TraceOutcome> {
   const state = new StateOverlay(site.parentState);
-  const gasUsed = await applyPrefix(site.env, state, site.store, site.prefix, site.deadline);
+  const gasUsed = await applyUntraced(site.env, state, site.store, site.prefix, site.deadline);
   return traceOne(site, state, gasUsed, tx, opts);
 }
 
@@ -242,13 +260,13 @@ export async function traceBlockTransactions(
   opts: TraceOptions,
 ): Promise<BlockTraceEntry[]> {
   const state = new StateOverlay(site.parentState);
-  let gasUsed = await applyPrefix(site.env, state, site.store, site.prefix, site.deadline);
+  let gasUsed = await applyUntraced(site.env, state, site.store, site.prefix, site.deadline);
   let budget = opts.outputCap;
   const out: BlockTraceEntry[] = [];
   for (let i = 0; i < txs.length; i++) {
     const tx = txs[i];
     if (!evm[i]) {
-      gasUsed += await applyPrefix(site.env, state, site.store, [tx], site.deadline);
+      gasUsed += await applyUntraced(site.env, state, site.store, [tx], site.deadline);
       out.push({ txHash: `0x${tx.txid}`, error: 'tx is not an EVM transaction' });
       continue;
     }
