@@ -99,8 +99,9 @@ export class CallPool implements CallRunner {
   constructor(readonly opts: CallPoolOptions) {
     this.gasCap = opts.gasCap;
     this.timeoutMs = opts.timeoutMs;
-    // A call cannot need more (memory expansion is priced quadratically); a runaway one dies alone.
-    this.pool = new EvmWorkerPool({ ...opts, maxHeapMb: 512 }, 'EVM calls');
+    // A call cannot need more (memory expansion is priced quadratically); a runaway one dies alone. Calls
+    // come from anyone, as many as the queue takes: contract code yields the CPU to the main thread.
+    this.pool = new EvmWorkerPool({ ...opts, maxHeapMb: 512, niceIncrement: 10 }, 'EVM calls');
   }
 
   /** Calls running or queued at most. */

@@ -5,6 +5,7 @@
  * Piscina pool 'message'), before Piscina reports the worker ready, so no task arrives before the channel is there.
  */
 import { MessageChannel, parentPort } from 'node:worker_threads';
+import { workerData } from 'piscina';
 import { type CallReply, type CallTask, runCallTask } from './call-task.js';
 import { STATE_PORT, StateChannel } from './remote-state.js';
 import { type TraceReply, type TraceTask, runTraceTask } from './trace/task.js';
@@ -18,16 +19,19 @@ export default function evmWorker(task: CallTask | TraceTask): Promise<CallReply
 }
 
 /**
- * Niceness an EVM worker adds to itself once loaded: contract code yields the CPU to the main thread
- * (HTTP, block production) when cores are short; a nice +10 thread gets about a tenth of a nice 0 one's
- * share. Loading ran at full priority, so a busy machine does not stretch the first call's wait. Piscina's
- * niceIncrement would lower it before loading; @napi-rs/nice (Piscina's optional dependency) does it here.
+ * Niceness an EVM worker adds to itself once loaded (its pool's `niceIncrement`, worker-pool.ts): call workers
+ * take +10, so contract code yields the CPU to the main thread (HTTP, block production) when cores are short;
+ * a nice +10 thread gets about a tenth of a nice 0 one's share. Loading ran at full priority, so a busy
+ * machine does not stretch the first call's wait. Piscina's niceIncrement would lower it before loading;
+ * @napi-rs/nice (Piscina's optional dependency) does it here.
  */
-const NICE_INCREMENT = 10;
+const niceIncrement = (workerData as { niceIncrement?: number } | undefined)?.niceIncrement ?? 0;
 const NICE_MODULE = '@napi-rs/nice';
-try {
-  const { nice } = (await import(NICE_MODULE)) as { nice(increment: number): number };
-  nice(NICE_INCREMENT);
-} catch {
-  // Not installed or not supported here (Windows): the worker runs at the main thread's priority.
+if (niceIncrement > 0) {
+  try {
+    const { nice } = (await import(NICE_MODULE)) as { nice(increment: number): number };
+    nice(niceIncrement);
+  } catch {
+    // Not installed or not supported here (Windows): the worker runs at the main thread's priority.
+  }
 }

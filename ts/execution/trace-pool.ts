@@ -22,6 +22,12 @@ import { type CallState, EvmWorkerPool, type LiveTask } from './worker-pool.js';
 
 /** Traces waiting for a worker, beyond those running (a trace holds its worker up to 30 s). */
 export const DEFAULT_TRACE_QUEUE = 16;
+/**
+ * Trace workers keep the node's priority: a trace is a debugging job an operator asked for, bounded by the
+ * pool (cores - 1 at once) and its 30 s maximum, so the main thread keeps a core; at nice +10 (the call
+ * workers') a trace on a busy machine got a few percent of a core and ran into its timeout.
+ */
+const TRACE_NICE_INCREMENT = 0;
 /** A trace's worker heap: callTracer and prestate results are built in memory (struct logs are capped at 50 MB). */
 const TRACE_HEAP_MB = 1024;
 
@@ -92,6 +98,7 @@ export class TracePool implements TraceRunner {
         workers: opts.workers ?? defaultCallWorkers(),
         maxQueue: opts.maxQueue ?? DEFAULT_TRACE_QUEUE,
         maxHeapMb: TRACE_HEAP_MB,
+        niceIncrement: TRACE_NICE_INCREMENT,
         onError: opts.onError,
       },
       'traces',

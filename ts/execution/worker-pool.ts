@@ -51,6 +51,8 @@ export interface WorkerPoolOptions {
   maxQueue: number;
   /** Heap of a worker: a task that needs more dies alone (its worker is replaced). */
   maxHeapMb: number;
+  /** Niceness the workers add to themselves once loaded (evm-worker.ts); 0 keeps the node's priority. */
+  niceIncrement: number;
   /** A worker failed outside a task (it is replaced); the tasks it ran fail on their own. */
   onError?: (err: unknown) => void;
 }
@@ -210,6 +212,7 @@ export class EvmWorkerPool {
         idleTimeout: Number.POSITIVE_INFINITY,
         concurrentTasksPerWorker: 1,
         resourceLimits: { maxOldGenerationSizeMb: this.opts.maxHeapMb },
+        workerData: { niceIncrement: this.opts.niceIncrement },
       });
       this.pool.on('message', (m: unknown) => {
         const port = (m as Record<string, unknown> | null)?.[STATE_PORT];
