@@ -1,4 +1,5 @@
 import test from 'ava';
+import { request } from 'node:http';
 import { ethers } from 'ethers';
 import { type TracePool, TraceOutputTooLargeError } from '../../ts/execution/index.js';
 import { signTransaction } from '../../ts/ledger/transaction.js';
@@ -212,4 +213,34 @@ test('rolled back: a transaction of a reverted block is "transaction not found";
   view.release();
   t.is(err?.message, 'the chain was rolled back below this state view');
   t.is((err as { rpcCode?: number }).rpcCode, -32000);
+});
+
+test('a streamed trace whose client goes away stops in its worker; the pool serves on', async (t) => {
+  const n = await startTestNode();
+  t.teardown(() => n.stop());
+  const w = ethersWallet(n.url, 1);
+  const tracer = ethers.getCreateAddress({ from: w.address, nonce: 0 });
+  const raws = [
+    await signCall(w, null, compiled('Tracer').bytecode, 0, 1_000_000n),
+    await signCall(w, tracer, tracerIface.encodeFunctionData('loop', [40_000n]), 1, 10_000_000n),
+  ];
+  for (const raw of raws) await rpcOk(n.url, 'eth_sendRawTransaction', [raw]);
+  const loopHash = ethers.keccak256(raws[1]);
+  await waitReceipt(n.url, loopHash, 60_000);
+  // The struct logs start streaming (past the first 1 MB); the client reads one chunk and hangs up.
+  const got = await new Promise<number>((resolve, reject) => {
+    const req = request(`${n.url}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      res.once('data', (d: Buffer) => {
+        req.destroy();
+        resolve(d.length);
+      });
+      res.on('error', () => undefined);
+    });
+    req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
+    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'debug_traceTransaction', params: [loopHash, { timeout: '30s' }] }));
+  });
+  t.true(got > 0);
+  await waitFor(async () => tracerOf(n).pending === 0, 30_000, 'the abandoned trace ended');
+  const small = await viaNode(n.url, 'debug_traceTransaction', [ethers.keccak256(raws[0]), { tracer: 'callTracer' }]);
+  t.is((small.result as { type?: string }).type, 'CREATE');
 });

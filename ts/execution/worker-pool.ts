@@ -268,6 +268,13 @@ export class EvmWorkerPool {
    */
   private dispatch<Reply>(task: PoolTask<Reply>): { answer: Promise<Reply>; settled: Promise<void> } {
     const id = this.nextTask++;
+    let message: unknown;
+    try {
+      message = task.message(id);
+    } catch (err) {
+      // The task could not be built (its state view failed): its own error, no worker touched.
+      return { answer: Promise.reject(err), settled: Promise.resolve() };
+    }
     this.live.set(id, task.live);
     const abort = new AbortController();
     const left = Math.max(0, task.deadline - Date.now());
@@ -282,7 +289,7 @@ export class EvmWorkerPool {
     });
     let worker: Promise<Reply>;
     try {
-      worker = this.piscina().run(task.message(id), { signal: abort.signal, transferList: task.transferList }) as Promise<Reply>;
+      worker = this.piscina().run(message, { signal: abort.signal, transferList: task.transferList }) as Promise<Reply>;
     } catch (err) {
       worker = Promise.reject(err);
     }

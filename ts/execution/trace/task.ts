@@ -5,6 +5,7 @@
 import { Piscina } from 'piscina';
 import type { NativeEvent } from '../../ledger/events.js';
 import type { SignedTransaction } from '../../ledger/transaction.js';
+import type { KeyStr } from '../../state/state-store.js';
 import { NodeError } from '../../util/errors.js';
 import { RawJson } from '../../util/json.js';
 import type { BlockEnv } from '../block-executor.js';
@@ -43,6 +44,8 @@ export interface TraceTask {
   env: CallEnvData;
   prefix: readonly SignedTransaction[];
   opts: TaskTraceOptions;
+  /** Values sent along to save round trips (trace-pool.ts). */
+  prefetch: [KeyStr, Uint8Array | null][];
   /** Epoch milliseconds: the trace's timeout, queueing included. */
   deadline: number;
   /** Names the task in the worker's state requests (the main thread maps it to the task's state view). */
@@ -58,9 +61,9 @@ export interface ErrorData {
   data?: unknown;
 }
 
-/** Struct-log text crossing threads: bytes moved, not the string (made once on the main thread). */
+/** Struct-log JSON text crossing threads: its bytes moved, not a string (made once on the main thread). */
 interface RawBytes {
-  rawJson: Uint8Array;
+  rawJson: Uint8Array[];
 }
 
 export type TraceReply = { kind: 'result'; result: unknown } | { kind: 'error'; error: ErrorData } | { kind: 'timeout' };
@@ -95,7 +98,7 @@ function movableBytes(b: Buffer, transfer: ArrayBuffer[]): Uint8Array {
 function packResult(result: unknown, transfer: ArrayBuffer[]): unknown {
   const pack = (r: unknown): unknown => {
     if (r === null || typeof r !== 'object' || !('structLogs' in r && r.structLogs instanceof RawJson)) return r;
-    const raw: RawBytes = { rawJson: movableBytes(Buffer.from(r.structLogs.text, 'latin1'), transfer) };
+    const raw: RawBytes = { rawJson: [movableBytes(Buffer.from(r.structLogs.text, 'latin1'), transfer)] };
     return { ...r, structLogs: raw };
   };
   if (!Array.isArray(result)) return pack(result);
@@ -107,9 +110,9 @@ export function unpackResult(result: unknown): unknown {
   const unpack = (r: unknown): unknown => {
     if (r === null || typeof r !== 'object' || !('structLogs' in r)) return r;
     const s = r.structLogs as RawBytes | undefined;
-    if (!s || !(s.rawJson instanceof Uint8Array)) return r;
-    const b = s.rawJson;
-    return { ...r, structLogs: new RawJson(Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1')) };
+    if (!s || !Array.isArray(s.rawJson)) return r;
+    const text = Buffer.concat(s.rawJson.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength))).toString('latin1');
+    return { ...r, structLogs: new RawJson(text) };
   };
   if (!Array.isArray(result)) return unpack(result);
   return result.map((e: Record<string, unknown>) => ('result' in e ? { ...e, result: unpack(e.result) } : e));
@@ -171,6 +174,28 @@ class ChannelSink implements StructLogSink {
   }
 }
 
+/**
+ * The struct logs of a trace answered in one piece (a batch, a WebSocket call) in a worker: the logger's
+ * 1 MB buffers are kept as they fill and move to the main thread as they are, never joined into a string here.
+ */
+class CollectSink implements StructLogSink {
+  private readonly chunks: Buffer[] = [Buffer.from('[')];
+
+  chunk(text: Buffer): void {
+    this.chunks.push(text);
+  }
+
+  ready(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** The array's JSON text, `[` to `]`, as movable bytes. */
+  bytes(transfer: ArrayBuffer[]): RawBytes {
+    this.chunks.push(Buffer.from(']'));
+    return { rawJson: this.chunks.map((c) => movableBytes(c, transfer)) };
+  }
+}
+
 /** A value Piscina moves (its buffers transferred) instead of cloning. */
 function movable<T extends object>(value: T, transfer: ArrayBuffer[]): T {
   if (transfer.length === 0) return value;
@@ -181,9 +206,12 @@ function movable<T extends object>(value: T, transfer: ArrayBuffer[]): T {
 export async function runTraceTask(task: TraceTask, channel: StateChannel): Promise<TraceReply> {
   // A worker that was still starting (or being replaced) may get a trace whose time is already up.
   if (Date.now() > task.deadline) return { kind: 'timeout' };
-  const view = new RemoteStateView(channel, task.id, [], task.deadline);
+  const view = new RemoteStateView(channel, task.id, task.prefetch, task.deadline);
   const { stream, ...rest } = task.opts;
   const sink = stream ? new ChannelSink(channel, task.id) : undefined;
+  // A single trace's struct logs answered whole: collected as bytes (a block trace's entries keep their own text).
+  const single = task.job.kind === 'transaction' || task.job.kind === 'call';
+  const collect = !stream && single && rest.tracer === 'structLogger' ? new CollectSink() : undefined;
   const env: BlockEnv = { ...task.env, blockHash: (h) => view.blockHash(h) };
   const site: TraceSite = {
     env,
@@ -194,11 +222,13 @@ export async function runTraceTask(task: TraceTask, channel: StateChannel): Prom
     pace: sink ? () => sink.behind() : undefined,
   };
   try {
-    const result = await runTraceJob(task.job, site, sink ? { ...rest, sink } : rest);
+    const into = sink ?? collect;
+    const result = await runTraceJob(task.job, site, into ? { ...rest, sink: into } : rest);
     // The last chunks travel on the state channel, the reply on Piscina's: the reply waits until they landed.
     await sink?.ready();
     const transfer: ArrayBuffer[] = [];
-    return movable({ kind: 'result', result: packResult(result, transfer) }, transfer);
+    const packed = collect ? { ...(result as object), structLogs: collect.bytes(transfer) } : packResult(result, transfer);
+    return movable({ kind: 'result', result: packed }, transfer);
   } catch (err) {
     const e = traceError(err);
     if (e instanceof TraceTimeoutError) return { kind: 'timeout' };
