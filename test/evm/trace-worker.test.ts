@@ -42,6 +42,21 @@ async function postNative(n: TestNode, key: ReturnType<typeof devKey>, nonce: bi
   return tx.txid;
 }
 
+/** Deploy Tracer (dev account 1, nonce 0) and run its loop(`iterations`): the two transaction hashes, once mined. */
+async function loopFixture(n: TestNode, iterations: bigint): Promise<{ deployHash: string; loopHash: string }> {
+  const w = ethersWallet(n.url, 1);
+  const tracer = ethers.getCreateAddress({ from: w.address, nonce: 0 });
+  const raws = [
+    await signCall(w, null, compiled('Tracer').bytecode, 0, 1_000_000n),
+    await signCall(w, tracer, tracerIface.encodeFunctionData('loop', [iterations]), 1, 10_000_000n),
+  ];
+  for (const raw of raws) await rpcOk(n.url, 'eth_sendRawTransaction', [raw]);
+  const loopHash = ethers.keccak256(raws[1]);
+  const receipt = await waitReceipt(n.url, loopHash, 60_000);
+  if (receipt.status !== '0x1') throw new Error('the loop failed');
+  return { deployHash: ethers.keccak256(raws[0]), loopHash };
+}
+
 test('the trace workers answer exactly what the in-process run answers: every tracer, a block mixing native and EVM transactions, debug_traceCall, native traces', async (t) => {
   const n = await startTestNode();
   t.teardown(() => n.stop());
@@ -119,15 +134,7 @@ test('the trace workers answer exactly what the in-process run answers: every tr
 test('a long trace runs in a worker: the node answers and makes blocks meanwhile; a queued trace times out; the pool serves on', async (t) => {
   const n = await startTestNode();
   t.teardown(() => n.stop());
-  const w = ethersWallet(n.url, 1);
-  const tracer = ethers.getCreateAddress({ from: w.address, nonce: 0 });
-  const raws = [
-    await signCall(w, null, compiled('Tracer').bytecode, 0, 1_000_000n),
-    await signCall(w, tracer, tracerIface.encodeFunctionData('loop', [20_000n]), 1, 10_000_000n),
-  ];
-  for (const raw of raws) await rpcOk(n.url, 'eth_sendRawTransaction', [raw]);
-  const loopHash = ethers.keccak256(raws[1]);
-  t.is((await waitReceipt(n.url, loopHash, 60_000)).status, '0x1');
+  const { deployHash, loopHash } = await loopFixture(n, 20_000n);
 
   // ~800,000 steps through the call tracer: seconds of work, none of it on the event loop.
   let done = false;
@@ -151,7 +158,7 @@ test('a long trace runs in a worker: the node answers and makes blocks meanwhile
   t.deepEqual(await viaNode(n.url, 'debug_traceTransaction', [loopHash, { tracer: 'callTracer', timeout: '500ms' }]), {
     error: 'trace timeout',
   });
-  const small = await viaNode(n.url, 'debug_traceTransaction', [ethers.keccak256(raws[0]), { tracer: 'callTracer' }]);
+  const small = await viaNode(n.url, 'debug_traceTransaction', [deployHash, { tracer: 'callTracer' }]);
   t.is((small.result as { type?: string }).type, 'CREATE');
 });
 
@@ -218,15 +225,7 @@ test('rolled back: a transaction of a reverted block is "transaction not found";
 test('a streamed trace whose client goes away stops in its worker; the pool serves on', async (t) => {
   const n = await startTestNode();
   t.teardown(() => n.stop());
-  const w = ethersWallet(n.url, 1);
-  const tracer = ethers.getCreateAddress({ from: w.address, nonce: 0 });
-  const raws = [
-    await signCall(w, null, compiled('Tracer').bytecode, 0, 1_000_000n),
-    await signCall(w, tracer, tracerIface.encodeFunctionData('loop', [40_000n]), 1, 10_000_000n),
-  ];
-  for (const raw of raws) await rpcOk(n.url, 'eth_sendRawTransaction', [raw]);
-  const loopHash = ethers.keccak256(raws[1]);
-  await waitReceipt(n.url, loopHash, 60_000);
+  const { deployHash, loopHash } = await loopFixture(n, 40_000n);
   // The struct logs start streaming (past the first 1 MB); the client reads one chunk and hangs up.
   const got = await new Promise<number>((resolve, reject) => {
     const req = request(`${n.url}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
@@ -241,6 +240,6 @@ test('a streamed trace whose client goes away stops in its worker; the pool serv
   });
   t.true(got > 0);
   await waitFor(async () => tracerOf(n).pending === 0, 30_000, 'the abandoned trace ended');
-  const small = await viaNode(n.url, 'debug_traceTransaction', [ethers.keccak256(raws[0]), { tracer: 'callTracer' }]);
+  const small = await viaNode(n.url, 'debug_traceTransaction', [deployHash, { tracer: 'callTracer' }]);
   t.is((small.result as { type?: string }).type, 'CREATE');
 });
