@@ -42,14 +42,14 @@ export class RemoteStateError extends Error {
 }
 
 /**
- * A synchronous read of a key not fetched yet (native operations read state synchronously): the caller
- * fetches the keys the view recorded as missing and runs the operation again (trace/prefix.ts).
+ * A synchronous read of a key not fetched yet (native operations and tracers read state synchronously): the
+ * caller fetches the keys the view recorded as missing and runs the read again (RemoteStateView.runSync).
+ * One shared instance: a struct-log trace meets one per SLOAD of a new slot, and an error's stack trace
+ * costs more than the rest of the step.
  */
 export class MissingStateError extends RemoteStateError {
   override readonly code = 'MISSING_STATE';
-  constructor(readonly key: KeyStr) {
-    super('state key read before it was fetched');
-  }
+  static readonly instance = new MissingStateError('state key read before it was fetched');
 }
 
 type Waiter = { task: number; resolve: (r: StateReply) => void; reject: (e: Error) => void };
@@ -120,7 +120,7 @@ export class RemoteStateView implements EvmBaseState {
     if (v === undefined) {
       this.missing.add(key);
       if (this.speculating) return undefined;
-      throw new MissingStateError(key);
+      throw MissingStateError.instance;
     }
     return v ?? undefined;
   }
