@@ -89,9 +89,9 @@ export const operationEnv = (env: BlockEnv): OperationEnv => ({
   ...(env.lastCommit ? { lastCommit: env.lastCommit } : {}),
 });
 
-function statelessRuleError(tx: SignedTransaction, env: BlockEnv, rules: NativeRuleContext): string | null {
+function statelessRuleError(tx: SignedTransaction, evmTx: boolean, env: BlockEnv, rules: NativeRuleContext): string | null {
   try {
-    if (isEvmTransaction(tx)) {
+    if (evmTx) {
       if (env.height >= env.evmActivationHeight)
         checkStoredEvmTransaction(tx, chainCommon(env.chainId, env.hardfork), env.devChain);
     } else checkNativeTransaction(tx, rules);
@@ -180,6 +180,9 @@ export async function executeBlock(
     coinbase: env.proposer,
   };
   let toProposerWei = 0n;
+  // Native fees summed in base units and converted to wei once (the conversion is exact: a product).
+  let nativeFeesBase = 0n;
+  let nativeToProposerBase = 0n;
   let cumulative = 0n;
   let evm: Awaited<ReturnType<typeof blockVm>> | null = null;
   const deferredSenders = new Set<string>();
@@ -196,20 +199,21 @@ export async function executeBlock(
     }
     // The stateless transaction rules (remembered per transaction, so nearly free for pool
     // transactions): a proposer never packs what block validation would refuse.
-    const ruleError = statelessRuleError(tx, env, rules);
+    const evmTx = isEvmTransaction(tx);
+    const ruleError = statelessRuleError(tx, evmTx, env, rules);
     if (ruleError) {
       r.dropped.push({ tx, reason: ruleError });
       continue;
     }
-    if (!isEvmTransaction(tx)) {
+    if (!evmTx) {
       const outcome = runSync ? await applyNativeRemote(state, runSync, tx, opEnv) : applyNativeTransaction(state, tx, opEnv);
       if ('dropped' in outcome) {
         r.dropped.push({ tx, reason: outcome.dropped });
         continue;
       }
       // Spec: floor(fee/2) in base units for native fees; EVM fees below are split in wei.
-      r.feesWei += baseToWei(tx.fee);
-      toProposerWei += baseToWei(tx.fee / 2n);
+      nativeFeesBase += tx.fee;
+      nativeToProposerBase += tx.fee / 2n;
       // Native transfers report their flat 21000 gas but add nothing to the block's (EVM) gasUsed, so
       // cumulativeGasUsed counts EVM gas only and equals the block's gasUsed after its last receipt.
       r.included.push(tx);
@@ -269,6 +273,8 @@ export async function executeBlock(
     });
   }
 
+  r.feesWei += baseToWei(nativeFeesBase);
+  toProposerWei += baseToWei(nativeToProposerBase);
   if (!opts.finish) return r;
   r.burnedWei = r.feesWei - toProposerWei;
   const supply = getSupply(state);
