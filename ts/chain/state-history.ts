@@ -7,15 +7,7 @@
  */
 import type { StateSnapshot } from '../state/snapshots.js';
 import { type KeyStr, type StateUndo, keyBytes } from '../state/state-store.js';
-import {
-  type KvOp,
-  type KvStore,
-  changeSetKey,
-  historyKey,
-  historyPrefix,
-  metaKey,
-  prefixEnd,
-} from '../storage/index.js';
+import { type KvOp, type KvStore, changeSetKey, historyKey, historyPrefix, metaKey, prefixEnd } from '../storage/index.js';
 import { NodeError } from '../util/errors.js';
 import { u64be } from '../util/hex.js';
 
