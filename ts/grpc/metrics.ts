@@ -28,7 +28,8 @@ export class GrpcMetrics {
   private readonly lagged: Counter<'transport'>;
   /** Children looked up once per label set (a label lookup per call costs more than the increment). */
   private readonly streamChildren = new Map<string, GaugeChild>();
-  private readonly eventChildren = new Map<string, CounterChild>();
+  /** Stream messages written since the last scrape, by method and transport. */
+  private readonly unflushedMessages = new Map<string, { child: CounterChild; n: number }>();
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -51,11 +52,20 @@ export class GrpcMetrics {
       labelNames: ['method', 'transport'],
       registers,
     });
+    const unflushed = this.unflushedMessages;
     this.events = new Counter({
       name: 'native_grpc_stream_messages_total',
       help: 'Messages sent on server-streaming gRPC calls, by method and transport',
       labelNames: ['method', 'transport'],
       registers,
+      // Counted in plain numbers per write (a fan-out writes to every subscriber), added here when read.
+      collect() {
+        for (const u of unflushed.values()) {
+          if (u.n === 0) continue;
+          u.child.inc(u.n);
+          u.n = 0;
+        }
+      },
     });
     this.lagged = new Counter({
       name: 'native_grpc_stream_lagged_events_total',
@@ -102,9 +112,14 @@ export class GrpcMetrics {
   streamOpened(method: string, transport: GrpcTransport): { messages(n: number): void; closed(): void } {
     const key = `${method} ${transport}`;
     const active = this.child(this.streamChildren, key, () => this.streams.labels(method, transport));
-    const messages = this.child(this.eventChildren, key, () => this.events.labels(method, transport));
+    const messages = this.child(this.unflushedMessages, key, () => ({ child: this.events.labels(method, transport), n: 0 }));
     active.inc();
-    return { messages: (n) => messages.inc(n), closed: () => active.dec() };
+    return {
+      messages: (n) => {
+        messages.n += n;
+      },
+      closed: () => active.dec(),
+    };
   }
 
   laggedEvents(transport: GrpcTransport, skipped: number): void {

@@ -71,13 +71,16 @@ export function blockMessage(b: Block, withTransactions = true): BlockMessage {
   });
 }
 
+/** A view of an encoding as a Buffer (what both transports write), without a copy. */
+export const asBuffer = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+
 const encodedBlocks = new WeakMap<Block, Uint8Array>();
 
 /** The Block message's encoding (GetBlock's answer), once per block object. */
 export function encodeBlock(b: Block): Uint8Array {
   let e = encodedBlocks.get(b);
   if (!e) {
-    e = toBinary(BlockSchema, blockMessage(b));
+    e = asBuffer(toBinary(BlockSchema, blockMessage(b)));
     encodedBlocks.set(b, e);
   }
   return e;
@@ -95,7 +98,7 @@ export function encodeBlockFinalized(b: Block, withTransactions: boolean): Uint8
       event: { case: 'blockFinalized', value: { block: blockMessage(b, withTransactions) } },
       sequence: BigInt(b.index),
     });
-    e = toBinary(ChainEventSchema, event);
+    e = asBuffer(toBinary(ChainEventSchema, event));
     cache.set(b, e);
   }
   return e;
