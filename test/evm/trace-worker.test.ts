@@ -134,9 +134,9 @@ test('the trace workers answer exactly what the in-process run answers: every tr
 test('a long trace runs in a worker: the node answers and makes blocks meanwhile; a queued trace times out; the pool serves on', async (t) => {
   const n = await startTestNode();
   t.teardown(() => n.stop());
-  const { deployHash, loopHash } = await loopFixture(n, 20_000n);
+  const { deployHash, loopHash } = await loopFixture(n, 10_000n);
 
-  // ~800,000 steps through the call tracer: seconds of work, none of it on the event loop.
+  // ~400,000 steps through the call tracer: seconds of work, none of it on the event loop.
   let done = false;
   const heavy = viaNode(n.url, 'debug_traceTransaction', [loopHash, { tracer: 'callTracer', timeout: '30s' }]).finally(() => {
     done = true;

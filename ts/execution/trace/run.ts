@@ -145,9 +145,10 @@ function makeSink(opts: TraceOptions, pre: StateReader, store: EvmBaseState, txG
 /**
  * Attach a sink to a VM's events. Every TRACE_CHECK_STEPS steps the run checks its deadline (TraceTimeoutError);
  * after every step it waits for what `site.pace` returns. A step whose state read misses a key (a worker's
- * remote view) waits for the key, then is recorded.
+ * remote view) waits for the key, then is recorded. Returns the check to make once the run ended: a failure
+ * met while the last step waited.
  */
-function attach(vm: VM, sink: Sink, state: StateReader, site: TraceSite): void {
+function attach(vm: VM, sink: Sink, state: StateReader, site: TraceSite): () => void {
   let steps = 0;
   /** A failure while the run waited (the pace's rejection, a fetch that failed): thrown at the next step. */
   let failure: unknown = null;
@@ -196,6 +197,9 @@ function attach(vm: VM, sink: Sink, state: StateReader, site: TraceSite): void {
     sink.enter(m);
   });
   events.on('afterMessage', (r: MessageResult) => sink.exit(r, depths.pop() ?? 1));
+  return () => {
+    if (failure !== null) throw failure;
+  };
 }
 
 /** Trace one EVM transaction on `state` (changed as the transaction changes it). */
@@ -215,8 +219,9 @@ async function traceOne(
   const { sink, finish, outputBytes } = makeSink(opts, pre, site.store, typed.gasLimit);
   try {
     c.guard.deadline = site.deadline;
-    attach(c.vm, sink, post, site);
+    const ended = attach(c.vm, sink, post, site);
     r = await runTx(c.vm, { tx: typed, block: c.block, skipHardForkValidation: true, blockGasUsed });
+    ended();
   } catch (err) {
     throw traceAbort(err);
   } finally {
@@ -296,8 +301,9 @@ export async function traceCall(site: TraceSite, args: CallArgs, opts: TraceOpti
   let r: Awaited<ReturnType<typeof runAsCall>>;
   try {
     c.guard.deadline = site.deadline;
-    attach(c.vm, sink, post, site);
+    const ended = attach(c.vm, sink, post, site);
     r = await runAsCall(c, args, gasLimit - intrinsic);
+    ended();
   } catch (err) {
     throw traceAbort(err);
   } finally {
