@@ -7,6 +7,7 @@ import { keyBytes } from '../state/state-store.js';
 import {
   type KvOp,
   type KvStore,
+  addOps,
   P,
   addrCountKey,
   addrTxKey,
@@ -126,27 +127,26 @@ export class BlockStore {
   ): Promise<void> {
     if (undo.size !== changes.size) throw new Error(`block ${block.index}: undo record does not match its state changes`);
     const prune = this.history.pruneOps(block.index);
-    const ops: KvOp[] = [
-      ...extraOps,
-      { type: 'put', key: blockKey(block.index), value: Buffer.from(encodeBlock(block)) },
-      { type: 'put', key: receiptsKey(block.index), value: Buffer.from(encodedReceipts) },
-      { type: 'put', key: blockHashKey(block.hash), value: u64be(block.index) },
-      { type: 'put', key: HEAD, value: u64be(block.index) },
-      ...logIndexOps(block.index, receipts),
-    ];
+    // Filled op by op (KvBatch): no op object for each of a large block's tens of thousands of keys.
+    const batch = this.db.batch();
+    addOps(batch, extraOps);
+    batch.put(blockKey(block.index), Buffer.from(encodeBlock(block)));
+    batch.put(receiptsKey(block.index), Buffer.from(encodedReceipts));
+    batch.put(blockHashKey(block.hash), u64be(block.index));
+    batch.put(HEAD, u64be(block.index));
+    addOps(batch, logIndexOps(block.index, receipts));
     receipts.forEach((r, i) => {
-      if (r.contractAddress)
-        ops.push({ type: 'put', key: creationKey(toHex(r.contractAddress)), value: txLocationValue(block.index, i) });
+      if (r.contractAddress) batch.put(creationKey(toHex(r.contractAddress)), txLocationValue(block.index, i));
     });
     // Address history: one posting per address and block listing its transactions (docs/storage.md).
     const postings = new Map<string, number[]>();
     block.transactions.forEach((tx, i) => {
-      ops.push({ type: 'put', key: txKey(tx.txid), value: txLocationValue(block.index, i) });
+      batch.put(txKey(tx.txid), txLocationValue(block.index, i));
       for (const addr of txAddresses(tx)) addPosting(postings, addr, i);
     });
     const counts = new Map<string, number>();
     for (const [addr, indexes] of postings) {
-      ops.push({ type: 'put', key: addrTxKey(addr, block.index), value: postingValue(indexes) });
+      batch.put(addrTxKey(addr, block.index), postingValue(indexes));
       counts.set(addr, indexes.length);
     }
     this.loadTxCounts(counts.keys());
@@ -156,23 +156,24 @@ export class BlockStore {
       if (before === 0) fresh++;
       counts.set(addr, n + before);
     }
-    for (const [addr, n] of counts) ops.push({ type: 'put', key: addrCountKey(addr), value: u32be(n) });
+    for (const [addr, n] of counts) batch.put(addrCountKey(addr), u32be(n));
     // Daily aggregates (GET /stats/daily), kept in the same batch: an address is new on the day of its first transaction.
     let day: DayRecord | null = null;
     if (block.index > 0) {
       day = foldDay(this.dayRecord(dayOf(block.timestamp)), block, fresh);
-      ops.push({ type: 'put', key: dayKey(day.day), value: Buffer.from(JSON.stringify(day)) });
+      batch.put(dayKey(day.day), Buffer.from(JSON.stringify(day)));
     }
     const events = this.eventIndex.ops(block.index, receipts);
-    for (const op of events.ops) ops.push(op);
+    addOps(batch, events.ops);
     for (const [k, v] of changes) {
       const key = stateKey(keyBytes(k));
-      ops.push(v === null ? { type: 'del', key } : { type: 'put', key, value: v });
+      if (v === null) batch.del(key);
+      else batch.put(key, v);
     }
     // Genesis has no state before it to read: its change set would only repeat the allocation.
-    if (block.index > 0) for (const op of this.history.commitOps(block.index, undo)) ops.push(op);
-    for (const op of prune.ops) ops.push(op);
-    await this.db.write(ops);
+    if (block.index > 0) addOps(batch, this.history.commitOps(block.index, undo));
+    addOps(batch, prune.ops);
+    await batch.write();
     this.history.pruned(prune.to);
     if (day) this.days.set(day.day, day);
     events.applied();

@@ -9,6 +9,26 @@ export interface KvOp {
   value?: Buffer;
 }
 
+/**
+ * A write batch filled op by op and written atomically by `write()` (once): the block commit's tens of
+ * thousands of keys go in as they are built, with no op object per key.
+ */
+export interface KvBatch {
+  put(key: Buffer, value: Buffer): void;
+  del(key: Buffer): void;
+  /** Ops added so far. */
+  readonly size: number;
+  write(opts?: { sync?: boolean }): Promise<void>;
+}
+
+/** Add ops (in order) to a batch. */
+export function addOps(batch: KvBatch, ops: readonly KvOp[]): void {
+  for (const op of ops) {
+    if (op.type === 'put') batch.put(op.key, op.value as Buffer);
+    else batch.del(op.key);
+  }
+}
+
 /** The narrow storage interface the rest of the node uses; RocksDB is the one implementation. */
 export interface KvStore {
   get(key: Buffer): Promise<Buffer | undefined>;
@@ -16,6 +36,8 @@ export interface KvStore {
   getManySync(keys: Buffer[]): (Buffer | undefined)[];
   /** One atomic write batch; `sync` waits for the write-ahead log's fsync (durable through a power loss). */
   write(ops: KvOp[], opts?: { sync?: boolean }): Promise<void>;
+  /** An empty batch for this store (see KvBatch). */
+  batch(): KvBatch;
   /** Keys/values with gte <= key < lt, in order (or reverse), at most limit. */
   range(opts: { gte: Buffer; lt: Buffer; reverse?: boolean; limit?: number }): Promise<[Buffer, Buffer][]>;
   /**
@@ -66,13 +88,15 @@ interface RocksBinding {
 
 const NO_OPTIONS = {};
 
+type BatchWriter = (o: { sync: boolean }) => KvBatch;
+
 /**
  * A block's batch (tens of thousands of ops) straight into the addon's WriteBatch: the abstract-level
  * layer of `db.batch` checks and copies every op first, which costs as much as RocksDB's own write
  * (docs/storage.md, "Block commit"). The addon writes a batch on the calling thread either way. Null when
  * this version of the package does not expose what it needs (then `db.batch` is used).
  */
-function directBatch(db: RocksDb): ((ops: KvOp[], o: { sync: boolean }) => Promise<void>) | null {
+function directBatch(db: RocksDb): BatchWriter | null {
   let binding: RocksBinding;
   try {
     binding = require('@nxtedition/rocksdb/binding') as RocksBinding;
@@ -82,17 +106,47 @@ function directBatch(db: RocksDb): ((ops: KvOp[], o: { sync: boolean }) => Promi
   const sym = Object.getOwnPropertySymbols(db).find((s) => s.description === 'context');
   if (!sym || typeof binding.batch_init !== 'function' || typeof binding.batch_write !== 'function') return null;
   const context = (db as unknown as Record<symbol, unknown>)[sym];
-  return async (ops, o) => {
+  return (defaults) => {
     const wb = binding.batch_init();
-    try {
-      for (const op of ops) {
-        if (op.type === 'put') binding.batch_put(wb, op.key, op.value as Buffer, NO_OPTIONS);
-        else binding.batch_del(wb, op.key, NO_OPTIONS);
-      }
-      binding.batch_write(context, wb, o);
-    } finally {
-      binding.batch_clear(wb);
-    }
+    let size = 0;
+    let done = false;
+    return {
+      put(key, value) {
+        binding.batch_put(wb, key, value, NO_OPTIONS);
+        size++;
+      },
+      del(key) {
+        binding.batch_del(wb, key, NO_OPTIONS);
+        size++;
+      },
+      get size() {
+        return size;
+      },
+      async write(o) {
+        if (done) throw new Error('batch already written');
+        done = true;
+        try {
+          binding.batch_write(context, wb, o?.sync === undefined ? defaults : { sync: o.sync });
+        } finally {
+          binding.batch_clear(wb);
+        }
+      },
+    };
+  };
+}
+
+/** The same over `db.batch` (ops collected, then checked and written by abstract-level). */
+function levelBatch(db: RocksDb): BatchWriter {
+  return (defaults) => {
+    const ops: KvOp[] = [];
+    return {
+      put: (key, value) => ops.push({ type: 'put', key, value }),
+      del: (key) => ops.push({ type: 'del', key }),
+      get size() {
+        return ops.length;
+      },
+      write: (o) => db.batch(ops, o?.sync === undefined ? defaults : { sync: o.sync }),
+    };
   };
 }
 
@@ -112,7 +166,7 @@ export async function openRocksStore(dir: string, opts: { sync?: boolean } = {})
     throw err;
   }
   const writeOpts = { sync: opts.sync ?? false };
-  const batch = directBatch(db) ?? ((ops: KvOp[], o: { sync: boolean }) => db.batch(ops, o));
+  const newBatch = directBatch(db) ?? levelBatch(db);
   return {
     async get(key) {
       try {
@@ -124,7 +178,12 @@ export async function openRocksStore(dir: string, opts: { sync?: boolean } = {})
       }
     },
     getManySync: (keys) => db._getManySync(keys, {}).map((v) => v ?? undefined),
-    write: (ops, opts) => batch(ops, opts?.sync === undefined ? writeOpts : { sync: opts.sync }),
+    write(ops, o) {
+      const b = newBatch(writeOpts);
+      addOps(b, ops);
+      return b.write(o);
+    },
+    batch: () => newBatch(writeOpts),
     async range({ gte, lt, reverse, limit }) {
       const it = db.iterator({ gte, lt, reverse: reverse ?? false, limit: limit ?? -1 });
       try {
