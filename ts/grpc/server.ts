@@ -175,6 +175,9 @@ export async function startGrpcServer(service: NativeGrpcService, opts: GrpcServ
       control.watch();
       open.add(control);
       const sink = {
+        // The headers leave when the stream opens rather than with its first event: clients see the call
+        // accepted at once, and a fan-out's first event costs every stream a DATA frame only.
+        opened: () => call.sendMetadata(new grpc.Metadata()),
         write: (messages: Uint8Array[]) => {
           let ok = true;
           for (const message of messages) ok = call.write(message) && ok;
