@@ -29,6 +29,8 @@ import { type KeyPair, keyPairFromMnemonic, signDigest } from '../../ts/ledger/k
 import { fromHex, toHex } from '../../ts/util/hex.js';
 import { NOW, fixtureParams, openFixtureChain, transfer, alice } from '../helpers/chain-fixture.js';
 import { tempDir } from '../helpers/util.js';
+import { validateChain } from '../../ts/chain/validate.js';
+import { MIN_SELF_STAKE_BASE, getSigningInfo } from '../../ts/ledger/staking/index.js';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
 const keys = [4, 5, 6, 7].map((i) => keyPairFromMnemonic(MNEMONIC, i));
@@ -76,11 +78,11 @@ async function rejects(t: import('ava').ExecutionContext, chain: Chain, b: Block
   t.is(err?.rule, rule, err?.message);
 }
 
-async function twoChains(t: import('ava').ExecutionContext): Promise<{ a: Chain; b: Chain }> {
+async function twoChains(t: import('ava').ExecutionContext, p = params): Promise<{ a: Chain; b: Chain }> {
   const d1 = tempDir();
   const d2 = tempDir();
-  const x = await openFixtureChain(d1.dir, params);
-  const y = await openFixtureChain(d2.dir, params);
+  const x = await openFixtureChain(d1.dir, p);
+  const y = await openFixtureChain(d2.dir, p);
   t.teardown(async () => {
     await x.db.close();
     await y.db.close();
@@ -230,4 +232,34 @@ test('quorum is 3/4 of the voting power, not of the head count', (t) => {
   t.regex(justificationProblem(params.chainId, 1, block.hash, certificate(block, small), weighted) ?? '', /3 of 8 voting power/);
   const big = [keyOf(weighted[3].address), keyOf(weighted[0].address)];
   t.is(justificationProblem(params.chainId, 1, block.hash, certificate(block, big), weighted), null, '6 of 8 = 3/4');
+});
+
+test("signing records (uptime, downtime) follow each block's last_commit, not a node's own certificate: made, imported and replayed alike", async (t) => {
+  // Staked validators: the staking module records who signed at the end of every block.
+  const staked = { ...params, validators: params.validators.map((v) => ({ ...v, stake: MIN_SELF_STAKE_BASE })) };
+  const { a, b } = await twoChains(t, staked);
+  const absent = keys[3];
+  const present = keys.filter((k) => k !== absent);
+  for (let i = 0; i < 6; i++) {
+    const h = a.height + 1;
+    const proposer = keyOf(proposerAt(staked, a.state, h, 0)?.address as string);
+    // Both nodes hold a certificate of all four for the parent; the proposer's last_commit names three.
+    const lastCommit = a.head.consensus === 'DPoS+BFT' ? certificate(a.head, present) : new Uint8Array(0);
+    const exec = await a.execute([], proposer.address, NOW, undefined, { last_commit: lastCommit, evidence: [] });
+    const sealed = a.seal(exec, proposer, 0, { proposal: true });
+    a.abandon(sealed);
+    const final = { ...sealed.block, justification: certificate(sealed.block, keys) };
+    await a.commitChecked(final, { parentHash: final.previous_hash, ...checkedOf(sealed) });
+    await b.importBlock(decodeBlock(encodeBlock(final)));
+  }
+  t.is(a.height, 6);
+  t.is(a.head.state_root, b.head.state_root);
+  // Block 1's parent (genesis) has no certificate: only its proposer is recorded. Blocks 2-6 name three.
+  for (const chain of [a, b]) {
+    t.is(getSigningInfo(chain.state, absent.address).missed_total, 5, 'the validator absent from every last_commit missed 5');
+    t.is(getSigningInfo(chain.state, absent.address).signed_total, 0);
+    for (const k of present) t.true(getSigningInfo(chain.state, k.address).signed_total >= 5, k.address);
+    const replay = await validateChain(chain);
+    t.true(replay.valid, replay.error ?? '');
+  }
 });

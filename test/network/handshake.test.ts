@@ -40,7 +40,7 @@ test('the testnet generator writes nodes.json with the fixed fields and port lay
     t.true(n.start.startsWith('node dist/ts/node/main.js '));
     t.true(n.start.includes(`--port ${26600 + i} `));
     t.true(n.start.includes(`--p2p-port ${26700 + i} `));
-    t.true(n.start.includes(`--grpc-port ${26800 + i}`) || !n.start.includes('--grpc-port'), 'gRPC on P+200+i when set');
+    t.true(n.start.includes(`--grpc-port ${26800 + i} `), 'gRPC on P+200+i');
     t.true(n.start.includes(`--role ${n.role}`));
     // Every node lists every other one as a static peer.
     const peers = n.start.split(' ')[n.start.split(' ').indexOf('--peers') + 1].split(',');

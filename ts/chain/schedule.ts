@@ -5,7 +5,7 @@
  */
 import type { StateReader } from '../state/state-store.js';
 import type { ConsensusPhase } from './block.js';
-import { getActiveSet, getPoaSet } from '../ledger/staking/index.js';
+import { MIN_BFT_VALIDATORS, getActiveSet, getPoaSet } from '../ledger/staking/index.js';
 import type { ChainParams, GenesisValidator } from './params.js';
 
 /** A validator of a height's active set with its voting power (BFT quorums are 3/4 of the total power). */
@@ -14,8 +14,8 @@ export interface ActiveValidator extends GenesisValidator {
   power: bigint;
 }
 
-/** BFT quorum floor (spec: MIN_BFT_VALIDATORS). */
-export const MIN_BFT_VALIDATORS = 4;
+/** BFT quorum floor (spec: MIN_BFT_VALIDATORS; defined with the staking parameters, which guard it too). */
+export { MIN_BFT_VALIDATORS };
 
 /**
  * BFT finality (Tendermint rounds, commit certificates in `justification`) runs from the DPoS

@@ -200,6 +200,8 @@ export class BftEngine {
     this.proposalSeenAt.clear();
     this.done.clear();
     this.heightStartedAt = Date.now();
+    this.round = 0;
+    this.step = 'propose';
     if (!this.active(h)) return;
     // After a restart mid-height, resume where the signature state says this validator was: keep its
     // lock, rejoin its round, and send its last vote again (the identical vote; never a second one).

@@ -74,7 +74,7 @@ export function parseTestnetArgs(argv: string[]): TestnetOptions {
 
 /**
  * Write a local network (like `cometbft testnet`): one genesis shared by all, and per node a data dir
- * with its validator key and node key; API on basePort+i, P2P on basePort+100+i, gRPC (reserved) on
+ * with its validator key and node key; API on basePort+i, P2P on basePort+100+i, gRPC on
  * basePort+200+i; every node lists every other as a static peer. The ten dev mnemonic accounts are
  * funded so the network is usable at once. Returns the nodes.json entries.
  */
@@ -131,6 +131,7 @@ export function generateTestnet(o: TestnetOptions): TestnetNode[] {
       `--port ${o.basePort + i}`,
       '--p2p-host 127.0.0.1',
       `--p2p-port ${o.basePort + 100 + i}`,
+      `--grpc-port ${o.basePort + 200 + i}`,
       ...(peers.length ? [`--peers ${peers.join(',')}`] : []),
       `--block-time-ms ${o.blockTimeMs}`,
       // A local devnet: no per-IP rate limits (the spec's limits stay the default elsewhere).

@@ -14,6 +14,7 @@ import {
   DOWNTIME_JAIL_EPOCHS,
   DOWNTIME_SLASH_BPS,
   MAX_ACTIVE_VALIDATORS,
+  MIN_BFT_VALIDATORS,
   MIN_SELF_STAKE_BASE,
   MIN_SIGNED_PER_WINDOW_BPS,
   RATIO_SCALE,
@@ -98,7 +99,7 @@ function sign(state: StateOverlay, env: OperationEnv, epoch: number, validator: 
   else stats.missed++;
   putEpochStats(state, epoch, validator, stats);
   const maxMissed = SIGNED_BLOCKS_WINDOW - Number((BigInt(SIGNED_BLOCKS_WINDOW) * MIN_SIGNED_PER_WINDOW_BPS) / 10_000n);
-  if (info.count >= SIGNED_BLOCKS_WINDOW && info.missed > maxMissed) {
+  if (info.count >= SIGNED_BLOCKS_WINDOW && info.missed > maxMissed && !jailingEndsBft(state)) {
     const v = getValidator(state, validator);
     if (v && v.status === 'bonded' && removeFromActiveSet(state, validator)) {
       v.status = 'jailed';
@@ -111,6 +112,17 @@ function sign(state: StateOverlay, env: OperationEnv, epoch: number, validator: 
     }
   }
   putSigningInfo(state, validator, info);
+}
+
+/**
+ * Downtime jailing never takes an active set of MIN_BFT_VALIDATORS below that floor: the chain would
+ * leave DPoS+BFT for DPoS without rounds, where one proposer's block is final and a network partition
+ * forks the chain. A chain that records missed signatures is making BFT blocks without the absent
+ * validator, so keeping it in the set costs no liveness (its misses stay recorded, its uptime falls).
+ * Double-sign tombstoning is not held back: a validator that equivocated must leave the set.
+ */
+function jailingEndsBft(state: StateOverlay): boolean {
+  return getActiveSet(state)?.members.length === MIN_BFT_VALIDATORS;
 }
 
 /**
