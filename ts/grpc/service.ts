@@ -25,6 +25,8 @@ export interface MessageSink {
   write(messages: Uint8Array[]): boolean;
   /** Resolves once buffered output has drained (or the call is over). */
   drained(): Promise<void>;
+  /** The stream is open (the request was accepted): a transport may send its response headers now. */
+  opened?(): void;
 }
 
 export class NativeGrpcService {
@@ -140,6 +142,7 @@ export class NativeGrpcService {
     this.openStreams++;
     const counted = metrics?.streamOpened(method.desc.name, transport);
     try {
+      sink.opened?.();
       await pumpStream(stream, sink, signal, counted);
     } finally {
       signal.removeEventListener('abort', onAbort);

@@ -152,8 +152,16 @@ class WebCall {
   private readonly listeners: (() => void)[] = [];
   reason: 'cancelled' | 'deadline' | null = null;
 
+  private readonly deadline: number | undefined;
+
   constructor(timeoutMs: number | undefined) {
-    if (timeoutMs !== undefined) this.timer = setTimeout(() => this.abort('deadline'), timeoutMs);
+    if (timeoutMs !== undefined) this.deadline = performance.now() + timeoutMs;
+  }
+
+  /** Starts the deadline's timer: only once there is work to stop (a stream, a unary answer not ready at once). */
+  watch(): void {
+    if (this.deadline === undefined || this.reason) return;
+    this.timer = setTimeout(() => this.abort('deadline'), Math.max(0, this.deadline - performance.now()));
   }
 
   get signal(): AbortSignal {
@@ -234,6 +242,7 @@ export function createGrpcWebHandler(service: NativeGrpcService, opts: GrpcWebOp
     // Answered at once (the common case: the head, the window, account reads): no promise at all.
     if (!(out instanceof Promise)) return ok(out);
     if (timeoutMs === undefined) return out.then(ok, fail);
+    call.watch();
     const deadline = new Promise<never>((_, reject) => call.onAbort(() => reject(call.ended())));
     return Promise.race([out, deadline]).then(ok, fail);
   };
@@ -246,6 +255,7 @@ export function createGrpcWebHandler(service: NativeGrpcService, opts: GrpcWebOp
   ) => {
     const run = (body: HttpBodyStream) => {
       const call = new WebCall(timeoutMs);
+      call.watch();
       const signal = call.signal;
       const onServerStop = () => call.abort('cancelled');
       opts.signal?.addEventListener('abort', onServerStop, { once: true });
