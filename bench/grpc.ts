@@ -9,7 +9,8 @@
  *
  * Env: BENCH_GRPC_ROUNDS (default 3), BENCH_GRPC_SECONDS (5), BENCH_FANOUT_STREAMS (1000),
  * BENCH_FANOUT_BLOCKS (30), BENCH_GRPC_WRITE=0 to print without writing RESULTS.md, BENCH_GRPC_ONLY=fanout to
- * skip the requests/s part.
+ * skip the requests/s part (=requests to skip the fan-out), BENCH_GRPC_WORKLOADS="GetBalance/gRPC-Web,..." to run
+ * only those cells (for profiling: `node --cpu-prof dist/bench/grpc.js`; the node runs in this process).
  */
 import { fork, spawn } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -71,6 +72,19 @@ function findH2load(): string | undefined {
 interface LoadResult {
   rps: number;
   failed: number;
+  /** Requests answered in the run. */
+  done: number;
+}
+
+/** CPU seconds (user + system, every thread) a process has used: this one, or a child by pid (/proc). */
+function cpuSeconds(pid?: number): number {
+  if (pid === undefined) {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1e6;
+  }
+  // /proc/<pid>/stat: fields 14 and 15 (utime, stime) in clock ticks (100 per second on Linux).
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** h2load over HTTP/2 (prior knowledge) posting one gRPC request body. */
@@ -98,7 +112,7 @@ function runH2load(bin: string, url: string, bodyFile: string, seconds: number):
       const rps = /finished in [\d.]+s, ([\d.]+) req\/s/.exec(out);
       const req = /requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded, (\d+) failed, (\d+) errored/.exec(out);
       if (!rps || !req) return reject(new Error(`unexpected h2load output: ${out.slice(0, 300)}`));
-      resolve({ rps: Number(rps[1]), failed: Number(req[2]) + Number(req[3]) });
+      resolve({ rps: Number(rps[1]), failed: Number(req[2]) + Number(req[3]), done: Number(req[1]) });
     });
   });
 }
@@ -158,7 +172,11 @@ interface Cell {
   workload: string;
   transport: 'JSON-RPC' | 'gRPC-Web' | 'gRPC' | 'bare uWS';
   rps: number[];
+  /** The serving process's CPU time per answered request, µs: the cost per request, whatever the machine's load. */
+  cpuUs: number[];
   failed: number;
+  /** The serving process when it is not this one (the bare uWS reference). */
+  pid?: number;
 }
 
 async function loadBench(node: NativeNode, dir: string): Promise<{ cells: Cell[]; h2load: boolean }> {
@@ -184,11 +202,14 @@ async function loadBench(node: NativeNode, dir: string): Promise<{ cells: Cell[]
   writeFileSync(join(dir, 'block.bin'), block);
   writeFileSync(join(dir, 'balance.bin'), balance);
   const runs: { cell: Cell; run: () => Promise<LoadResult> }[] = [];
-  const add = (workload: string, transport: Cell['transport'], run: () => Promise<LoadResult>) =>
-    runs.push({ cell: { workload, transport, rps: [], failed: 0 }, run });
+  const only = process.env.BENCH_GRPC_WORKLOADS?.split(',');
+  const add = (workload: string, transport: Cell['transport'], run: () => Promise<LoadResult>) => {
+    if (!only || only.includes(`${workload}/${transport}`))
+      runs.push({ cell: { workload, transport, rps: [], cpuUs: [], failed: 0 }, run });
+  };
   const viaWrk = (url: string, script: string) => async () => {
     const r = await runWrk(wrk, url, { seconds: SECONDS, ...WRK, script, timeoutSecs: 10 });
-    return { rps: r.rps, failed: r.non2xx + r.socketErrors };
+    return { rps: r.rps, failed: r.non2xx + r.socketErrors, done: r.requests - r.non2xx };
   };
   const blockParams = [`0x${BLOCK_HEIGHT.toString(16)}`, false];
   add(
@@ -219,11 +240,13 @@ async function loadBench(node: NativeNode, dir: string): Promise<{ cells: Cell[]
     );
   // The HTTP stack's ceiling on this machine: uWS answering a constant JSON-RPC result, no node logic.
   const bare = await startBare('uws');
+  const bareCell = runs.length;
   add(
     'ceiling',
     'bare uWS',
     viaWrk(`http://127.0.0.1:${bare.port}/`, wrkScript(dir, 'bare', 'application/json', json('eth_blockNumber', []))),
   );
+  if (runs[bareCell]) runs[bareCell].cell.pid = bare.child.pid;
   try {
     // Warm-up: every workload once, untimed.
     for (const r of runs) await r.run();
@@ -237,15 +260,23 @@ async function loadBench(node: NativeNode, dir: string): Promise<{ cells: Cell[]
 async function measureRounds(runs: { cell: Cell; run: () => Promise<LoadResult> }[]): Promise<void> {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const r of runs) {
+      const cpu0 = cpuSeconds(r.cell.pid);
       const out = await r.run();
+      const cpuUs = ((cpuSeconds(r.cell.pid) - cpu0) * 1e6) / Math.max(1, out.done);
       r.cell.rps.push(out.rps);
+      r.cell.cpuUs.push(cpuUs);
       r.cell.failed += out.failed;
-      log(`  round ${round}: ${r.cell.workload} ${r.cell.transport}: ${fmt(out.rps)} req/s`);
+      log(`  round ${round}: ${r.cell.workload} ${r.cell.transport}: ${fmt(out.rps)} req/s, ${cpuUs.toFixed(1)} µs CPU/request`);
     }
   }
 }
 
 interface Fanout {
+  /** Medians per block: the node's wall time from the event until every write was handed to HTTP/2, its CPU then. */
+  nodeMs: number;
+  nodeCpuMs: number;
+  /** The subscribers' process: CPU per block. */
+  clientCpuMs: number;
   streams: number;
   blocks: number;
   deliveries: number;
@@ -262,8 +293,18 @@ async function fanoutBench(node: NativeNode): Promise<Fanout> {
   const feed = node.ctx.events!;
   const announced = new Map<number, number>();
   // Registered before any subscriber: the feed calls listeners in order, so this time precedes every push.
+  // The node's own share of the delay: from the event until every stream's write has been handed to HTTP/2
+  // (the promise chains from the feed to the writes run before the next setImmediate), and its CPU time.
+  const nodeSide = new Map<number, { ms: number; cpuMs: number }>();
   const off = feed.on((e) => {
-    if (e.kind === 'block_finalized') announced.set(e.block.index, performance.timeOrigin + performance.now());
+    if (e.kind !== 'block_finalized') return;
+    const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    announced.set(e.block.index, performance.timeOrigin + t0);
+    setImmediate(() => {
+      const c = process.cpuUsage(c0);
+      nodeSide.set(e.block.index, { ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 });
+    });
   });
   const client = fork(fileURLToPath(new URL('./grpc-fanout-client.js', import.meta.url)), [
     JSON.stringify({
@@ -283,11 +324,18 @@ async function fanoutBench(node: NativeNode): Promise<Fanout> {
   }
   const first = node.ctx.chain.height + 1;
   const last = first + FANOUT_BLOCKS - 1;
+  // The subscribers' CPU between the announcements of `first` and `last + 1`: the measured blocks' arrivals.
+  const clientCpuAt = new Map<number, number>();
+  const offClient = feed.on((e) => {
+    if (e.kind === 'block_finalized' && (e.block.index === first || e.block.index === last + 1))
+      clientCpuAt.set(e.block.index, cpuSeconds(client.pid));
+  });
   const report = await new Promise<{ why: string; perStream: [number, number][][] }>((resolve, reject) => {
     client.once('message', (m) => resolve(m as { why: string; perStream: [number, number][][] }));
     client.once('exit', (code) => reject(new Error(`fan-out client exited with ${code}`)));
   });
   off();
+  offClient();
   const delays: number[] = [];
   for (const stream of report.perStream) {
     for (const [seq, at] of stream) {
@@ -297,7 +345,11 @@ async function fanoutBench(node: NativeNode): Promise<Fanout> {
   }
   delays.sort((a, b) => a - b);
   const q = (p: number) => delays[Math.min(delays.length - 1, Math.floor(p * delays.length))] ?? Number.NaN;
+  const measured = [...nodeSide].filter(([h]) => h >= first && h <= last).map(([, v]) => v);
   return {
+    nodeMs: median(measured.map((v) => v.ms)),
+    nodeCpuMs: median(measured.map((v) => v.cpuMs)),
+    clientCpuMs: (((clientCpuAt.get(last + 1) ?? Number.NaN) - (clientCpuAt.get(first) ?? Number.NaN)) * 1000) / FANOUT_BLOCKS,
     streams: FANOUT_STREAMS,
     blocks: FANOUT_BLOCKS,
     deliveries: delays.length,
@@ -356,7 +408,7 @@ function section(o: {
     '',
     `Reference, same rounds: the HTTP/1.1 stack JSON-RPC and gRPC-Web share, alone (bench/http-bare-server.ts in its own process: uWS parsing the body and answering a constant JSON-RPC result): ${cellText(ceiling)}. Both paths pay this stack's cost per request, which bounds their ratio; gRPC over HTTP/2 is bounded by @grpc/grpc-js's cost per call. Single measurements here vary up to 2x with the machine's load.`,
     '',
-    `StreamEvents fan-out: ${f.streams} subscribers (StreamEvents, no filter) in one other process over ${FANOUT_CONNECTIONS} HTTP/2 connections; delay from the node's finalized-block event to each subscriber's arrival, ${f.blocks} blocks once all were subscribed: ${f.deliveries.toLocaleString('en-US')} of ${f.expected.toLocaleString('en-US')} deliveries, p50 ${f.p50.toFixed(1)} ms, p95 ${f.p95.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms, max ${f.max.toFixed(1)} ms${f.why === 'done' ? '' : ` (client ended by ${f.why})`}.`,
+    `StreamEvents fan-out: ${f.streams} subscribers (StreamEvents, no filter) in one other process over ${FANOUT_CONNECTIONS} HTTP/2 connections; delay from the node's finalized-block event to each subscriber's arrival, ${f.blocks} blocks once all were subscribed: ${f.deliveries.toLocaleString('en-US')} of ${f.expected.toLocaleString('en-US')} deliveries, p50 ${f.p50.toFixed(1)} ms, p95 ${f.p95.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms, max ${f.max.toFixed(1)} ms${f.why === 'done' ? '' : ` (client ended by ${f.why})`}. Per block (medians): the node hands all ${f.streams} writes to HTTP/2 ${f.nodeMs.toFixed(1)} ms after the event, using ${f.nodeCpuMs.toFixed(1)} ms of CPU; the subscribers' process uses ${f.clientCpuMs.toFixed(1)} ms of CPU per block.`,
     '',
     'Goals:',
     '',
@@ -403,6 +455,13 @@ async function main(): Promise<void> {
     const only = process.env.BENCH_GRPC_ONLY;
     log(`requests/s (${ROUNDS} rounds of ${SECONDS} s) ...`);
     const { cells, h2load } = only === 'fanout' ? { cells: [], h2load: true } : await loadBench(node, dir);
+    if (only === 'requests') {
+      // A partial run (profiling): medians printed, RESULTS.md untouched.
+      for (const c of cells)
+        log(`${c.workload} ${c.transport}: median ${fmt(median(c.rps))} req/s, ${median(c.cpuUs).toFixed(1)} µs CPU/request`);
+      log(`1-min load average ${load0.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after`);
+      return;
+    }
     log(`StreamEvents fan-out to ${FANOUT_STREAMS} subscribers, ${FANOUT_BLOCKS} blocks ...`);
     const fanout = await fanoutBench(node);
     const lines = section({

@@ -178,7 +178,7 @@ export async function benchCommit(rounds = 5): Promise<Row[]> {
     {
       name: 'history: extra data per block (10,000 transfers, 2,000 senders)',
       value: `${(historyBytes / 1024).toFixed(0)} KiB before compression`,
-      note: `${historyOps.toLocaleString()} ops (a change-set entry and an index entry per changed key)`,
+      note: `${historyOps.toLocaleString()} ops (an index entry per changed key holding its previous value, one change-set value listing the keys)`,
     },
   ];
 }

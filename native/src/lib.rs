@@ -6,6 +6,7 @@
 mod napi;
 mod hash;
 mod secp;
+mod share;
 mod trie;
 
 use napi::{napi_env, napi_value, Env};
@@ -62,19 +63,9 @@ js_fn!(js_sha256_segments, 2, |env, a| {
     let (Some(data), Some(ends_raw)) = (env.bytes(a[0]), env.bytes(a[1])) else {
         return env.throw_type_error(c"sha256Segments: expected (Uint8Array data, Uint8Array of u32 ends)");
     };
-    if ends_raw.len() % 4 != 0 {
-        return env.throw_type_error(c"sha256Segments: ends must be whole u32 values");
-    }
-    let mut items: Vec<&[u8]> = Vec::with_capacity(ends_raw.len() / 4);
-    let mut start = 0usize;
-    for c in ends_raw.chunks_exact(4) {
-        let end = u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize;
-        if end < start || end > data.len() {
-            return env.throw_type_error(c"sha256Segments: ends must be ascending and within data");
-        }
-        items.push(&data[start..end]);
-        start = end;
-    }
+    let Some(items) = segments(data, ends_raw) else {
+        return env.throw_type_error(c"sha256Segments: ends must be ascending u32 offsets within data");
+    };
     let Some((out_v, out)) = env.new_u8(items.len() * 32) else {
         return env.throw_error(c"sha256Segments: allocation failed");
     };
@@ -87,31 +78,48 @@ const TRIE_TAG: u64 = 0x7472_6965_5f76_3031; // "trie_v01"
 // trieNew() -> external handle of an empty state trie (dropped with the JS object).
 js_fn!(js_trie_new, 0, |env, _a| { env.external(TRIE_TAG, trie::Trie::new()) });
 
-// trieApply(handle, keys (n*32), leafHashes (n*32), deletes (n bytes, 1 = delete key)) -> undefined.
-js_fn!(js_trie_apply, 4, |env, a| {
+// trieUpdate(handle, keys, keyEnds, values, valueEnds, deletes) -> undefined. Entry i is the state key
+// keys[keyEnds[i-1]..keyEnds[i]] with the value values[valueEnds[i-1]..valueEnds[i]], or deleted when
+// deletes[i] is 1. Ends are Uint8Arrays over little-endian u32 offsets (a Uint32Array's bytes). Key and
+// leaf hashes are computed here (in parallel), so the caller only lays out the raw keys and values.
+js_fn!(js_trie_update, 6, |env, a| {
     let Some(t) = env.external_mut::<trie::Trie>(TRIE_TAG, a[0]) else {
-        return env.throw_type_error(c"trieApply: expected a trie handle");
+        return env.throw_type_error(c"trieUpdate: expected a trie handle");
     };
-    let (Some(keys), Some(leaves), Some(dels)) = (env.bytes(a[1]), env.bytes(a[2]), env.bytes(a[3])) else {
-        return env.throw_type_error(c"trieApply: expected (handle, Uint8Array keys, Uint8Array leafHashes, Uint8Array deletes)");
+    let (Some(keys), Some(key_ends), Some(vals), Some(val_ends), Some(dels)) =
+        (env.bytes(a[1]), env.bytes(a[2]), env.bytes(a[3]), env.bytes(a[4]), env.bytes(a[5]))
+    else {
+        return env.throw_type_error(c"trieUpdate: expected (handle, keys, keyEnds, values, valueEnds, deletes) as Uint8Arrays");
     };
     let n = dels.len();
-    if keys.len() != n * 32 || leaves.len() != n * 32 {
-        return env.throw_type_error(c"trieApply: keys and leafHashes must hold 32 bytes per entry");
+    let (Some(key_list), Some(val_list)) = (segments(keys, key_ends), segments(vals, val_ends)) else {
+        return env.throw_type_error(c"trieUpdate: ends must be ascending u32 offsets within their data");
+    };
+    if key_list.len() != n || val_list.len() != n {
+        return env.throw_type_error(c"trieUpdate: keyEnds, valueEnds and deletes must describe the same entries");
     }
-    for i in 0..n {
-        let mut k = [0u8; 32];
-        k.copy_from_slice(&keys[i * 32..i * 32 + 32]);
-        if dels[i] == 1 {
-            t.delete(&k);
-        } else {
-            let mut h = [0u8; 32];
-            h.copy_from_slice(&leaves[i * 32..i * 32 + 32]);
-            t.set(&k, &h);
-        }
-    }
+    let values: Vec<Option<&[u8]>> = val_list.iter().zip(dels).map(|(v, &d)| (d != 1).then_some(*v)).collect();
+    t.update(&key_list, &values);
     env.undefined()
 });
+
+/// Slices of data ending at each little-endian u32 offset of ends_raw; None when malformed.
+fn segments<'a>(data: &'a [u8], ends_raw: &[u8]) -> Option<Vec<&'a [u8]>> {
+    if ends_raw.len() % 4 != 0 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(ends_raw.len() / 4);
+    let mut start = 0usize;
+    for c in ends_raw.chunks_exact(4) {
+        let end = u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize;
+        if end < start || end > data.len() {
+            return None;
+        }
+        out.push(&data[start..end]);
+        start = end;
+    }
+    Some(out)
+}
 
 // trieRoot(handle) -> 32-byte root (re-hashes only dirty branches).
 js_fn!(js_trie_root, 1, |env, a| {
@@ -275,7 +283,7 @@ pub unsafe extern "C" fn napi_register_module_v1(raw: napi_env, exports: napi_va
     env.export_fn(exports, c"sha256Many", js_sha256_many);
     env.export_fn(exports, c"sha256Segments", js_sha256_segments);
     env.export_fn(exports, c"trieNew", js_trie_new);
-    env.export_fn(exports, c"trieApply", js_trie_apply);
+    env.export_fn(exports, c"trieUpdate", js_trie_update);
     env.export_fn(exports, c"trieRoot", js_trie_root);
     env.export_fn(exports, c"trieProve", js_trie_prove);
     env.export_fn(exports, c"trieSize", js_trie_size);

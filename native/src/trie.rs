@@ -6,10 +6,12 @@
 //!
 //! Layout for cache-friendliness at millions of keys: branches and leaves live in separate arenas; a
 //! child reference carries its kind in the top bit; every branch stores its children's hashes inline,
-//! so building a preimage reads one contiguous record. Updates push newly dirtied branches on a list,
-//! and root() re-hashes that list deepest level first, each level in parallel.
+//! so building a preimage reads one contiguous record. Updates push newly dirtied branches on a list per
+//! depth, and root() re-hashes those lists deepest level first, each level shared between the calling
+//! thread and a helper (share.rs). No sort: sorting the dirty branches by depth read a random branch
+//! record per comparison.
 
-use rayon::prelude::*;
+use crate::share;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -50,17 +52,23 @@ fn seeds() -> (u64, u64) {
 }
 type KeyMap = HashMap<[u8; 32], u32, BuildHasherDefault<KeyHasher>>;
 
+/// Field order is the layout (repr(C)): what an update and a re-hash read comes first, so hashing a branch
+/// reads its header and its children's hashes as one run of memory (the children's references, needed
+/// only when walking down, come last).
+#[repr(C)]
 struct Branch {
-    /// Child references: NONE, a branch index, or LEAF | leaf index.
-    children: [u32; 16],
+    parent: u32,
+    /// Bit i (from the top, as in the preimage) set when child i is present.
+    bitmap: u16,
+    slot: u8,
+    depth: u8,
+    dirty: bool,
+    live: bool,
     /// Hash of each present child (leaf hash or branch hash), kept up to date by updates and root().
     child_hash: [[u8; 32]; 16],
     hash: [u8; 32],
-    dirty: bool,
-    live: bool,
-    depth: u8,
-    parent: u32,
-    slot: u8,
+    /// Child references: NONE, a branch index, or LEAF | leaf index.
+    children: [u32; 16],
 }
 
 struct Leaf {
@@ -75,8 +83,14 @@ pub struct Trie {
     free_branches: Vec<u32>,
     free_leaves: Vec<u32>,
     by_key: KeyMap,
-    dirty: Vec<u32>,
+    /// Branches queued for re-hashing, by depth (a key hash has 64 nibbles: depths 0..64).
+    dirty: Vec<Vec<u32>>,
 }
+
+/// Depths a branch can have: one per nibble of a 32-byte key hash.
+const DEPTHS: usize = 64;
+/// Hashes per chunk handed out to the hashing threads (a few tens of µs of work).
+const CHUNK: usize = 128;
 
 #[inline]
 fn nibble(h: &[u8; 32], depth: usize) -> usize {
@@ -86,14 +100,15 @@ fn nibble(h: &[u8; 32], depth: usize) -> usize {
 
 fn new_branch(parent: u32, slot: u8, depth: u8) -> Branch {
     Branch {
-        children: [NONE; 16],
-        child_hash: [[0; 32]; 16],
-        hash: [0; 32],
+        parent,
+        bitmap: 0,
+        slot,
+        depth,
         dirty: false,
         live: true,
-        depth,
-        parent,
-        slot,
+        child_hash: [[0; 32]; 16],
+        hash: [0; 32],
+        children: [NONE; 16],
     }
 }
 
@@ -105,7 +120,7 @@ impl Trie {
             free_branches: Vec::new(),
             free_leaves: Vec::new(),
             by_key: KeyMap::default(),
-            dirty: Vec::new(),
+            dirty: vec![Vec::new(); DEPTHS],
         };
         t.mark(0);
         t
@@ -141,7 +156,7 @@ impl Trie {
         let br = &mut self.branches[b as usize];
         if !br.dirty {
             br.dirty = true;
-            self.dirty.push(b);
+            self.dirty[br.depth as usize].push(b);
         }
     }
 
@@ -158,9 +173,12 @@ impl Trie {
         let p = &mut self.branches[parent as usize];
         p.children[slot] = child;
         p.child_hash[slot] = hash;
+        let bit = 1u16 << (15 - slot);
         if child == NONE {
+            p.bitmap &= !bit;
             return;
         }
+        p.bitmap |= bit;
         if child & LEAF != 0 {
             let l = &mut self.leaves[(child & !LEAF) as usize];
             l.parent = parent;
@@ -252,57 +270,89 @@ impl Trie {
     }
 
     fn preimage(b: &Branch, out: &mut Vec<u8>) {
-        let mut bitmap: u16 = 0;
         out.clear();
-        out.extend_from_slice(&[1, 0, 0]);
-        for i in 0..16 {
-            if b.children[i] != NONE {
-                bitmap |= 1 << (15 - i);
-                out.extend_from_slice(&b.child_hash[i]);
+        out.push(1);
+        out.extend_from_slice(&b.bitmap.to_be_bytes());
+        let mut bits = b.bitmap;
+        while bits != 0 {
+            let i = bits.leading_zeros() as usize;
+            out.extend_from_slice(&b.child_hash[i]);
+            bits &= !(1u16 << (15 - i));
+        }
+    }
+
+    /// Set or delete many keys: `keys[i]` is a state key (hashed here), `values[i]` its new value or None
+    /// to delete it. Key and leaf hashes are computed in parallel, then applied in order (a key given twice
+    /// ends with its last value). Leaf hash = sha256(0x00 || sha256(key) || value).
+    pub fn update(&mut self, keys: &[&[u8]], values: &[Option<&[u8]>]) {
+        let hash_one = |i: usize| {
+            let kh = crate::hash::sha256(keys[i]);
+            let lh = values[i].map(|v| {
+                let mut h = [0u8; 32];
+                h.copy_from_slice(&Sha256::new().chain_update([0u8]).chain_update(kh).chain_update(v).finalize());
+                h
+            });
+            (kh, lh)
+        };
+        let mut hashes: Vec<([u8; 32], Option<[u8; 32]>)> = vec![([0; 32], None); keys.len()];
+        share::for_each_chunk_mut(&mut hashes, CHUNK, |c, out| {
+            for (j, slot) in out.iter_mut().enumerate() {
+                *slot = hash_one(c * CHUNK + j);
+            }
+        });
+        for (kh, lh) in &hashes {
+            match lh {
+                Some(h) => self.set(kh, h),
+                None => {
+                    self.delete(kh);
+                }
             }
         }
-        out[1..3].copy_from_slice(&bitmap.to_be_bytes());
     }
 
     /// Re-hash the dirty branches, deepest level first, each level in parallel.
     pub fn root(&mut self) -> [u8; 32] {
-        let mut queue = std::mem::take(&mut self.dirty);
-        queue.retain(|&b| {
-            let br = &self.branches[b as usize];
-            br.live && br.dirty
-        });
-        queue.sort_unstable_by_key(|&b| std::cmp::Reverse(self.branches[b as usize].depth));
-        let mut start = 0;
-        while start < queue.len() {
-            let depth = self.branches[queue[start] as usize].depth;
-            let mut end = start;
-            while end < queue.len() && self.branches[queue[end] as usize].depth == depth {
-                end += 1;
+        for depth in (0..DEPTHS).rev() {
+            if self.dirty[depth].is_empty() {
+                continue;
             }
-            let level = &queue[start..end];
+            let mut level = std::mem::take(&mut self.dirty[depth]);
+            // Each branch once, and only at its own depth: a branch freed and reused elsewhere while
+            // queued is queued again where it now is (or not at all when it is free).
+            level.retain(|&b| {
+                let br = &mut self.branches[b as usize];
+                let keep = br.live && br.dirty && br.depth as usize == depth;
+                if keep {
+                    br.dirty = false;
+                }
+                keep
+            });
             let this = &*self;
-            let hashes: Vec<[u8; 32]> = level
-                .par_iter()
-                .with_min_len(256)
-                .map_init(Vec::new, |buf, &b| {
-                    Self::preimage(&this.branches[b as usize], buf);
-                    let mut h = [0u8; 32];
-                    h.copy_from_slice(&Sha256::digest(&buf[..]));
-                    h
-                })
-                .collect();
+            let hash_one = |buf: &mut Vec<u8>, b: &u32| {
+                Self::preimage(&this.branches[*b as usize], buf);
+                let mut h = [0u8; 32];
+                h.copy_from_slice(&Sha256::digest(&buf[..]));
+                h
+            };
+            let mut hashes = vec![[0u8; 32]; level.len()];
+            share::for_each_chunk_mut(&mut hashes, CHUNK, |c, out| {
+                let mut buf = Vec::with_capacity(3 + 16 * 32);
+                for (j, h) in out.iter_mut().enumerate() {
+                    *h = hash_one(&mut buf, &level[c * CHUNK + j]);
+                }
+            });
             for (&b, h) in level.iter().zip(hashes) {
                 let (parent, slot) = {
                     let br = &mut self.branches[b as usize];
                     br.hash = h;
-                    br.dirty = false;
                     (br.parent, br.slot as usize)
                 };
                 if parent != NONE {
                     self.branches[parent as usize].child_hash[slot] = h;
                 }
             }
-            start = end;
+            level.clear();
+            self.dirty[depth] = level; // keeps the allocation for the next block
         }
         self.branches[0].hash
     }

@@ -45,7 +45,7 @@ export async function spawnNode(args: string[], env: NodeJS.ProcessEnv = {}): Pr
   });
   proc.stderr?.on('data', (d: Buffer) => logs.push(d.toString()));
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-  await waitFor(() => port || proc.exitCode !== null, 30_000, 'node to listen');
+  await waitFor(() => port || proc.exitCode !== null, 90_000, 'node to listen');
   if (!port) throw new Error(`node exited early:\n${logs.join('\n')}`);
   return { proc, url: `http://127.0.0.1:${port}`, logs, exited };
 }

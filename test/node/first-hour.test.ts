@@ -163,7 +163,7 @@ test('--log-format pretty: the node logs readable lines', async (t) => {
   proc.stdout.on('data', (d: Buffer) => {
     out += d.toString();
   });
-  await waitFor(() => out.includes('API listening'), 30_000, 'the API listening line');
+  await waitFor(() => out.includes('API listening'), 90_000, 'the API listening line');
   const lines = out.split('\n');
   t.regex(lines[0], /^\d\d:\d\d:\d\d\.\d{3} INFO {2}dev chain 7120: no rate limits, CORS \* /);
   t.regex(out, /INFO {2}API listening host=127\.0\.0\.1 port=\d+/);

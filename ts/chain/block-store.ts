@@ -53,7 +53,6 @@ export interface LogSource {
 export class BlockStore {
   private readonly window = new Map<number, Block>();
   private readonly windowReceipts = new Map<number, readonly ReceiptRecord[]>();
-  private readonly recentTx = new Map<string, TxLocation>();
   private readonly txCounts = new Map<string, number>();
   private readonly days = new Map<number, DayRecord>();
   private headHeight = -1;
@@ -139,15 +138,17 @@ export class BlockStore {
       if (r.contractAddress)
         ops.push({ type: 'put', key: creationKey(toHex(r.contractAddress)), value: txLocationValue(block.index, i) });
     });
-    const counts = new Map<string, number>();
-    const empty = Buffer.alloc(0);
+    // Address history: one posting per address and block listing its transactions (docs/storage.md).
+    const postings = new Map<string, number[]>();
     block.transactions.forEach((tx, i) => {
       ops.push({ type: 'put', key: txKey(tx.txid), value: txLocationValue(block.index, i) });
-      for (const addr of txAddresses(tx)) {
-        ops.push({ type: 'put', key: addrTxKey(addr, block.index, i), value: empty });
-        counts.set(addr, (counts.get(addr) ?? 0) + 1);
-      }
+      for (const addr of txAddresses(tx)) addPosting(postings, addr, i);
     });
+    const counts = new Map<string, number>();
+    for (const [addr, indexes] of postings) {
+      ops.push({ type: 'put', key: addrTxKey(addr, block.index), value: postingValue(indexes) });
+      counts.set(addr, indexes.length);
+    }
     this.loadTxCounts(counts.keys());
     let fresh = 0;
     for (const [addr, n] of counts) {
@@ -213,13 +214,15 @@ export class BlockStore {
         if (r.contractAddress) ops.push({ type: 'del', key: creationKey(toHex(r.contractAddress)) });
       });
       for (const op of logIndexOps(h, receipts)) ops.push({ type: 'del', key: op.key });
-      block.transactions.forEach((tx, i) => {
+      const touched = new Set<string>();
+      for (const tx of block.transactions) {
         ops.push({ type: 'del', key: txKey(tx.txid) });
         for (const addr of txAddresses(tx)) {
-          ops.push({ type: 'del', key: addrTxKey(addr, h, i) });
+          touched.add(addr);
           countDelta.set(addr, (countDelta.get(addr) ?? 0) - 1);
         }
-      });
+      }
+      for (const addr of touched) ops.push({ type: 'del', key: addrTxKey(addr, h) });
     }
     for (const [addr, d] of countDelta) {
       const n = this.txCount(addr) + d;
@@ -239,7 +242,6 @@ export class BlockStore {
     days.applied();
     this.window.clear();
     this.windowReceipts.clear();
-    this.recentTx.clear();
     this.txCounts.clear();
     this.logIndex.blooms.truncate(height);
     this.history.rolledBack(height);
@@ -314,13 +316,8 @@ export class BlockStore {
   private remember(block: Block): void {
     this.window.set(block.index, block);
     this.logIndex.blooms.put(block.index, block.logs_bloom);
-    block.transactions.forEach((tx, index) => this.recentTx.set(tx.txid, { height: block.index, index }));
     const evict = block.index - this.windowSize;
-    const old = this.window.get(evict);
-    if (old) {
-      this.window.delete(evict);
-      for (const tx of old.transactions) this.recentTx.delete(tx.txid);
-    }
+    this.window.delete(evict);
   }
 
   /** Block from the window, or null when outside it (callers that may go to disk use getBlock). */
@@ -343,10 +340,13 @@ export class BlockStore {
     return raw ? Number(raw.readBigUInt64BE(0)) : null;
   }
 
+  /**
+   * Where a transaction is in the chain, from the transaction index (written in each block's batch). No
+   * in-memory map of the window's transactions: it cost a Map insert and delete per transaction on the
+   * commit path and up to window x block size entries of memory, for saving one RocksDB read.
+   */
   async txLocation(txid: string): Promise<TxLocation | null> {
     const id = normHash(txid);
-    const hit = this.recentTx.get(id);
-    if (hit) return hit;
     const raw = await this.db.get(txKey(id));
     return raw ? { height: Number(raw.readBigUInt64BE(0)), index: raw.readUInt32BE(8) } : null;
   }
@@ -437,11 +437,20 @@ export class BlockStore {
     return n;
   }
 
-  /** Newest-first locations of the transactions touching address. */
+  /**
+   * Newest-first locations of the transactions touching address. Each posting holds at least one
+   * location, so offset + limit postings are enough.
+   */
   async addressHistory(address: string, offset: number, limit: number): Promise<TxLocation[]> {
     const prefix = addrTxPrefix(address);
     const rows = await this.db.range({ gte: prefix, lt: prefixEnd(prefix), reverse: true, limit: offset + limit });
-    return rows.slice(offset).map(([k]) => addrTxLocation(k));
+    const out: TxLocation[] = [];
+    for (const [k, v] of rows) {
+      const locs = postingLocations(k, v);
+      for (let j = locs.length - 1; j >= 0 && out.length < offset + limit; j--) out.push(locs[j]);
+      if (out.length >= offset + limit) break;
+    }
+    return out.slice(offset);
   }
 
   /**
@@ -469,7 +478,7 @@ export class BlockStore {
   async firstAddressTx(address: string): Promise<TxLocation | null> {
     const prefix = addrTxPrefix(address);
     const [row] = await this.db.range({ gte: prefix, lt: prefixEnd(prefix), limit: 1 });
-    return row ? addrTxLocation(row[0]) : null;
+    return row ? (postingLocations(row[0], row[1])[0] ?? null) : null;
   }
 
   /**
@@ -538,10 +547,11 @@ export class BlockStore {
     let gte = prefix;
     for (;;) {
       const rows = await this.db.range({ gte, lt: end, limit: READ_CHUNK });
-      for (const [k] of rows) {
-        const loc = addrTxLocation(k);
-        const r = (await this.receipts(loc.height))?.[loc.index];
-        if (r?.contractAddress && toHex(r.contractAddress) === target) return loc;
+      for (const [k, v] of rows) {
+        for (const loc of postingLocations(k, v)) {
+          const r = (await this.receipts(loc.height))?.[loc.index];
+          if (r?.contractAddress && toHex(r.contractAddress) === target) return loc;
+        }
       }
       if (rows.length < READ_CHUNK) return null;
       gte = Buffer.concat([rows[rows.length - 1][0], Buffer.from([0])]);
@@ -565,12 +575,35 @@ function txLocationValue(height: number, index: number): Buffer {
   return b;
 }
 
-/** Location encoded in an address-history key ('A' + addr20 + height u64 + index u32). */
-const addrTxLocation = (k: Buffer): TxLocation => ({ height: Number(k.readBigUInt64BE(21)), index: k.readUInt32BE(29) });
+function addPosting(postings: Map<string, number[]>, addr: string, index: number): void {
+  const list = postings.get(addr);
+  if (list) list.push(index);
+  else postings.set(addr, [index]);
+}
 
-/** Addresses whose history lists the transaction (sender and recipient, once each). */
+/** A posting's value: the transaction indexes as u32 BE, ascending. */
+function postingValue(indexes: readonly number[]): Buffer {
+  const b = Buffer.allocUnsafe(indexes.length * 4);
+  for (let j = 0; j < indexes.length; j++) b.writeUInt32BE(indexes[j], j * 4);
+  return b;
+}
+
+/** Locations of a posting ('A' + addr20 + height u64 -> u32 BE indexes), ascending. */
+function postingLocations(k: Buffer, v: Buffer): TxLocation[] {
+  const height = k.readUInt32BE(21) * 0x1_0000_0000 + k.readUInt32BE(25);
+  const out: TxLocation[] = [];
+  for (let o = 0; o + 4 <= v.length; o += 4) out.push({ height, index: v.readUInt32BE(o) });
+  return out;
+}
+
+/**
+ * Addresses whose history lists the transaction (sender and recipient, once each), lower case: one
+ * posting per address and block, whatever case a submission spelled it in.
+ */
 export function txAddresses(tx: SignedTransaction): string[] {
-  return tx.from_address === tx.to_address ? [tx.from_address] : [tx.from_address, tx.to_address];
+  const from = tx.from_address.toLowerCase();
+  const to = tx.to_address.toLowerCase();
+  return from === to ? [from] : [from, to];
 }
 
 /** Per-UTC-day aggregates written with each block (GET /stats/daily reads 14 of them). */

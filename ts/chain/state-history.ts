@@ -1,22 +1,13 @@
 /**
- * Historical state (docs/storage.md, "History"): per block a change set (every state key the block changed,
- * with the value it had before) and per key a history index (the heights of the blocks that changed it),
- * both written in the block's atomic batch, as Erigon and reth keep them. The value of a key after block h
- * is the value recorded in the change set of the first block above h that changed it, or the current value
- * when no later block did.
+ * Historical state (docs/storage.md, "History"): per key a history index (the heights of the blocks that
+ * changed it, each entry holding the value the key had before that block) and per block a change set (the
+ * keys it changed, one value), both written in the block's atomic batch, as Erigon and reth keep them. The
+ * value of a key after block h is the one recorded in its first index entry above h, or the current value
+ * when no later block changed it.
  */
 import type { StateSnapshot } from '../state/snapshots.js';
 import { type KeyStr, type StateUndo, keyBytes } from '../state/state-store.js';
-import {
-  type KvOp,
-  type KvStore,
-  changeSetKey,
-  changeSetPrefix,
-  historyKey,
-  historyPrefix,
-  metaKey,
-  prefixEnd,
-} from '../storage/index.js';
+import { type KvOp, type KvStore, changeSetKey, historyKey, historyPrefix, metaKey, prefixEnd } from '../storage/index.js';
 import { NodeError } from '../util/errors.js';
 import { u64be } from '../util/hex.js';
 
@@ -67,6 +58,26 @@ function encodePrev(v: Buffer | undefined): Buffer {
 }
 const decodePrev = (raw: Buffer): Buffer | undefined => (raw[0] === 0 ? undefined : raw.subarray(1));
 
+/** A change set's value: the keys a block changed, each as length u8 · key bytes. */
+function encodeKeyList(undo: StateUndo): Buffer {
+  let n = 0;
+  for (const k of undo.keys()) n += 1 + k.length;
+  const b = Buffer.allocUnsafe(n);
+  let o = 0;
+  for (const k of undo.keys()) {
+    if (k.length > 255) throw new Error(`state key of ${k.length} bytes cannot be recorded in history`);
+    b[o] = k.length;
+    o += 1 + b.write(k, o + 1, 'latin1');
+  }
+  return b;
+}
+
+function decodeKeyList(raw: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  for (let o = 0; o < raw.length; o += 1 + raw[o]) out.push(raw.subarray(o + 1, o + 1 + raw[o]));
+  return out;
+}
+
 /** Reads the change sets and history index, writes them in block batches, prunes and rolls back. */
 export class StateHistory {
   private from = 0;
@@ -98,15 +109,14 @@ export class StateHistory {
     }
   }
 
-  /** The change set and index entries of block `height` (`undo`: the previous value of each key it changed). */
+  /**
+   * The change set and index entries of block `height` (`undo`: the previous value of each key it changed):
+   * an index entry per key holding its previous value, and one change-set value listing the keys.
+   */
   commitOps(height: number, undo: StateUndo): KvOp[] {
-    const ops: KvOp[] = [];
-    const empty = Buffer.alloc(0);
-    for (const [k, prev] of undo) {
-      const key = keyBytes(k);
-      ops.push({ type: 'put', key: changeSetKey(height, key), value: encodePrev(prev) });
-      ops.push({ type: 'put', key: historyKey(key, height), value: empty });
-    }
+    if (undo.size === 0) return [];
+    const ops: KvOp[] = [{ type: 'put', key: changeSetKey(height), value: encodeKeyList(undo) }];
+    for (const [k, prev] of undo) ops.push({ type: 'put', key: historyKey(keyBytes(k), height), value: encodePrev(prev) });
     return ops;
   }
 
@@ -122,10 +132,8 @@ export class StateHistory {
     const ops: KvOp[] = [];
     // Reading the state at `from` needs the change sets of blocks from + 1 and up: prune those up to target.
     for (let h = this.from + 1; h <= target; h++) {
-      for (const [k] of this.changeSetRows(h)) {
-        ops.push({ type: 'del', key: k });
-        ops.push({ type: 'del', key: historyKey(k.subarray(9), h) });
-      }
+      for (const key of this.changedKeys(h)) ops.push({ type: 'del', key: historyKey(key, h) });
+      ops.push({ type: 'del', key: changeSetKey(h) });
     }
     if (target <= this.from) return { ops: [], to: this.from };
     ops.push({ type: 'put', key: HISTORY_FROM, value: u64be(target) });
@@ -136,25 +144,29 @@ export class StateHistory {
     this.from = Math.max(this.from, to);
   }
 
-  private changeSetRows(height: number): [Buffer, Buffer][] {
-    const prefix = changeSetPrefix(height);
-    return this.db.rangeSync({ gte: prefix, lt: prefixEnd(prefix) });
+  /** The state keys block `height` changed (none when its change set was pruned or it changed nothing). */
+  private changedKeys(height: number): Buffer[] {
+    const [raw] = this.db.getManySync([changeSetKey(height)]);
+    return raw ? decodeKeyList(raw) : [];
   }
 
   /** Block `height`'s change set: every key it changed and the value before it (undefined = absent). */
   changeSet(height: number): StateUndo {
+    const keys = this.changedKeys(height);
+    const values = keys.length > 0 ? this.db.getManySync(keys.map((k) => historyKey(k, height))) : [];
     const out: StateUndo = new Map();
-    for (const [k, v] of this.changeSetRows(height)) out.set(k.subarray(9).toString('latin1'), decodePrev(v));
+    keys.forEach((k, i) => {
+      const raw = values[i];
+      if (!raw) throw new Error(`change set of block ${height} names a key its history index lacks`);
+      out.set(k.toString('latin1'), decodePrev(raw));
+    });
     return out;
   }
 
   /** Ops deleting block `height`'s change set and index entries (rollback), given its change set. */
   dropOps(height: number, changeSet: StateUndo): KvOp[] {
-    const ops: KvOp[] = [];
-    for (const k of changeSet.keys()) {
-      const key = keyBytes(k);
-      ops.push({ type: 'del', key: changeSetKey(height, key) }, { type: 'del', key: historyKey(key, height) });
-    }
+    const ops: KvOp[] = [{ type: 'del', key: changeSetKey(height) }];
+    for (const k of changeSet.keys()) ops.push({ type: 'del', key: historyKey(keyBytes(k), height) });
     return ops;
   }
 
@@ -171,12 +183,9 @@ export class StateHistory {
   valueAt(key: KeyStr, height: number, head: number, current: { get(key: KeyStr): Buffer | undefined }): Buffer | undefined {
     if (height >= head) return current.get(key);
     const kb = keyBytes(key);
+    // The first block above `height` that changed the key recorded the value it had before: after `height`.
     const [row] = this.db.rangeSync({ gte: historyKey(kb, height + 1), lt: historyKey(kb, head + 1), limit: 1 });
-    if (!row) return current.get(key);
-    const changedAt = Number(row[0].readBigUInt64BE(row[0].length - 8));
-    const [raw] = this.db.getManySync([changeSetKey(changedAt, kb)]);
-    if (!raw) throw new Error(`history index names block ${changedAt} for a key its change set lacks`);
-    return decodePrev(raw);
+    return row ? decodePrev(row[1]) : current.get(key);
   }
 
   /** Storage keys of a contract that held a value after block `height` (owner: 20 address bytes in latin1). */

@@ -14,8 +14,19 @@ export type NativeTrieHandle = { readonly __nativeTrie: unique symbol };
 export interface NativeAddon {
   readonly version: string;
   trieNew(): NativeTrieHandle;
-  /** keys and leafHashes: n*32 bytes; deletes: n bytes (1 = delete). */
-  trieApply(handle: NativeTrieHandle, keys: Uint8Array, leafHashes: Uint8Array, deletes: Uint8Array): void;
+  /**
+   * Set or delete n state keys, in order: key i is keys[keyEnds[i-1]..keyEnds[i]], its value
+   * values[valueEnds[i-1]..valueEnds[i]], deleted when deletes[i] is 1. Ends are the bytes of a Uint32Array.
+   * Key and leaf hashes are computed natively.
+   */
+  trieUpdate(
+    handle: NativeTrieHandle,
+    keys: Uint8Array,
+    keyEnds: Uint8Array,
+    values: Uint8Array,
+    valueEnds: Uint8Array,
+    deletes: Uint8Array,
+  ): void;
   trieRoot(handle: NativeTrieHandle): Uint8Array;
   /** Encoded proof steps, or null when the key is absent. */
   trieProve(handle: NativeTrieHandle, keyHash: Uint8Array): Uint8Array | null;

@@ -27,7 +27,7 @@ import {
   type StreamEventsRequest,
   type Transaction,
 } from './gen/native/v1/native_pb.js';
-import { accountMessage, encodeBlock, hashMessage } from './shapes.js';
+import { encodeAccountAnswer, encodeBlock, hashMessage } from './shapes.js';
 import { EventStream } from './stream-events.js';
 
 /** What a handler knows of its call. */
@@ -103,9 +103,11 @@ const getBalance: UnaryMethod<typeof Native.method.getBalance.input, typeof Nati
   desc: Native.method.getBalance,
   handle: (ctx, req: GetBalanceRequest) => {
     const address = addressHex(req.address, 'address');
+    const bytes = req.address!.value;
     const at = req.atHeight ? height(req.atHeight.value) : undefined;
+    // At the head: no promise (the state is in memory).
     const account = accountAt(ctx, address, at);
-    return account instanceof Promise ? account.then((a) => accountMessage(address, a)) : accountMessage(address, account);
+    return account instanceof Promise ? account.then((a) => encodeAccountAnswer(bytes, a)) : encodeAccountAnswer(bytes, account);
   },
 };
 

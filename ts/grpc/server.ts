@@ -10,6 +10,7 @@ import { GrpcError, GrpcStatus } from './errors.js';
 import type { GrpcMethod } from './methods.js';
 import { NATIVE_METHODS } from './methods.js';
 import type { NativeGrpcService } from './service.js';
+import { asBuffer } from './shapes.js';
 
 /** The schema file clients build from (shipped with the node; reflection serves it when enabled). */
 export const NATIVE_PROTO_PATH = fileURLToPath(new URL('../../../proto/native/v1/native.proto', import.meta.url));
@@ -41,7 +42,6 @@ export interface GrpcServer {
 }
 
 /** grpc-js hands messages over as Buffers; answers are already encoded. */
-const asBuffer = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 const identity = (b: Buffer): Buffer => b;
 
 function serviceDefinition(): grpc.ServiceDefinition {

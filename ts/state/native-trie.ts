@@ -3,15 +3,19 @@ import { type NativeAddon, type NativeTrieHandle, loadNativeAddon } from '../cry
 import { type AuthenticatedTrie, MerkleTrie, type ProofStep, type StateProof } from './trie.js';
 
 /**
- * The state trie with its shape and branch hashing in the native addon (same roots and proofs as
- * MerkleTrie, the JS twin). Values stay here; changes are only recorded by set/delete and applied in
- * one batch when a root or proof is asked for: key hashes and leaf hashes are computed in two native
- * calls over contiguous buffers, then one call updates the trie.
+ * The state trie with its shape and hashing in the native addon (same roots and proofs as MerkleTrie,
+ * the JS twin). Values stay here; changes are only logged by set/delete and applied in one native call
+ * when a root or proof is asked for: the raw keys and values go over in two contiguous buffers, and the
+ * addon hashes keys and leaves (in parallel) and updates the trie.
  */
 export class NativeTrie implements AuthenticatedTrie {
   private readonly values = new Map<string, Buffer>();
-  /** Keys changed since the last flush with their new value (undefined: deleted), so flush never reads the big map. */
-  private pending = new Map<string, Buffer | undefined>();
+  /**
+   * Keys changed since the last flush, in order, with their new value (undefined: deleted). Applied in
+   * order, a key changed twice ends with its last value; flush never reads the big map.
+   */
+  private pendingKeys: string[] = [];
+  private pendingValues: (Buffer | undefined)[] = [];
   private readonly handle: NativeTrieHandle;
 
   constructor(private readonly addon: NativeAddon) {
@@ -32,56 +36,46 @@ export class NativeTrie implements AuthenticatedTrie {
 
   set(keyString: string, value: Buffer): void {
     this.values.set(keyString, value);
-    this.pending.set(keyString, value);
+    this.pendingKeys.push(keyString);
+    this.pendingValues.push(value);
   }
 
   delete(keyString: string): boolean {
     if (!this.values.delete(keyString)) return false;
-    this.pending.set(keyString, undefined);
+    this.pendingKeys.push(keyString);
+    this.pendingValues.push(undefined);
     return true;
   }
 
   private flush(): void {
-    const n = this.pending.size;
+    const keys = this.pendingKeys;
+    const vals = this.pendingValues;
+    const n = keys.length;
     if (n === 0) return;
-    const keys = [...this.pending.keys()];
-    const vals = [...this.pending.values()];
-    this.pending = new Map();
-    const c = crypto();
+    this.pendingKeys = [];
+    this.pendingValues = [];
     let keyBytes = 0;
-    for (const k of keys) keyBytes += k.length;
+    let valueBytes = 0;
+    for (let i = 0; i < n; i++) {
+      keyBytes += keys[i].length;
+      valueBytes += vals[i]?.length ?? 0;
+    }
     const keyBuf = Buffer.allocUnsafe(keyBytes);
+    const valueBuf = Buffer.allocUnsafe(valueBytes);
     const keyEnds = new Uint32Array(n);
-    let o = 0;
-    for (let i = 0; i < n; i++) keyEnds[i] = o += keyBuf.write(keys[i], o, 'latin1');
-    const keyHashes = asBuffer(c.sha256Segments(keyBuf, keyEnds));
+    const valueEnds = new Uint32Array(n);
     const deletes = new Uint8Array(n);
-    let leafBytes = 0;
+    let ko = 0;
+    let vo = 0;
     for (let i = 0; i < n; i++) {
+      keyEnds[i] = ko += keyBuf.write(keys[i], ko, 'latin1');
       const v = vals[i];
-      if (v === undefined) deletes[i] = 1;
-      else leafBytes += 33 + v.length;
-    }
-    // Leaf preimages (0x00 || keyHash || value) for the keys still present; deleted keys get a zero hash.
-    const pre = Buffer.allocUnsafe(leafBytes);
-    const preEnds = new Uint32Array(n - deletes.reduce((a, d) => a + d, 0));
-    const present: number[] = [];
-    o = 0;
-    for (let i = 0; i < n; i++) {
-      if (deletes[i]) continue;
-      const v = vals[i] as Buffer;
-      pre[o] = 0;
       // Buffer.copy: no view object per key (a million of them on a restart).
-      keyHashes.copy(pre, o + 1, i * 32, i * 32 + 32);
-      v.copy(pre, o + 33);
-      o += 33 + v.length;
-      preEnds[present.length] = o;
-      present.push(i);
+      if (v === undefined) deletes[i] = 1;
+      else vo += v.copy(valueBuf, vo);
+      valueEnds[i] = vo;
     }
-    const presentHashes = asBuffer(c.sha256Segments(pre, preEnds));
-    const leafHashes = Buffer.alloc(n * 32);
-    present.forEach((i, j) => presentHashes.copy(leafHashes, i * 32, j * 32, j * 32 + 32));
-    this.addon.trieApply(this.handle, keyHashes, leafHashes, deletes);
+    this.addon.trieUpdate(this.handle, keyBuf, bytesOf(keyEnds), valueBuf, bytesOf(valueEnds), deletes);
   }
 
   rootHash(): Buffer {
@@ -110,7 +104,7 @@ export class NativeTrie implements AuthenticatedTrie {
   }
 }
 
-const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+const bytesOf = (u: Uint32Array): Uint8Array => new Uint8Array(u.buffer, u.byteOffset, u.byteLength);
 
 /**
  * The trie implementation for a new state: native when the addon is loaded, else the JS twin.
@@ -118,5 +112,5 @@ const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, 
  */
 export function createTrie(): AuthenticatedTrie {
   const addon = process.env.NATIVE_TRIE === 'js' || crypto().name !== 'native' ? null : loadNativeAddon();
-  return addon && typeof addon.trieNew === 'function' ? new NativeTrie(addon) : new MerkleTrie();
+  return addon && typeof addon.trieUpdate === 'function' ? new NativeTrie(addon) : new MerkleTrie();
 }

@@ -5,15 +5,15 @@ export const P = {
   block: 0x42, // 'B' + height u64 -> encoded block
   blockHash: 0x48, // 'H' + hash32 -> height u64
   tx: 0x54, // 'T' + txid32 -> height u64 || index u32
-  addrTx: 0x41, // 'A' + addr20 + height u64 + index u32 -> '' (history, newest last)
+  addrTx: 0x41, // 'A' + addr20 + height u64 -> u32 BE indexes of the block's transactions touching addr, ascending (history, newest last)
   addrCount: 0x43, // 'C' + addr20 -> u32 tx count
   state: 0x53, // 'S' + state key -> value
   meta: 0x4d, // 'M' + name -> value
   audit: 0x4c, // 'L' + seq u64 -> JSON entry
   receipts: 0x52, // 'R' + height u64 -> RLP list of the block's receipts
   logIndex: 0x49, // 'I' + kind u8 + term (0, 20 or 32 bytes) + height u64 -> '' (EVM log postings, chain/log-index.ts)
-  changeSet: 0x59, // 'Y' + height u64 + state key -> previous value (0x00 absent | 0x01 + value) (chain/state-history.ts)
-  historyIndex: 0x58, // 'X' + key length u8 + state key + height u64 -> '' (blocks that changed the key)
+  changeSet: 0x59, // 'Y' + height u64 -> the state keys the block changed, each as length u8 + key (chain/state-history.ts)
+  historyIndex: 0x58, // 'X' + key length u8 + state key + height u64 -> the key's value before that block (0x00 absent | 0x01 + value)
   creation: 0x4b, // 'K' + contract addr20 -> height u64 || index u32 (the transaction that created it: receipts' contractAddress)
   verified: 0x56, // 'V' + chain id u32 + addr20 -> JSON verification record (ts/verify/store.ts)
   eventIndex: 0x45, // 'E' + term utf8 + 0x00 + height u64 + tx index u32 + event index u16 -> '' (native events, chain/event-index.ts)
@@ -47,10 +47,10 @@ export const blockKey = (h: number): Buffer => heightKey(P.block, h);
 export const receiptsKey = (h: number): Buffer => heightKey(P.receipts, h);
 export const blockHashKey = (hash: string): Buffer => hexKey(P.blockHash, hash, 32);
 export const txKey = (txid: string): Buffer => hexKey(P.tx, txid, 32);
-export function addrTxKey(addr: string, h: number, i: number): Buffer {
-  const b = hexKey(P.addrTx, addr, 20, 12);
+/** An address's posting for one block: one key per address and block, not per transaction. */
+export function addrTxKey(addr: string, h: number): Buffer {
+  const b = hexKey(P.addrTx, addr, 20, 8);
   putU64(b, h, 21);
-  b.writeUInt32BE(i, 29);
   return b;
 }
 export const addrTxPrefix = (addr: string): Buffer => hexKey(P.addrTx, addr, 20);
@@ -65,15 +65,10 @@ export function stateKey(k: Uint8Array): Buffer {
 export const logIndexPrefix = (kind: number, term: Uint8Array): Buffer => Buffer.concat([Buffer.from([P.logIndex, kind]), term]);
 export const logIndexKey = (kind: number, term: Uint8Array, h: number): Buffer =>
   Buffer.concat([Buffer.from([P.logIndex, kind]), term, u64be(h)]);
-/** A block's change set: every key it changed with the value before it. */
-export const changeSetPrefix = (h: number): Buffer => heightKey(P.changeSet, h);
-export function changeSetKey(h: number, stateKey: Uint8Array): Buffer {
-  const b = Buffer.allocUnsafe(9 + stateKey.length);
-  b[0] = P.changeSet;
-  putU64(b, h, 1);
-  b.set(stateKey, 9);
-  return b;
-}
+/** A block's change set: the state keys it changed (their previous values are in the history index). */
+export const changeSetKey = (h: number): Buffer => heightKey(P.changeSet, h);
+/** Change sets from height h on start with this (one key per block: the same bytes as changeSetKey). */
+export const changeSetPrefix = changeSetKey;
 /** The history index of one state key (the length byte keeps one key's entries from prefixing another's). */
 export function historyPrefix(stateKey: Uint8Array): Buffer {
   const b = Buffer.allocUnsafe(2 + stateKey.length);

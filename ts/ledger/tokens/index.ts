@@ -164,18 +164,22 @@ const HANDLERS: Partial<Record<OperationName, (call: OperationCall) => void>> = 
 
 /**
  * Index terms: `token:<contract>` lists a token's balance movements (deploy, transfers, mints, burns:
- * the transfer feeds). Approvals are not listed: no feed shows them (their receipts keep them). An
- * account's own token operations are in its address history (its transactions); no endpoint lists
- * the transfers an account received, so no per-account term is written (it tripled the postings of
- * every transfer, docs/tokens-and-staking.md).
+ * the transfer feeds); `token-account:<address>` the balance movements an address takes part in (the
+ * explorer's SRC-20 transfers tab of an address, as Blockscout and Etherscan show it). Approvals are not
+ * listed: no feed shows them (their receipts keep them). The account terms cost two postings per transfer
+ * in the commit, not in execution (docs/tokens-and-staking.md).
  */
 function indexTerms(e: NativeEvent): string[] {
+  const f = e.fields;
   switch (e.type) {
     case TOKEN_EVENTS.deploy:
+      return [`token:${f.contract}`, `token-account:${f.deployer}`];
     case TOKEN_EVENTS.transfer:
+      return [`token:${f.contract}`, `token-account:${f.from}`, `token-account:${f.to}`];
     case TOKEN_EVENTS.mint:
+      return [`token:${f.contract}`, `token-account:${f.to}`];
     case TOKEN_EVENTS.burn:
-      return [`token:${e.fields.contract}`];
+      return [`token:${f.contract}`, `token-account:${f.from}`];
     default:
       return [];
   }
