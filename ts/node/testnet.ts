@@ -37,6 +37,13 @@ export interface TestnetOptions {
   blockTimeMs: number;
 }
 
+export const TESTNET_USAGE = `usage: node dist/ts/node/main.js testnet --validators N [--full-nodes M] --out DIR
+       [--base-port P] [--chain-id 7120] [--dpos-bft-height H] [--block-time-ms T]
+  Writes DIR/genesis.json, DIR/node0 … DIR/node<N+M-1> (keys; API on P+i, P2P on P+100+i, gRPC on P+200+i;
+  defaults P=26600, H=10, T=1000) and DIR/nodes.json (each node's name, role, api_url, p2p_port,
+  validator_address, data_dir and the start command, run from the repository root). docs/p2p.md.
+`;
+
 export function parseTestnetArgs(argv: string[]): TestnetOptions {
   const { values } = parseArgs({
     args: argv,

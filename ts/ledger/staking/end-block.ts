@@ -24,6 +24,7 @@ import {
 import { dropRedelegationEntries } from './redelegations.js';
 import {
   type ActiveMember,
+  activeSetInForceAt,
   getActiveSet,
   getDelegation,
   getEpochStats,
@@ -66,7 +67,9 @@ function recordSignatures(state: StateOverlay, env: OperationEnv, epoch: number)
   const stats = getEpochStats(state, epoch, env.proposer);
   stats.blocks++;
   putEpochStats(state, epoch, env.proposer, stats);
-  const set = getActiveSet(state);
+  // The last commit certifies the parent: its signers are members of the set in force there (this very
+  // block may already have changed the set, by evidence or an operation).
+  const set = activeSetInForceAt(state, env.height - 1);
   if (!set) return;
   if (!env.lastCommit) {
     if (set.members.some((m) => m.address === env.proposer)) sign(state, env, epoch, env.proposer, true);
@@ -101,7 +104,7 @@ function sign(state: StateOverlay, env: OperationEnv, epoch: number, validator: 
   const maxMissed = SIGNED_BLOCKS_WINDOW - Number((BigInt(SIGNED_BLOCKS_WINDOW) * MIN_SIGNED_PER_WINDOW_BPS) / 10_000n);
   if (info.count >= SIGNED_BLOCKS_WINDOW && info.missed > maxMissed && !jailingEndsBft(state)) {
     const v = getValidator(state, validator);
-    if (v && v.status === 'bonded' && removeFromActiveSet(state, validator)) {
+    if (v && v.status === 'bonded' && removeFromActiveSet(state, validator, env.height)) {
       v.status = 'jailed';
       v.jailed_until_epoch = epoch + DOWNTIME_JAIL_EPOCHS;
       const now = { height: env.height, epoch };
@@ -199,7 +202,7 @@ function endEpoch(state: StateOverlay, env: OperationEnv, epoch: number): void {
   candidates.sort((a, b) => (a.power !== b.power ? (a.power > b.power ? -1 : 1) : a.address < b.address ? -1 : 1));
   const members = candidates.slice(0, MAX_ACTIVE_VALIDATORS);
   // With no eligible validator the set in force continues (a chain never loses its last proposer).
-  if (members.length > 0) putActiveSet(state, { epoch: next, members });
+  if (members.length > 0) putActiveSet(state, { epoch: next, members }, env.height);
   void env;
 }
 
@@ -217,7 +220,7 @@ export function stakingDoubleSign(state: StateOverlay, validator: string, infrac
   );
   v.status = 'tombstoned';
   putValidator(state, v);
-  removeFromActiveSet(state, validator);
+  removeFromActiveSet(state, validator, env.height);
 }
 
 /** Base units of a wei amount rounded down (used by queries of the treasury). */
