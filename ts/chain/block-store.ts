@@ -130,8 +130,9 @@ export class BlockStore {
     // Filled op by op (KvBatch): no op object for each of a large block's tens of thousands of keys.
     const batch = this.db.batch();
     addOps(batch, extraOps);
-    batch.put(blockKey(block.index), Buffer.from(encodeBlock(block)));
-    batch.put(receiptsKey(block.index), Buffer.from(encodedReceipts));
+    // Views, not copies: RocksDB copies the bytes into its batch anyway (the body of a large block is megabytes).
+    batch.put(blockKey(block.index), viewOf(encodeBlock(block)));
+    batch.put(receiptsKey(block.index), viewOf(encodedReceipts));
     batch.put(blockHashKey(block.hash), u64be(block.index));
     batch.put(HEAD, u64be(block.index));
     addOps(batch, logIndexOps(block.index, receipts));
@@ -575,6 +576,8 @@ function txLocationValue(height: number, index: number): Buffer {
   b.writeUInt32BE(index, 8);
   return b;
 }
+
+const viewOf = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 
 function addPosting(postings: Map<string, number[]>, addr: string, index: number): void {
   const list = postings.get(addr);
