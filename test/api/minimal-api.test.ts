@@ -17,9 +17,18 @@ for (const backend of ['uws', 'node'] as const) {
     t.is(n.node.http.backend, backend);
     const health = await httpJson(`${n.url}/health`);
     t.deepEqual(health.body, { status: 'ok', node: 'native-node-dev' });
-    const status = await httpJson(`${n.url}/native_status`);
+    // The head's consensus: the genesis block says PoA; every produced block on dev says DPoS (one validator,
+    // no BFT justification). Read once a block exists (a loaded machine may answer before the first one).
+    const status = await waitFor(
+      async () => {
+        const r = await httpJson(`${n.url}/native_status`);
+        return r.body.sync_info?.latest_block_height >= 1 ? r : null;
+      },
+      30_000,
+      'a first block',
+    );
     t.is(status.body.chain_id, 7120);
-    t.is(status.body.consensus, 'DPoS'); // dev: DPoS from height 0, one validator, no BFT justification
+    t.is(status.body.consensus, 'DPoS');
     const before = (await httpJson(`${n.url}/accounts/${alice.address}/balance`)).body.balance;
     t.is(BigInt(before), 10_000n * BASE_PER_COIN);
     const tx = signTransaction(
