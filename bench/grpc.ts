@@ -9,9 +9,10 @@
  *
  * Env: BENCH_GRPC_ROUNDS (default 3), BENCH_GRPC_SECONDS (5), BENCH_FANOUT_STREAMS (1000),
  * BENCH_FANOUT_BLOCKS (30), BENCH_GRPC_WRITE=0 to print without writing RESULTS.md, BENCH_GRPC_ONLY=fanout to
- * skip the requests/s part.
+ * skip the requests/s part (=requests to skip the fan-out), BENCH_GRPC_WORKLOADS="GetBalance/gRPC-Web,..." to run
+ * only those cells (for profiling: `node --cpu-prof dist/bench/grpc.js`; the node runs in this process).
  */
-import { fork, spawn } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -30,9 +31,17 @@ const SECONDS = Number(process.env.BENCH_GRPC_SECONDS ?? 5);
 const FANOUT_STREAMS = Number(process.env.BENCH_FANOUT_STREAMS ?? 1000);
 const FANOUT_CONNECTIONS = 10;
 const FANOUT_BLOCKS = Number(process.env.BENCH_FANOUT_BLOCKS ?? 30);
+/**
+ * Blocks delivered to every subscriber before the measured ones, as the requests/s part has its warm-up round:
+ * the first fan-outs after the streams open run cold code in both processes (measured: 30-60 ms of the node's
+ * CPU for the first block, 5-9 ms once warm). Reported apart (p95 from the first block on).
+ */
+const FANOUT_WARMUP_BLOCKS = Number(process.env.BENCH_FANOUT_WARMUP ?? 5);
 /** In flight at once: wrk 32 connections; h2load 4 connections x 8 streams. */
 const WRK = { threads: 1, connections: 32 };
 const H2 = { clients: 4, streams: 8 };
+/** The same 32 calls in flight the way a gRPC client sends them: one channel (connection), multiplexed. */
+const H2_ONE_CHANNEL = { clients: 1, streams: 32 };
 const BLOCK_HEIGHT = 5;
 const ACCOUNT = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const RESULTS = fileURLToPath(new URL('../../bench/RESULTS.md', import.meta.url));
@@ -71,16 +80,29 @@ function findH2load(): string | undefined {
 interface LoadResult {
   rps: number;
   failed: number;
+  /** Requests answered in the run. */
+  done: number;
+}
+
+/** CPU seconds (user + system, every thread) a process has used: this one, or a child by pid (/proc). */
+function cpuSeconds(pid?: number): number {
+  if (pid === undefined) {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1e6;
+  }
+  // /proc/<pid>/stat: fields 14 and 15 (utime, stime) in clock ticks (100 per second on Linux).
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** h2load over HTTP/2 (prior knowledge) posting one gRPC request body. */
-function runH2load(bin: string, url: string, bodyFile: string, seconds: number): Promise<LoadResult> {
+function runH2load(bin: string, url: string, bodyFile: string, seconds: number, h2 = H2): Promise<LoadResult> {
   const args = [
     '-D',
     String(seconds),
     '-t1',
-    `-c${H2.clients}`,
-    `-m${H2.streams}`,
+    `-c${h2.clients}`,
+    `-m${h2.streams}`,
     '-d',
     bodyFile,
     '-H',
@@ -98,7 +120,7 @@ function runH2load(bin: string, url: string, bodyFile: string, seconds: number):
       const rps = /finished in [\d.]+s, ([\d.]+) req\/s/.exec(out);
       const req = /requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded, (\d+) failed, (\d+) errored/.exec(out);
       if (!rps || !req) return reject(new Error(`unexpected h2load output: ${out.slice(0, 300)}`));
-      resolve({ rps: Number(rps[1]), failed: Number(req[2]) + Number(req[3]) });
+      resolve({ rps: Number(rps[1]), failed: Number(req[2]) + Number(req[3]), done: Number(req[1]) });
     });
   });
 }
@@ -156,9 +178,13 @@ async function checkAnswers(api: string, grpcPort: number, web: { block: Buffer;
 
 interface Cell {
   workload: string;
-  transport: 'JSON-RPC' | 'gRPC-Web' | 'gRPC' | 'bare uWS';
+  transport: 'JSON-RPC' | 'gRPC-Web' | 'gRPC' | 'gRPC, 1 connection' | 'bare uWS' | 'bare grpc-js' | 'bare node:http2';
   rps: number[];
+  /** The serving process's CPU time per answered request, µs: the cost per request, whatever the machine's load. */
+  cpuUs: number[];
   failed: number;
+  /** The serving process when it is not this one (the bare uWS reference). */
+  pid?: number;
 }
 
 async function loadBench(node: NativeNode, dir: string): Promise<{ cells: Cell[]; h2load: boolean }> {
@@ -184,11 +210,14 @@ async function loadBench(node: NativeNode, dir: string): Promise<{ cells: Cell[]
   writeFileSync(join(dir, 'block.bin'), block);
   writeFileSync(join(dir, 'balance.bin'), balance);
   const runs: { cell: Cell; run: () => Promise<LoadResult> }[] = [];
-  const add = (workload: string, transport: Cell['transport'], run: () => Promise<LoadResult>) =>
-    runs.push({ cell: { workload, transport, rps: [], failed: 0 }, run });
+  const only = process.env.BENCH_GRPC_WORKLOADS?.split(',');
+  const add = (workload: string, transport: Cell['transport'], run: () => Promise<LoadResult>, pid?: number) => {
+    if (!only || only.includes(`${workload}/${transport}`))
+      runs.push({ cell: { workload, transport, rps: [], cpuUs: [], failed: 0, pid }, run });
+  };
   const viaWrk = (url: string, script: string) => async () => {
     const r = await runWrk(wrk, url, { seconds: SECONDS, ...WRK, script, timeoutSecs: 10 });
-    return { rps: r.rps, failed: r.non2xx + r.socketErrors };
+    return { rps: r.rps, failed: r.non2xx + r.socketErrors, done: r.requests - r.non2xx };
   };
   const blockParams = [`0x${BLOCK_HEIGHT.toString(16)}`, false];
   add(
@@ -213,39 +242,83 @@ async function loadBench(node: NativeNode, dir: string): Promise<{ cells: Cell[]
     'gRPC-Web',
     viaWrk(`${api}/native.v1.Native/GetBalance`, wrkScript(dir, 'web-balance', 'application/grpc-web+proto', balance)),
   );
-  if (h2load)
-    add('GetBalance', 'gRPC', () =>
-      runH2load(h2load, `${grpcUrl}/native.v1.Native/GetBalance`, join(dir, 'balance.bin'), SECONDS),
-    );
-  // The HTTP stack's ceiling on this machine: uWS answering a constant JSON-RPC result, no node logic.
+  if (h2load) {
+    const path = `${grpcUrl}/native.v1.Native/GetBalance`;
+    add('GetBalance', 'gRPC', () => runH2load(h2load, path, join(dir, 'balance.bin'), SECONDS));
+    add('GetBalance', 'gRPC, 1 connection', () => runH2load(h2load, path, join(dir, 'balance.bin'), SECONDS, H2_ONE_CHANNEL));
+  }
+  // The stacks' ceilings on this machine, each in its own process with no node logic: uWS answering a constant
+  // JSON-RPC result; grpc-js and node:http2 answering a constant 80-byte message (bench/grpc-bare-server.ts).
   const bare = await startBare('uws');
+  const bareGrpc = h2load ? await startGrpcBare('grpc-js') : undefined;
+  const bareH2 = h2load ? await startGrpcBare('http2') : undefined;
   add(
     'ceiling',
     'bare uWS',
     viaWrk(`http://127.0.0.1:${bare.port}/`, wrkScript(dir, 'bare', 'application/json', json('eth_blockNumber', []))),
+    bare.child.pid,
   );
+  for (const [transport, ref] of [
+    ['bare grpc-js', bareGrpc],
+    ['bare node:http2', bareH2],
+  ] as const) {
+    if (h2load && ref) {
+      const url = `http://127.0.0.1:${ref.port}/native.v1.Native/GetBalance`;
+      add('ceiling', transport, () => runH2load(h2load, url, join(dir, 'balance.bin'), SECONDS), ref.child.pid);
+    }
+  }
   try {
     // Warm-up: every workload once, untimed.
     for (const r of runs) await r.run();
     await measureRounds(runs);
   } finally {
     await stopServer(bare.child);
+    if (bareGrpc) await stopServer(bareGrpc.child);
+    if (bareH2) await stopServer(bareH2.child);
   }
   return { cells: runs.map((r) => r.cell), h2load: h2load !== undefined };
+}
+
+/** A reference gRPC server (bench/grpc-bare-server.ts) in its own process, once it listens. */
+async function startGrpcBare(mode: 'grpc-js' | 'http2'): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./grpc-bare-server.js', import.meta.url)), mode], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    // Its own process group, as the other reference servers (stopServer signals the group).
+    detached: true,
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const m = /listening (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`grpc-bare-server ${mode} exited with ${code}`)));
+  });
+  child.stdout.resume();
+  return { child, port };
 }
 
 async function measureRounds(runs: { cell: Cell; run: () => Promise<LoadResult> }[]): Promise<void> {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const r of runs) {
+      const cpu0 = cpuSeconds(r.cell.pid);
       const out = await r.run();
+      const cpuUs = ((cpuSeconds(r.cell.pid) - cpu0) * 1e6) / Math.max(1, out.done);
       r.cell.rps.push(out.rps);
+      r.cell.cpuUs.push(cpuUs);
       r.cell.failed += out.failed;
-      log(`  round ${round}: ${r.cell.workload} ${r.cell.transport}: ${fmt(out.rps)} req/s`);
+      log(`  round ${round}: ${r.cell.workload} ${r.cell.transport}: ${fmt(out.rps)} req/s, ${cpuUs.toFixed(1)} µs CPU/request`);
     }
   }
 }
 
 interface Fanout {
+  /** Medians per block: the node's wall time from the event until every write was handed to HTTP/2, its CPU then. */
+  nodeMs: number;
+  nodeCpuMs: number;
+  /** The subscribers' process: CPU per block. */
+  clientCpuMs: number;
   streams: number;
   blocks: number;
   deliveries: number;
@@ -254,6 +327,8 @@ interface Fanout {
   p95: number;
   p99: number;
   max: number;
+  /** p95 over every block from the subscription on, warm-up blocks included. */
+  p95FromSubscription: number;
   why: string;
 }
 
@@ -262,16 +337,26 @@ async function fanoutBench(node: NativeNode): Promise<Fanout> {
   const feed = node.ctx.events!;
   const announced = new Map<number, number>();
   // Registered before any subscriber: the feed calls listeners in order, so this time precedes every push.
+  // The node's own share of the delay: from the event until every stream's write has been handed to HTTP/2
+  // (the promise chains from the feed to the writes run before the next setImmediate), and its CPU time.
+  const nodeSide = new Map<number, { ms: number; cpuMs: number }>();
   const off = feed.on((e) => {
-    if (e.kind === 'block_finalized') announced.set(e.block.index, performance.timeOrigin + performance.now());
+    if (e.kind !== 'block_finalized') return;
+    const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    announced.set(e.block.index, performance.timeOrigin + t0);
+    setImmediate(() => {
+      const c = process.cpuUsage(c0);
+      nodeSide.set(e.block.index, { ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 });
+    });
   });
   const client = fork(fileURLToPath(new URL('./grpc-fanout-client.js', import.meta.url)), [
     JSON.stringify({
       port: node.grpc!.port,
       streams: FANOUT_STREAMS,
       connections: FANOUT_CONNECTIONS,
-      blocks: FANOUT_BLOCKS + 3,
-      timeoutMs: (FANOUT_BLOCKS + 60) * node.config.blockTimeMs,
+      blocks: FANOUT_WARMUP_BLOCKS + FANOUT_BLOCKS + 3,
+      timeoutMs: (FANOUT_WARMUP_BLOCKS + FANOUT_BLOCKS + 60) * node.config.blockTimeMs,
     }),
   ]);
   // Measure blocks announced once every stream is subscribed.
@@ -281,23 +366,53 @@ async function fanoutBench(node: NativeNode): Promise<Fanout> {
     if (Date.now() > until) throw new Error(`only ${feed.listenerCount - base} of ${FANOUT_STREAMS} streams subscribed`);
     await new Promise((r) => setTimeout(r, 20));
   }
-  const first = node.ctx.chain.height + 1;
+  const subscribed = node.ctx.chain.height + 1;
+  const first = subscribed + FANOUT_WARMUP_BLOCKS;
   const last = first + FANOUT_BLOCKS - 1;
+  // The subscribers' CPU between the announcements of `first` and `last + 1`: the measured blocks' arrivals.
+  const clientCpuAt = new Map<number, number>();
+  const offClient = feed.on((e) => {
+    if (e.kind === 'block_finalized' && (e.block.index === first || e.block.index === last + 1))
+      clientCpuAt.set(e.block.index, cpuSeconds(client.pid));
+  });
   const report = await new Promise<{ why: string; perStream: [number, number][][] }>((resolve, reject) => {
     client.once('message', (m) => resolve(m as { why: string; perStream: [number, number][][] }));
     client.once('exit', (code) => reject(new Error(`fan-out client exited with ${code}`)));
   });
   off();
+  offClient();
   const delays: number[] = [];
+  const fromSubscription: number[] = [];
+  const byBlock = new Map<number, number[]>();
   for (const stream of report.perStream) {
     for (const [seq, at] of stream) {
       const t0 = announced.get(seq);
-      if (seq >= first && seq <= last && t0 !== undefined) delays.push(at - t0);
+      if (seq < subscribed || seq > last || t0 === undefined) continue;
+      fromSubscription.push(at - t0);
+      if (seq < first) continue;
+      delays.push(at - t0);
+      let d = byBlock.get(seq);
+      if (!d) byBlock.set(seq, (d = []));
+      d.push(at - t0);
     }
   }
   delays.sort((a, b) => a - b);
-  const q = (p: number) => delays[Math.min(delays.length - 1, Math.floor(p * delays.length))] ?? Number.NaN;
+  fromSubscription.sort((a, b) => a - b);
+  // Per block (the log only): first and last arrival, and the node's side, to tell a slow fan-out from a slow block.
+  for (const [seq, d] of [...byBlock].sort((a, b) => a[0] - b[0])) {
+    if (seq === first) log('  (measured from here)');
+    const side = nodeSide.get(seq);
+    log(
+      `  block ${seq}: first ${Math.min(...d).toFixed(1)} ms, last ${Math.max(...d).toFixed(1)} ms; node ${side?.ms.toFixed(1)} ms wall, ${side?.cpuMs.toFixed(1)} ms CPU`,
+    );
+  }
+  const quantile = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? Number.NaN;
+  const q = (p: number) => quantile(delays, p);
+  const measured = [...nodeSide].filter(([h]) => h >= first && h <= last).map(([, v]) => v);
   return {
+    nodeMs: median(measured.map((v) => v.ms)),
+    nodeCpuMs: median(measured.map((v) => v.cpuMs)),
+    clientCpuMs: (((clientCpuAt.get(last + 1) ?? Number.NaN) - (clientCpuAt.get(first) ?? Number.NaN)) * 1000) / FANOUT_BLOCKS,
     streams: FANOUT_STREAMS,
     blocks: FANOUT_BLOCKS,
     deliveries: delays.length,
@@ -306,6 +421,7 @@ async function fanoutBench(node: NativeNode): Promise<Fanout> {
     p95: q(0.95),
     p99: q(0.99),
     max: delays.at(-1) ?? Number.NaN,
+    p95FromSubscription: quantile(fromSubscription, 0.95),
     why: report.why,
   };
 }
@@ -321,7 +437,7 @@ function section(o: {
   const get = (w: string, t: Cell['transport']) => o.cells.find((c) => c.workload === w && c.transport === t);
   const cellText = (c: Cell | undefined) =>
     c
-      ? `${fmt(median(c.rps))} req/s (range ${fmt(Math.min(...c.rps))}-${fmt(Math.max(...c.rps))})${c.failed ? `, ${c.failed} failed` : ''}`
+      ? `${fmt(median(c.rps))} req/s (range ${fmt(Math.min(...c.rps))}-${fmt(Math.max(...c.rps))}), ${median(c.cpuUs).toFixed(1)} µs CPU/req${c.failed ? `, ${c.failed} failed` : ''}`
       : 'n/a';
   const ratio = (c: Cell | undefined, base: Cell | undefined) =>
     c && base ? `${(median(c.rps) / median(base.rps)).toFixed(2)}x` : 'n/a';
@@ -332,6 +448,17 @@ function section(o: {
     return `| ${w} | ${cellText(rpc)} | ${cellText(web)} | ${cellText(h2)} | ${ratio(web, rpc)} | ${ratio(h2, rpc)} |`;
   });
   const ceiling = get('ceiling', 'bare uWS');
+  const ceilingGrpc = get('ceiling', 'bare grpc-js');
+  const ceilingH2 = get('ceiling', 'bare node:http2');
+  const oneChannel = get('GetBalance', 'gRPC, 1 connection');
+  const cost = (w: string) => {
+    const rpc = get(w, 'JSON-RPC');
+    const parts = (['gRPC-Web', 'gRPC'] as const).map((t) => {
+      const c = get(w, t);
+      return c && rpc ? `${t} ${(median(rpc.cpuUs) / median(c.cpuUs)).toFixed(2)}x` : `${t} n/a`;
+    });
+    return `- ${w}, the node's CPU per request, JSON-RPC's over the transport's (above 1 = cheaper than JSON-RPC): ${parts.join('; ')}`;
+  };
   const goal = (w: string) => {
     const rpc = get(w, 'JSON-RPC');
     const parts = (['gRPC-Web', 'gRPC'] as const).map((t) => {
@@ -354,14 +481,25 @@ function section(o: {
     '|---|---|---|---|---|---|',
     ...rows,
     '',
-    `Reference, same rounds: the HTTP/1.1 stack JSON-RPC and gRPC-Web share, alone (bench/http-bare-server.ts in its own process: uWS parsing the body and answering a constant JSON-RPC result): ${cellText(ceiling)}. Both paths pay this stack's cost per request, which bounds their ratio; gRPC over HTTP/2 is bounded by @grpc/grpc-js's cost per call. Single measurements here vary up to 2x with the machine's load.`,
+    `"µs CPU/req" is the serving process's CPU time (user + system, all threads) per answered request: the cost of a request, which the machine's load changes far less than requests/s. Requests/s of the cheap workloads are bounded by the load generator sharing the 2 cores (the node is idle part of the time under wrk).`,
     '',
-    `StreamEvents fan-out: ${f.streams} subscribers (StreamEvents, no filter) in one other process over ${FANOUT_CONNECTIONS} HTTP/2 connections; delay from the node's finalized-block event to each subscriber's arrival, ${f.blocks} blocks once all were subscribed: ${f.deliveries.toLocaleString('en-US')} of ${f.expected.toLocaleString('en-US')} deliveries, p50 ${f.p50.toFixed(1)} ms, p95 ${f.p95.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms, max ${f.max.toFixed(1)} ms${f.why === 'done' ? '' : ` (client ended by ${f.why})`}.`,
+    'References, same rounds, each stack alone in its own process with no node logic:',
+    '',
+    `- the HTTP/1.1 stack JSON-RPC and gRPC-Web share (bench/http-bare-server.ts: uWS parsing the body and answering a constant JSON-RPC result), wrk as above: ${cellText(ceiling)};`,
+    `- @grpc/grpc-js with the node's server options and a handler answering a constant 80-byte message at once (bench/grpc-bare-server.ts), h2load as above: ${cellText(ceilingGrpc)};`,
+    `- node:http2 alone answering the same message and grpc-status trailer by hand: ${cellText(ceilingH2)};`,
+    `- GetBalance over gRPC the way a gRPC client sends it, one connection with 32 streams (\`h2load -c${H2_ONE_CHANNEL.clients} -m${H2_ONE_CHANNEL.streams}\`): ${cellText(oneChannel)}.`,
+    '',
+    'gRPC-Web and JSON-RPC both pay the uWS stack per request, so gRPC-Web cannot exceed the stack alone; gRPC over HTTP/2 cannot exceed grpc-js answering a constant, nor node:http2 under it.',
+    '',
+    `StreamEvents fan-out: ${f.streams} subscribers (StreamEvents, no filter) in one other process over ${FANOUT_CONNECTIONS} HTTP/2 connections; delay from the node's finalized-block event to each subscriber's arrival, ${f.blocks} blocks after ${FANOUT_WARMUP_BLOCKS} warm-up blocks once all were subscribed: ${f.deliveries.toLocaleString('en-US')} of ${f.expected.toLocaleString('en-US')} deliveries, p50 ${f.p50.toFixed(1)} ms, p95 ${f.p95.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms, max ${f.max.toFixed(1)} ms${f.why === 'done' ? '' : ` (client ended by ${f.why})`}; p95 with the warm-up blocks ${f.p95FromSubscription.toFixed(1)} ms. Per block (medians): the node hands all ${f.streams} writes to HTTP/2 ${f.nodeMs.toFixed(1)} ms after the event, using ${f.nodeCpuMs.toFixed(1)} ms of CPU; the subscribers' process uses ${f.clientCpuMs.toFixed(1)} ms of CPU per block.`,
     '',
     'Goals:',
     '',
     goal('GetBlock'),
     goal('GetBalance'),
+    cost('GetBlock'),
+    cost('GetBalance'),
     `- StreamEvents fan-out to ${f.streams} subscribers, delivery p95 <= 50 ms: ${f.p95.toFixed(1)} ms -> ${f.p95 <= 50 && f.deliveries === f.expected ? 'met' : 'MISSED'}`,
     ...(o.h2load ? [] : ['', 'h2load (Debian nghttp2-client) is not installed: the gRPC (HTTP/2) column is n/a.']),
     '',
@@ -403,6 +541,13 @@ async function main(): Promise<void> {
     const only = process.env.BENCH_GRPC_ONLY;
     log(`requests/s (${ROUNDS} rounds of ${SECONDS} s) ...`);
     const { cells, h2load } = only === 'fanout' ? { cells: [], h2load: true } : await loadBench(node, dir);
+    if (only === 'requests') {
+      // A partial run (profiling): medians printed, RESULTS.md untouched.
+      for (const c of cells)
+        log(`${c.workload} ${c.transport}: median ${fmt(median(c.rps))} req/s, ${median(c.cpuUs).toFixed(1)} µs CPU/request`);
+      log(`1-min load average ${load0.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after`);
+      return;
+    }
     log(`StreamEvents fan-out to ${FANOUT_STREAMS} subscribers, ${FANOUT_BLOCKS} blocks ...`);
     const fanout = await fanoutBench(node);
     const lines = section({

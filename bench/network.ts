@@ -254,8 +254,17 @@ async function liveNetworkRows(log: (s: string) => void): Promise<string[]> {
     let included = 0;
     for (const h of seen.heights) included += (await json(`${urls[0]}/chain/blocks/${h}`)).tx_count as number;
     const span = (seen.at[seen.at.length - 1] - seen.at[0]) / 1000;
+    const carried = Math.round(included / Math.max(1, span));
+    // The target holds only if the interval stays within 5% while the network carries the 2k tx/s.
+    const intervalMet = Math.abs(loaded.mean - 1000) <= 50;
+    const verdict =
+      intervalMet && carried >= 1900
+        ? 'met'
+        : intervalMet
+          ? `MISSED: the interval held, the load was carried at ${carried} tx/s, not 2,000`
+          : 'MISSED';
     rows.push(
-      `| block interval under a 2k tx/s load | ${secs(loaded.mean)} mean, σ ${secs(loaded.sd)}, p95 ${secs(loaded.p95)} | ${senders.length * seconds} transfers offered at 2,000/s for ${seconds} s from ${senders.length} senders (JSON-RPC batches of 100 round-robin over the validators, at most 8 unanswered), all answered after ${sentFor.toFixed(1)} s; ${included} included in ${seen.heights.length} blocks (${Math.round(included / Math.max(1, span))} tx/s); target 1.00 s ± 5%: ${Math.abs(loaded.mean - 1000) <= 50 ? 'met' : 'MISSED'}; load ${load()} |`,
+      `| block interval under a 2k tx/s load | ${secs(loaded.mean)} mean, σ ${secs(loaded.sd)}, p95 ${secs(loaded.p95)} | ${senders.length * seconds} transfers offered at 2,000/s for ${seconds} s from ${senders.length} senders (JSON-RPC batches of 100 round-robin over the validators, at most 8 unanswered), all answered after ${sentFor.toFixed(1)} s; ${included} included in ${seen.heights.length} blocks (${carried} tx/s); target 1.00 s ± 5% at 2k tx/s: ${verdict}; load ${load()} |`,
     );
     rows.push(
       `| proposal -> finality under the load | p50 ${secs(quantile(l0, l1, 0.5) * 1000)}, p95 ${secs(quantile(l0, l1, 0.95) * 1000)} | blocks of up to ~2,000 transfers, each executed once per validator |`,
@@ -371,6 +380,19 @@ export async function benchNetwork(log: (s: string) => void = () => undefined, o
   return ['| Measurement | Result | Notes |', '| --- | --- | --- |', ...rows];
 }
 
+/** What bounds the missed targets (profiles of the node on this machine), written under the rows. */
+const NETWORK_NOTES = [
+  '- Bounds. Throughput under load: every transaction is admitted by all 4 validators (decode, signature,',
+  '  state checks: ~0.1-0.15 ms of CPU each) and executed by all 4, all on the same 2 shared cores as the',
+  '  load generator, so the network carries well under 1,000 tx/s here while the interval stays at 1 s (slot',
+  '  boundaries, one execution per block per node). Sync of empty blocks: ~1.4 ms per block on a loaded',
+  "  core — the proposer's and the certificate's signatures (~20%; a last_commit equal to the parent's",
+  '  verified certificate is no longer verified again), the staking end-block records and reward',
+  '  distribution (~25%), the atomic RocksDB commit (~30%); 2,000 blocks/s would need these per-block fixed',
+  '  costs cut ~4x. Sync of transfers: every signature is verified (libsecp256k1 ~15k/s per core, ~27k/s on',
+  '  both) before the block executes, so 20k transfers/s re-executed is beyond 2 cores with verification on.',
+];
+
 /** Replace the "## Network" section of bench/RESULTS.md. */
 function writeSection(rows: string[]): void {
   const file = fileURLToPath(new URL('../../bench/RESULTS.md', import.meta.url));
@@ -384,6 +406,9 @@ function writeSection(rows: string[]): void {
     `  1-min load average at the end of the run: ${load()} (2 shared cores; other engineers' suites running).`,
     '',
     ...rows,
+    '',
+    ...NETWORK_NOTES,
+    '',
     '',
   ].join('\n');
   const start = md.indexOf('## Network');

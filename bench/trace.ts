@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_TRACE_OPTIONS, type TraceOptions } from '../ts/execution/index.js';
+import { DEFAULT_TRACE_OPTIONS, TracePool, type TraceOptions } from '../ts/execution/index.js';
 import { DEV_MNEMONIC, keyPairFromMnemonic, randomKeyPair } from '../ts/ledger/keys.js';
 import { traceTransaction } from '../ts/services/index.js';
 import { stringifyExact } from '../ts/util/json.js';
@@ -64,8 +64,10 @@ function hardhatTimings(raws: Uint8Array[], traces: { hash: string }[]): Promise
 
 /**
  * Trace throughput: struct logs and callTracer on an ERC-20 transfer and a heavy loop, next to hardhat@2
- * (EDR) tracing the same signed transactions (struct logs only: hardhat has no other tracer). Also the
- * output cap on a heavy loop (time to refuse, RSS growth) and the timeout's accuracy.
+ * (EDR) tracing the same signed transactions (struct logs only: hardhat has no other tracer). The node's
+ * rows go through its trace pool (a worker thread reading the state by message, as `debug_trace*` runs);
+ * the "in-process" rows run the same code on the calling thread, for comparison. Also the output cap on a
+ * heavy loop (time to refuse, RSS growth, worker threads included) and the timeout's accuracy.
  */
 export async function benchTracing(log: (s: string) => void = () => undefined): Promise<Row[]> {
   const sender = new EvmSender(keyPairFromMnemonic(DEV_MNEMONIC, 0));
@@ -73,6 +75,7 @@ export async function benchTracing(log: (s: string) => void = () => undefined): 
   const dir = mkdtempSync(join(tmpdir(), 'native-bench-trace-'));
   const dev = await openChain(dir, devParams(validator, [sender.address]), validator, 1000);
   const rows: Row[] = [];
+  const pool = new TracePool({ onError: (err) => log(`trace worker failed: ${(err as Error).message}`) });
   try {
     const { getCreateAddress } = await import('ethers');
     const tokenAddr = getCreateAddress({ from: sender.address, nonce: 0 }).toLowerCase();
@@ -90,14 +93,18 @@ export async function benchTracing(log: (s: string) => void = () => undefined): 
       { name: 'ERC-20 transfer', raw: raws[2], txid: txid(raws[2]), counts: SHORT },
       { name: `loop(${LOOP_SMALL})`, raw: raws[3], txid: txid(raws[3]), counts: LONG },
     ];
-    const ctx = { chain: dev.chain };
-    const run = async (id: string, opts: TraceOptions): Promise<{ ms: number; text: string }> => {
+    // The node's path (its trace pool) and the same code on this thread.
+    const ctx = { chain: dev.chain, evmTraces: pool };
+    const inProcess = { chain: dev.chain };
+    const run = async (id: string, opts: TraceOptions, on: object = ctx): Promise<{ ms: number; text: string }> => {
       const t0 = performance.now();
-      const result = await traceTransaction(ctx, id, opts);
+      const result = await traceTransaction(on as typeof ctx, id, opts);
       const text = stringifyExact(result); // what the RPC layer sends: serialization included
       return { ms: performance.now() - t0, text };
     };
     const heavyId = txid(raws[4]);
+    // The worker starts (a V8 isolate, the EVM's modules) before the memory baseline.
+    await run(cases[0].txid, { ...DEFAULT_TRACE_OPTIONS, tracer: 'callTracer' });
     // The cap: struct logs of the heavy loop are refused once they pass 50 MB; RSS growth meanwhile.
     global.gc?.();
     const rss0 = process.memoryUsage().rss;
@@ -106,7 +113,7 @@ export async function benchTracing(log: (s: string) => void = () => undefined): 
       peak = Math.max(peak, process.memoryUsage().rss);
     }, 20);
     const t0 = performance.now();
-    const refused = await traceTransaction(ctx, heavyId, DEFAULT_TRACE_OPTIONS).then(
+    const refused = await traceTransaction(ctx, heavyId, { ...DEFAULT_TRACE_OPTIONS, timeoutMs: 30_000 }).then(
       () => 'answered',
       (e: Error) => e.message,
     );
@@ -115,7 +122,7 @@ export async function benchTracing(log: (s: string) => void = () => undefined): 
     rows.push({
       name: `struct logs, loop(${LOOP_HEAVY}), 50 MB cap [node]`,
       value: `${refused} after ${((performance.now() - t0) / 1000).toFixed(2)} s`,
-      note: `peak RSS ${(peak / 2 ** 20).toFixed(0)} MiB (before: ${(rss0 / 2 ** 20).toFixed(0)} MiB, first trace of the process), cap 50 MB`,
+      note: `peak RSS ${(peak / 2 ** 20).toFixed(0)} MiB (before: ${(rss0 / 2 ** 20).toFixed(0)} MiB, the trace worker started), cap 50 MB`,
     });
     const steps = new Map<string, number>();
     const firstMs = new Map<string, number>();
@@ -145,6 +152,14 @@ export async function benchTracing(log: (s: string) => void = () => undefined): 
         note: `${median(callTimes).toFixed(2)} ms, median of ${runs} after ${warm}`,
       });
       log(`  ${c.name}: ${rows.at(-2)?.value}, ${rows.at(-1)?.value}`);
+      const localTimes: number[] = [];
+      for (let i = 0; i < warm; i++) await run(c.txid, DEFAULT_TRACE_OPTIONS, inProcess);
+      for (let i = 0; i < runs; i++) localTimes[i] = (await run(c.txid, DEFAULT_TRACE_OPTIONS, inProcess)).ms;
+      rows.push({
+        name: `struct logs, ${c.name} [node, in-process]`,
+        value: perSec(n, median(localTimes)),
+        note: `${median(localTimes).toFixed(2)} ms, median of ${runs} after ${warm}: the same code on the calling thread`,
+      });
     }
     const heavySteps = Number(LOOP_HEAVY) * 40;
     const heavyName = `callTracer, loop(${LOOP_HEAVY}) [node]`;
@@ -191,6 +206,7 @@ export async function benchTracing(log: (s: string) => void = () => undefined): 
       });
     }
   } finally {
+    await pool.close();
     await dev.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -21,6 +21,7 @@ import {
   encodeJustification,
   isQuorum,
   justificationProblem,
+  justificationSigners,
   voteDigest,
 } from '../../ts/chain/justification.js';
 import { type ActiveValidator, proposerAt, validatorSetAt } from '../../ts/chain/schedule.js';
@@ -29,6 +30,8 @@ import { type KeyPair, keyPairFromMnemonic, signDigest } from '../../ts/ledger/k
 import { fromHex, toHex } from '../../ts/util/hex.js';
 import { NOW, fixtureParams, openFixtureChain, transfer, alice } from '../helpers/chain-fixture.js';
 import { tempDir } from '../helpers/util.js';
+import { validateChain } from '../../ts/chain/validate.js';
+import { MIN_SELF_STAKE_BASE, getSigningInfo } from '../../ts/ledger/staking/index.js';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
 const keys = [4, 5, 6, 7].map((i) => keyPairFromMnemonic(MNEMONIC, i));
@@ -76,11 +79,11 @@ async function rejects(t: import('ava').ExecutionContext, chain: Chain, b: Block
   t.is(err?.rule, rule, err?.message);
 }
 
-async function twoChains(t: import('ava').ExecutionContext): Promise<{ a: Chain; b: Chain }> {
+async function twoChains(t: import('ava').ExecutionContext, p = params): Promise<{ a: Chain; b: Chain }> {
   const d1 = tempDir();
   const d2 = tempDir();
-  const x = await openFixtureChain(d1.dir, params);
-  const y = await openFixtureChain(d2.dir, params);
+  const x = await openFixtureChain(d1.dir, p);
+  const y = await openFixtureChain(d2.dir, p);
   t.teardown(async () => {
     await x.db.close();
     await y.db.close();
@@ -230,4 +233,72 @@ test('quorum is 3/4 of the voting power, not of the head count', (t) => {
   t.regex(justificationProblem(params.chainId, 1, block.hash, certificate(block, small), weighted) ?? '', /3 of 8 voting power/);
   const big = [keyOf(weighted[3].address), keyOf(weighted[0].address)];
   t.is(justificationProblem(params.chainId, 1, block.hash, certificate(block, big), weighted), null, '6 of 8 = 3/4');
+});
+
+test("signing records (uptime, downtime) follow each block's last_commit, not a node's own certificate: made, imported and replayed alike", async (t) => {
+  // Staked validators: the staking module records who signed at the end of every block.
+  const staked = { ...params, validators: params.validators.map((v) => ({ ...v, stake: MIN_SELF_STAKE_BASE })) };
+  const { a, b } = await twoChains(t, staked);
+  const absent = keys[3];
+  const present = keys.filter((k) => k !== absent);
+  for (let i = 0; i < 6; i++) {
+    const h = a.height + 1;
+    const proposer = keyOf(proposerAt(staked, a.state, h, 0)?.address as string);
+    // Both nodes hold a certificate of all four for the parent; the proposer's last_commit names three.
+    const lastCommit = a.head.consensus === 'DPoS+BFT' ? certificate(a.head, present) : new Uint8Array(0);
+    const exec = await a.execute([], proposer.address, NOW, undefined, { last_commit: lastCommit, evidence: [] });
+    const sealed = a.seal(exec, proposer, 0, { proposal: true });
+    a.abandon(sealed);
+    const final = { ...sealed.block, justification: certificate(sealed.block, keys) };
+    await a.commitChecked(final, { parentHash: final.previous_hash, ...checkedOf(sealed) });
+    await b.importBlock(decodeBlock(encodeBlock(final)));
+  }
+  t.is(a.height, 6);
+  t.is(a.head.state_root, b.head.state_root);
+  // Block 1's parent (genesis) has no certificate: only its proposer is recorded. Blocks 2-6 name three.
+  for (const chain of [a, b]) {
+    t.is(getSigningInfo(chain.state, absent.address).missed_total, 5, 'the validator absent from every last_commit missed 5');
+    t.is(getSigningInfo(chain.state, absent.address).signed_total, 0);
+    for (const k of present) t.true(getSigningInfo(chain.state, k.address).signed_total >= 5, k.address);
+    const replay = await validateChain(chain);
+    t.true(replay.valid, replay.error ?? '');
+  }
+});
+
+test('a validator that leaves the set at block p (tombstoned) still counts in the certificate of p: p + 1 is made, imported and replayed', async (t) => {
+  const five = [4, 5, 6, 7, 8].map((i) => keyPairFromMnemonic(MNEMONIC, i));
+  const base = fixtureParams(five);
+  const staked = { ...base, validators: base.validators.map((v) => ({ ...v, stake: MIN_SELF_STAKE_BASE })) };
+  const { a, b } = await twoChains(t, staked);
+  const cheat = five[2];
+  let voters = five;
+  const next = async (evidence: Uint8Array[] = []): Promise<Block> => {
+    const h = a.height + 1;
+    const proposer = five.find((k) => k.address === proposerAt(staked, a.state, h, 0)?.address) as KeyPair;
+    // The parent's certificate, signed by every validator of the set in force at the parent.
+    const lastCommit = a.head.consensus === 'DPoS+BFT' ? certificate(a.head, voters) : new Uint8Array(0);
+    if (h >= 3) voters = five.filter((k) => k !== cheat); // out of the set from block 3 on
+    const exec = await a.execute([], proposer.address, NOW, undefined, { last_commit: lastCommit, evidence });
+    const sealed = a.seal(exec, proposer, 0, { proposal: true });
+    a.abandon(sealed);
+    const final = { ...sealed.block, justification: certificate(sealed.block, voters) };
+    await a.commitChecked(final, { parentHash: final.previous_hash, ...checkedOf(sealed) });
+    await b.importBlock(decodeBlock(encodeBlock(final)));
+    return final;
+  };
+  const first = await next();
+  const e = doubleSignEvidence(sign(PREVOTE, 1, 0, first.hash, cheat), sign(PREVOTE, 1, 0, 'cd'.repeat(32), cheat));
+  await next([encodeEvidence(e)]); // block 2 tombstones the cheat: the set changes from block 3 on
+  t.is(validatorSetAt(staked, a.state, 3).length, 4);
+  t.is(validatorSetAt(staked, a.state, 2).length, 5, 'block 2 was certified by the set in force at 2');
+  const third = await next(); // its last_commit holds the cheat's precommit of block 2
+  t.true(justificationSigners(third.last_commit).includes(cheat.address));
+  await next();
+  t.is(b.height, 4);
+  t.is(a.head.state_root, b.head.state_root);
+  t.is(a.consensusAt(5), 'DPoS+BFT');
+  for (const chain of [a, b]) {
+    const replay = await validateChain(chain);
+    t.true(replay.valid, replay.error ?? '');
+  }
 });

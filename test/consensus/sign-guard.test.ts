@@ -17,7 +17,13 @@ test('a validator never signs two things for one position, and forgets nothing a
   t.false(g.allow(10, 0, STEP_PREVOTE, ''));
   // Killed between its prevote and its precommit: the restarted process reads the same state.
   const restarted = new SignGuard(tmp.dir);
-  t.deepEqual(restarted.last, { height: 10, round: 0, step: STEP_PREVOTE, block_hash: A });
+  t.deepEqual(restarted.last, {
+    height: 10,
+    round: 0,
+    step: STEP_PREVOTE,
+    block_hash: A,
+    votes: [{ round: 0, step: STEP_PREVOTE, block_hash: A }],
+  });
   t.false(restarted.allow(10, 0, STEP_PREVOTE, B), 'no second prevote after the restart');
   t.false(restarted.allow(10, 0, STEP_PROPOSE, B), 'no going back to an earlier step');
   t.true(restarted.allow(10, 0, STEP_PRECOMMIT, A));
@@ -26,6 +32,13 @@ test('a validator never signs two things for one position, and forgets nothing a
   t.true(restarted.allow(10, 1, STEP_PREVOTE, ''));
   t.deepEqual(new SignGuard(tmp.dir).last.lock, { round: 0, block_hash: A });
   t.false(restarted.allow(9, 5, STEP_PRECOMMIT, A), 'an earlier height is never signed again');
+  // Every vote of the height is remembered (a restarted validator sends them all again), and only those.
+  t.deepEqual(new SignGuard(tmp.dir).last.votes, [
+    { round: 0, step: STEP_PREVOTE, block_hash: A },
+    { round: 0, step: STEP_PRECOMMIT, block_hash: A },
+    { round: 1, step: STEP_PREVOTE, block_hash: '' },
+  ]);
   t.true(restarted.allow(11, 0, STEP_PREVOTE, B));
   t.is(new SignGuard(tmp.dir).last.lock, undefined);
+  t.deepEqual(new SignGuard(tmp.dir).last.votes, [{ round: 0, step: STEP_PREVOTE, block_hash: B }]);
 });

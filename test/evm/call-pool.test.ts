@@ -41,9 +41,10 @@ test.serial('eight looping eth_calls: /health keeps answering and a block still 
     t.regex(r.error?.message ?? '', /^(out of gas|execution aborted \(timeout = 4s\))$/);
   }
   t.true(elapsedS >= 3, 'the calls ran for seconds');
-  // Generous bounds (a shared 2-core machine): the point is "answers", not a latency figure.
-  t.true(slowest < 1500, `slowest /health ${slowest.toFixed(0)} ms`);
-  t.true(produced >= Math.floor(elapsedS) - 2, `${produced} blocks in ${elapsedS.toFixed(1)} s`);
+  // The point is "keeps answering", not a latency figure (no time is asserted: a shared machine's load decides
+  // those): with the calls on the event loop, /health answered once or twice and no block came until they ended.
+  t.true(probes >= 3, `${probes} health probes answered while the calls ran`);
+  t.true(produced >= 1, `${produced} blocks in ${elapsedS.toFixed(1)} s`);
 });
 
 test.serial('a call past --rpc-evmtimeout answers -32000 "execution aborted (timeout = 300ms)"; estimateGas too', async (t) => {

@@ -5,7 +5,9 @@
  * ephemeral range, where outgoing connections could take a port first); other tests use ephemeral ports.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExecutionContext } from 'ava';
 import type { TestnetNode } from '../../ts/node/testnet.js';
@@ -13,8 +15,10 @@ import { httpJson } from './node.js';
 
 export const REPO = fileURLToPath(new URL('../../..', import.meta.url));
 
-/** The network tests' ports: bases 26000, 26300, ... (a base uses P+i, P+100+i, P+200+i for i < 100). */
+/** The network tests' ports: bases 26000, 26300, ... (a base uses P+i, P+100+i, P+200+i for i < 99). */
 const PORT_RANGE = { from: 26_000, to: 29_999, step: 300 };
+/** Offset of a base's lock port: held by the test process that took the base, used by no node. */
+const LOCK_OFFSET = 299;
 
 async function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -24,12 +28,30 @@ async function portFree(port: number): Promise<boolean> {
   });
 }
 
-/** A base port whose API (P+i), P2P (P+100+i) and gRPC (P+200+i) ports are free for n nodes. */
+/** Listen on a port for the rest of this process's life (the kernel releases it when the process ends). */
+async function holdPort(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => {
+      s.unref();
+      resolve(true);
+    });
+  });
+}
+
+/**
+ * A base port whose API (P+i), P2P (P+100+i) and gRPC (P+200+i) ports are free for n nodes. The base is
+ * taken by listening on its lock port (P+299) until this process ends: test files run in parallel
+ * worker processes, and two that checked the same free range at once would both start nodes on it.
+ */
 export async function freeBasePort(n: number): Promise<number> {
+  if (n >= LOCK_OFFSET - 200) throw new Error(`at most ${LOCK_OFFSET - 201} nodes per base`);
   const slots = Math.floor((PORT_RANGE.to - PORT_RANGE.from + 1) / PORT_RANGE.step);
   const start = Math.floor(Math.random() * slots);
   for (let i = 0; i < slots; i++) {
     const base = PORT_RANGE.from + ((start + i) % slots) * PORT_RANGE.step;
+    if (!(await holdPort(base + LOCK_OFFSET))) continue;
     const ports = Array.from({ length: n }, (_, j) => [base + j, base + 100 + j, base + 200 + j]).flat();
     if ((await Promise.all(ports.map(portFree))).every(Boolean)) return base;
   }
@@ -51,9 +73,14 @@ export function startNode(node: TestnetNode, extra: string[] = [], env: NodeJS.P
     env: { ...process.env, NATIVE_LOG_LEVEL: 'info', ...env },
   });
   const logs: string[] = [];
+  // NATIVE_TEST_LOG_DIR keeps every node's whole log in that dir (named <network dir>-<name>.log; restarts append).
+  const dir = process.env.NATIVE_TEST_LOG_DIR;
+  const file = dir ? join(dir, `${basename(dirname(node.data_dir))}-${node.name}.log`) : null;
+  if (dir) mkdirSync(dir, { recursive: true });
   const keep = (d: Buffer) => {
     logs.push(d.toString());
     if (logs.length > 4000) logs.splice(0, 1000);
+    if (file) appendFileSync(file, d);
   };
   proc.stdout?.on('data', keep);
   proc.stderr?.on('data', keep);
@@ -136,3 +163,31 @@ export async function stableHeights(urls: string[], quietMs: number, deadlineMs:
 
 /** The last lines a node logged (for failure messages). */
 export const tail = (r: Running, lines = 40): string => r.logs.join('').split('\n').slice(-lines).join('\n');
+
+/** One line of a node's state: process, head, consensus position and peers (failure diagnostics). */
+export async function nodeState(r: Running): Promise<string> {
+  const name = r.node.name;
+  if (exited(r)) return `${name}: exited (code ${r.proc.exitCode}, signal ${r.proc.signalCode})`;
+  try {
+    const s = (await httpJson(`${r.node.api_url}/native_status`)).body;
+    const c = s.consensus_state;
+    const y = s.sync_info;
+    return (
+      `${name}: head ${y.latest_block_height}, deciding ${c.height} (${c.phase}) round ${c.round} step ${c.step} ` +
+      `proposer ${c.proposer}, peers ${y.peers}, target ${y.target_height}, catching_up ${y.catching_up}`
+    );
+  } catch (err) {
+    return `${name}: running (pid ${r.proc.pid}) but its API does not answer: ${(err as Error).message}`;
+  }
+}
+
+/**
+ * Every node's state and the tail of its log, for a failed wait: enough to tell a stalled round, a node
+ * that never connected or one that crashed from CI output alone.
+ */
+export async function diagnose(rs: (Running | null)[], lines = 30): Promise<string> {
+  const live = rs.filter((r): r is Running => r !== null);
+  const states = await Promise.all(live.map(nodeState));
+  const logs = live.map((r) => `--- ${r.node.name} log tail ---\n${tail(r, lines)}`);
+  return [`network state at ${new Date().toISOString()}:`, ...states, ...logs].join('\n');
+}

@@ -115,18 +115,19 @@ export const stakingValidators = [20, 21, 22, 23].map(testKey);
 export const stakingPeople = Array.from({ length: 12 }, (_, i) => testKey(i));
 const COIN = BASE_PER_COIN;
 
-/** A dev chain staked from genesis (DPoS and reward v2 from height 0 unless overridden). */
+/** A dev chain staked from genesis (DPoS and reward v2 from height 0 unless overridden), by default by stakingValidators. */
 export function stakingParams(
   over: Partial<ChainParams['activation']> = {},
   alloc: [string, bigint][] = [],
   epochLength = 10,
+  validators: KeyPair[] = stakingValidators,
 ): ChainParams {
   return {
     network: 'dev',
     chainId: 7120,
     genesisTimestamp: 1_700_000_000,
     activation: { dposBft: 0, evm: 1_000_000, rewardV2: 0, tokenomicsV2: 0, nft: 1_000_000, ...over },
-    validators: stakingValidators.map((k, i) => ({
+    validators: validators.map((k, i) => ({
       address: k.address,
       public_key: toHex(k.publicKey),
       name: `v${i}`,
@@ -134,7 +135,7 @@ export function stakingParams(
     })),
     alloc: new Map([
       ...stakingPeople.map((k): [string, bigint] => [k.address, 100_000n * COIN]),
-      ...stakingValidators.map((k): [string, bigint] => [k.address, 1_000n * COIN]),
+      ...validators.map((k): [string, bigint] => [k.address, 1_000n * COIN]),
       ...alloc,
     ]),
     evmHardfork: 'prague',

@@ -7,7 +7,13 @@ export function tempDir(prefix = 'native-test-'): { dir: string; cleanup: () => 
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Poll until check() returns a truthy value or the deadline passes (never a fixed sleep). */
+/** Thrown by a waitFor check when waiting longer is pointless (a node crashed): waitFor rethrows it at once. */
+export class WaitAborted extends Error {}
+
+/**
+ * Poll until check() returns a truthy value or the deadline passes (never a fixed sleep). Errors the
+ * check throws are retried (a server still starting), except WaitAborted.
+ */
 export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 15_000, what = 'condition'): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
@@ -16,6 +22,7 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 15_000
       const v = await check();
       if (v) return v as NonNullable<T>;
     } catch (err) {
+      if (err instanceof WaitAborted) throw err;
       last = err;
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);

@@ -143,3 +143,23 @@ test('minimum fees follow the operation table (deploys 10x, NFT approvals 0.5x, 
   t.is(minimumFee({ kind: 'token', op: deploy }), 10n * MIN_TX_FEE_BASE);
   t.is(minimumFee({ kind: 'transfer' }), MIN_TX_FEE_BASE);
 });
+
+test('short event values (ASCII by table, the rest as UTF-8) encode like the RLP library', (t) => {
+  const values = [
+    '',
+    '0',
+    '7',
+    '\u007f',
+    '\u0080',
+    'é',
+    '✓',
+    '12345',
+    'true',
+    'ipfs://x/1',
+    'a'.repeat(39),
+    `x${'é'.repeat(30)}`,
+  ];
+  const rs = [receipt(values.map((v, i) => ({ type: `E${i}`, fields: { v, [`k${v}`]: v } })))];
+  t.deepEqual(Buffer.from(encodeReceipts(rs)), Buffer.from(encodeReceiptsReference(rs)));
+  t.deepEqual(decodeReceipts(encodeReceipts(rs))[0].events, rs[0].events);
+});

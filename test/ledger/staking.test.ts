@@ -1,13 +1,15 @@
 import test from 'ava';
-import { validatorSetAt } from '../../ts/chain/schedule.js';
+import { consensusPhaseAt, validatorSetAt } from '../../ts/chain/schedule.js';
 import type { KeyPair } from '../../ts/ledger/keys.js';
 import {
+  MIN_BFT_VALIDATORS,
   MIN_SELF_STAKE_BASE,
   SIGNED_BLOCKS_WINDOW,
   UNBONDING_EPOCHS,
   getActiveSet,
   getDelegation,
   getRatio,
+  getSigningInfo,
   type RewardSegment,
   delegationRewardsByEpoch,
   getValidator,
@@ -109,7 +111,9 @@ test('genesis stakes start a network in DPoS with power = stake; operations succ
 test('supply invariant after every block across reward-v2 and tokenomics-v2, with many delegators, a jailing and a double sign', async (t) => {
   // The whale brings the supply within 60 coins of 210M: the reward stops at the cap until tokenomics-v2.
   const whale = key(30);
-  const base = params({ rewardV2: 40, tokenomicsV2: 160 }, [], 10);
+  // Five validators: downtime jailing never takes a set of MIN_BFT_VALIDATORS (4) below that floor.
+  const fifth = key(24);
+  const base = params({ rewardV2: 40, tokenomicsV2: 160 }, [], 10, [...vals, fifth]);
   let minted = 0n;
   for (const v of base.alloc.values()) minted += v;
   for (const v of base.validators) minted += v.stake ?? 0n;
@@ -156,6 +160,21 @@ test('supply invariant after every block across reward-v2 and tokenomics-v2, wit
   // The jailed validator may unjail once its jail epoch has passed.
   t.is(probe(h, vals[3], { Unjail: {} }), null);
   void UNBONDING_EPOCHS;
+});
+
+test('downtime jailing never takes a set of four below the BFT floor: the absent validator misses and stays, the chain keeps BFT', async (t) => {
+  const h = new StakingHarness(params());
+  const down = vals[3].address;
+  for (let b = 1; b <= 2 * SIGNED_BLOCKS_WINDOW; b++) {
+    const active = getActiveSet(h.state)?.members.map((m) => m.address) ?? [];
+    await h.block([], { lastCommit: active.filter((a) => a !== down) });
+  }
+  t.is(getValidator(h.state, down)?.status, 'bonded');
+  t.is(getActiveSet(h.state)?.members.length, MIN_BFT_VALIDATORS);
+  t.is(consensusPhaseAt(h.params, h.state, h.height + 1), 'DPoS+BFT');
+  const info = getSigningInfo(h.state, down);
+  t.true(info.missed > SIGNED_BLOCKS_WINDOW / 2, `misses stay recorded: ${info.missed}`);
+  t.is(info.signed_total, 0);
 });
 
 test("F1: every delegator's rewards, in all and per epoch, equal a naive per-block pro-rata reference to the base unit over thousands of blocks", async (t) => {

@@ -1,14 +1,15 @@
 /**
  * The chain handshake with real node processes: a node of another genesis (same chain id) and a node of
  * another chain id dial a running node; both are refused and neither ends up as a peer. Also the testnet
- * generator's fixed interface (nodes.json fields and the port layout).
+ * generator's fixed interface (nodes.json fields and the port layout), and a fresh generated network
+ * going from PoA into DPoS+BFT at its activation height with a validator that starts late.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
 import { genesisIdentity, readGenesisFile } from '../../ts/chain/genesis.js';
 import { generateTestnet } from '../../ts/node/testnet.js';
-import { freeBasePort, startNode, stopAll, tail } from '../helpers/devnet.js';
+import { type Running, assertAgree, diagnose, freeBasePort, heights, startNode, stopAll, tail } from '../helpers/devnet.js';
 import { httpJson } from '../helpers/node.js';
 import { tempDir, waitFor } from '../helpers/util.js';
 
@@ -40,7 +41,7 @@ test('the testnet generator writes nodes.json with the fixed fields and port lay
     t.true(n.start.startsWith('node dist/ts/node/main.js '));
     t.true(n.start.includes(`--port ${26600 + i} `));
     t.true(n.start.includes(`--p2p-port ${26700 + i} `));
-    t.true(n.start.includes(`--grpc-port ${26800 + i}`) || !n.start.includes('--grpc-port'), 'gRPC on P+200+i when set');
+    t.true(n.start.includes(`--grpc-port ${26800 + i} `), 'gRPC on P+200+i');
     t.true(n.start.includes(`--role ${n.role}`));
     // Every node lists every other one as a static peer.
     const peers = n.start.split(' ')[n.start.split(' ').indexOf('--peers') + 1].split(',');
@@ -121,4 +122,39 @@ test('the network identity commits to the genesis parameters the genesis block d
   t.not(genesisIdentity(a, block), genesisIdentity(b, block), 'other validators');
   t.not(genesisIdentity(a, block), genesisIdentity({ ...a, activation: { ...a.activation, dposBft: 11 } }, block));
   t.not(genesisIdentity(a, block), genesisIdentity(a, 'cd'.repeat(32)), 'another genesis block');
+});
+
+test('a fresh network passes PoA into DPoS+BFT at its activation height, with a validator that starts late', async (t) => {
+  t.timeout(180_000);
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const BFT_FROM = 6;
+  const nodes = generateTestnet({
+    validators: 4,
+    fullNodes: 0,
+    out: join(tmp.dir, 'net'),
+    basePort: await freeBasePort(4),
+    chainId: 7120,
+    dposBftHeight: BFT_FROM,
+    blockTimeMs: 200,
+  });
+  const urls = nodes.map((n) => n.api_url);
+  const running: Running[] = nodes.slice(0, 3).map((n) => startNode(n));
+  t.teardown(() => stopAll(running));
+  try {
+    // Under PoA every authority proposes in turn: the chain waits at the late validator's first slot.
+    await waitFor(async () => (await heights(urls.slice(0, 3))).every((h) => h >= 0), 90_000, 'three validators answer');
+    running.push(startNode(nodes[3]));
+    await waitFor(async () => (await heights(urls)).every((h) => h >= BFT_FROM + 6), 120_000, 'every validator past activation');
+  } catch (err) {
+    t.log(await diagnose(running));
+    throw err;
+  }
+  await assertAgree(t, urls, BFT_FROM + 6, BFT_FROM);
+  const blocks = await Promise.all(
+    [BFT_FROM - 1, BFT_FROM].map(async (h) => (await httpJson(`${urls[0]}/chain/blocks/${h}`)).body),
+  );
+  t.is(blocks[0].consensus, 'PoA');
+  t.is(blocks[1].consensus, 'DPoS+BFT');
+  t.true(blocks[1].has_justification);
 });

@@ -1,6 +1,9 @@
 import test from 'ava';
 import { signTransaction } from '../../ts/ledger/transaction.js';
-import { ChainSubscription } from '../../ts/services/chain-events.js';
+import type { Block } from '../../ts/chain/block.js';
+import type { Chain } from '../../ts/chain/chain.js';
+import { ChainEventFeed, ChainSubscription } from '../../ts/services/chain-events.js';
+import { ResumableSubscription } from '../../ts/services/event-replay.js';
 import { CHAIN_ID, devKey } from '../helpers/evm.js';
 import { startTestNode } from '../helpers/node.js';
 import { waitFor } from '../helpers/util.js';
@@ -52,4 +55,38 @@ test('a subscription that falls behind is told how many events it lost, then get
   if (!a || !b || !('event' in a) || !('event' in b)) return t.fail('expected two events after the lag marker');
   if (a.event.kind !== 'block_finalized' || b.event.kind !== 'block_finalized') return t.fail('block events only');
   t.is(b.event.block.index, a.event.block.index + 1);
+});
+
+test('whenReady wakes a waiting subscriber synchronously from the push, once; takeNow gives what is queued without waiting', (t) => {
+  const feed = new ChainEventFeed();
+  // Live only (no start height): the chain is never read.
+  const sub = new ResumableSubscription({ chain: {} as Chain, events: feed }, { maxQueued: 4 });
+  const block = (index: number) => ({ kind: 'block_finalized' as const, block: { index } as Block, result: null });
+  t.is(sub.takeNow(8), undefined, 'nothing queued yet');
+  let woken = 0;
+  sub.whenReady(() => woken++);
+  t.is(woken, 0);
+  feed.emit(block(1));
+  t.is(woken, 1, 'woken inside the emit');
+  feed.emit(block(2));
+  t.is(woken, 1, 'a waiter runs once');
+  sub.whenReady(() => woken++);
+  t.is(woken, 2, 'at once when something is queued');
+  const got = sub.takeNow(8) ?? [];
+  t.deepEqual(
+    got.map((i) => ('event' in i && i.event.kind === 'block_finalized' ? i.event.block.index : -1)),
+    [1, 2],
+  );
+  // Past the bound: the lag marker first, then the newest, as take() gives them.
+  for (let h = 3; h <= 9; h++) feed.emit(block(h));
+  const lagged = sub.takeNow(2) ?? [];
+  t.deepEqual(lagged[0], { lagged: 3 });
+  t.is(lagged.length, 2);
+  sub.whenReady(() => woken++);
+  t.is(woken, 3, 'the rest is still queued');
+  sub.takeNow(8);
+  sub.whenReady(() => woken++);
+  sub.close();
+  t.is(woken, 4, 'close wakes the waiter');
+  t.is(sub.takeNow(8), null, 'closed');
 });

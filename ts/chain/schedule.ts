@@ -5,7 +5,7 @@
  */
 import type { StateReader } from '../state/state-store.js';
 import type { ConsensusPhase } from './block.js';
-import { getActiveSet, getPoaSet } from '../ledger/staking/index.js';
+import { MIN_BFT_VALIDATORS, activeSetInForceAt, getPoaSet } from '../ledger/staking/index.js';
 import type { ChainParams, GenesisValidator } from './params.js';
 
 /** A validator of a height's active set with its voting power (BFT quorums are 3/4 of the total power). */
@@ -14,8 +14,8 @@ export interface ActiveValidator extends GenesisValidator {
   power: bigint;
 }
 
-/** BFT quorum floor (spec: MIN_BFT_VALIDATORS). */
-export const MIN_BFT_VALIDATORS = 4;
+/** BFT quorum floor (spec: MIN_BFT_VALIDATORS; defined with the staking parameters, which guard it too). */
+export { MIN_BFT_VALIDATORS };
 
 /**
  * BFT finality (Tendermint rounds, commit certificates in `justification`) runs from the DPoS
@@ -26,14 +26,16 @@ export const BFT_FINALITY = true;
 
 /**
  * Validators that may propose and vote at a height, sorted by address (spec: "validators sorted by
- * address"), with their voting power. `state` is the state the height builds on. Before the DPoS activation
+ * address"), with their voting power. `state` is the state the height builds on, or the state after it
+ * (checking its certificate, in the next block's last_commit): a set changed during a height takes
+ * effect at the next one (activeSetInForceAt). Before the DPoS activation
  * height: the PoA authorities (genesis, plus those the genesis admin added) with equal power 1; from it the
  * active set the staking module chose at the last epoch boundary (power = bonded stake, base units), or the
  * genesis authorities while no validator has stake.
  */
 export function validatorSetAt(params: ChainParams, state: StateReader, height: number): readonly ActiveValidator[] {
   if (height < params.activation.dposBft) return getPoaSet(state) ?? sortedValidators(params);
-  return getActiveSet(state)?.members ?? sortedValidators(params);
+  return activeSetInForceAt(state, height)?.members ?? sortedValidators(params);
 }
 
 /** Total voting power of a set. */

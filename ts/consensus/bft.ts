@@ -200,6 +200,8 @@ export class BftEngine {
     this.proposalSeenAt.clear();
     this.done.clear();
     this.heightStartedAt = Date.now();
+    this.round = 0;
+    this.step = 'propose';
     if (!this.active(h)) return;
     // After a restart mid-height, resume where the signature state says this validator was: keep its
     // lock, rejoin its round, and send its last vote again (the identical vote; never a second one).
@@ -210,6 +212,11 @@ export class BftEngine {
         this.lockedHash = last.lock.block_hash;
       }
       this.startRound(last.round);
+      // Every earlier vote of the height first (the last one is sent by vote() below, which also sets the step).
+      for (const v of last.votes ?? []) {
+        if (v.round === last.round && v.step === last.step) continue;
+        this.resend(v.step === STEP_PREVOTE ? PREVOTE : PRECOMMIT, v.round, v.block_hash);
+      }
       if (last.step === STEP_PREVOTE) this.vote(PREVOTE, last.block_hash);
       else if (last.step === STEP_PRECOMMIT) {
         this.step = 'prevote';
@@ -473,6 +480,15 @@ export class BftEngine {
     this.broadcast({ kind: 'vote', vote });
     this.addVote(vote);
     this.process();
+  }
+
+  /** A vote signed before a restart, sent again unchanged (the sign guard recorded it; no new position). */
+  private resend(type: VoteType, round: number, hash: string): void {
+    const body = { type, height: this.height, round, block_hash: hash };
+    const signature = toHex(signDigest(voteDigest(this.chain.params.chainId, body), this.key.privateKey));
+    const vote: Vote = { ...body, validator: this.key.address, signature };
+    this.broadcast({ kind: 'vote', vote });
+    this.addVote(vote);
   }
 
   private onTimeoutPropose(h: number, r: number): void {

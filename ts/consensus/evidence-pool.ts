@@ -9,6 +9,7 @@ import {
   evidenceProblem,
 } from '../chain/evidence.js';
 import { validatorSetAt } from '../chain/schedule.js';
+import { getValidator } from '../ledger/staking/index.js';
 
 /** Pending evidence kept at most (older entries are dropped first). */
 export const MAX_PENDING_EVIDENCE = 1000;
@@ -65,7 +66,7 @@ export class EvidencePool {
     const id = evidenceId(e);
     if (this.pending.has(id) || e.a.height > this.chain.height + 1) return false;
     const problem = this.problem(e);
-    if (problem?.startsWith('already included')) return false;
+    if (problem?.startsWith('already included') || this.moot(e)) return false;
     if (problem) throw new InvalidEvidenceError(problem);
     if (this.pending.size >= MAX_PENDING_EVIDENCE) {
       const oldest = this.pending.keys().next().value as string;
@@ -93,13 +94,22 @@ export class EvidencePool {
     return evidenceProblem(params.chainId, e, at, (h) => validatorSetAt(params, state, h), state);
   }
 
+  /**
+   * Evidence against a validator already tombstoned (by an earlier item) can change nothing: the pool
+   * drops it instead of waiting for a block to carry it (none may, once the set falls below the BFT
+   * floor and blocks carry no evidence).
+   */
+  private moot(e: DoubleSignEvidence): boolean {
+    return getValidator(this.chain.state, e.a.validator)?.status === 'tombstoned';
+  }
+
   /** Evidence for the next block: still valid against the head, at most MAX_EVIDENCE_PER_BLOCK items. */
   forProposal(): Uint8Array[] {
     const out: Uint8Array[] = [];
     const next = this.chain.height + 1;
     for (const [id, e] of this.pending) {
       if (e.a.height >= next) continue; // of the height being decided: a later block includes it
-      if (this.problem(e)) {
+      if (this.problem(e) || this.moot(e)) {
         this.pending.delete(id);
         continue;
       }
@@ -117,9 +127,9 @@ export class EvidencePool {
       this.committed.push(entryOf(id, e, b.index));
       if (this.committed.length > MAX_COMMITTED_KEPT) this.committed.shift();
     }
-    // What no block may include any more (too old, its validator out of the set, e.g. tombstoned by an
-    // earlier item) leaves the pool, on every node, proposer or not.
-    for (const [id, e] of this.pending) if (this.problem(e)) this.pending.delete(id);
+    // What no block may include any more (too old, its validator out of the set) or what could change
+    // nothing (its validator tombstoned by an earlier item) leaves the pool, on every node, proposer or not.
+    for (const [id, e] of this.pending) if (this.problem(e) || this.moot(e)) this.pending.delete(id);
   }
 
   /** Pending evidence, and evidence included by the blocks of the node's recent window and since it started (newest last). */

@@ -13,6 +13,13 @@ interface SignState {
   block_hash: string;
   /** The block this validator is locked on (precommitted) at `height`, kept across restarts. */
   lock?: { round: number; block_hash: string };
+  /**
+   * Every vote signed at `height` (round, step, hash). A validator that restarts mid-height sends them all
+   * again (signatures are deterministic: the identical votes), as CometBFT replays its own votes from its
+   * WAL: a vote that reached no one before the restart would otherwise be lost to the height for good,
+   * and peers short of a quorum of any kind never time out to the next round.
+   */
+  votes?: { round: number; step: number; block_hash: string }[];
 }
 
 /**
@@ -41,7 +48,9 @@ export class SignGuard {
     if (cmp < 0) return false;
     if (cmp === 0) return blockHash === s.block_hash;
     const lock = height === s.height ? s.lock : undefined;
-    this.state = { height, round, step, block_hash: blockHash, lock };
+    const votes = height === s.height ? [...(s.votes ?? [])] : [];
+    if (step !== STEP_PROPOSE) votes.push({ round, step, block_hash: blockHash });
+    this.state = { height, round, step, block_hash: blockHash, lock, votes };
     if (step === STEP_PRECOMMIT && blockHash !== '') this.state.lock = { round, block_hash: blockHash };
     this.persist();
     return true;

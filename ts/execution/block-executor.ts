@@ -9,11 +9,13 @@ import { getSupply, maxSupplyBase, putSupply } from '../ledger/supply.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import { NATIVE_TX_GAS, WEI_PER_BASE, baseToWei } from '../ledger/units.js';
 import { accountKey, getAccount, putAccount } from '../state/accounts.js';
-import type { StateOverlay, StateReader } from '../state/state-store.js';
+import { StateOverlay, type StateReader } from '../state/state-store.js';
 import { FEE_COLLECTOR, chainCommon } from './common.js';
+import { CallTimeoutError, installDeadline } from './deadline.js';
 import { checkStoredEvmTransaction } from './evm-rules.js';
 import { isEvmTransaction, typedTransactionOf } from './evm-tx.js';
 import { type LogRecord, type ReceiptRecord, EMPTY_BLOOM, logsBloom } from './receipts.js';
+import { RemoteStateError } from './remote-state.js';
 import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';
 import { type EvmBlock, evmBlockFor } from './vm-pool.js';
 
@@ -87,9 +89,9 @@ export const operationEnv = (env: BlockEnv): OperationEnv => ({
   ...(env.lastCommit ? { lastCommit: env.lastCommit } : {}),
 });
 
-function statelessRuleError(tx: SignedTransaction, env: BlockEnv, rules: NativeRuleContext): string | null {
+function statelessRuleError(tx: SignedTransaction, evmTx: boolean, env: BlockEnv, rules: NativeRuleContext): string | null {
   try {
-    if (isEvmTransaction(tx)) {
+    if (evmTx) {
       if (env.height >= env.evmActivationHeight)
         checkStoredEvmTransaction(tx, chainCommon(env.chainId, env.hardfork), env.devChain);
     } else checkNativeTransaction(tx, rules);
@@ -99,11 +101,12 @@ function statelessRuleError(tx: SignedTransaction, env: BlockEnv, rules: NativeR
   }
 }
 
-/** One VM per block that holds EVM transactions, over that block's overlay. */
+/** One VM per block that holds EVM transactions, over that block's overlay; `deadline` stops its runs (traces). */
 export async function blockVm(
   env: BlockEnv,
   state: StateOverlay,
   base: EvmBaseState,
+  deadline?: number,
 ): Promise<{ vm: VM; common: Common; block: EvmBlock }> {
   const common = chainCommon(env.chainId, env.hardfork);
   const stateManager = new EvmStateAdapter(state, base);
@@ -118,9 +121,39 @@ export async function blockVm(
     },
   };
   const vm = await createVM({ common, stateManager, evmOpts: { blockchain } as never });
+  if (deadline !== undefined) installDeadline(vm).deadline = deadline;
   const block = evmBlockFor(env, common);
   return { vm, common, block };
 }
+
+/** Options of executeBlock. */
+export interface ExecuteOptions {
+  /** false applies the transactions only (tracing re-runs a block's prefix): no fees, reward or end-of-block work. */
+  finish: boolean;
+  /** Epoch milliseconds: past it the run stops with CallTimeoutError (a traced block's prefix). */
+  deadline?: number;
+}
+
+/**
+ * A native operation over a remote view (a trace worker, where reads are fetched by message): it runs on a
+ * child overlay until it ran with every value it reads at hand (EvmBaseState.runSync), then its writes land.
+ */
+async function applyNativeRemote(
+  state: StateOverlay,
+  runSync: <T>(fn: () => T) => Promise<T>,
+  tx: SignedTransaction,
+  opEnv: OperationEnv,
+): Promise<ReturnType<typeof applyNativeTransaction>> {
+  const { child, outcome } = await runSync(() => {
+    const child = new StateOverlay(state);
+    return { child, outcome: applyNativeTransaction(child, tx, opEnv) };
+  });
+  state.absorb(child);
+  return outcome;
+}
+
+/** Errors that end a re-execution as they are (its time is up, its remote state is gone), not a dropped transaction. */
+const isAbort = (err: unknown): boolean => err instanceof CallTimeoutError || err instanceof RemoteStateError;
 
 /**
  * Execute a block's transactions in order on the overlay: native transfers by the ledger rules, EVM
@@ -132,8 +165,7 @@ export async function executeBlock(
   state: StateOverlay,
   base: EvmBaseState,
   txs: readonly SignedTransaction[],
-  /** finish: false applies the transactions only (tracing re-runs a block's prefix): no fees, reward or end-of-block work. */
-  opts: { finish: boolean } = { finish: true },
+  opts: ExecuteOptions = { finish: true },
 ): Promise<ExecutionResult> {
   const r: ExecutionResult = {
     included: [],
@@ -148,34 +180,40 @@ export async function executeBlock(
     coinbase: env.proposer,
   };
   let toProposerWei = 0n;
+  // Native fees summed in base units and converted to wei once (the conversion is exact: a product).
+  let nativeFeesBase = 0n;
+  let nativeToProposerBase = 0n;
   let cumulative = 0n;
   let evm: Awaited<ReturnType<typeof blockVm>> | null = null;
   const deferredSenders = new Set<string>();
   const collectorKey = accountKey(FEE_COLLECTOR);
   const opEnv = operationEnv(env);
   const rules = ruleContext(env);
+  const runSync = base.runSync?.bind(base);
 
   for (const tx of txs) {
+    if (opts.deadline !== undefined && Date.now() > opts.deadline) throw new CallTimeoutError();
     if (deferredSenders.has(tx.from_address)) {
       r.deferred.push(tx);
       continue;
     }
     // The stateless transaction rules (remembered per transaction, so nearly free for pool
     // transactions): a proposer never packs what block validation would refuse.
-    const ruleError = statelessRuleError(tx, env, rules);
+    const evmTx = isEvmTransaction(tx);
+    const ruleError = statelessRuleError(tx, evmTx, env, rules);
     if (ruleError) {
       r.dropped.push({ tx, reason: ruleError });
       continue;
     }
-    if (!isEvmTransaction(tx)) {
-      const outcome = applyNativeTransaction(state, tx, opEnv);
+    if (!evmTx) {
+      const outcome = runSync ? await applyNativeRemote(state, runSync, tx, opEnv) : applyNativeTransaction(state, tx, opEnv);
       if ('dropped' in outcome) {
         r.dropped.push({ tx, reason: outcome.dropped });
         continue;
       }
       // Spec: floor(fee/2) in base units for native fees; EVM fees below are split in wei.
-      r.feesWei += baseToWei(tx.fee);
-      toProposerWei += baseToWei(tx.fee / 2n);
+      nativeFeesBase += tx.fee;
+      nativeToProposerBase += tx.fee / 2n;
       // Native transfers report their flat 21000 gas but add nothing to the block's (EVM) gasUsed, so
       // cumulativeGasUsed counts EVM gas only and equals the block's gasUsed after its last receipt.
       r.included.push(tx);
@@ -196,7 +234,7 @@ export async function executeBlock(
       r.dropped.push({ tx, reason: 'EVM not active yet' });
       continue;
     }
-    evm ??= await blockVm(env, state, base);
+    evm ??= await blockVm(env, state, base, opts.deadline);
     const typed = typedTransactionOf(tx, evm.common);
     const limit = env.packGasLimit !== undefined && r.gasUsed > 0n ? env.packGasLimit : BLOCK_GAS_LIMIT;
     if (r.gasUsed + typed.gasLimit > limit) {
@@ -208,6 +246,7 @@ export async function executeBlock(
     try {
       result = await runTx(evm.vm, { tx: typed, block: evm.block, skipHardForkValidation: true, blockGasUsed: r.gasUsed });
     } catch (err) {
+      if (isAbort(err)) throw err;
       r.dropped.push({ tx, reason: (err as Error).message.split(' (')[0] });
       continue;
     }
@@ -234,6 +273,8 @@ export async function executeBlock(
     });
   }
 
+  r.feesWei += baseToWei(nativeFeesBase);
+  toProposerWei += baseToWei(nativeToProposerBase);
   if (!opts.finish) return r;
   r.burnedWei = r.feesWei - toProposerWei;
   const supply = getSupply(state);

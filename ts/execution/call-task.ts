@@ -23,6 +23,7 @@ export type CallKind = 'call' | 'estimate' | 'accessList';
 export type CallEnvData = Omit<BlockEnv, 'blockHash'>;
 
 export interface CallTask {
+  type: 'call';
   kind: CallKind;
   env: CallEnvData;
   args: CallArgs;
@@ -73,7 +74,7 @@ export async function runCall(
   }
 }
 
-/** The worker side of a task (call-worker.ts), reading state over the worker's channel. */
+/** The worker side of a task (evm-worker.ts), reading state over the worker's channel. */
 export async function runCallTask(task: CallTask, channel: StateChannel): Promise<CallReply> {
   // A worker that was still starting (or being replaced) may get a call whose time is already up.
   if (Date.now() > task.deadline) return { kind: 'timeout' };

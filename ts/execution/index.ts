@@ -44,6 +44,8 @@ export {
   defaultCallWorkers,
 } from './call-pool.js';
 export * from './trace/index.js';
+export { DEFAULT_TRACE_QUEUE, InProcessTraceRunner, TracePool, type TraceRequest, type TraceRunner } from './trace-pool.js';
+export { WorkerFailedError } from './worker-pool.js';
 export {
   MalformedRawTransactionError,
   checkEvmGasRules,

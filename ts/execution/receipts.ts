@@ -87,7 +87,20 @@ function receiptHex(r: ReceiptRecord): string {
   );
 }
 
-const rlpUtf8 = (s: string): string => rlpStrHex(Buffer.from(s, 'utf8').toString('hex'));
+const HEX_BYTE = Array.from({ length: 0x80 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** UTF-8 hex of a string: ASCII (amounts, ids, flags: most short event values) by table, the rest by Buffer. */
+function utf8Hex(s: string): string {
+  let h = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) return Buffer.from(s, 'utf8').toString('hex');
+    h += HEX_BYTE[c];
+  }
+  return h;
+}
+
+const rlpUtf8 = (s: string): string => rlpStrHex(utf8Hex(s));
 
 /** RLP (hex) of event names, field names and ids (addresses, contracts): they recur in every receipt. */
 const recurring = new Map<string, string>();

@@ -19,6 +19,12 @@ export interface EvmBaseState extends StateReader {
    * once, so block execution pays nothing for it.
    */
   fetch?(key: KeyStr): Promise<void>;
+  /**
+   * Runs `fn`, which reads this state synchronously (native operations, tracers), until it ran with every
+   * value it reads at hand: a remote view runs it, fetches the keys it missed in one round trip, and runs it
+   * again. `fn` must have no effect outside what it returns. Absent on a local state (one run).
+   */
+  runSync?<T>(fn: () => T): Promise<T>;
 }
 
 const EMPTY_CODE_HASH = Buffer.from(KECCAK256_NULL);

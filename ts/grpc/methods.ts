@@ -16,6 +16,7 @@ import {
 } from '../services/index.js';
 import { NotFoundError } from '../util/errors.js';
 import { toHex } from '../util/hex.js';
+import { encodedBlockCache } from './block-cache.js';
 import { invalidArgument } from './errors.js';
 import {
   type Address,
@@ -27,7 +28,7 @@ import {
   type StreamEventsRequest,
   type Transaction,
 } from './gen/native/v1/native_pb.js';
-import { accountMessage, encodeBlock, hashMessage } from './shapes.js';
+import { encodeAccountAnswer, encodeBlock, hashMessage } from './shapes.js';
 import { EventStream } from './stream-events.js';
 
 /** What a handler knows of its call. */
@@ -92,9 +93,19 @@ const getBlock: UnaryMethod<typeof Native.method.getBlock.input, typeof Native.m
   desc: Native.method.getBlock,
   handle: (ctx, req: GetBlockRequest) => {
     const sel = selector(req);
-    // The head and the window answer without a turn of the event loop; older blocks come from the store.
+    // The head and the window answer without a turn of the event loop; so does any block read before (the
+    // cache of encodings); the rest comes from the store.
     const recent = findRecentBlock(ctx, sel);
-    return recent ? encodeBlock(recent) : findBlock(ctx, sel).then(encodeBlock);
+    if (recent) return encodeBlock(recent);
+    const cache = encodedBlockCache(ctx);
+    const kept = cache && ('height' in sel || 'hash' in sel) ? cache.get(sel) : undefined;
+    if (kept) return kept;
+    const generation = cache?.generation ?? 0;
+    return findBlock(ctx, sel).then((block) => {
+      const bytes = encodeBlock(block);
+      cache?.put(block, bytes, generation);
+      return bytes;
+    });
   },
 };
 
@@ -103,9 +114,11 @@ const getBalance: UnaryMethod<typeof Native.method.getBalance.input, typeof Nati
   desc: Native.method.getBalance,
   handle: (ctx, req: GetBalanceRequest) => {
     const address = addressHex(req.address, 'address');
+    const bytes = req.address!.value;
     const at = req.atHeight ? height(req.atHeight.value) : undefined;
+    // At the head: no promise (the state is in memory).
     const account = accountAt(ctx, address, at);
-    return account instanceof Promise ? account.then((a) => accountMessage(address, a)) : accountMessage(address, account);
+    return account instanceof Promise ? account.then((a) => encodeAccountAnswer(bytes, a)) : encodeAccountAnswer(bytes, account);
   },
 };
 

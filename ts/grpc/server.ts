@@ -10,6 +10,7 @@ import { GrpcError, GrpcStatus } from './errors.js';
 import type { GrpcMethod } from './methods.js';
 import { NATIVE_METHODS } from './methods.js';
 import type { NativeGrpcService } from './service.js';
+import { asBuffer } from './shapes.js';
 
 /** The schema file clients build from (shipped with the node; reflection serves it when enabled). */
 export const NATIVE_PROTO_PATH = fileURLToPath(new URL('../../../proto/native/v1/native.proto', import.meta.url));
@@ -41,7 +42,6 @@ export interface GrpcServer {
 }
 
 /** grpc-js hands messages over as Buffers; answers are already encoded. */
-const asBuffer = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 const identity = (b: Buffer): Buffer => b;
 
 function serviceDefinition(): grpc.ServiceDefinition {
@@ -69,7 +69,9 @@ function grpcStatusObject(err: GrpcError): Partial<grpc.StatusObject> {
 
 /**
  * A call's cancellation: aborts when the client cancels, the call's deadline passes or the server stops, and
- * says which. The AbortSignal is made only when a handler asks for it (unary handlers rarely do).
+ * says which. The AbortSignal is made only when a handler asks for it (unary handlers rarely do), and the
+ * call is watched (a cancel listener, a deadline timer) only once there is work to stop: at once for a
+ * stream, for a unary call only when its answer is not ready synchronously (most are).
  */
 class CallControl {
   private controller: AbortController | null = null;
@@ -77,9 +79,14 @@ class CallControl {
   private finished = false;
   reason: 'cancelled' | 'deadline' | 'shutdown' | null = null;
 
-  constructor(call: grpc.ServerUnaryCall<Buffer, Uint8Array> | grpc.ServerWritableStream<Buffer, Uint8Array>) {
+  constructor(private readonly call: grpc.ServerUnaryCall<Buffer, Uint8Array> | grpc.ServerWritableStream<Buffer, Uint8Array>) {}
+
+  /** Starts listening for the client's cancel and the deadline. */
+  watch(): void {
+    const call = this.call;
     // grpc-js also reports a call's stream closing after the answer as a cancel: done() makes that a no-op.
     call.once('cancelled', () => this.abort('cancelled'));
+    if (call.cancelled) this.abort('cancelled');
     const deadline = call.getDeadline();
     const at = deadline instanceof Date ? deadline.getTime() : deadline;
     if (Number.isFinite(at)) {
@@ -153,8 +160,10 @@ export async function startGrpcServer(service: NativeGrpcService, opts: GrpcServ
         fail(err);
         return;
       }
-      if (out instanceof Promise) out.then(ok, fail);
-      else ok(out);
+      if (out instanceof Promise) {
+        control.watch();
+        out.then(ok, fail);
+      } else ok(out);
     };
   };
 
@@ -163,8 +172,12 @@ export async function startGrpcServer(service: NativeGrpcService, opts: GrpcServ
   ): grpc.handleServerStreamingCall<Buffer, Uint8Array> => {
     return (call) => {
       const control = new CallControl(call);
+      control.watch();
       open.add(control);
       const sink = {
+        // The headers leave when the stream opens rather than with its first event: clients see the call
+        // accepted at once, and a fan-out's first event costs every stream a DATA frame only.
+        opened: () => call.sendMetadata(new grpc.Metadata()),
         write: (messages: Uint8Array[]) => {
           let ok = true;
           for (const message of messages) ok = call.write(message) && ok;

@@ -25,6 +25,8 @@ export interface MessageSink {
   write(messages: Uint8Array[]): boolean;
   /** Resolves once buffered output has drained (or the call is over). */
   drained(): Promise<void>;
+  /** The stream is open (the request was accepted): a transport may send its response headers now. */
+  opened?(): void;
 }
 
 export class NativeGrpcService {
@@ -103,9 +105,14 @@ export class NativeGrpcService {
   }
 
   /**
-   * A server-streaming call: opens the stream (a bad request or the stream limit throws GrpcError before
+   * A server-streaming call: opens the stream (a bad request or the stream limit rejects with GrpcError before
    * anything is sent), then writes its messages until `call.signal` aborts. Never resolves on its own:
    * event streams end when the client cancels, the deadline passes or the server stops.
+   *
+   * Delivery is callback-driven, not a loop of awaits: a stream waiting for events registers one callback with
+   * its subscription; the feed's event wakes every waiting stream, and one microtask (deferPump) then pulls and
+   * writes for all of them. A live event reaches each subscriber's transport without a promise or an
+   * allocation of its own beyond the batch array: the cost per subscriber is the transport's write.
    */
   async stream(
     method: StreamMethod,
@@ -123,32 +130,112 @@ export class NativeGrpcService {
     } catch (err) {
       throw this.failure(err, method);
     }
-    if (call.signal.aborted) {
+    const signal = call.signal;
+    if (signal.aborted) {
       stream.close();
       return;
     }
-    const name = method.desc.name;
     const metrics = this.opts.metrics;
     stream.onLagged = (n) => metrics?.laggedEvents(transport, n);
     const onAbort = () => stream.close();
-    call.signal.addEventListener('abort', onAbort, { once: true });
+    signal.addEventListener('abort', onAbort, { once: true });
     this.openStreams++;
-    const counted = metrics?.streamOpened(name, transport);
+    const counted = metrics?.streamOpened(method.desc.name, transport);
     try {
-      for (;;) {
-        const batch = await stream.next();
-        if (batch === null || call.signal.aborted) return;
-        const full = !sink.write(batch);
-        counted?.messages(batch.length);
-        // Wait for the client before pulling more: meanwhile new events queue in the subscription, which is
-        // what measures (and bounds) how far behind this consumer is.
-        if (full) await sink.drained();
-      }
+      sink.opened?.();
+      await pumpStream(stream, sink, signal, counted);
     } finally {
-      call.signal.removeEventListener('abort', onAbort);
+      signal.removeEventListener('abort', onAbort);
       stream.close();
       this.openStreams--;
       counted?.closed();
     }
   }
+}
+
+/** What the pump needs of an event stream (EventStream). */
+interface PolledStream {
+  poll(): Uint8Array[] | null | undefined | Promise<Uint8Array[] | null>;
+  whenReady(cb: () => void): void;
+}
+
+/**
+ * Moves a stream's events to its sink until the stream ends (poll answers null) or the signal aborts. Pulls
+ * only while the sink accepts more: meanwhile new events queue in the subscription, which is what measures
+ * (and bounds) how far behind this consumer is.
+ */
+function pumpStream(
+  stream: PolledStream,
+  sink: MessageSink,
+  signal: AbortSignal,
+  counted: { messages(n: number): void } | undefined,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let ended = false;
+    const end = (err?: unknown) => {
+      if (ended) return;
+      ended = true;
+      if (err === undefined) resolve();
+      else reject(err);
+    };
+    /** Writes a batch; true when the pump may pull again at once. */
+    const deliver = (batch: Uint8Array[] | null): boolean => {
+      if (batch === null || signal.aborted) {
+        end();
+        return false;
+      }
+      const full = !sink.write(batch);
+      counted?.messages(batch.length);
+      if (full) {
+        sink.drained().then(pump, end);
+        return false;
+      }
+      return true;
+    };
+    const pump = (): void => {
+      try {
+        while (!ended) {
+          if (signal.aborted) {
+            end();
+            return;
+          }
+          const next = stream.poll();
+          if (next === undefined) {
+            stream.whenReady(wake);
+            return;
+          }
+          if (next instanceof Promise) {
+            next.then((batch) => {
+              if (deliver(batch)) pump();
+            }, end);
+            return;
+          }
+          if (!deliver(next)) return;
+        }
+      } catch (err) {
+        end(err);
+      }
+    };
+    const wake = () => deferPump(pump);
+    pump();
+  });
+}
+
+/** Pumps woken by the current synchronous run (a feed event wakes every subscriber), run in one microtask. */
+let woken: (() => void)[] = [];
+
+function runWoken(): void {
+  const pumps = woken;
+  woken = [];
+  // A pump never throws (pumpStream catches); each only pulls and writes its own stream.
+  for (let i = 0; i < pumps.length; i++) pumps[i]();
+}
+
+/**
+ * Runs `pump` after the code that woke it (the chain's commit, which emits inside its synchronous step),
+ * together with every other pump woken meanwhile: one microtask for a whole fan-out, not a promise per
+ * subscriber, and never inside the feed's emit.
+ */
+function deferPump(pump: () => void): void {
+  if (woken.push(pump) === 1) queueMicrotask(runWoken);
 }

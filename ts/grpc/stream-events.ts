@@ -130,6 +130,45 @@ export class EventStream {
     }
   }
 
+  /**
+   * The next encoded events without waiting when they are at hand (the live stream's common case: no promise,
+   * no turn of the event loop); undefined when nothing is queued (whenReady tells when to poll again); a
+   * promise when they need the store (a replay, logs of a block without its receipts at hand); null once closed.
+   */
+  poll(): Uint8Array[] | null | undefined | Promise<Uint8Array[] | null> {
+    if (this.sub.replaying) return this.next();
+    for (;;) {
+      const items = this.sub.takeNow(STREAM_BATCH);
+      if (items == null) return items;
+      const out: Uint8Array[] = [];
+      for (let i = 0; i < items.length; i++) {
+        const pending = this.encode(items[i], out);
+        if (pending) return this.encodeRest(pending, items, i + 1, out);
+      }
+      if (out.length > 0) return out;
+    }
+  }
+
+  /** `cb` runs once, synchronously from the feed, when poll has something new (or the stream closed). */
+  whenReady(cb: () => void): void {
+    this.sub.whenReady(cb);
+  }
+
+  /** poll's continuation once an item needs the store: the rest of the batch, in order. */
+  private async encodeRest(
+    pending: Promise<void>,
+    items: SubscriptionItem[],
+    from: number,
+    out: Uint8Array[],
+  ): Promise<Uint8Array[] | null> {
+    await pending;
+    for (let i = from; i < items.length; i++) {
+      const p = this.encode(items[i], out);
+      if (p) await p;
+    }
+    return out.length > 0 ? out : this.next();
+  }
+
   close(): void {
     this.sub.close();
   }

@@ -51,6 +51,29 @@ function frame(flag: number, payload: Uint8Array): Buffer {
   return out;
 }
 
+/**
+ * Stream chunks by message, per framing: a finalized block's event is one encoding shared by every stream
+ * (shapes.ts), so its frame (and base64 text) is made once and the same bytes go to every subscriber.
+ */
+const streamChunks: Record<Mode, WeakMap<Uint8Array, Buffer>> = { binary: new WeakMap(), text: new WeakMap() };
+
+/** The chunk a stream writes for a batch of messages: one message's cached chunk, or a batch's frames together. */
+function streamChunk(mode: Mode, messages: Uint8Array[]): Buffer {
+  if (messages.length !== 1) {
+    const bytes = Buffer.concat(messages.map((m) => frame(DATA_FLAG, m)));
+    return mode === 'text' ? Buffer.from(bytes.toString('base64'), 'latin1') : bytes;
+  }
+  const message = messages[0];
+  const cache = streamChunks[mode];
+  let chunk = cache.get(message);
+  if (chunk === undefined) {
+    chunk = frame(DATA_FLAG, message);
+    if (mode === 'text') chunk = Buffer.from(chunk.toString('base64'), 'latin1');
+    cache.set(message, chunk);
+  }
+  return chunk;
+}
+
 /** grpc-message is percent-encoded UTF-8 (gRPC over HTTP/2: printable ASCII except '%' passes as is). */
 export function encodeGrpcMessage(message: string): string {
   let out = '';
@@ -129,8 +152,16 @@ class WebCall {
   private readonly listeners: (() => void)[] = [];
   reason: 'cancelled' | 'deadline' | null = null;
 
+  private readonly deadline: number | undefined;
+
   constructor(timeoutMs: number | undefined) {
-    if (timeoutMs !== undefined) this.timer = setTimeout(() => this.abort('deadline'), timeoutMs);
+    if (timeoutMs !== undefined) this.deadline = performance.now() + timeoutMs;
+  }
+
+  /** Starts the deadline's timer: only once there is work to stop (a stream, a unary answer not ready at once). */
+  watch(): void {
+    if (this.deadline === undefined || this.reason) return;
+    this.timer = setTimeout(() => this.abort('deadline'), Math.max(0, this.deadline - performance.now()));
   }
 
   get signal(): AbortSignal {
@@ -211,6 +242,7 @@ export function createGrpcWebHandler(service: NativeGrpcService, opts: GrpcWebOp
     // Answered at once (the common case: the head, the window, account reads): no promise at all.
     if (!(out instanceof Promise)) return ok(out);
     if (timeoutMs === undefined) return out.then(ok, fail);
+    call.watch();
     const deadline = new Promise<never>((_, reject) => call.onAbort(() => reject(call.ended())));
     return Promise.race([out, deadline]).then(ok, fail);
   };
@@ -223,12 +255,13 @@ export function createGrpcWebHandler(service: NativeGrpcService, opts: GrpcWebOp
   ) => {
     const run = (body: HttpBodyStream) => {
       const call = new WebCall(timeoutMs);
+      call.watch();
       const signal = call.signal;
       const onServerStop = () => call.abort('cancelled');
       opts.signal?.addEventListener('abort', onServerStop, { once: true });
       body.onClose(() => call.abort('cancelled'));
       const sink = {
-        write: (messages: Uint8Array[]) => body.write(encode(mode, Buffer.concat(messages.map((m) => frame(DATA_FLAG, m))))),
+        write: (messages: Uint8Array[]) => body.write(streamChunk(mode, messages)),
         drained: () =>
           new Promise<void>((resolve) => {
             if (signal.aborted || body.closed) return resolve();

@@ -73,13 +73,23 @@ const BODY = 0;
 const HANDLER = 1;
 const DONE = 2;
 
+/** The status line's headers: one call for a frozen set (uWS writes `name: value\r\n` as given), else one each. */
+function writeHeaders(res: UwsResponse, p: Prepared): void {
+  const block = p.headerBlock;
+  if (block !== undefined) {
+    res.writeHeader(block[0], block[1]);
+    return;
+  }
+  const h = p.headers;
+  for (let i = 0; i < h.length; i++) res.writeHeader(h[i][0], h[i][1]);
+}
+
 /** Writes a whole response in one corked batch. The caller guarantees `res` is still valid (not aborted/ended). */
 function write(res: UwsResponse, p: Prepared, isHead: boolean, close = false): void {
   res.cork(() => {
     // uWS writes "200 OK" itself when no status is given.
     if (p.status !== 200) res.writeStatus(p.statusLine);
-    const h = p.headers;
-    for (let i = 0; i < h.length; i++) res.writeHeader(h[i][0], h[i][1]);
+    writeHeaders(res, p);
     if (p.noBody) {
       res.endWithoutBody();
     } else if (isHead) {
@@ -102,8 +112,7 @@ function write(res: UwsResponse, p: Prepared, isHead: boolean, close = false): v
 function startStream(res: UwsResponse, p: Prepared, logger: ServerConfig['logger']): BodyStream {
   res.cork(() => {
     if (p.status !== 200) res.writeStatus(p.statusLine);
-    const h = p.headers;
-    for (let i = 0; i < h.length; i++) res.writeHeader(h[i][0], h[i][1]);
+    writeHeaders(res, p);
   });
   let drainCallbacks: (() => void)[] = [];
   res.onWritable(() => {

@@ -1,7 +1,8 @@
 /**
  * Execution of native transactions: transfers and native operations. The nonce, fee and balance rule
  * is checked against the state being built; operations then run through their family's module
- * (tokens, staking, NFTs) on a child overlay, so a failed operation leaves nothing but its fee.
+ * (tokens, staking, NFTs) inside a sub-transaction of the overlay (StateOverlay.begin), so a failed
+ * operation leaves nothing but its fee.
  */
 import { getAccount, putAccount } from '../state/accounts.js';
 import { StateOverlay, type StateReader } from '../state/state-store.js';
@@ -55,15 +56,17 @@ export function applyNativeTransaction(state: StateOverlay, tx: SignedTransactio
     return { status: 1, events: [] };
   }
   if (kind.kind === 'evm') return { dropped: 'EVM transaction in native form' };
-  const child = new StateOverlay(state);
+  // The operation writes into the block's overlay inside a sub-transaction; a failure rolls it back.
   const events: NativeEvent[] = [];
+  const mark = state.begin();
   try {
-    OPERATION_MODULES[kind.kind].apply({ state: child, tx, op: kind.op, env, emit: (e) => events.push(e) });
+    OPERATION_MODULES[kind.kind].apply({ state, tx, op: kind.op, env, emit: (e) => events.push(e) });
   } catch (err) {
+    state.rollback(mark);
     if (err instanceof OperationFailed) return { status: 0, events: [], failure: err.message };
     throw err;
   }
-  state.absorb(child);
+  state.keep();
   return { status: 1, events };
 }
 

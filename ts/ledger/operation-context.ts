@@ -1,7 +1,7 @@
 /**
  * The contract between the native transaction executor and the operation families (SRC-20 tokens,
  * DPoS staking, SRC-721 NFTs). The executor charges the fee and bumps the nonce; a family's handler
- * applies the operation's effects to a child overlay and records events. A handler that throws
+ * applies the operation's effects to the state (a sub-transaction of the block overlay) and records events. A handler that throws
  * OperationFailed leaves no effect: the transaction is still included (fee paid, nonce used) with
  * status 0 and the reason in its receipt, as a reverted EVM transaction would be.
  */
@@ -53,7 +53,7 @@ export class OperationFailed extends Error {
   }
 }
 
-/** One operation being applied: its state (a child overlay, dropped on failure), transaction, block and event sink. */
+/** One operation being applied: its state (the block overlay inside a sub-transaction, rolled back on failure), transaction, block and event sink. */
 export interface OperationCall {
   state: StateOverlay;
   tx: SignedTransaction;

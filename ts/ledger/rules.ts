@@ -150,10 +150,14 @@ const OPERATION_FEE_TENTHS: Record<OperationName, bigint> = {
   FreezeNftCollection: 10n,
 };
 
+/** The same in base units, computed once (every transaction of a block asks). */
+const OPERATION_MIN_FEE = Object.fromEntries(
+  Object.entries(OPERATION_FEE_TENTHS).map(([name, tenths]) => [name, (tenths * MIN_TX_FEE_BASE) / 10n]),
+) as Record<OperationName, bigint>;
+
 /** Minimum fee of a native transaction by kind (base units). */
 export function minimumFee(kind: TxKind): bigint {
-  if (kind.kind === 'token' || kind.kind === 'staking' || kind.kind === 'nft')
-    return (OPERATION_FEE_TENTHS[kind.op.name] * MIN_TX_FEE_BASE) / 10n;
+  if (kind.kind === 'token' || kind.kind === 'staking' || kind.kind === 'nft') return OPERATION_MIN_FEE[kind.op.name];
   return MIN_TX_FEE_BASE;
 }
 

@@ -25,6 +25,8 @@ export const MAX_CONSENSUS_MESSAGES = 1000;
 export const MAX_BLOCKS_PER_REQUEST = 256;
 /** A peer whose score falls to this is disconnected and refused. */
 export const BAN_SCORE = -50;
+/** How long a refused peer of another chain stays connected so its identify of this node finishes. */
+export const REFUSE_GRACE_MS = 2000;
 /** Points an invalid message costs its sender by default (malformed, forged or invalid: dropped at once). */
 export const INVALID_MESSAGE_PENALTY = 50;
 
@@ -242,10 +244,18 @@ export class P2PNetwork {
     }
   }
 
+  /**
+   * Refuse a peer of another chain: denied at once (no gossip, requests or later connections), hung up
+   * after a grace period in which its own identify of this node can finish, so it learns the chains
+   * differ and refuses this node too instead of redialling a connection that closed without a reason.
+   */
   private async refuse(peer: PeerId, reason: string): Promise<void> {
+    if (this.denied.has(peer.toString())) return;
     this.denied.add(peer.toString());
+    this.heights.delete(peer.toString());
     this.opts.log.warn({ peer: peer.toString(), reason }, 'peer refused at handshake');
-    await this.node.hangUp(peer).catch(() => undefined);
+    const t = setTimeout(() => void this.node.hangUp(peer).catch(() => undefined), REFUSE_GRACE_MS);
+    t.unref();
   }
 
   /** Lower a peer's score; below the ban score it is disconnected and refused from then on. */
@@ -470,6 +480,20 @@ export class P2PNetwork {
     }
     await stream.close().catch(() => undefined);
     return out;
+  }
+
+  /**
+   * Ask every handshaken peer for its status again (its head): block announcements go out once, and a
+   * node that missed one would not learn that its peers moved on.
+   */
+  async refreshPeerStatus(): Promise<void> {
+    await Promise.all(
+      this.connectedPeerIds().map((id) =>
+        this.requestStatus(id).catch((err: Error) =>
+          this.opts.log.debug({ peer: id, err: err.message }, 'status refresh failed'),
+        ),
+      ),
+    );
   }
 
   /** Peers that passed the handshake (ids). */

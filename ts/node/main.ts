@@ -5,7 +5,7 @@ import { type Command, parseCommand } from './config.js';
 import { nodeHelp } from './flags.js';
 import { createLogger } from './log.js';
 import { DataDirInUseError, NativeNode } from './node.js';
-import { generateTestnet, parseTestnetArgs } from './testnet.js';
+import { TESTNET_USAGE, generateTestnet, parseTestnetArgs } from './testnet.js';
 
 /** Exit codes: 1 the node could not start or failed, 2 bad configuration. */
 const EXIT_FAILED = 1;
@@ -16,6 +16,10 @@ const isUserFixable = (err: unknown): err is Error => err instanceof ListenError
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'testnet') {
+    if (process.argv.includes('--help') || process.argv.includes('-h')) {
+      process.stdout.write(TESTNET_USAGE);
+      return;
+    }
     try {
       const o = parseTestnetArgs(process.argv.slice(3));
       const nodes = generateTestnet(o);
@@ -23,7 +27,8 @@ async function main(): Promise<void> {
       for (const n of nodes) process.stdout.write(`${n.name} ${n.role} ${n.api_url}\n`);
       return;
     } catch (err) {
-      process.stderr.write(`testnet: ${(err as Error).message}\n`);
+      const message = (err as Error).message.replace(/^testnet: /, '');
+      process.stderr.write(`testnet: ${message}\n${TESTNET_USAGE}`);
       process.exit(EXIT_CONFIG);
     }
   }

@@ -178,7 +178,11 @@ export async function startNetworking(d: NetworkDeps): Promise<Networking> {
       logger.warn({ validator: e.a.validator, height: e.a.height, round: e.a.round, type: e.a.type }, 'double-sign evidence');
       void net.publishEvidence(encodeEvidence(e));
     };
-    bft.onRound = (_h, r) => networkMetrics.roundStarted(r);
+    bft.onRound = (h, r) => {
+      networkMetrics.roundStarted(r);
+      // Later rounds mean a proposal or a quorum did not arrive in time: worth a line in the log.
+      if (r > 0) logger.info({ height: h, round: r, proposer: bft?.currentProposer() }, 'BFT round started');
+    };
     bft.onStuck = (height) => {
       for (const peer of net.connectedPeerIds()) void catchUpConsensus(peer, height);
     };

@@ -9,7 +9,7 @@ import { rpcHooks } from '../api/routes/rpc.js';
 import { Chain } from '../chain/chain.js';
 import { PoaEngine } from '../consensus/poa.js';
 import { crypto } from '../crypto/index.js';
-import { CallPool } from '../execution/index.js';
+import { CallPool, TracePool } from '../execution/index.js';
 import {
   GRPC_WEB_REQUEST_HEADERS,
   GrpcMetrics,
@@ -180,6 +180,7 @@ export class NativeNode {
     private readonly db: KvStore,
     private readonly log: Logger,
     private readonly evmCalls: CallPool,
+    private readonly evmTraces: TracePool,
     /** Ends gRPC-Web streams when the node stops. */
     private readonly grpcWebStop: AbortController,
   ) {}
@@ -218,6 +219,7 @@ export class NativeNode {
       timeoutMs: config.rpcEvmTimeoutMs,
       onError: (err) => log.error({ err }, 'call worker failed'),
     });
+    const evmTraces = new TracePool({ onError: (err) => log.error({ err }, 'trace worker failed') });
     try {
       const chain = new Chain(params, db, config.windowSize, { history: config.history });
       await chain.open();
@@ -261,6 +263,7 @@ export class NativeNode {
         cryptoBackend: backend,
         audit: auditLog,
         evmCalls,
+        evmTraces,
         events,
         validatorKey: key,
         filters: new FilterRegistry(chain, events),
@@ -359,7 +362,7 @@ export class NativeNode {
           'gRPC listening (native.v1; gRPC-Web on the API port)',
         );
       }
-      const node = new NativeNode(config, ctx, consensus, http, auditLog, m, db, log, evmCalls, grpcWebStop);
+      const node = new NativeNode(config, ctx, consensus, http, auditLog, m, db, log, evmCalls, evmTraces, grpcWebStop);
       node.grpc = grpc;
       consensus.onPoolChanged = () => admission.onBlock();
       consensus.onProduced = (info) => {
@@ -401,6 +404,7 @@ export class NativeNode {
       await grpc?.close();
       await http?.close();
       await evmCalls.close();
+      await evmTraces.close();
       await journal?.journal.close();
       await verification?.close();
       await indexWarmup?.stop();
@@ -453,6 +457,7 @@ export class NativeNode {
       this.ctx.filters?.stop();
       await this.txJournal?.close();
       await this.evmCalls.close();
+      await this.evmTraces.close();
       await this.ctx.verification?.close();
       closeMetrics(this.metrics);
       await this.audit.close();

@@ -37,6 +37,13 @@ export interface TestnetOptions {
   blockTimeMs: number;
 }
 
+export const TESTNET_USAGE = `usage: node dist/ts/node/main.js testnet --validators N [--full-nodes M] --out DIR
+       [--base-port P] [--chain-id 7120] [--dpos-bft-height H] [--block-time-ms T]
+  Writes DIR/genesis.json, DIR/node0 … DIR/node<N+M-1> (keys; API on P+i, P2P on P+100+i, gRPC on P+200+i;
+  defaults P=26600, H=10, T=1000) and DIR/nodes.json (each node's name, role, api_url, p2p_port,
+  validator_address, data_dir and the start command, run from the repository root). docs/p2p.md.
+`;
+
 export function parseTestnetArgs(argv: string[]): TestnetOptions {
   const { values } = parseArgs({
     args: argv,
@@ -74,7 +81,7 @@ export function parseTestnetArgs(argv: string[]): TestnetOptions {
 
 /**
  * Write a local network (like `cometbft testnet`): one genesis shared by all, and per node a data dir
- * with its validator key and node key; API on basePort+i, P2P on basePort+100+i, gRPC (reserved) on
+ * with its validator key and node key; API on basePort+i, P2P on basePort+100+i, gRPC on
  * basePort+200+i; every node lists every other as a static peer. The ten dev mnemonic accounts are
  * funded so the network is usable at once. Returns the nodes.json entries.
  */
@@ -131,6 +138,7 @@ export function generateTestnet(o: TestnetOptions): TestnetNode[] {
       `--port ${o.basePort + i}`,
       '--p2p-host 127.0.0.1',
       `--p2p-port ${o.basePort + 100 + i}`,
+      `--grpc-port ${o.basePort + 200 + i}`,
       ...(peers.length ? [`--peers ${peers.join(',')}`] : []),
       `--block-time-ms ${o.blockTimeMs}`,
       // A local devnet: no per-IP rate limits (the spec's limits stay the default elsewhere).

@@ -167,10 +167,18 @@ export class ChainSubscription {
     for (;;) {
       const item = this.poll();
       if (item || this.closed) return item;
-      await new Promise<void>((resolve) => {
-        this.waiter = resolve;
-      });
+      await new Promise<void>((resolve) => this.whenReady(resolve));
     }
+  }
+
+  /**
+   * `cb` runs once, synchronously from the push (or close) that makes an item available: at once when one
+   * is already queued or the subscription is closed. One waiter at a time (a later call replaces it). The
+   * callback form of next(): a push interface with many subscribers wakes them without a promise each.
+   */
+  whenReady(cb: () => void): void {
+    if (this.closed || this.skipped > 0 || this.head < this.queue.length) cb();
+    else this.waiter = cb;
   }
 
   close(): void {

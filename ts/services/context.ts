@@ -1,7 +1,7 @@
 import type { Chain } from '../chain/chain.js';
 import type { EvidenceEntry } from '../consensus/evidence-pool.js';
 import type { ConsensusEngine } from '../consensus/interface.js';
-import type { CallRunner } from '../execution/index.js';
+import type { CallRunner, TraceRunner } from '../execution/index.js';
 import type { KeyPair } from '../ledger/keys.js';
 import type { TxAdmission } from '../mempool/admission.js';
 import type { Mempool } from '../mempool/mempool.js';
@@ -29,6 +29,8 @@ export interface NodeContext {
   metrics?: MetricsExposition;
   /** Runs eth_call / eth_estimateGas in the call worker pool; absent: in-process (benches, service tests). */
   evmCalls?: CallRunner;
+  /** Runs debug_trace* and native_traceTransaction in the trace worker pool; absent: in-process (benches, service tests). */
+  evmTraces?: TraceRunner;
   /** The node's event source (finalized blocks, pending transactions) for push interfaces. */
   events?: ChainEventFeed;
   /** This node's validator key: POST /validators signs the genesis admin's AddAuthority with it when it is the admin's. */

@@ -70,17 +70,38 @@ export class ResumableSubscription {
         if (batch.length > 0) return batch;
         continue;
       }
-      const live = this.live!;
-      const first = live.poll() ?? (await live.next());
-      if (first === null) return null;
-      const out: SubscriptionItem[] = [];
-      for (let item: SubscriptionItem | null = first; item !== null; item = out.length < max ? live.poll() : null) {
-        if ('event' in item && item.event.kind === 'block_finalized' && item.event.block.index < this.minHeight) continue;
-        out.push(item);
-      }
-      if (out.length > 0) return out;
+      const now = this.takeNow(max);
+      if (now !== undefined) return now;
+      await new Promise<void>((resolve) => this.whenReady(resolve));
     }
     return null;
+  }
+
+  /**
+   * Up to `max` live items without waiting: undefined when none is queued (then whenReady) or while replaying
+   * (then take); null once closed.
+   */
+  takeNow(max: number): SubscriptionItem[] | null | undefined {
+    if (this.closed) return null;
+    const live = this.live;
+    if (live === null) return undefined;
+    let out: SubscriptionItem[] | undefined;
+    for (let item = live.poll(); item !== null; item = out === undefined || out.length < max ? live.poll() : null) {
+      if ('event' in item && item.event.kind === 'block_finalized' && item.event.block.index < this.minHeight) continue;
+      if (out === undefined) out = [item];
+      else out.push(item);
+    }
+    return out;
+  }
+
+  /**
+   * `cb` runs once, synchronously, when takeNow has something to give or the subscription closed (at once if
+   * so already, or while replaying: take is the way then). No promise per wake (push interfaces with many
+   * subscribers).
+   */
+  whenReady(cb: () => void): void {
+    if (this.closed || this.live === null) cb();
+    else this.live.whenReady(cb);
   }
 
   close(): void {

@@ -15,7 +15,7 @@ import type { NativeOperation } from '../ledger/operations.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import { txKind } from '../ledger/tx-kind.js';
 import { baseToWei } from '../ledger/units.js';
-import { NodeError } from '../util/errors.js';
+import { EvmBusyError, NodeError } from '../util/errors.js';
 import { isAddress, isHash, normHash, to0x } from '../util/hex.js';
 import { DAY_SECONDS, STATS_DAYS, chainIndex } from './chain-index.js';
 import { RECENT_TX_SCAN_BLOCKS } from './history-queries.js';
@@ -379,6 +379,8 @@ function traceBlockJob(ctx: NodeContext, c: TraceCache, height: number): Promise
         for (const e of entries) if (e.result) remember(c.trees, e.txHash.replace(/^0x/, ''), e.result as CallFrame);
       } catch (err) {
         if (!(err instanceof NodeError)) throw err;
+        // A full trace pool is a moment's state: the next view of the page traces again.
+        if (err instanceof EvmBusyError) return;
         remember(c.failed, height, err.message);
       } finally {
         c.jobs.delete(height);

@@ -1,23 +1,22 @@
 import type { Block } from '../chain/block.js';
 import {
+  type BlockEnv,
   type BlockTraceEntry,
-  type TraceOptions,
-  type TraceSite,
-  isEvmTransaction,
-  traceBlockTransactions,
-  traceCall as traceCallAt,
+  DEFAULT_TRACE_OPTIONS,
   type CallArgs,
-  traceTransaction as traceAt,
-  traceNativeTransfer,
-  traceNftOperation,
-  traceTokenOperation,
+  CallPoolBusyError,
+  InProcessTraceRunner,
+  type TraceJob,
+  type TraceOptions,
+  type TraceRunner,
+  WorkerFailedError,
+  isEvmTransaction,
 } from '../execution/index.js';
-import { txKind } from '../ledger/tx-kind.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
-import { NodeError, NotFoundError } from '../util/errors.js';
-import type { ChainContext } from './context.js';
+import { EvmBusyError, NodeError, NotFoundError, ServerError } from '../util/errors.js';
+import type { ChainContext, NodeContext } from './context.js';
 import { callEnv } from './evm-queries.js';
-import { type HistoricalStateView, stateAt } from './state-at.js';
+import { stateAt } from './state-at.js';
 
 /** debug_traceTransaction on a native operation, or on an EVM transaction before EVM activation (spec). */
 export class NotEvmTransactionError extends NodeError {
@@ -51,60 +50,68 @@ async function locate(ctx: ChainContext, txid: string): Promise<Located> {
 const isEvmAt = (ctx: ChainContext, height: number) => (tx: SignedTransaction) =>
   isEvmTransaction(tx) && height >= ctx.chain.params.activation.evm;
 
+/** Where no node runs (benches, service tests), traces run in-process. */
+const inProcess = new InProcessTraceRunner();
+
+const runnerOf = (ctx: ChainContext): TraceRunner => (ctx as Partial<NodeContext>).evmTraces ?? inProcess;
+
 /**
- * Run `use` over the state after block `height`: a read-only view from the state history (ts/chain/
- * state-history.ts) that stays the same while later blocks commit, released when `use` settles. Older
- * than the history the node keeps (`--history N`): HistoryUnavailableError naming the oldest block.
+ * Run `job` on the state after block `height` (a read-only view from the state history, ts/chain/
+ * state-history.ts, unchanged while later blocks commit, released when the trace settles), in block `env`,
+ * after re-applying `prefix`: in the node's trace pool, or in-process. Older than the history the node
+ * keeps (`--history N`): HistoryUnavailableError naming the oldest block.
  */
-async function withStateAfter<T>(ctx: ChainContext, height: number, use: (view: HistoricalStateView) => Promise<T>): Promise<T> {
+async function runTrace(
+  ctx: ChainContext,
+  height: number,
+  env: BlockEnv,
+  prefix: readonly SignedTransaction[],
+  job: TraceJob,
+  opts: TraceOptions,
+): Promise<unknown> {
   const view = await stateAt(ctx, height);
   try {
-    return await use(view);
+    return await runnerOf(ctx).run({ job, env, state: view, prefix, opts });
+  } catch (err) {
+    if (err instanceof CallPoolBusyError) throw new EvmBusyError(err.message);
+    if (err instanceof WorkerFailedError) throw new ServerError(`trace failed: ${err.message}`);
+    throw err;
   } finally {
     view.release();
   }
 }
 
-/** Run `use` on the site of block `block` (its environment, the state before it), the first `prefix` txs first. */
-function atBlock<T>(ctx: ChainContext, block: Block, prefix: number, use: (site: TraceSite) => Promise<T>): Promise<T> {
-  const chain = ctx.chain;
-  return withStateAfter(ctx, block.index - 1, (view) =>
-    use({
-      env: chain.blockEnv(block.index, block.validator, block.timestamp),
-      parentState: view,
-      store: view,
-      prefix: block.transactions.slice(0, prefix),
-      // Between slices of a trace, let a block being sealed meanwhile finish its commit.
-      pause: () => chain.settled(),
-    }),
-  );
+/** Run `job` in block `block` on the state before it, its first `prefix` transactions re-applied first. */
+function atBlock(ctx: ChainContext, block: Block, prefix: number, job: TraceJob, opts: TraceOptions): Promise<unknown> {
+  const env = ctx.chain.blockEnv(block.index, block.validator, block.timestamp);
+  return runTrace(ctx, block.index - 1, env, block.transactions.slice(0, prefix), job, opts);
 }
 
 /** debug_traceTransaction: the selected tracer's result for a committed EVM transaction. */
 export async function traceTransaction(ctx: ChainContext, txid: string, opts: TraceOptions): Promise<unknown> {
   const { block, index, tx } = await locate(ctx, txid);
   if (!isEvmAt(ctx, block.index)(tx)) throw new NotEvmTransactionError();
-  const out = await atBlock(ctx, block, index, (site) => traceAt(site, tx, opts));
-  return out.result;
+  return atBlock(ctx, block, index, { kind: 'transaction', tx }, opts);
 }
 
 /** debug_traceBlockByNumber / ByHash: one `{ txHash, result }` per transaction, in block order. */
 export async function traceBlock(ctx: ChainContext, block: Block, opts: TraceOptions): Promise<BlockTraceEntry[]> {
   if (block.index === 0) return [];
-  return atBlock(ctx, block, 0, (site) => traceBlockTransactions(site, block.transactions, isEvmAt(ctx, block.index), opts));
+  const txs = block.transactions;
+  const job: TraceJob = { kind: 'block', txs, evm: txs.map(isEvmAt(ctx, block.index)) };
+  return (await atBlock(ctx, block, 0, job, opts)) as BlockTraceEntry[];
 }
+
+/** Options of a native trace: its size is bounded (~5 KB), its time by the default trace timeout. */
+const NATIVE_TRACE_OPTIONS = DEFAULT_TRACE_OPTIONS;
 
 /** native_traceTransaction: the operation-level trace of a committed native operation. */
 export async function traceNativeTransaction(ctx: ChainContext, txid: string): Promise<unknown> {
   const { block, index, tx } = await locate(ctx, txid);
   if (isEvmTransaction(tx)) throw new EvmTransactionError();
-  const kind = txKind(tx);
-  if (kind.kind === 'token') {
-    const receipt = (await ctx.chain.blocks.receipts(block.index))?.[index];
-    return atBlock(ctx, block, index, (site) => traceTokenOperation(site, tx, kind.op, receipt));
-  }
-  if (kind.kind === 'nft') return atBlock(ctx, block, index, (site) => traceNftOperation(site, tx));
-  return atBlock(ctx, block, index, (site) => traceNativeTransfer(site, tx));
+  const stored = (await ctx.chain.blocks.receipts(block.index))?.[index];
+  const receipt = stored && { status: stored.status, output: stored.output, events: stored.events };
+  return atBlock(ctx, block, index, { kind: 'native', tx, receipt }, NATIVE_TRACE_OPTIONS);
 }
 
 /**
@@ -116,7 +123,5 @@ export async function traceCall(ctx: ChainContext, args: CallArgs, opts: TraceOp
   await chain.settled();
   const at = height ?? chain.height;
   const env = await callEnv(ctx, height);
-  return withStateAfter(ctx, at, (view) =>
-    traceCallAt({ env, parentState: view, store: view, prefix: [], pause: () => chain.settled() }, args, opts),
-  );
+  return runTrace(ctx, at, env, [], { kind: 'call', args }, opts);
 }

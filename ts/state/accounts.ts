@@ -1,5 +1,5 @@
 import { fromHex } from '../util/hex.js';
-import { id20, nsChar } from './key-ids.js';
+import { nsChar, nsKey } from './key-ids.js';
 import { type KeyStr, type StateOverlay, type StateReader, keyStr } from './state-store.js';
 
 /** State key namespaces (first byte of every state key). */
@@ -43,7 +43,7 @@ const EMPTY: Account = { nonce: 0n, balance: 0n };
 const ACCOUNT_NS = nsChar(NS.account);
 
 export function accountKey(address: string | Uint8Array): KeyStr {
-  if (typeof address === 'string') return ACCOUNT_NS + id20(address);
+  if (typeof address === 'string') return nsKey(ACCOUNT_NS, address);
   const b = Buffer.allocUnsafe(21);
   b[0] = NS.account;
   b.set(address, 1);

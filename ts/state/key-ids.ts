@@ -26,3 +26,55 @@ export function id20(id: string, prefixLength = 2): string {
 
 /** The one-character prefix of a key namespace. */
 export const nsChar = (ns: number): string => String.fromCharCode(ns);
+
+/**
+ * Whole keys kept per cache (a few blocks' working set: ~10 MB at most each); emptied when full, as
+ * the ids are.
+ */
+const MAX_CACHED_KEYS = 65_536;
+const keyCaches = new Map<string, Map<string, string>>();
+
+/**
+ * The state key `ns` + id20(id) (accounts: every native transaction builds two or three), cached like
+ * the ids: a cached key is one flat string whose hash is already computed, so the overlay's and the
+ * trie's map lookups with it neither concatenate, flatten nor hash.
+ */
+export function nsKey(ns: string, id: string): string {
+  let c = keyCaches.get(ns);
+  if (c === undefined) keyCaches.set(ns, (c = new Map()));
+  let k = c.get(id);
+  if (k === undefined) {
+    k = ns + id20(id);
+    if (c.size >= MAX_CACHED_KEYS) c.clear();
+    c.set(id, k);
+  }
+  return k;
+}
+
+/**
+ * Keys built from two ids (a token balance: contract, holder), cached by first id then second, as
+ * nsKey's keys are; at most MAX_CACHED_KEYS keys (emptied when full).
+ */
+export class PairKeyCache {
+  private readonly byFirst = new Map<string, Map<string, string>>();
+  private count = 0;
+
+  constructor(private readonly build: (first: string, second: string) => string) {}
+
+  get(first: string, second: string): string {
+    let c = this.byFirst.get(first);
+    if (c === undefined) this.byFirst.set(first, (c = new Map()));
+    let k = c.get(second);
+    if (k === undefined) {
+      k = this.build(first, second);
+      if (++this.count > MAX_CACHED_KEYS) {
+        this.byFirst.clear();
+        c.clear();
+        this.byFirst.set(first, c);
+        this.count = 1;
+      }
+      c.set(second, k);
+    }
+    return k;
+  }
+}

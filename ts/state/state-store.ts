@@ -115,6 +115,13 @@ export class StateStore implements StateReader {
 /** Copy-on-write view used to execute a block (or to simulate a call) without touching the base. */
 export class StateOverlay implements StateReader {
   readonly changes: StateChanges = new Map();
+  /**
+   * While a sub-transaction is open (begin): each write's key followed by the entry it replaced in
+   * `changes` (undefined: none), so rollback restores `changes` exactly. Cheaper than a child overlay
+   * per native operation: reads stay one level deep and nothing is copied when the operation succeeds.
+   */
+  private journal: (KeyStr | Buffer | null | undefined)[] | null = null;
+  private openMarks = 0;
 
   constructor(private readonly base: StateReader) {}
 
@@ -125,11 +132,38 @@ export class StateOverlay implements StateReader {
   }
 
   set(key: KeyStr, value: Buffer): void {
+    if (this.journal !== null) this.journal.push(key, this.changes.get(key));
     this.changes.set(key, value);
   }
 
   delete(key: KeyStr): void {
+    if (this.journal !== null) this.journal.push(key, this.changes.get(key));
     this.changes.set(key, null);
+  }
+
+  /** Open a sub-transaction (nestable); close it with keep() or rollback() and the returned mark. */
+  begin(): number {
+    this.journal ??= [];
+    this.openMarks++;
+    return this.journal.length;
+  }
+
+  /** Keep the writes of the innermost open sub-transaction (an enclosing one can still roll them back). */
+  keep(): void {
+    if (--this.openMarks === 0) this.journal = null;
+  }
+
+  /** Undo every write made since the mark: `changes` is as it was then, entries and their order. */
+  rollback(mark: number): void {
+    const j = this.journal as (KeyStr | Buffer | null | undefined)[];
+    for (let i = j.length - 2; i >= mark; i -= 2) {
+      const k = j[i] as KeyStr;
+      const prev = j[i + 1] as Buffer | null | undefined;
+      if (prev === undefined) this.changes.delete(k);
+      else this.changes.set(k, prev);
+    }
+    j.length = mark;
+    if (--this.openMarks === 0) this.journal = null;
   }
 
   /** Fold a nested overlay's changes into this one (commit of a sub-transaction). */

@@ -7,6 +7,8 @@ import { type ChainStatus, MAX_BLOCKS_PER_REQUEST, type P2PNetwork, PeerMisbehav
 
 /** Blocks a node may trail the highest peer while following gossip, and still count as caught up. */
 export const FOLLOW_LAG_BLOCKS = 2;
+/** A head that has not moved for this long makes the node ask its peers for their heads again. */
+export const STALL_REFRESH_MS = 3000;
 
 export interface SyncLog {
   info: (o: object, m: string) => void;
@@ -25,6 +27,9 @@ export class BlockSync {
   private timer: NodeJS.Timeout | null = null;
   private lastProgressLog = 0;
   private stopped = false;
+  private lastHeight = -1;
+  private lastHeightAt = Date.now();
+  private lastRefreshAt = 0;
   /** Blocks imported from peers (gossip and ranges). */
   imported = 0;
 
@@ -37,8 +42,28 @@ export class BlockSync {
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => this.poke(), 1000);
+    this.timer = setInterval(() => this.tick(), 1000);
     this.timer.unref();
+  }
+
+  /**
+   * Once a second: catch up when a peer is known to be ahead. While the head has not moved for
+   * STALL_REFRESH_MS, ask the peers for their heads again (at most that often): a block announcement is
+   * gossiped once, and a node that missed it (or a validator that missed a height's last votes) would
+   * otherwise wait for the next announcement, which a network waiting for this node's vote never makes.
+   */
+  private tick(): void {
+    if (this.stopped) return;
+    const now = Date.now();
+    if (this.chain.height !== this.lastHeight) {
+      this.lastHeight = this.chain.height;
+      this.lastHeightAt = now;
+    }
+    if (!this.running && now - this.lastHeightAt > STALL_REFRESH_MS && now - this.lastRefreshAt > STALL_REFRESH_MS) {
+      this.lastRefreshAt = now;
+      void this.net.refreshPeerStatus().then(() => this.poke());
+    }
+    this.poke();
   }
 
   async stop(): Promise<void> {

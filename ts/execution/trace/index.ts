@@ -17,5 +17,6 @@ export {
   traceCall,
   traceTransaction,
 } from './run.js';
-export { traceNativeTransfer, traceTokenOperation } from './native.js';
+export { traceNative, traceNativeTransfer, traceTokenOperation } from './native.js';
+export type { NativeReceipt, TraceJob } from './task.js';
 export { traceNftOperation } from './nft.js';

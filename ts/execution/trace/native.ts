@@ -5,7 +5,9 @@ import type { SignedTransaction } from '../../ledger/transaction.js';
 import { ZERO_ADDRESS, baseToNative, weiToBase } from '../../ledger/units.js';
 import { getAccount } from '../../state/accounts.js';
 import { StateOverlay, type StateReader } from '../../state/state-store.js';
-import { type TraceSite, applyUntraced } from './run.js';
+import { txKind } from '../../ledger/tx-kind.js';
+import { traceNftOperation } from './nft.js';
+import { type TraceSite, applyUntraced, runSync } from './run.js';
 
 /** Account fields of a native trace (spec: balance_base, nonce). */
 interface NativeAccountView {
@@ -29,10 +31,11 @@ function accounts(state: StateReader, addresses: readonly string[]): Record<stri
  */
 export async function traceNativeTransfer(site: TraceSite, tx: SignedTransaction): Promise<Record<string, unknown>> {
   const state = new StateOverlay(site.parentState);
-  await applyUntraced(site.env, state, site.store, site.prefix);
+  await applyUntraced(site.env, state, site.store, site.prefix, site.deadline);
   const parties = [...new Set([tx.from_address, tx.to_address])];
-  const pre = accounts(state, parties);
-  await applyUntraced(site.env, state, site.store, [tx]);
+  const pre = await runSync(site.store, () => accounts(state, parties));
+  await applyUntraced(site.env, state, site.store, [tx], site.deadline);
+  const post = await runSync(site.store, () => accounts(state, parties));
   const toValidator = tx.fee / 2n;
   return {
     op: 'NativeTransfer',
@@ -43,7 +46,7 @@ export async function traceNativeTransfer(site: TraceSite, tx: SignedTransaction
     amount_native: baseToNative(tx.amount),
     fee_base: tx.fee,
     pre_state: pre,
-    post_state: accounts(state, parties),
+    post_state: post,
     fee_split: { burned_base: tx.fee - toValidator, validator_base: toValidator, validator: site.env.proposer },
     events: [],
   };
@@ -102,7 +105,7 @@ export async function traceTokenOperation(
   receipt?: { status: number; output: Uint8Array; events?: NativeEvent[] },
 ): Promise<Record<string, unknown>> {
   const state = new StateOverlay(site.parentState);
-  await applyUntraced(site.env, state, site.store, site.prefix);
+  await applyUntraced(site.env, state, site.store, site.prefix, site.deadline);
   const f = op.fields;
   const toValidator = tx.fee / 2n;
   const common = {
@@ -113,7 +116,7 @@ export async function traceTokenOperation(
   };
   if (op.name === 'Deploy') {
     const contract = tokenContractAddress(tx.from_address, tx.nonce);
-    await applyUntraced(site.env, state, site.store, [tx]);
+    await applyUntraced(site.env, state, site.store, [tx], site.deadline);
     return {
       op: 'SRC20Deploy',
       contract,
@@ -134,13 +137,16 @@ export async function traceTokenOperation(
   const from = (f.from as string | undefined) ?? tx.from_address;
   const to = (f.to as string | undefined) ?? (f.spender as string | undefined) ?? ZERO_ADDRESS;
   const parties = [...new Set([from, to, tx.from_address].filter((a) => a !== ZERO_ADDRESS))];
-  const before = getToken(state, contract);
-  const preBalances = tokenBalances(state, contract, parties);
   const allowanceOwner = op.name === 'Approve' ? tx.from_address : from;
   const allowanceSpender = op.name === 'Approve' ? (f.spender as string) : tx.from_address;
-  const preAllowance = tokenAllowance(state, contract, allowanceOwner, allowanceSpender);
-  await applyUntraced(site.env, state, site.store, [tx]);
-  const after = getToken(state, contract);
+  const read = () => ({
+    token: getToken(state, contract),
+    balances: tokenBalances(state, contract, parties),
+    allowance: tokenAllowance(state, contract, allowanceOwner, allowanceSpender),
+  });
+  const { token: before, balances: preBalances, allowance: preAllowance } = await runSync(site.store, read);
+  await applyUntraced(site.env, state, site.store, [tx], site.deadline);
+  const { token: after, balances: postBalances, allowance: postAllowance } = await runSync(site.store, read);
   const out: Record<string, unknown> = {
     op: TOKEN_TRACE_OP[op.name] ?? op.name,
     contract,
@@ -148,7 +154,7 @@ export async function traceTokenOperation(
     to,
     amount: String(f.amount),
     pre_balances: preBalances,
-    post_balances: tokenBalances(state, contract, parties),
+    post_balances: postBalances,
     token: {
       symbol: before?.symbol ?? null,
       decimals: before?.decimals ?? null,
@@ -163,8 +169,20 @@ export async function traceTokenOperation(
       owner: allowanceOwner,
       spender: allowanceSpender,
       before: preAllowance.toString(),
-      after: tokenAllowance(state, contract, allowanceOwner, allowanceSpender).toString(),
+      after: postAllowance.toString(),
     };
   }
   return out;
+}
+
+/** native_traceTransaction of any native operation: the trace of its kind (token, NFT, or a transfer). */
+export function traceNative(
+  site: TraceSite,
+  tx: SignedTransaction,
+  receipt?: { status: number; output: Uint8Array; events?: NativeEvent[] },
+): Promise<Record<string, unknown>> {
+  const kind = txKind(tx);
+  if (kind.kind === 'token') return traceTokenOperation(site, tx, kind.op, receipt);
+  if (kind.kind === 'nft') return traceNftOperation(site, tx);
+  return traceNativeTransfer(site, tx);
 }

@@ -13,7 +13,7 @@ import { weiToBase } from '../../ledger/units.js';
 import { getAccount } from '../../state/accounts.js';
 import { StateOverlay, type StateReader } from '../../state/state-store.js';
 import { operationEnv } from '../block-executor.js';
-import { type TraceSite, applyUntraced } from './run.js';
+import { type TraceSite, applyUntraced, runSync } from './run.js';
 
 type CollectionView = Pick<CollectionInfo, 'total_minted' | 'total_burned' | 'total_supply' | 'frozen'> &
   Partial<Pick<CollectionInfo, 'base_uri'>>;
@@ -48,7 +48,7 @@ export async function traceNftOperation(site: TraceSite, tx: SignedTransaction):
   if (kind.kind !== 'nft') throw new Error('not an NFT operation');
   const op = kind.op;
   const state = new StateOverlay(site.parentState);
-  await applyUntraced(site.env, state, site.store, site.prefix);
+  await applyUntraced(site.env, state, site.store, site.prefix, site.deadline);
   const { collection, tokenId, operator } = subjectOf(tx, op);
   const height = site.env.height;
   // URIs (up to 512 characters) appear once: the old base URI before an update (the event carries the
@@ -65,16 +65,23 @@ export async function traceNftOperation(site: TraceSite, tx: SignedTransaction):
     }
     return out;
   };
-  const preSender = account(state, tx.from_address);
-  const pre = view(state, true);
-  const outcome = applyNativeTransaction(state, tx, operationEnv(site.env));
+  // Reads and the operation run whole again in a worker when they missed a state key (runSync).
+  const preSender = await runSync(site.store, () => account(state, tx.from_address));
+  const pre = await runSync(site.store, () => view(state, true));
+  const { child, outcome } = await runSync(site.store, () => {
+    const child = new StateOverlay(state);
+    return { child, outcome: applyNativeTransaction(child, tx, operationEnv(site.env)) };
+  });
   if ('dropped' in outcome) throw new Error(`re-execution of block ${height} diverged: ${outcome.dropped}`);
+  state.absorb(child);
   // An automatic mint's id is known once it ran: the token did not exist before.
   if (id === undefined && op.name === 'MintNft' && outcome.status === 1) {
     id = BigInt(outcome.events[0].fields.token_id);
     pre.token = null;
   }
   const toValidator = tx.fee / 2n;
+  const postSender = await runSync(site.store, () => account(state, tx.from_address));
+  const post = await runSync(site.store, () => view(state, false));
   return {
     op: op.name,
     txid: tx.txid,
@@ -85,7 +92,7 @@ export async function traceNftOperation(site: TraceSite, tx: SignedTransaction):
     ...(outcome.status === 0 ? { failure: outcome.failure } : {}),
     fee_base: tx.fee,
     pre_state: { sender: preSender, ...pre },
-    post_state: { sender: account(state, tx.from_address), ...view(state, false) },
+    post_state: { sender: postSender, ...post },
     fee_split: { burned_base: tx.fee - toValidator, validator_base: toValidator, validator: site.env.proposer },
     events: outcome.events.map((e) => ({ type: e.type, ...e.fields })),
   };

@@ -6,41 +6,68 @@ import { StateOverlay, type StateReader } from '../../state/state-store.js';
 import type { EvmBaseState } from '../state-adapter.js';
 import type { VM } from '@ethereumjs/vm';
 import { BLOCK_GAS_LIMIT, type BlockEnv, executeBlock } from '../block-executor.js';
+import { CallTimeoutError } from '../deadline.js';
 import { acquireVm, releaseVm } from '../vm-pool.js';
 import { type CallArgs, intrinsicGas, runAsCall } from '../call.js';
 import { typedTransactionOf } from '../evm-tx.js';
+import { MissingStateError } from '../remote-state.js';
 import { ServerError } from '../../util/errors.js';
 import { CallTracer, type MessageEvent, type MessageResult, gethError } from './call-tracer.js';
 import { PrestateTracer } from './prestate-tracer.js';
 import { StructLogger } from './struct-logger.js';
-import { type StepEvent, TRACE_YIELD_STEPS, TraceTimeoutError, type TraceOptions } from './types.js';
+import { type StepEvent, TRACE_CHECK_STEPS, TraceTimeoutError, type TraceOptions } from './types.js';
 
 /** Where a traced transaction runs: its block's environment and the state before that block. */
 export interface TraceSite {
   env: BlockEnv;
-  /** The state after the parent block (the head state, or a historical view of it). */
+  /** The state after the parent block (a historical view of it, or its remote twin in a trace worker). */
   parentState: StateReader;
-  /** What the EVM adapter reads under its overlays (a contract's stored slot keys): the parent state's view. */
+  /** The same state as the EVM adapter reads it (a contract's stored slot keys, remote fetches). */
   store: EvmBaseState;
   /** Transactions of the block before the traced one, re-executed first. */
   prefix: readonly SignedTransaction[];
-  /** Called between slices of steps (the caller waits there for a settled chain state). */
-  pause?: () => Promise<void>;
+  /** Epoch milliseconds: past it the trace stops with TraceTimeoutError. */
+  deadline: number;
+  /**
+   * Called after every step with the number of steps so far; the run waits for the promise it returns (a
+   * yield to the event loop on the main thread, a streamed consumer that has not caught up). A rejection
+   * ends the run with that error.
+   */
+  pace?: (steps: number) => Promise<void> | undefined;
+}
+
+/**
+ * Runs `fn`, which reads the state synchronously, over `base`: in a trace worker the keys it missed are
+ * fetched and it runs again (EvmBaseState.runSync), so `fn` must have no effect outside what it returns.
+ */
+export function runSync<T>(base: EvmBaseState, fn: () => T): Promise<T> {
+  return base.runSync ? base.runSync(fn) : Promise.resolve().then(fn);
+}
+
+/** A run stopped by the interpreter's deadline or a state read past it (deadline.ts) is the trace's timeout. */
+function traceAbort(err: unknown): unknown {
+  return err instanceof CallTimeoutError ? new TraceTimeoutError() : err;
 }
 
 /**
  * Apply transactions without tracing, as the block did, leaving out the end-of-block work (fee split,
- * coinbase, epochs, reward distribution), which happens after the block's last transaction. Returns the
- * EVM gas they used.
+ * coinbase, epochs, reward distribution), which happens after the block's last transaction; stops with
+ * TraceTimeoutError past `deadline`. Returns the EVM gas they used.
  */
 export async function applyUntraced(
   env: BlockEnv,
   state: StateOverlay,
   store: EvmBaseState,
   txs: readonly SignedTransaction[],
+  deadline?: number,
 ): Promise<bigint> {
   if (txs.length === 0) return 0n;
-  const r = await executeBlock(env, state, store, txs, { finish: false });
+  let r: Awaited<ReturnType<typeof executeBlock>>;
+  try {
+    r = await executeBlock(env, state, store, txs, { finish: false, deadline });
+  } catch (err) {
+    throw traceAbort(err);
+  }
   // These transactions are in a committed block: each applied then, so each must apply again.
   const lost = r.dropped[0]?.reason ?? (r.deferred.length ? 'deferred' : null);
   if (lost) throw new ServerError(`re-execution of block ${env.height} diverged: ${lost}`);
@@ -56,8 +83,13 @@ export interface TraceOutcome {
   outputBytes: number;
 }
 
+/**
+ * The selected tracer behind one interface. `read` is what a step needs from the state (synchronous; in a
+ * worker it may miss a key not fetched yet, which is fetched before the step is recorded), `step` records it.
+ */
 type Sink = {
-  step(e: StepEvent, state: StateReader): void;
+  read?(e: StepEvent, state: StateReader): bigint | undefined;
+  step(e: StepEvent, value: bigint | undefined): void;
   enter(m: MessageEvent): void;
   exit(r: MessageResult, depth: number): void;
 };
@@ -68,26 +100,35 @@ function slotValue(state: StateReader, e: StepEvent): bigint {
   return v && v.length > 0 ? BigInt(`0x${v.toString('hex')}`) : 0n;
 }
 
+interface FinishInput {
+  gasUsed: bigint;
+  failed: boolean;
+  returnValue: Uint8Array;
+  post: StateReader;
+}
+
 /** The selected tracer behind one interface, and how its result is finished. */
-function makeSink(opts: TraceOptions, pre: StateReader, txGas: bigint) {
+function makeSink(opts: TraceOptions, pre: StateReader, store: EvmBaseState, txGas: bigint) {
   if (opts.tracer === 'callTracer') {
     const t = new CallTracer(opts, txGas);
     const sink: Sink = {
-      step: (e, state) =>
-        t.step(e, e.opcode.name === 'SELFDESTRUCT' ? getAccount(state, e.address.toString()).balance : undefined),
+      read: (e, state) => (e.opcode.name === 'SELFDESTRUCT' ? getAccount(state, e.address.toString()).balance : undefined),
+      step: (e, balance) => t.step(e, balance),
       enter: (m) => t.enter(m),
       exit: (r) => t.exit(r),
     };
-    return { sink, finish: (o: FinishInput) => t.result(o.gasUsed), outputBytes: () => 0 };
+    return { sink, finish: async (o: FinishInput): Promise<unknown> => t.result(o.gasUsed), outputBytes: () => 0 };
   }
   if (opts.tracer === 'prestateTracer') {
     const t = new PrestateTracer(pre, opts.diffMode);
     const sink: Sink = { step: (e) => t.step(e), enter: (m) => t.enter(m), exit: (r) => t.exit(r) };
-    return { sink, finish: (o: FinishInput) => t.result(o.post), outputBytes: () => 0 };
+    // The result reads every touched account and slot before and after: in a worker, fetched in one round trip.
+    return { sink, finish: (o: FinishInput): Promise<unknown> => runSync(store, () => t.result(o.post)), outputBytes: () => 0 };
   }
   const t = new StructLogger(opts);
   const sink: Sink = {
-    step: (e, state) => t.step(e, e.opcode.name === 'SLOAD' ? slotValue(state, e) : undefined),
+    read: (e, state) => (e.opcode.name === 'SLOAD' ? slotValue(state, e) : undefined),
+    step: (e, value) => t.step(e, value),
     enter: (m) => {
       if (m.depth > 0) t.messageStarted(m.gasLimit);
     },
@@ -97,56 +138,67 @@ function makeSink(opts: TraceOptions, pre: StateReader, txGas: bigint) {
       if (err) t.fault(depth, gethError(err.error));
     },
   };
-  return { sink, finish: (o: FinishInput) => t.result(o.gasUsed, o.failed, o.returnValue), outputBytes: () => t.outputBytes };
-}
-
-interface FinishInput {
-  gasUsed: bigint;
-  failed: boolean;
-  returnValue: Uint8Array;
-  post: StateReader;
+  const finish = async (o: FinishInput): Promise<unknown> => t.result(o.gasUsed, o.failed, o.returnValue);
+  return { sink, finish, outputBytes: () => t.outputBytes };
 }
 
 /**
- * Attach a sink to a VM's events. Every TRACE_YIELD_STEPS steps the run yields to the event loop (the
- * node keeps serving), waits for `pause`, and stops with TraceTimeoutError once past the deadline.
+ * Attach a sink to a VM's events. Every TRACE_CHECK_STEPS steps the run checks its deadline (TraceTimeoutError);
+ * after every step it waits for what `site.pace` returns. A step whose state read misses a key (a worker's
+ * remote view) waits for the key, then is recorded. Returns the check to make once the run ended: a failure
+ * met while the last step waited.
  */
-function attach(vm: VM, sink: Sink, state: StateReader, deadline: number, pause?: () => Promise<void>): void {
+function attach(vm: VM, sink: Sink, state: StateReader, site: TraceSite): () => void {
   let steps = 0;
+  /** A failure while the run waited (the pace's rejection, a fetch that failed): thrown at the next step. */
+  let failure: unknown = null;
   const depths: number[] = [];
   const events = vm.evm.events;
   if (!events) throw new Error('the EVM has no event emitter');
-  // A two-argument listener: the EVM awaits `resolve`, which is how the trace yields between slices
-  // (a throw here rejects that promise and ends the run: timeout, output cap).
+  const { deadline, pace, store } = site;
+  const wait = (p: Promise<unknown>, resolve?: (v?: unknown) => void): void => {
+    p.then(
+      () => resolve?.(),
+      (err: unknown) => {
+        failure = err;
+        resolve?.();
+      },
+    );
+  };
+  /** After a recorded step: the deadline every TRACE_CHECK_STEPS steps, then what the pace asks to wait for. */
+  const after = (): Promise<void> | undefined => {
+    if (++steps % TRACE_CHECK_STEPS === 0 && Date.now() > deadline) throw new TraceTimeoutError();
+    return pace?.(steps);
+  };
+  // A two-argument listener: the EVM awaits `resolve`, which is how the trace waits (a throw here rejects
+  // that promise and ends the run: timeout, output cap).
   events.on('step', (e: StepEvent, resolve?: (v?: unknown) => void) => {
-    sink.step(e, state);
-    if (++steps % TRACE_YIELD_STEPS !== 0) return resolve?.();
-    if (Date.now() > deadline) throw new TraceTimeoutError();
-    setImmediate(() => {
-      if (!pause) return resolve?.();
-      pause().then(
-        () => resolve?.(),
-        () => resolve?.(),
-      );
-    });
+    if (failure !== null) throw failure;
+    const read = sink.read;
+    let value: bigint | undefined;
+    try {
+      value = read?.(e, state);
+    } catch (err) {
+      if (!(err instanceof MissingStateError) || !read) throw err;
+      // The step's value is read once its key is fetched; the EVM waits meanwhile.
+      const recorded = runSync(store, () => read(e, state)).then((v) => {
+        sink.step(e, v);
+        return after();
+      });
+      return wait(recorded, resolve);
+    }
+    sink.step(e, value);
+    const p = after();
+    if (p) wait(p, resolve);
+    else resolve?.();
   });
   events.on('beforeMessage', (m: MessageEvent) => {
     depths.push(m.depth + 1);
     sink.enter(m);
   });
   events.on('afterMessage', (r: MessageResult) => sink.exit(r, depths.pop() ?? 1));
-}
-
-/**
- * What the trace waits for between slices of steps: a settled chain state (the site's pause) and, when the
- * struct logs are streamed, a consumer that has taken the text produced so far (back-pressure).
- */
-function pauseOf(site: TraceSite, opts: TraceOptions): (() => Promise<void>) | undefined {
-  const { sink } = opts;
-  if (!sink) return site.pause;
-  return async () => {
-    await site.pause?.();
-    await sink.ready();
+  return () => {
+    if (failure !== null) throw failure;
   };
 }
 
@@ -157,18 +209,21 @@ async function traceOne(
   blockGasUsed: bigint,
   tx: SignedTransaction,
   opts: TraceOptions,
-  deadline: number,
 ): Promise<TraceOutcome> {
-  if (Date.now() > deadline) throw new TraceTimeoutError();
+  if (Date.now() > site.deadline) throw new TraceTimeoutError();
   const pre = new StateOverlay(state);
   const post = new StateOverlay(pre);
   const c = await acquireVm(site.env, post, site.store);
   let r: RunTxResult;
   const typed = typedTransactionOf(tx, c.common);
-  const { sink, finish, outputBytes } = makeSink(opts, pre, typed.gasLimit);
+  const { sink, finish, outputBytes } = makeSink(opts, pre, site.store, typed.gasLimit);
   try {
-    attach(c.vm, sink, post, deadline, pauseOf(site, opts));
+    c.guard.deadline = site.deadline;
+    const ended = attach(c.vm, sink, post, site);
     r = await runTx(c.vm, { tx: typed, block: c.block, skipHardForkValidation: true, blockGasUsed });
+    ended();
+  } catch (err) {
+    throw traceAbort(err);
   } finally {
     releaseVm(c);
   }
@@ -178,7 +233,7 @@ async function traceOne(
   // geth: the output when successful, the revert data when reverted, nothing on other failures.
   const reverted = r.execResult.exceptionError?.error === 'revert';
   const returnValue = failed && !reverted ? new Uint8Array(0) : r.execResult.returnValue;
-  const result = finish({ gasUsed: r.totalGasSpent, failed, returnValue, post });
+  const result = await finish({ gasUsed: r.totalGasSpent, failed, returnValue, post });
   // `pre` only reads through to `state`; the transaction's writes are all in `post`.
   state.absorb(post);
   return { result, gasUsed: r.totalGasSpent, failed, outputBytes: outputBytes() };
@@ -186,10 +241,9 @@ async function traceOne(
 
 /** Trace one stored EVM transaction at its place in its block (after `site.prefix`). */
 export async function traceTransaction(site: TraceSite, tx: SignedTransaction, opts: TraceOptions): Promise<TraceOutcome> {
-  const deadline = Date.now() + opts.timeoutMs;
   const state = new StateOverlay(site.parentState);
-  const gasUsed = await applyUntraced(site.env, state, site.store, site.prefix);
-  return traceOne(site, state, gasUsed, tx, opts, deadline);
+  const gasUsed = await applyUntraced(site.env, state, site.store, site.prefix, site.deadline);
+  return traceOne(site, state, gasUsed, tx, opts);
 }
 
 /** One entry of a block trace, as geth: the transaction hash and its result or error. */
@@ -201,26 +255,27 @@ export interface BlockTraceEntry {
 
 /**
  * Trace every EVM transaction of a block in order on one state (native ones are applied, and listed
- * with an error naming native_traceTransaction). One timeout and one output cap cover the whole block.
+ * with an error naming native_traceTransaction; `evm[i]` says which). One timeout and one output cap cover
+ * the whole block.
  */
 export async function traceBlockTransactions(
   site: TraceSite,
   txs: readonly SignedTransaction[],
-  isEvm: (tx: SignedTransaction) => boolean,
+  evm: readonly boolean[],
   opts: TraceOptions,
 ): Promise<BlockTraceEntry[]> {
-  const deadline = Date.now() + opts.timeoutMs;
   const state = new StateOverlay(site.parentState);
-  let gasUsed = await applyUntraced(site.env, state, site.store, site.prefix);
+  let gasUsed = await applyUntraced(site.env, state, site.store, site.prefix, site.deadline);
   let budget = opts.outputCap;
   const out: BlockTraceEntry[] = [];
-  for (const tx of txs) {
-    if (!isEvm(tx)) {
-      gasUsed += await applyUntraced(site.env, state, site.store, [tx]);
+  for (let i = 0; i < txs.length; i++) {
+    const tx = txs[i];
+    if (!evm[i]) {
+      gasUsed += await applyUntraced(site.env, state, site.store, [tx], site.deadline);
       out.push({ txHash: `0x${tx.txid}`, error: 'tx is not an EVM transaction' });
       continue;
     }
-    const t = await traceOne(site, state, gasUsed, tx, { ...opts, outputCap: budget }, deadline);
+    const t = await traceOne(site, state, gasUsed, tx, { ...opts, outputCap: budget });
     budget -= t.outputBytes;
     gasUsed += t.gasUsed;
     out.push({ txHash: `0x${tx.txid}`, result: t.result });
@@ -233,7 +288,6 @@ export async function traceBlockTransactions(
  * warm set of a real transaction, no nonce or fee checks) on top of `site.parentState`.
  */
 export async function traceCall(site: TraceSite, args: CallArgs, opts: TraceOptions): Promise<unknown> {
-  const deadline = Date.now() + opts.timeoutMs;
   const pre = new StateOverlay(site.parentState);
   const post = new StateOverlay(pre);
   const c = await acquireVm(site.env, post, site.store);
@@ -243,11 +297,15 @@ export async function traceCall(site: TraceSite, args: CallArgs, opts: TraceOpti
     releaseVm(c);
     throw new ServerError(`intrinsic gas too low: have ${gasLimit}, want ${intrinsic}`);
   }
-  const { sink, finish } = makeSink(opts, pre, gasLimit);
+  const { sink, finish } = makeSink(opts, pre, site.store, gasLimit);
   let r: Awaited<ReturnType<typeof runAsCall>>;
   try {
-    attach(c.vm, sink, post, deadline, pauseOf(site, opts));
+    c.guard.deadline = site.deadline;
+    const ended = attach(c.vm, sink, post, site);
     r = await runAsCall(c, args, gasLimit - intrinsic);
+    ended();
+  } catch (err) {
+    throw traceAbort(err);
   } finally {
     releaseVm(c);
   }

@@ -17,10 +17,40 @@ function memoryWords(m: Uint8Array): string {
   return `[${words.join(',')}]`;
 }
 
-function stackItems(stack: bigint[]): string {
-  const items: string[] = new Array(stack.length);
-  for (let i = 0; i < stack.length; i++) items[i] = `"0x${stack[i].toString(16)}"`;
-  return `[${items.join(',')}]`;
+/**
+ * The JSON of each step's stack and memory, reusing the previous step's text for what did not change: an op
+ * changes the top few stack items and rarely the memory, and hex-encoding every item of every step was the
+ * logger's largest cost after the EVM's own.
+ */
+class StepEncoder {
+  private stack: bigint[] = [];
+  private readonly items: string[] = [];
+  private memory: Uint8Array = new Uint8Array(0);
+  private memoryText = '[]';
+
+  stackJson(stack: bigint[]): string {
+    const prev = this.stack;
+    const items = this.items;
+    const bottom = Math.min(stack.length, prev.length);
+    let same = 0;
+    while (same < bottom && stack[same] === prev[same]) same++;
+    items.length = stack.length;
+    for (let i = same; i < stack.length; i++) items[i] = `"0x${stack[i].toString(16)}"`;
+    // The event's stack is a copy made for this step: kept as is.
+    this.stack = stack;
+    return `[${items.join(',')}]`;
+  }
+
+  memoryJson(memory: Uint8Array): string {
+    const prev = this.memory;
+    const same = prev.length === memory.length && Buffer.from(prev.buffer, prev.byteOffset, prev.length).equals(memory);
+    if (!same) {
+      this.memoryText = memoryWords(memory);
+      // The event's memory is a copy made for this step.
+      this.memory = memory;
+    }
+    return this.memoryText;
+  }
 }
 
 const word = (v: bigint): string => v.toString(16).padStart(64, '0');
@@ -36,6 +66,8 @@ const CALL_OPS = new Set(['CALL', 'CALLCODE', 'DELEGATECALL', 'STATICCALL', 'CRE
 
 /** Bytes per buffer of struct-log text (a step is written into one buffer whole). */
 const CHUNK_BYTES = 1 << 20;
+/** The first buffer: most traces are short (an ERC-20 transfer is ~0.1 MB); buffers double up to CHUNK_BYTES. */
+const FIRST_CHUNK_BYTES = 64 << 10;
 
 /**
  * The struct logs' JSON text in 1 MB buffers: about one byte of memory per byte of output, where keeping
@@ -43,7 +75,7 @@ const CHUNK_BYTES = 1 << 20;
  */
 class TextChunks {
   private readonly full: Buffer[] = [];
-  private current = Buffer.allocUnsafe(CHUNK_BYTES);
+  private current = Buffer.allocUnsafe(FIRST_CHUNK_BYTES);
   private used = 0;
 
   /** With a sink, each full buffer is handed over instead of kept (streamed answers). */
@@ -53,7 +85,8 @@ class TextChunks {
   append(text: string): void {
     if (this.used + text.length > this.current.length) {
       this.hand(this.current.subarray(0, this.used));
-      this.current = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, text.length));
+      const next = Math.min(CHUNK_BYTES, this.current.length * 2);
+      this.current = Buffer.allocUnsafe(Math.max(next, text.length));
       this.used = 0;
     }
     this.used += this.current.write(text, this.used, 'latin1');
@@ -104,6 +137,7 @@ export class StructLogger {
   private lastDepth = 0;
   /** The return data buffer of each depth: the output of the last call it made. */
   private readonly returnData = new Map<number, Uint8Array>();
+  private readonly encoder = new StepEncoder();
 
   constructor(private readonly opts: TraceOptions) {
     this.out = new TextChunks(opts.sink);
@@ -117,8 +151,8 @@ export class StructLogger {
     const head = `{"pc":${e.pc},"op":"${name}","gas":${e.gasLeft},"gasCost":`;
     const cost = e.opcode.dynamicFee ?? BigInt(e.opcode.fee);
     let tail = `,"depth":${depth}`;
-    if (!this.opts.disableStack) tail += `,"stack":${stackItems(e.stack)}`;
-    if (this.opts.enableMemory) tail += `,"memory":${memoryWords(e.memory)}`;
+    if (!this.opts.disableStack) tail += `,"stack":${this.encoder.stackJson(e.stack)}`;
+    if (this.opts.enableMemory) tail += `,"memory":${this.encoder.memoryJson(e.memory)}`;
     if (!this.opts.disableStorage && (name === 'SLOAD' || name === 'SSTORE')) tail += `,"storage":${this.touch(e, storageValue)}`;
     if (e.gasRefund > 0n) tail += `,"refund":${e.gasRefund}`;
     const returnData = this.opts.enableReturnData ? this.returnData.get(depth) : undefined;

@@ -35,18 +35,51 @@ const tag = (t: number): string => PREFIX + String.fromCharCode(t);
 const T = Object.fromEntries(Object.entries(TAG).map(([k, v]) => [k, tag(v)])) as Record<keyof typeof TAG, string>;
 
 const scratch = Buffer.alloc(8);
-/** 8-byte big-endian latin1 string of a u64. */
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/**
+ * 8-byte big-endian latin1 string of a u64. Every token key is built with one: bigint ids up to 2^53
+ * (all of them in practice) are cut into bytes as a number, without a bigint buffer write and a buffer
+ * decode.
+ */
 export function u64s(n: bigint | number): string {
-  if (typeof n === 'bigint') scratch.writeBigUInt64BE(n);
-  else {
+  if (typeof n === 'bigint') {
+    if (n >= 0n && n <= MAX_SAFE) {
+      const x = Number(n);
+      const hi = Math.floor(x / 2 ** 32);
+      const lo = x >>> 0;
+      return String.fromCharCode(
+        hi >>> 24,
+        (hi >>> 16) & 0xff,
+        (hi >>> 8) & 0xff,
+        hi & 0xff,
+        lo >>> 24,
+        (lo >>> 16) & 0xff,
+        (lo >>> 8) & 0xff,
+        lo & 0xff,
+      );
+    }
+    scratch.writeBigUInt64BE(n);
+  } else {
     scratch.writeUInt32BE(Math.floor(n / 2 ** 32), 0);
     scratch.writeUInt32BE(n >>> 0, 4);
   }
   return scratch.toString('latin1');
 }
 
-export const metaKey = (c: Raw20): KeyStr => T.meta + c;
-export const countersKey = (c: Raw20): KeyStr => T.counters + c;
+/** Per-collection keys, kept flat and hashed (every mint reads and writes them); emptied when full. */
+function perCollection(prefix: string): (c: Raw20) => KeyStr {
+  const keys = new Map<Raw20, KeyStr>();
+  return (c) => {
+    let k = keys.get(c);
+    if (k === undefined) {
+      if (keys.size >= 65_536) keys.clear();
+      keys.set(c, (k = prefix + c));
+    }
+    return k;
+  };
+}
+export const metaKey = perCollection(T.meta);
+export const countersKey = perCollection(T.counters);
 export const tokenKey = (c: Raw20, id: bigint): KeyStr => T.token + c + u64s(id);
 export const operatorKey = (c: Raw20, owner: Raw20, operator: Raw20): KeyStr => T.operator + c + owner + operator;
 export const COLLECTION_COUNT_KEY: KeyStr = T.collectionCount;

@@ -11,6 +11,12 @@ function writeU64(b: Buffer, at: number, n: number): void {
   b.writeUInt32BE(Math.floor(n / 2 ** 32), at);
   b.writeUInt32BE(n >>> 0, at + 4);
 }
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** A bigint u64, written as a number when it is one (every mint writes three: a bigint write costs more). */
+function writeBigU64(b: Buffer, at: number, n: bigint): void {
+  if (n >= 0n && n <= MAX_SAFE) writeU64(b, at, Number(n));
+  else b.writeBigUInt64BE(n, at);
+}
 
 /** A collection's fixed fields (changed only by a freeze or a base-URI update). */
 export interface CollectionMeta {
@@ -35,7 +41,7 @@ export function encodeMeta(m: CollectionMeta): Buffer {
   const b = Buffer.allocUnsafe(61 + name.length + symbol.length + uri.length);
   b.write(m.deployer, 0, 'latin1');
   b.write(m.royaltyRecipient, 20, 'latin1');
-  b.writeBigUInt64BE(m.maxSupply, 40);
+  writeBigU64(b, 40, m.maxSupply);
   writeU64(b, 48, m.createdHeight);
   b.writeUInt16BE(m.royaltyBps, 56);
   b[58] = m.frozen ? 1 : 0;
@@ -82,9 +88,9 @@ export interface CollectionCounters {
 
 export function encodeCounters(c: CollectionCounters): Buffer {
   const b = Buffer.allocUnsafe(32);
-  b.writeBigUInt64BE(c.totalMinted, 0);
-  b.writeBigUInt64BE(c.totalBurned, 8);
-  b.writeBigUInt64BE(c.autoCursor, 16);
+  writeBigU64(b, 0, c.totalMinted);
+  writeBigU64(b, 8, c.totalBurned);
+  writeBigU64(b, 16, c.autoCursor);
   writeU64(b, 24, c.index);
   return b;
 }
@@ -126,7 +132,7 @@ export function encodeToken(t: TokenRecord): Buffer {
   writeU64(b, 28, t.lastTransferHeight);
   b[36] = (t.burned ? FLAG_BURNED : 0) | (t.spender !== null ? FLAG_APPROVED : 0) | (uri ? FLAG_URI : 0);
   b.write(t.spender ?? NO_ADDRESS, 37, 'latin1');
-  b.writeBigUInt64BE(t.expiry, 57);
+  writeBigU64(b, 57, t.expiry);
   uri?.copy(b, TOKEN_FIXED);
   return b;
 }
@@ -146,6 +152,11 @@ export function decodeToken(b: Buffer): TokenRecord {
 
 /** What the index needs of a token record, read without decoding the rest: owner, burned, approved. */
 export const tokenOwner = (b: Buffer): Raw20 => b.toString('latin1', 0, 20);
+/** tokenOwner(b) === who, compared in place. */
+export function tokenOwnedBy(b: Buffer, who: Raw20): boolean {
+  for (let i = 0; i < 20; i++) if (b[i] !== who.charCodeAt(i)) return false;
+  return true;
+}
 export const tokenBurned = (b: Buffer): boolean => (b[36] & FLAG_BURNED) !== 0;
 export const tokenApproved = (b: Buffer): boolean => (b[36] & FLAG_APPROVED) !== 0;
 

@@ -40,11 +40,6 @@ export class NftReader {
     return raw ? decodeToken(raw) : null;
   }
 
-  /** The encoded token record (for in-place reads of the hot fields), or undefined. */
-  tokenRaw(c: Raw20, id: bigint): Buffer | undefined {
-    return this.state.get(tokenKey(c, id));
-  }
-
   tokenExists(c: Raw20, id: bigint): boolean {
     return this.state.get(tokenKey(c, id)) !== undefined;
   }
@@ -59,7 +54,7 @@ export class NftReader {
   }
 }
 
-/** Write side, on the operation's child overlay. */
+/** Write side, on the operation's state (the block overlay, inside the operation's sub-transaction). */
 export class NftWriter extends NftReader {
   constructor(override readonly state: StateOverlay) {
     super(state);
@@ -75,10 +70,6 @@ export class NftWriter extends NftReader {
 
   putToken(c: Raw20, id: bigint, t: TokenRecord): void {
     this.state.set(tokenKey(c, id), encodeToken(t));
-  }
-
-  putTokenRaw(c: Raw20, id: bigint, raw: Buffer): void {
-    this.state.set(tokenKey(c, id), raw);
   }
 
   /** The next deployment sequence number (and counts the deployment). */

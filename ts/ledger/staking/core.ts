@@ -210,12 +210,15 @@ function slashRedelegation(state: StateOverlay, r: RedelegationEntry, bps: bigin
   return unbondShares(state, r.delegator, dst, d, shares, tokens, (s) => recordSlashSettlement(state, s, height));
 }
 
-/** Take a validator out of the active set in force (jailed or tombstoned), unless it is the last member. */
-export function removeFromActiveSet(state: StateOverlay, address: string): boolean {
+/**
+ * Take a validator out of the active set in force (jailed or tombstoned at block `height`, effective from
+ * the next block), unless it is the last member.
+ */
+export function removeFromActiveSet(state: StateOverlay, address: string, height: number): boolean {
   const set = getActiveSet(state);
   if (!set) return false;
   const members: ActiveMember[] = set.members.filter((m) => m.address !== address);
   if (members.length === set.members.length || members.length === 0) return false;
-  putActiveSet(state, { epoch: set.epoch, members });
+  putActiveSet(state, { epoch: set.epoch, members }, height);
   return true;
 }

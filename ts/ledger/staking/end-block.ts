@@ -14,6 +14,7 @@ import {
   DOWNTIME_JAIL_EPOCHS,
   DOWNTIME_SLASH_BPS,
   MAX_ACTIVE_VALIDATORS,
+  MIN_BFT_VALIDATORS,
   MIN_SELF_STAKE_BASE,
   MIN_SIGNED_PER_WINDOW_BPS,
   RATIO_SCALE,
@@ -23,6 +24,7 @@ import {
 import { dropRedelegationEntries } from './redelegations.js';
 import {
   type ActiveMember,
+  activeSetInForceAt,
   getActiveSet,
   getDelegation,
   getEpochStats,
@@ -65,7 +67,9 @@ function recordSignatures(state: StateOverlay, env: OperationEnv, epoch: number)
   const stats = getEpochStats(state, epoch, env.proposer);
   stats.blocks++;
   putEpochStats(state, epoch, env.proposer, stats);
-  const set = getActiveSet(state);
+  // The last commit certifies the parent: its signers are members of the set in force there (this very
+  // block may already have changed the set, by evidence or an operation).
+  const set = activeSetInForceAt(state, env.height - 1);
   if (!set) return;
   if (!env.lastCommit) {
     if (set.members.some((m) => m.address === env.proposer)) sign(state, env, epoch, env.proposer, true);
@@ -98,9 +102,9 @@ function sign(state: StateOverlay, env: OperationEnv, epoch: number, validator: 
   else stats.missed++;
   putEpochStats(state, epoch, validator, stats);
   const maxMissed = SIGNED_BLOCKS_WINDOW - Number((BigInt(SIGNED_BLOCKS_WINDOW) * MIN_SIGNED_PER_WINDOW_BPS) / 10_000n);
-  if (info.count >= SIGNED_BLOCKS_WINDOW && info.missed > maxMissed) {
+  if (info.count >= SIGNED_BLOCKS_WINDOW && info.missed > maxMissed && !jailingEndsBft(state)) {
     const v = getValidator(state, validator);
-    if (v && v.status === 'bonded' && removeFromActiveSet(state, validator)) {
+    if (v && v.status === 'bonded' && removeFromActiveSet(state, validator, env.height)) {
       v.status = 'jailed';
       v.jailed_until_epoch = epoch + DOWNTIME_JAIL_EPOCHS;
       const now = { height: env.height, epoch };
@@ -111,6 +115,17 @@ function sign(state: StateOverlay, env: OperationEnv, epoch: number, validator: 
     }
   }
   putSigningInfo(state, validator, info);
+}
+
+/**
+ * Downtime jailing never takes an active set of MIN_BFT_VALIDATORS below that floor: the chain would
+ * leave DPoS+BFT for DPoS without rounds, where one proposer's block is final and a network partition
+ * forks the chain. A chain that records missed signatures is making BFT blocks without the absent
+ * validator, so keeping it in the set costs no liveness (its misses stay recorded, its uptime falls).
+ * Double-sign tombstoning is not held back: a validator that equivocated must leave the set.
+ */
+function jailingEndsBft(state: StateOverlay): boolean {
+  return getActiveSet(state)?.members.length === MIN_BFT_VALIDATORS;
 }
 
 /**
@@ -187,7 +202,7 @@ function endEpoch(state: StateOverlay, env: OperationEnv, epoch: number): void {
   candidates.sort((a, b) => (a.power !== b.power ? (a.power > b.power ? -1 : 1) : a.address < b.address ? -1 : 1));
   const members = candidates.slice(0, MAX_ACTIVE_VALIDATORS);
   // With no eligible validator the set in force continues (a chain never loses its last proposer).
-  if (members.length > 0) putActiveSet(state, { epoch: next, members });
+  if (members.length > 0) putActiveSet(state, { epoch: next, members }, env.height);
   void env;
 }
 
@@ -205,7 +220,7 @@ export function stakingDoubleSign(state: StateOverlay, validator: string, infrac
   );
   v.status = 'tombstoned';
   putValidator(state, v);
-  removeFromActiveSet(state, validator);
+  removeFromActiveSet(state, validator, env.height);
 }
 
 /** Base units of a wei amount rounded down (used by queries of the treasury). */

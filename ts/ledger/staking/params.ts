@@ -6,6 +6,8 @@ import { BASE_PER_COIN } from '../units.js';
 
 /** Spec: minimum self-stake 15,000 coins (base units). */
 export const MIN_SELF_STAKE_BASE = 15_000n * BASE_PER_COIN;
+/** Spec: BFT quorum floor; with fewer active validators blocks are DPoS without BFT rounds (chain/schedule.ts). */
+export const MIN_BFT_VALIDATORS = 4;
 /** Spec: the active set is the top 100 validators by stake. */
 export const MAX_ACTIVE_VALIDATORS = 100;
 export const MAX_COMMISSION_BPS = 10_000n;

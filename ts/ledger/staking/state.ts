@@ -117,6 +117,8 @@ const TOTALS = globalKey('totals');
 const POA_SET = globalKey('poa');
 const delegatorListKey = (d: string): KeyStr => globalKey(`dv:${d}`);
 const activeHistoryKey = (epoch: number): KeyStr => globalKey(`active:${epoch}`);
+/** The active set in force at a height, kept when the set first changes during that height. */
+const activeBeforeChangeKey = (height: number): KeyStr => globalKey(`active-at:${height}`);
 
 /** JSON with bigints as decimal strings (field order is the object's, fixed by the writers below). */
 const enc = (o: unknown): Buffer => Buffer.from(JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
@@ -241,13 +243,33 @@ export function getActiveSet(state: StateReader): ActiveSet | null {
   return raw ? decodeActive(raw) : null;
 }
 
+/**
+ * The active set in force at `height` (the one that proposed it and whose precommits certify it), read
+ * from a state anywhere from the start of `height` to part way into `height + 1`. A set changed during
+ * `height` (a jailing, a tombstone, an epoch's new set) takes effect at `height + 1`, so block
+ * `height + 1`'s last_commit and its signing records are checked against the set before the change.
+ */
+export function activeSetInForceAt(state: StateReader, height: number): ActiveSet | null {
+  const raw = state.get(activeBeforeChangeKey(height)) ?? state.get(activeBeforeChangeKey(height + 1)) ?? state.get(ACTIVE);
+  return raw ? decodeActive(raw) : null;
+}
+
 /** The active set chosen for an epoch (history, for queries), or null. */
 export function getActiveSetOf(state: StateReader, epoch: number): ActiveSet | null {
   const raw = state.get(activeHistoryKey(epoch));
   return raw ? decodeActive(raw) : null;
 }
 
-export function putActiveSet(state: StateOverlay, s: ActiveSet): void {
+/**
+ * Replace the active set. `height`: the block making the change (absent at genesis); the set in force at
+ * that height is kept first (activeSetInForceAt), since the block was proposed and is certified by it.
+ */
+export function putActiveSet(state: StateOverlay, s: ActiveSet, height?: number): void {
+  if (height !== undefined) {
+    const before = state.get(ACTIVE);
+    const key = activeBeforeChangeKey(height);
+    if (before && !state.get(key)) state.set(key, before);
+  }
   const members = [...s.members].sort((a, b) => (a.address < b.address ? -1 : 1));
   const raw = enc({ epoch: s.epoch, members });
   state.set(ACTIVE, raw);

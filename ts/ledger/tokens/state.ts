@@ -11,7 +11,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import { keccak256 } from '../../crypto/index.js';
 import { NS } from '../../state/accounts.js';
-import { id20, nsChar } from '../../state/key-ids.js';
+import { PairKeyCache, id20, nsChar } from '../../state/key-ids.js';
 import type { KeyStr, StateOverlay, StateReader } from '../../state/state-store.js';
 import { bigToBytes, bytesToBig, toHex } from '../../util/hex.js';
 
@@ -53,8 +53,11 @@ const idPart = (id: string): string => id20(id, id.charCodeAt(0) === 0x30 /* '0'
 const NS_CHAR = { token: nsChar(NS.token), balance: nsChar(NS.tokenBalance), allowance: nsChar(NS.tokenAllowance) };
 const HOLDERS_CHAR = nsChar(NS.tokenHolders);
 
+const balanceKeys = new PairKeyCache((contract, holder) => NS_CHAR.balance + idPart(contract) + idPart(holder));
+
 export const tokenKey = (contract: string): KeyStr => NS_CHAR.token + idPart(contract);
-export const tokenBalanceKey = (contract: string, holder: string): KeyStr => NS_CHAR.balance + idPart(contract) + idPart(holder);
+/** A holder's balance key (cached: a transfer reads and writes two; see PairKeyCache). */
+export const tokenBalanceKey = (contract: string, holder: string): KeyStr => balanceKeys.get(contract, holder);
 export const tokenAllowanceKey = (contract: string, owner: string, spender: string): KeyStr =>
   NS_CHAR.allowance + idPart(contract) + idPart(owner) + idPart(spender);
 const holdersKey = (contract: string): KeyStr => HOLDERS_CHAR + idPart(contract);
@@ -97,9 +100,18 @@ export const tokenExists = (state: StateReader, contract: string): boolean => st
 
 export const putToken = (state: StateOverlay, t: TokenRecord): void => state.set(tokenKey(t.contract), encodeTokenRecord(t));
 
-/** u128 as 16 bytes BE. */
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** u128 as 16 bytes BE (amounts up to 2^53 written as a number: two bigint buffer writes cost more). */
 export function encodeU128(n: bigint): Buffer {
   const b = Buffer.allocUnsafe(16);
+  if (n >= 0n && n <= MAX_SAFE) {
+    const x = Number(n);
+    b.fill(0, 0, 8);
+    b.writeUInt32BE(Math.floor(x / 2 ** 32), 8);
+    b.writeUInt32BE(x >>> 0, 12);
+    return b;
+  }
   b.writeBigUInt64BE(n >> 64n, 0);
   b.writeBigUInt64BE(n & 0xffffffffffffffffn, 8);
   return b;
