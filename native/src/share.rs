@@ -109,12 +109,22 @@ pub fn for_each_index<F: Fn(usize) + Sync>(n: usize, f: F) {
         st.generation += 1;
     }
     pool.wake.notify_all();
+    // Withdrawn when this returns or unwinds: the job points into this frame.
+    let _withdraw = Withdraw(pool);
     unsafe { claim_chunks(&job) };
-    // Withdraw the job: a helper that wakes from now on finds nothing; wait only for those inside it.
-    let mut st = pool.state.lock().unwrap_or_else(|e| e.into_inner());
-    st.job = None;
-    while st.active > 0 {
-        st = pool.idle.wait(st).unwrap_or_else(|e| e.into_inner());
+}
+
+/// Withdraws the published job on drop: a helper that wakes from then on finds nothing, and the owner waits
+/// only for the helpers already inside it.
+struct Withdraw(&'static Pool);
+
+impl Drop for Withdraw {
+    fn drop(&mut self) {
+        let mut st = self.0.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.job = None;
+        while st.active > 0 {
+            st = self.0.idle.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
     }
 }
 
