@@ -2,16 +2,16 @@
  * Prometheus metrics of the gRPC transport, registered in the node's registry (GET /metrics) next to the
  * code that feeds them: calls by method, status and transport; unary latency; open streams; stream events.
  */
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { CallLatencyHistogram, type LatencySeries } from './call-latency.js';
 import { GrpcStatus } from './errors.js';
 
 /** `grpc` (HTTP/2, @grpc/grpc-js) or `grpc-web` (the main HTTP port). */
 export type GrpcTransport = 'grpc' | 'grpc-web';
 
-const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+export const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 type CounterChild = ReturnType<Counter<string>['labels']>;
-type HistogramChild = ReturnType<Histogram<string>['labels']>;
 type GaugeChild = ReturnType<Gauge<string>['labels']>;
 
 /**
@@ -40,7 +40,7 @@ export interface MethodSeries {
 
 export class GrpcMetrics {
   private readonly calls: Counter<'method' | 'code' | 'transport'>;
-  private readonly latency: Histogram<'method' | 'transport'>;
+  private readonly latency: CallLatencyHistogram;
   private readonly streams: Gauge<'method' | 'transport'>;
   private readonly events: Counter<'method' | 'transport'>;
   private readonly lagged: Counter<'transport'>;
@@ -61,13 +61,12 @@ export class GrpcMetrics {
       registers,
       collect: () => flush(calls),
     });
-    this.latency = new Histogram({
-      name: 'native_grpc_call_duration_seconds',
-      help: 'Unary gRPC call time from request to answer, by method and transport',
-      labelNames: ['method', 'transport'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
+    this.latency = new CallLatencyHistogram(
+      'native_grpc_call_duration_seconds',
+      'Unary gRPC call time from request to answer, by method and transport',
+      LATENCY_BUCKETS,
+      registry,
+    );
     this.streams = new Gauge({
       name: 'native_grpc_active_streams',
       help: 'Open server-streaming gRPC calls, by method and transport',
@@ -107,7 +106,7 @@ export class GrpcMetrics {
    */
   method(method: string, transport: GrpcTransport): MethodSeries {
     const byCode: Tally[] = [];
-    let latency: HistogramChild | undefined;
+    let latency: LatencySeries | undefined;
     return {
       finished: (code, seconds) => {
         let c = byCode[code];

@@ -221,21 +221,41 @@ function pumpStream(
   });
 }
 
-/** Pumps woken by the current synchronous run (a feed event wakes every subscriber), run in one microtask. */
+/**
+ * Streams written per slice of a fan-out. Between slices the event loop turns: HTTP/2 flushes what the slice
+ * wrote (node:http2 sends a session's frames once the running task ends), so the first subscribers' bytes are
+ * on their way (and their readers at work on the other core) while the next slice is written, and other
+ * requests are not held up behind a fan-out to thousands of streams.
+ */
+export const FANOUT_SLICE = 50;
+
+/** Pumps woken by feed events, in order, not yet run; `nextWoken` is the first of them. */
 let woken: (() => void)[] = [];
+let nextWoken = 0;
+let pumping = false;
 
 function runWoken(): void {
-  const pumps = woken;
-  woken = [];
+  const end = Math.min(woken.length, nextWoken + FANOUT_SLICE);
   // A pump never throws (pumpStream catches); each only pulls and writes its own stream.
-  for (let i = 0; i < pumps.length; i++) pumps[i]();
+  while (nextWoken < end) woken[nextWoken++]();
+  if (nextWoken < woken.length) {
+    setImmediate(runWoken);
+    return;
+  }
+  woken = [];
+  nextWoken = 0;
+  pumping = false;
 }
 
 /**
  * Runs `pump` after the code that woke it (the chain's commit, which emits inside its synchronous step),
- * together with every other pump woken meanwhile: one microtask for a whole fan-out, not a promise per
- * subscriber, and never inside the feed's emit.
+ * together with every other pump woken meanwhile: a microtask for the first slice of a fan-out, a turn of the
+ * event loop for each further one, never a promise per subscriber, and never inside the feed's emit.
  */
 function deferPump(pump: () => void): void {
-  if (woken.push(pump) === 1) queueMicrotask(runWoken);
+  woken.push(pump);
+  if (!pumping) {
+    pumping = true;
+    queueMicrotask(runWoken);
+  }
 }
