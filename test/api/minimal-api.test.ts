@@ -17,7 +17,15 @@ for (const backend of ['uws', 'node'] as const) {
     t.is(n.node.http.backend, backend);
     const health = await httpJson(`${n.url}/health`);
     t.deepEqual(health.body, { status: 'ok', node: 'native-node-dev' });
-    const status = await httpJson(`${n.url}/native_status`);
+    // `consensus` is the head block's: the genesis block is labelled PoA, so wait for the first block.
+    const status = await waitFor(
+      async () => {
+        const s = await httpJson(`${n.url}/native_status`);
+        return s.body.sync_info.latest_block_height >= 1 ? s : null;
+      },
+      30_000,
+      'the first block',
+    );
     t.is(status.body.chain_id, 7120);
     t.is(status.body.consensus, 'DPoS'); // dev: DPoS from height 0, one validator, no BFT justification
     const before = (await httpJson(`${n.url}/accounts/${alice.address}/balance`)).body.balance;
