@@ -11,6 +11,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExecutionContext } from 'ava';
 import type { TestnetNode } from '../../ts/node/testnet.js';
+import { rpcOk } from './evm.js';
 import { httpJson } from './node.js';
 
 export const REPO = fileURLToPath(new URL('../../..', import.meta.url));
@@ -172,8 +173,11 @@ export async function nodeState(r: Running): Promise<string> {
     const s = (await httpJson(`${r.node.api_url}/native_status`)).body;
     const c = s.consensus_state;
     const y = s.sync_info;
+    // The lock and valid rounds tell a height stalled on locks (rounds run on, nil precommits) apart.
+    const bft = await rpcOk(r.node.api_url, 'native_getBftStatus').catch(() => null);
     return (
       `${name}: head ${y.latest_block_height}, deciding ${c.height} (${c.phase}) round ${c.round} step ${c.step} ` +
+      `locked_round ${bft?.locked_round ?? '-'} valid_round ${bft?.valid_round ?? '-'} ` +
       `proposer ${c.proposer}, peers ${y.peers}, target ${y.target_height}, catching_up ${y.catching_up}`
     );
   } catch (err) {

@@ -59,6 +59,16 @@ export interface BftStatus {
   height_age_ms: number;
 }
 
+export interface ResumeInfo {
+  height: number;
+  round: number;
+  locked_round: number;
+  locked_hash: string | null;
+  /** Whether the locked block itself is at hand (it can be proposed again, served and prevoted). */
+  locked_block: boolean;
+  valid_round: number;
+}
+
 export interface FinalizedInfo {
   height: number;
   round: number;
@@ -107,6 +117,8 @@ export class BftEngine {
   /** A vote this validator signed (persisted first), before it is sent. */
   onVoteSigned?: (v: Vote) => void;
   onRound?: (height: number, round: number) => void;
+  /** Restarted mid-height: the position, lock and valid block taken back from the persisted sign state. */
+  onResume?: (info: ResumeInfo) => void;
   /** The height has not moved for a while: the node fetches the peers' messages of it (receive them here). */
   onStuck?: (height: number) => void;
   onFinalized?: (info: FinalizedInfo) => void;
@@ -211,6 +223,14 @@ export class BftEngine {
         this.lockedRound = last.lock.round;
         this.lockedHash = last.lock.block_hash;
       }
+      this.onResume?.({
+        height: h,
+        round: last.round,
+        locked_round: this.lockedRound,
+        locked_hash: this.lockedHash,
+        locked_block: this.lockedHash !== null && this.proposalBlock(this.lockedHash) !== null,
+        valid_round: this.validRound,
+      });
       this.startRound(last.round);
       // Every earlier vote of the height first (the last one is sent by vote() below, which also sets the step).
       for (const v of last.votes ?? []) {

@@ -181,8 +181,15 @@ export async function startNetworking(d: NetworkDeps): Promise<Networking> {
     bft.onRound = (h, r) => {
       networkMetrics.roundStarted(r);
       // Later rounds mean a proposal or a quorum did not arrive in time: worth a line in the log.
-      if (r > 0) logger.info({ height: h, round: r, proposer: bft?.currentProposer() }, 'BFT round started');
+      if (r > 0) {
+        const s = bft?.state;
+        logger.info(
+          { height: h, round: r, proposer: bft?.currentProposer(), locked_round: s?.locked_round, valid_round: s?.valid_round },
+          'BFT round started',
+        );
+      }
     };
+    bft.onResume = (info) => logger.info(info, 'BFT resumed a height after a restart');
     bft.onStuck = (height) => {
       for (const peer of net.connectedPeerIds()) void catchUpConsensus(peer, height);
     };
