@@ -93,6 +93,8 @@ export class BftEngine {
   private step: Step = 'propose';
   private lockedRound = -1;
   private lockedHash: string | null = null;
+  /** The locked block itself (null when its proposal is gone and the lock came from an older state file). */
+  private lockedBlock: Block | null = null;
   private validRound = -1;
   private validBlock: Block | null = null;
   private proposals = new Map<number, Proposal>();
@@ -157,10 +159,14 @@ export class BftEngine {
     return proposerAt(this.chain.params, this.chain.state, this.height, this.round)?.address ?? null;
   }
 
-  /** The proposal block with this hash at the current height (peers fetch blocks of proposals by reference). */
+  /**
+   * The proposal block with this hash at the current height, or the locked or valid block (peers fetch
+   * blocks of proposals by reference, and the blocks of precommits whose proposal they lost in a restart).
+   */
   proposalBlock(hash: string): Block | null {
     for (const p of this.proposals.values()) if (p.block.hash === hash) return p.block;
-    return this.validBlock?.hash === hash ? this.validBlock : null;
+    for (const b of [this.validBlock, this.lockedBlock]) if (b?.hash === hash) return b;
+    return null;
   }
 
   start(): void {
@@ -202,6 +208,7 @@ export class BftEngine {
     this.height = h;
     this.lockedRound = -1;
     this.lockedHash = null;
+    this.lockedBlock = null;
     this.validRound = -1;
     this.validBlock = null;
     this.proposals.clear();
@@ -219,10 +226,7 @@ export class BftEngine {
     // lock, rejoin its round, and send its last vote again (the identical vote; never a second one).
     const last = this.guard.last;
     if (last.height === h) {
-      if (last.lock) {
-        this.lockedRound = last.lock.round;
-        this.lockedHash = last.lock.block_hash;
-      }
+      this.restoreLock();
       this.onResume?.({
         height: h,
         round: last.round,
@@ -247,6 +251,29 @@ export class BftEngine {
     this.future = [];
     for (const x of pending) void this.receive(x.m, x.from).catch(() => undefined);
   };
+
+  /**
+   * Take the lock and the valid block of the height back from the sign state, with their blocks: the
+   * validator proposes the valid block again when it is the proposer (Tendermint: propose validValue),
+   * prevotes for the locked one when it comes back, serves both by hash, and can decide either once it
+   * sees a precommit quorum for it. A lock is also a valid block of its round (an older state file kept
+   * only the lock).
+   */
+  private restoreLock(): void {
+    const last = this.guard.last;
+    if (last.lock) {
+      this.lockedRound = last.lock.round;
+      this.lockedHash = last.lock.block_hash;
+      this.lockedBlock = this.guard.keptBlock(last.lock.block_hash);
+    }
+    const valid = last.valid ?? last.lock;
+    const validBlock = valid ? this.guard.keptBlock(valid.block_hash) : null;
+    if (valid && validBlock) {
+      this.validRound = valid.round;
+      this.validBlock = validBlock;
+    }
+    for (const b of [this.lockedBlock, this.validBlock]) if (b) void this.checkValid(b);
+  }
 
   private clearTimers(): void {
     for (const t of this.timers) clearTimeout(t);
@@ -442,12 +469,14 @@ export class BftEngine {
     const h = this.height;
     const r = this.round;
     const { voteMs, deltaMs } = this.timeouts;
-    // Decide: a proposal of any round with a precommit quorum for it.
-    for (const p of this.proposals.values()) {
-      if (!this.valid.get(p.block.hash)) continue;
+    // Decide: a block with a precommit quorum in any round: a proposal's, or the locked or valid block
+    // (after a restart its proposal is gone, its precommits are sent again; CometBFT likewise commits a
+    // block it has with +2/3 precommits, whichever message brought it).
+    for (const b of this.candidateBlocks()) {
+      if (!this.valid.get(b.hash)) continue;
       for (const round of this.votes.precommitRounds()) {
-        if (this.quorum(round, PRECOMMIT, p.block.hash)) {
-          void this.decide(p.block, round);
+        if (this.quorum(round, PRECOMMIT, b.hash)) {
+          void this.decide(b, round);
           return;
         }
       }
@@ -467,13 +496,17 @@ export class BftEngine {
       this.schedule(voteMs + deltaMs * r, () => this.onTimeoutPrevote(h, r));
     }
     if (p && pv && this.step !== 'propose' && this.quorum(r, PREVOTE, p.block.hash) && this.once(`lock/${r}`)) {
+      this.validBlock = p.block;
+      this.validRound = r;
       if (this.step === 'prevote') {
         this.lockedHash = p.block.hash;
         this.lockedRound = r;
-        this.vote(PRECOMMIT, p.block.hash);
+        this.lockedBlock = p.block;
+        // The sign guard keeps the block on disk with the lock (and as the valid block) before signing.
+        this.vote(PRECOMMIT, p.block.hash, p.block);
       }
-      this.validBlock = p.block;
-      this.validRound = r;
+      // Kept on disk like the lock (a no-op when the precommit just recorded it).
+      this.guard.keepValid(h, r, p.block);
     }
     if (this.step === 'prevote' && this.quorum(r, PREVOTE, '')) this.vote(PRECOMMIT, '');
     if (this.quorum(r, PRECOMMIT) && this.once(`pcto/${r}`)) {
@@ -481,13 +514,21 @@ export class BftEngine {
     }
   }
 
-  private vote(type: VoteType, votedHash: string): void {
+  /** Blocks of the height this node holds: the proposals', the locked and the valid block. */
+  private candidateBlocks(): Block[] {
+    const blocks = [...this.proposals.values()].map((p) => p.block);
+    for (const b of [this.lockedBlock, this.validBlock]) if (b && !blocks.some((x) => x.hash === b.hash)) blocks.push(b);
+    return blocks;
+  }
+
+  /** `block`: the block of a non-nil precommit (kept on disk with the lock it sets). */
+  private vote(type: VoteType, votedHash: string, block?: Block): void {
     let hash = votedHash;
     const h = this.height;
     const r = this.round;
     this.step = type === PREVOTE ? 'prevote' : 'precommit';
     const step = type === PREVOTE ? STEP_PREVOTE : STEP_PRECOMMIT;
-    if (!this.guard.allow(h, r, step, hash)) {
+    if (!this.guard.allow(h, r, step, hash, block)) {
       // Signed before a restart at this very position: send that same vote again (never a second one).
       const last = this.guard.last;
       if (last.height !== h || last.round !== r || last.step !== step) return;
