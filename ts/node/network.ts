@@ -44,19 +44,27 @@ export interface NetworkDeps {
 }
 
 /**
- * Test-only fail point (CometBFT's FAIL_TEST_INDEX is the model): `NATIVE_FAILPOINT=after-prevote@H`
- * makes a validator kill itself (SIGKILL) right after signing and sending a prevote for a block at a
- * height ≥ H, so tests can crash it between its prevote and its precommit.
+ * Test-only fail points (CometBFT's FAIL_TEST_INDEX is the model), `NATIVE_FAILPOINT=<point>@H`, for a
+ * vote for a block at a height ≥ H: `after-prevote` makes a validator kill itself (SIGKILL) right after
+ * signing and sending the prevote, so tests can crash it between its prevote and its precommit;
+ * `after-lock` kills it right after its precommit (its lock) is on disk, before the precommit is sent, so
+ * tests can restart validators locked on a block that no other node saw decided.
  */
 function failPoint(
   log: Logger,
   engine: BftEngine,
 ): ((vote: { type: number; height: number; block_hash: string }) => void) | undefined {
-  const m = /^after-prevote@(\d+)$/.exec(process.env.NATIVE_FAILPOINT ?? '');
+  const m = /^(after-prevote|after-lock)@(\d+)$/.exec(process.env.NATIVE_FAILPOINT ?? '');
   if (!m) return undefined;
-  const from = Number(m[1]);
+  const [point, from] = [m[1], Number(m[2])];
   return (vote) => {
-    if (vote.type !== 1 || vote.block_hash === '' || vote.height < from) return;
+    if (vote.block_hash === '' || vote.height < from) return;
+    if (point === 'after-lock' && vote.type === 2) {
+      log.warn({ height: vote.height }, 'fail point after-lock: killing this process');
+      // At once: the precommit is persisted but this call returns to no code that could send it.
+      process.kill(process.pid, 'SIGKILL');
+    }
+    if (point !== 'after-prevote' || vote.type !== 1) return;
     log.warn({ height: vote.height }, 'fail point after-prevote: killing this process');
     // The engine signs nothing more (its stop flag is set at once); the prevote itself is still sent.
     void engine.stop();
