@@ -17,64 +17,13 @@ import { type KeyPair, signDigest } from '../ledger/keys.js';
 import { isLowS } from '../ledger/rules.js';
 import type { Mempool } from '../mempool/mempool.js';
 import { fromHex, toHex } from '../util/hex.js';
-import type { EvidencePool } from './evidence-pool.js';
+import { type BftOptions, type BftStatus, type FinalizedInfo, type ResumeInfo, type Step, roundTimeouts } from './bft-options.js';
 import { type ConsensusMessage, InvalidConsensusMessage, type Proposal, type ProposalRef, messageHeight } from './messages.js';
 import { STEP_PRECOMMIT, STEP_PREVOTE, STEP_PROPOSE, type SignGuard } from './privval.js';
 import { HeightVotes } from './vote-set.js';
 
 export { type ConsensusMessage, InvalidConsensusMessage, type Proposal } from './messages.js';
-
-/**
- * Round timeouts as multiples of the block time: at 1 s blocks they are CometBFT's defaults (propose 3 s,
- * prevote/precommit 1 s, +0.5 s per round); shorter test block times keep floors so a loaded machine
- * does not time out every round.
- */
-export function roundTimeouts(blockTimeMs: number): { proposeMs: number; voteMs: number; deltaMs: number } {
-  return {
-    proposeMs: Math.max(3 * blockTimeMs, 1500),
-    voteMs: Math.max(blockTimeMs, 500),
-    deltaMs: Math.max(blockTimeMs / 2, 250),
-  };
-}
-
-export interface BftOptions {
-  blockTimeMs: number;
-  maxBlockTxs: number;
-  packGasLimit?: bigint;
-  /** Pending double-sign evidence for proposals; absent: blocks carry none. */
-  evidence?: EvidencePool;
-  /** The block of a proposal that arrived by reference, fetched from the peer that published it. */
-  fetchBlock?: (hash: string, from: string) => Promise<Block | null>;
-}
-
-type Step = 'propose' | 'prevote' | 'precommit';
-
-export interface BftStatus {
-  height: number;
-  round: number;
-  step: Step;
-  locked_round: number;
-  valid_round: number;
-  /** Wall-clock ms since this height began (the parent was committed). */
-  height_age_ms: number;
-}
-
-export interface ResumeInfo {
-  height: number;
-  round: number;
-  locked_round: number;
-  locked_hash: string | null;
-  /** Whether the locked block itself is at hand (it can be proposed again, served and prevoted). */
-  locked_block: boolean;
-  valid_round: number;
-}
-
-export interface FinalizedInfo {
-  height: number;
-  round: number;
-  /** From the proposal's arrival (or creation, on the proposer) to the commit on this node. */
-  proposalToFinalityMs: number | null;
-}
+export { type BftOptions, type BftStatus, type FinalizedInfo, type ResumeInfo, roundTimeouts } from './bft-options.js';
 
 /**
  * Tendermint consensus (arXiv 1807.04938, Algorithm 1) for the DPoS+BFT phase: rounds of propose,
