@@ -1,9 +1,13 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import test from 'ava';
 import { ethers } from 'ethers';
 import { ConfigError, parseConfig } from '../../ts/node/config.js';
 import { compiled } from '../helpers/contracts.js';
 import { devKey, devPrivateKey, rpc, rpcOk } from '../helpers/evm.js';
+import { spawnNode } from '../helpers/child-node.js';
 import { type TestNode, httpJson, startTestNode } from '../helpers/node.js';
+import { tempDir, waitFor } from '../helpers/util.js';
 
 const iface = new ethers.Interface(compiled('Box').abi);
 const wallet = (i: number) => new ethers.Wallet(devPrivateKey(i));
@@ -38,6 +42,49 @@ test('--block-time-ms 0 is automine on --dev only; --anvil-compat is a dev optio
   t.false(parseConfig(['--network', 'testnet'], {}).ws);
   t.true(parseConfig(['--network', 'testnet', '--ws'], {}).ws);
   t.false(parseConfig(['--dev'], { NATIVE_WS: '0' }).ws);
+  // Calls run on the main thread up to 100 ms on --dev only (docs/dev-chain.md, "Calls on the main thread").
+  t.is(parseConfig(['--dev'], {}).rpcEvmInlineMs, 100);
+  t.is(parseConfig(['--network', 'testnet'], {}).rpcEvmInlineMs, 0);
+  t.is(parseConfig(['--dev', '--rpc-evm-inline', '0'], {}).rpcEvmInlineMs, 0);
+  t.is(parseConfig(['--network', 'testnet'], { NATIVE_RPC_EVM_INLINE: '20ms' }).rpcEvmInlineMs, 20);
+  t.throws(() => parseConfig(['--dev', '--rpc-evm-inline', '-1'], {}), { instanceOf: ConfigError });
+});
+
+test('automine: sends answered after their block skip the transaction journal and survive SIGKILL; without automine they are journaled', async (t) => {
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const args = ['--data-dir', tmp.dir, '--block-time-ms', '0'];
+  const journalBytes = () =>
+    readdirSync(join(tmp.dir, 'tx-journal')).reduce((sum, f) => sum + statSync(join(tmp.dir, 'tx-journal', f)).size, 0);
+  let node = await spawnNode(args);
+  t.teardown(() => node.proc.kill('SIGKILL'));
+  const to = ethers.Wallet.createRandom().address;
+  const mined: string[] = [];
+  for (let nonce = 0; nonce < 3; nonce++)
+    mined.push(await rpcOk(node.url, 'eth_sendRawTransaction', [await transfer(2, to, 1n, nonce)]));
+  // eth_sendTransaction too: answered once mined, not journaled.
+  const from = wallet(3).address;
+  mined.push(await rpcOk(node.url, 'eth_sendTransaction', [{ from, to, value: '0x1' }]));
+  t.is(journalBytes(), 0, 'nothing journaled under automine');
+  // Killed right after the last answer: the committed blocks keep every answered transaction.
+  node.proc.kill('SIGKILL');
+  await node.exited;
+  node = await spawnNode(args);
+  for (const h of mined) t.truthy((await rpcOk(node.url, 'eth_getTransactionReceipt', [h]))?.blockNumber, h);
+  t.is(await rpcOk(node.url, 'eth_getBalance', [to, 'latest']), '0x4');
+  // Automine off: the transaction waits in the pool, so it is journaled before the answer and replayed after a crash.
+  t.true(await rpcOk(node.url, 'evm_setAutomine', [false]));
+  const pending = await rpcOk(node.url, 'eth_sendRawTransaction', [await transfer(2, to, 1n, 3)]);
+  t.true(journalBytes() > 0, 'journaled without automine');
+  node.proc.kill('SIGKILL');
+  await node.exited;
+  node = await spawnNode(args);
+  // Replayed from the journal and, automine being on again (the flag), mined at start.
+  const url = node.url;
+  await waitFor(async () => (await rpcOk(url, 'eth_getTransactionReceipt', [pending]))?.blockNumber, 30_000, 'replayed tx mined');
+  t.is(await rpcOk(node.url, 'eth_getBalance', [to, 'latest']), '0x5');
+  node.proc.kill('SIGTERM');
+  await node.exited;
 });
 
 test('automine: every transaction gets its own block before the send answers; the head moves only with them', async (t) => {

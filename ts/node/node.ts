@@ -215,6 +215,7 @@ export class NativeNode {
     const evmCalls = new CallPool({
       workers: config.rpcEvmWorkers,
       maxQueue: config.rpcEvmQueue,
+      inlineMs: config.rpcEvmInlineMs,
       gasCap: config.rpcGasCap,
       timeoutMs: config.rpcEvmTimeoutMs,
       onError: (err) => log.error({ err }, 'call worker failed'),

@@ -116,10 +116,20 @@ export class DevChain {
       this.miner.onPooled();
     };
     this.miner.start();
+    // What the transaction journal replayed into the pool is mined at once under automine, as if just sent.
+    if (this.ctx.mempool.size > 0) this.miner.onPooled();
   }
 
   stop(): Promise<void> {
     return this.miner.stop();
+  }
+
+  /**
+   * Whether a transaction admitted now is in a committed block once settled() resolves (automine): a send that
+   * waits for that skips the transaction journal (TxAdmission.submitRaw, `answeredOnceMined`).
+   */
+  get minesOnAdmission(): boolean {
+    return this.miner.automine;
   }
 
   /** Resolves once automine has mined what was admitted so far (a send answers after its block, as Hardhat). */
