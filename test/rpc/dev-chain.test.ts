@@ -50,6 +50,45 @@ test('--block-time-ms 0 is automine on --dev only; --anvil-compat is a dev optio
   t.throws(() => parseConfig(['--dev', '--rpc-evm-inline', '-1'], {}), { instanceOf: ConfigError });
 });
 
+test('evm_revert past a small block window: blocks, receipts and eth_getLogs (the window blooms) answer as before', async (t) => {
+  // A window of 4 blocks: the 6 blocks mined after the snapshot reuse every window slot, so the revert must read
+  // back the blocks (and blooms) the window reaches again.
+  const n = await startTestNode({ blockTimeMs: 0, windowSize: 4 });
+  t.teardown(() => n.stop());
+  const [from] = await rpcOk(n.url, 'eth_accounts');
+  const box = compiled('Box');
+  const deploy = new ethers.ContractFactory(box.abi, box.bytecode).interface.encodeDeploy([1n]);
+  const dep = await rpcOk(n.url, 'eth_sendTransaction', [{ from, data: box.bytecode + deploy.slice(2) }]);
+  const address = (await rpcOk(n.url, 'eth_getTransactionReceipt', [dep])).contractAddress;
+  const store = (v: bigint) =>
+    rpcOk(n.url, 'eth_sendTransaction', [{ from, to: address, data: iface.encodeFunctionData('store', [v]) }]);
+  for (let v = 1n; v <= 8n; v++) await store(v);
+  const stored = iface.getEvent('Stored')?.topicHash as string;
+  const logsOf = (value?: bigint) =>
+    rpcOk(n.url, 'eth_getLogs', [
+      {
+        fromBlock: '0x0',
+        toBlock: 'latest',
+        address,
+        topics: [stored, null, value === undefined ? null : ethers.toBeHex(value, 32)],
+      },
+    ]);
+  const top = await head(n);
+  const hashes = async () => Promise.all(Array.from({ length: top + 1 }, async (_, h) => (await block(n, h)).hash));
+  const before = { logs: await logsOf(), hashes: await hashes() };
+  const snap = await rpcOk(n.url, 'evm_snapshot');
+  for (let v = 100n; v < 106n; v++) await store(v);
+  t.true(await rpcOk(n.url, 'evm_revert', [snap]));
+  t.is(await head(n), top);
+  t.deepEqual(await hashes(), before.hashes);
+  t.deepEqual(await logsOf(), before.logs);
+  // By topic: each block of the window is found through its own bloom; a value of a removed block is gone.
+  for (const v of [5n, 6n, 7n, 8n]) t.is((await logsOf(v)).length, 1, `value ${v}`);
+  t.deepEqual(await logsOf(103n), []);
+  await store(200n);
+  t.is((await logsOf(200n)).length, 1);
+});
+
 test('automine: sends answered after their block skip the transaction journal and survive SIGKILL; without automine they are journaled', async (t) => {
   const tmp = tempDir();
   t.teardown(tmp.cleanup);
