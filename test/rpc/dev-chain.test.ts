@@ -50,6 +50,18 @@ test('--block-time-ms 0 is automine on --dev only; --anvil-compat is a dev optio
   t.throws(() => parseConfig(['--dev', '--rpc-evm-inline', '-1'], {}), { instanceOf: ConfigError });
 });
 
+test('the start-up warm-up leaves no trace: genesis head, empty pool, the first dev account untouched', async (t) => {
+  const n = await automine();
+  t.teardown(() => n.stop());
+  const [first] = await rpcOk(n.url, 'eth_accounts');
+  t.is(await head(n), 0);
+  t.deepEqual(await rpcOk(n.url, 'txpool_status'), { pending: '0x0', queued: '0x0' });
+  t.is(await rpcOk(n.url, 'eth_getTransactionCount', [first, 'pending']), '0x0');
+  t.is(await rpcOk(n.url, 'eth_getBalance', [first, 'latest']), await rpcOk(n.url, 'eth_getBalance', [first, '0x0']));
+  t.is(await rpcOk(n.url, 'eth_getCode', [ethers.getCreateAddress({ from: first, nonce: 0 }), 'latest']), '0x');
+  t.true((await validate(n)).valid);
+});
+
 test('evm_revert past a small block window: blocks, receipts and eth_getLogs (the window blooms) answer as before', async (t) => {
   // A window of 4 blocks: the 6 blocks mined after the snapshot reuse every window slot, so the revert must read
   // back the blocks (and blooms) the window reaches again.

@@ -14,6 +14,7 @@ import { DevMiner, type MiningMode } from './miner.js';
 import { type SendArgs, sendTransaction } from './send.js';
 import { DevSnapshots } from './snapshots.js';
 import { setBalance, setCode, setNonce, setStorageAt } from './state-writes.js';
+import { warmUp } from './warm-up.js';
 
 export type DevChainContext = Pick<NodeContext, 'chain' | 'mempool' | 'admission'> & Partial<NodeContext>;
 
@@ -135,6 +136,18 @@ export class DevChain {
   /** Resolves once automine has mined what was admitted so far (a send answers after its block, as Hardhat). */
   settled(): Promise<void> {
     return this.miner.settled();
+  }
+
+  /**
+   * Run the first-request path once before the node reports ready (warm-up.ts); nothing of it stays. A failure
+   * (a dev account emptied by an earlier session, say) only leaves the first requests slower, so it is ignored.
+   */
+  async warmUp(ctx: NodeContext): Promise<void> {
+    try {
+      await warmUp(ctx, this.accounts);
+    } catch {
+      /* nothing to undo: the warm-up changes nothing */
+    }
   }
 
   sendTransaction(ctx: NodeContext, args: SendArgs): Promise<SignedTransaction> {
