@@ -1,5 +1,6 @@
 import test from 'ava';
 import { ethers } from 'ethers';
+import type { CallPool } from '../../ts/execution/index.js';
 import { compiled } from '../helpers/contracts.js';
 import { ethersWallet, headHeight, rpc, rpcOk, signCall, waitReceipt } from '../helpers/evm.js';
 import { httpJson, startTestNode } from '../helpers/node.js';
@@ -76,6 +77,27 @@ test.serial('a saturated call pool answers -32005 at once; the node and the pool
   t.regex(busy[0].error?.message ?? '', /too many EVM calls in progress \(2 running or queued\)/);
   t.is(await rpcOk(n.url, 'eth_call', [{ data: '0x600160005260206000f3' }, 'latest']), ethers.toBeHex(1n, 32));
 });
+
+test.serial(
+  '--rpc-evm-inline (dev default 100 ms): short calls answer on the main thread, a long one moves to a worker',
+  async (t) => {
+    const n = await startTestNode({ rpcGasCap: 0n, rpcEvmTimeoutMs: 3000 });
+    t.teardown(() => n.stop());
+    const pool = n.node.ctx.evmCalls as CallPool;
+    const RETURN_ONE = '0x600160005260206000f3';
+    t.is(await rpcOk(n.url, 'eth_call', [{ data: RETURN_ONE }, 'latest']), ethers.toBeHex(1n, 32));
+    t.is(await rpcOk(n.url, 'eth_estimateGas', [{ data: RETURN_ONE }]), ethers.toQuantity(100_000));
+    t.is(pool.threads.length, 0, 'no call worker started for short calls');
+    // An endless loop passes the inline 100 ms, starts over on a worker and ends there at the time limit.
+    t.deepEqual((await rpc(n.url, 'eth_call', loopCall())).error, { code: -32000, message: 'execution aborted (timeout = 3s)' });
+    t.true(pool.threads.length > 0, 'the loop ran on a worker');
+    // Off: every call goes to the workers (the default outside --dev).
+    const off = await startTestNode({ rpcEvmInlineMs: 0 });
+    t.teardown(() => off.stop());
+    t.is(await rpcOk(off.url, 'eth_call', [{ data: RETURN_ONE }, 'latest']), ethers.toBeHex(1n, 32));
+    t.true((off.node.ctx.evmCalls as CallPool).threads.length > 0);
+  },
+);
 
 test.serial('--rpc-gascap bounds eth_call gas and the top of the estimate search', async (t) => {
   const n = await startTestNode({ rpcGasCap: 100_000n });

@@ -119,6 +119,20 @@ test('eth_estimateGas: max(estimate, 100000) with data, 21000 for a plain transf
   t.is(await rpcOk(n.url, 'eth_estimateGas', [{ from, to, data: '0x12', gas: '0x7530' }]), '0x7530');
 });
 
+test('eth_estimateGas is the exact lowest limit where the call succeeds, also past the used gas (a CALL with value)', async (t) => {
+  const from = devKey(5).address;
+  // Init code: six fresh SSTOREs (above the 100000 floor), then a CALL moving 1 wei on to 0xdead with all gas:
+  // the 2300 stipend and the 63/64 rule make the lowest working limit higher than the gas the run uses.
+  const stores = [1, 2, 3, 4, 5, 6].map((i) => `600160${i.toString(16).padStart(2, '0')}55`).join('');
+  const data = `0x${stores}6000600060006000600161dead5af15000`;
+  const call = { from, data, value: '0x1' };
+  const est = BigInt(await rpcOk(n.url, 'eth_estimateGas', [call]));
+  t.true(est > 100_000n, String(est));
+  t.is(await rpcOk(n.url, 'eth_call', [{ ...call, gas: ethers.toQuantity(est) }, 'latest']), '0x');
+  const below = await rpc(n.url, 'eth_call', [{ ...call, gas: ethers.toQuantity(est - 1n) }, 'latest']);
+  t.is(below.error?.code, -32000, JSON.stringify(below));
+});
+
 test('/chain/performance: avg_block_time_ms is a number from the first block on', async (t) => {
   const fresh = await startTestNode({ blockTimeMs: 600_000 });
   t.teardown(() => fresh.stop());

@@ -1,9 +1,13 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import test from 'ava';
 import { ethers } from 'ethers';
 import { ConfigError, parseConfig } from '../../ts/node/config.js';
 import { compiled } from '../helpers/contracts.js';
 import { devKey, devPrivateKey, rpc, rpcOk } from '../helpers/evm.js';
+import { spawnNode } from '../helpers/child-node.js';
 import { type TestNode, httpJson, startTestNode } from '../helpers/node.js';
+import { tempDir, waitFor } from '../helpers/util.js';
 
 const iface = new ethers.Interface(compiled('Box').abi);
 const wallet = (i: number) => new ethers.Wallet(devPrivateKey(i));
@@ -38,6 +42,100 @@ test('--block-time-ms 0 is automine on --dev only; --anvil-compat is a dev optio
   t.false(parseConfig(['--network', 'testnet'], {}).ws);
   t.true(parseConfig(['--network', 'testnet', '--ws'], {}).ws);
   t.false(parseConfig(['--dev'], { NATIVE_WS: '0' }).ws);
+  // Calls run on the main thread up to 100 ms on --dev only (docs/dev-chain.md, "Calls on the main thread").
+  t.is(parseConfig(['--dev'], {}).rpcEvmInlineMs, 100);
+  t.is(parseConfig(['--network', 'testnet'], {}).rpcEvmInlineMs, 0);
+  t.is(parseConfig(['--dev', '--rpc-evm-inline', '0'], {}).rpcEvmInlineMs, 0);
+  t.is(parseConfig(['--network', 'testnet'], { NATIVE_RPC_EVM_INLINE: '20ms' }).rpcEvmInlineMs, 20);
+  t.throws(() => parseConfig(['--dev', '--rpc-evm-inline', '-1'], {}), { instanceOf: ConfigError });
+});
+
+test('the start-up warm-up leaves no trace: genesis head, empty pool, the first dev account untouched', async (t) => {
+  const n = await automine();
+  t.teardown(() => n.stop());
+  const [first] = await rpcOk(n.url, 'eth_accounts');
+  t.is(await head(n), 0);
+  t.deepEqual(await rpcOk(n.url, 'txpool_status'), { pending: '0x0', queued: '0x0' });
+  t.is(await rpcOk(n.url, 'eth_getTransactionCount', [first, 'pending']), '0x0');
+  t.is(await rpcOk(n.url, 'eth_getBalance', [first, 'latest']), await rpcOk(n.url, 'eth_getBalance', [first, '0x0']));
+  t.is(await rpcOk(n.url, 'eth_getCode', [ethers.getCreateAddress({ from: first, nonce: 0 }), 'latest']), '0x');
+  t.true((await validate(n)).valid);
+});
+
+test('evm_revert past a small block window: blocks, receipts and eth_getLogs (the window blooms) answer as before', async (t) => {
+  // A window of 4 blocks: the 6 blocks mined after the snapshot reuse every window slot, so the revert must read
+  // back the blocks (and blooms) the window reaches again.
+  const n = await startTestNode({ blockTimeMs: 0, windowSize: 4 });
+  t.teardown(() => n.stop());
+  const [from] = await rpcOk(n.url, 'eth_accounts');
+  const box = compiled('Box');
+  const deploy = new ethers.ContractFactory(box.abi, box.bytecode).interface.encodeDeploy([1n]);
+  const dep = await rpcOk(n.url, 'eth_sendTransaction', [{ from, data: box.bytecode + deploy.slice(2) }]);
+  const address = (await rpcOk(n.url, 'eth_getTransactionReceipt', [dep])).contractAddress;
+  const store = (v: bigint) =>
+    rpcOk(n.url, 'eth_sendTransaction', [{ from, to: address, data: iface.encodeFunctionData('store', [v]) }]);
+  for (let v = 1n; v <= 8n; v++) await store(v);
+  const stored = iface.getEvent('Stored')?.topicHash as string;
+  const logsOf = (value?: bigint) =>
+    rpcOk(n.url, 'eth_getLogs', [
+      {
+        fromBlock: '0x0',
+        toBlock: 'latest',
+        address,
+        topics: [stored, null, value === undefined ? null : ethers.toBeHex(value, 32)],
+      },
+    ]);
+  const top = await head(n);
+  const hashes = async () => Promise.all(Array.from({ length: top + 1 }, async (_, h) => (await block(n, h)).hash));
+  const before = { logs: await logsOf(), hashes: await hashes() };
+  const snap = await rpcOk(n.url, 'evm_snapshot');
+  for (let v = 100n; v < 106n; v++) await store(v);
+  t.true(await rpcOk(n.url, 'evm_revert', [snap]));
+  t.is(await head(n), top);
+  t.deepEqual(await hashes(), before.hashes);
+  t.deepEqual(await logsOf(), before.logs);
+  // By topic: each block of the window is found through its own bloom; a value of a removed block is gone.
+  for (const v of [5n, 6n, 7n, 8n]) t.is((await logsOf(v)).length, 1, `value ${v}`);
+  t.deepEqual(await logsOf(103n), []);
+  await store(200n);
+  t.is((await logsOf(200n)).length, 1);
+});
+
+test('automine: sends answered after their block skip the transaction journal and survive SIGKILL; without automine they are journaled', async (t) => {
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const args = ['--data-dir', tmp.dir, '--block-time-ms', '0'];
+  const journalBytes = () =>
+    readdirSync(join(tmp.dir, 'tx-journal')).reduce((sum, f) => sum + statSync(join(tmp.dir, 'tx-journal', f)).size, 0);
+  let node = await spawnNode(args);
+  t.teardown(() => node.proc.kill('SIGKILL'));
+  const to = ethers.Wallet.createRandom().address;
+  const mined: string[] = [];
+  for (let nonce = 0; nonce < 3; nonce++)
+    mined.push(await rpcOk(node.url, 'eth_sendRawTransaction', [await transfer(2, to, 1n, nonce)]));
+  // eth_sendTransaction too: answered once mined, not journaled.
+  const from = wallet(3).address;
+  mined.push(await rpcOk(node.url, 'eth_sendTransaction', [{ from, to, value: '0x1' }]));
+  t.is(journalBytes(), 0, 'nothing journaled under automine');
+  // Killed right after the last answer: the committed blocks keep every answered transaction.
+  node.proc.kill('SIGKILL');
+  await node.exited;
+  node = await spawnNode(args);
+  for (const h of mined) t.truthy((await rpcOk(node.url, 'eth_getTransactionReceipt', [h]))?.blockNumber, h);
+  t.is(await rpcOk(node.url, 'eth_getBalance', [to, 'latest']), '0x4');
+  // Automine off: the transaction waits in the pool, so it is journaled before the answer and replayed after a crash.
+  t.true(await rpcOk(node.url, 'evm_setAutomine', [false]));
+  const pending = await rpcOk(node.url, 'eth_sendRawTransaction', [await transfer(2, to, 1n, 3)]);
+  t.true(journalBytes() > 0, 'journaled without automine');
+  node.proc.kill('SIGKILL');
+  await node.exited;
+  node = await spawnNode(args);
+  // Replayed from the journal and, automine being on again (the flag), mined at start.
+  const url = node.url;
+  await waitFor(async () => (await rpcOk(url, 'eth_getTransactionReceipt', [pending]))?.blockNumber, 30_000, 'replayed tx mined');
+  t.is(await rpcOk(node.url, 'eth_getBalance', [to, 'latest']), '0x5');
+  node.proc.kill('SIGTERM');
+  await node.exited;
 });
 
 test('automine: every transaction gets its own block before the send answers; the head moves only with them', async (t) => {

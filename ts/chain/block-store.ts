@@ -100,9 +100,10 @@ export class BlockStore {
     return this.headHeight;
   }
 
-  private async loadWindow(): Promise<void> {
-    if (this.headHeight < 0) return;
-    const rows = await this.db.range({ gte: blockKey(this.windowStart), lt: blockKey(this.headHeight + 1) });
+  /** Read the window's blocks in [from, to) (the whole window by default) into memory. */
+  private async loadWindow(from = this.windowStart, to = this.headHeight + 1): Promise<void> {
+    if (this.headHeight < 0 || from >= to) return;
+    const rows = await this.db.range({ gte: blockKey(from), lt: blockKey(to) });
     for (const [, v] of rows) this.remember(decodeBlock(v));
   }
 
@@ -242,13 +243,17 @@ export class BlockStore {
     await this.db.write(ops);
     events.applied();
     days.applied();
-    this.window.clear();
-    this.windowReceipts.clear();
+    const oldStart = this.windowStart;
+    for (const h of [...this.window.keys()]) if (h > height) this.window.delete(h);
+    for (const h of [...this.windowReceipts.keys()]) if (h > height) this.windowReceipts.delete(h);
     this.txCounts.clear();
     this.logIndex.blooms.truncate(height);
     this.history.rolledBack(height);
     this.headHeight = height;
-    await this.loadWindow();
+    // The window now reaches lower by as many blocks as were removed: only those are read (a dev chain's
+    // evm_revert rolls back a few blocks of a long chain, and must not re-read the whole window each time).
+    // Their bloom slots are written again too (the ring reused them for the removed heights).
+    await this.loadWindow(this.windowStart, oldStart);
     return restore;
   }
 

@@ -17,6 +17,11 @@ export { CallPoolBusyError, CallPoolClosedError, type CallState, GRACE_MS } from
 export const DEFAULT_RPC_GAS_CAP = 50_000_000n;
 /** geth's `--rpc.evmtimeout` default. */
 export const DEFAULT_RPC_EVM_TIMEOUT_MS = 5000;
+/**
+ * The dev chain's `--rpc-evm-inline`: its tools' calls (estimates before each send, views) take a few ms, which a
+ * worker would double with message round trips; a call needing more than this still moves to a worker.
+ */
+export const DEV_RPC_EVM_INLINE_MS = 100;
 /** Calls waiting for a worker, beyond those running. */
 export const DEFAULT_RPC_EVM_QUEUE = 32;
 
@@ -34,6 +39,12 @@ export interface CallLimits {
 export interface CallPoolOptions extends CallLimits {
   workers: number;
   maxQueue: number;
+  /**
+   * A call first runs on the calling thread for up to this long (ms) and moves to a worker only when it needs
+   * more (`--rpc-evm-inline`; 0 = always a worker). Skipped while workers are busy: calls that long are likely
+   * more of the same.
+   */
+  inlineMs?: number;
   /** A worker failed outside a call (it is replaced); the calls it ran fail on their own. */
   onError?: (err: unknown) => void;
 }
@@ -46,6 +57,8 @@ export interface CallRequest {
   args: CallArgs;
   /** estimate: the highest gas limit searched. */
   cap: bigint;
+  /** estimate: the caller raises a lower answer to this (the interface's floor with data). */
+  floor?: bigint;
 }
 
 /** Runs calls; the pool in a node, in-process where no node runs (benches, service tests). */
@@ -61,7 +74,7 @@ export class InProcessCallRunner implements CallRunner {
   ) {}
 
   run(req: CallRequest): Promise<CallReply> {
-    return runCall(req.kind, req.env, req.snapshot, req.args, req.cap, Date.now() + this.timeoutMs);
+    return runCall(req.kind, req.env, req.snapshot, req.args, req.cap, Date.now() + this.timeoutMs, req.floor);
   }
 }
 
@@ -84,6 +97,7 @@ function callTask(req: CallRequest, id: number, deadline: number): CallTask {
     env,
     args: req.args,
     cap: req.cap,
+    floor: req.floor,
     deadline,
     prefetch: prefetch(req.snapshot, req.args),
     id,
@@ -114,8 +128,22 @@ export class CallPool implements CallRunner {
     return this.pool.pending;
   }
 
-  run(req: CallRequest): Promise<CallReply> {
+  /** The worker threads started so far (diagnostics and tests). */
+  get threads(): readonly import('node:worker_threads').Worker[] {
+    return this.pool.threads;
+  }
+
+  async run(req: CallRequest): Promise<CallReply> {
     const deadline = Date.now() + this.timeoutMs;
+    const inlineMs = this.opts.inlineMs ?? 0;
+    if (inlineMs > 0 && this.pool.pending === 0) {
+      // A short call answers here, without a worker's message round trips for its state reads (or, on a node's
+      // first call, the workers' loading). Cut off at inlineMs, it starts over on a worker from the same
+      // snapshot and environment, so its answer is the one a worker alone would have given.
+      const cutoff = Math.min(deadline, Date.now() + inlineMs);
+      const reply = await runCall(req.kind, req.env, req.snapshot, req.args, req.cap, cutoff, req.floor);
+      if (reply.kind !== 'timeout' || cutoff === deadline) return reply;
+    }
     return this.pool.run<CallReply>({
       live: { state: req.snapshot, blockHash: req.env.blockHash },
       deadline,

@@ -29,6 +29,8 @@ export interface CallTask {
   args: CallArgs;
   /** estimate: the highest gas limit searched. */
   cap: bigint;
+  /** estimate: the caller raises a lower answer to this, so the search may stop there (estimateCallGas). */
+  floor?: bigint;
   /** Epoch milliseconds after which the call stops with a timeout. */
   deadline: number;
   /** Values sent along to save round trips: the callee's account and code, the caller's account. */
@@ -59,6 +61,7 @@ export async function runCall(
   args: CallArgs,
   cap: bigint,
   deadline: number,
+  floor = 0n,
 ): Promise<CallReply> {
   try {
     if (kind === 'call') return { kind, outcome: detach(await simulateCall(env, view, args, deadline)) };
@@ -66,7 +69,7 @@ export async function runCall(
       const outcome = await createAccessList(env, view, args, deadline);
       return { kind, outcome: outcome.failure ? { ...outcome, failure: detach(outcome.failure) } : outcome };
     }
-    const outcome = await estimateCallGas(env, view, args, cap, deadline);
+    const outcome = await estimateCallGas(env, view, args, cap, deadline, floor);
     return { kind, outcome: outcome.ok ? outcome : { ...outcome, failure: detach(outcome.failure) } };
   } catch (err) {
     if (err instanceof CallTimeoutError) return { kind: 'timeout' };
@@ -81,7 +84,7 @@ export async function runCallTask(task: CallTask, channel: StateChannel): Promis
   const view = new RemoteStateView(channel, task.id, task.prefetch, task.deadline);
   try {
     const env: BlockEnv = { ...task.env, blockHash: (h) => view.blockHash(h) };
-    return await runCall(task.kind, env, view, task.args, task.cap, task.deadline);
+    return await runCall(task.kind, env, view, task.args, task.cap, task.deadline, task.floor);
   } finally {
     view.close();
   }

@@ -40,6 +40,7 @@ export {
   DEFAULT_RPC_EVM_QUEUE,
   DEFAULT_RPC_EVM_TIMEOUT_MS,
   DEFAULT_RPC_GAS_CAP,
+  DEV_RPC_EVM_INLINE_MS,
   InProcessCallRunner,
   defaultCallWorkers,
 } from './call-pool.js';

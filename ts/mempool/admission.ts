@@ -51,6 +51,17 @@ export const REPLACEMENT_BUMP_PERCENT = 10n;
  * signature verification, then the pool rules (duplicates, bounds, nonce, balance, replacement,
  * future-nonce queue). A rejected transaction never touches the pool.
  */
+export interface SubmitRawOptions {
+  /** The dev chain's own eth_sendTransaction for an address it impersonates (execution/impersonation.ts). */
+  impersonated?: boolean;
+  /**
+   * The caller answers only once the transaction's block is committed (the dev chain's automine): from then on
+   * the block keeps it through a process crash, as it keeps every transaction in it, so the journal (which keeps
+   * transactions waiting in the pool) is not written and the answer does not wait for its disk.
+   */
+  answeredOnceMined?: boolean;
+}
+
 export class TxAdmission {
   private readonly batcher = new SignatureBatcher();
   onReject?: (reason: RejectReason) => void;
@@ -118,11 +129,11 @@ export class TxAdmission {
    * signature, chain id and gas rules checked, then the same pool rules as native transactions
    * (one nonce sequence per account). Returns the stored form.
    */
-  async submitRaw(raw: Uint8Array, source: TxSource = 'api', opts: { impersonated?: boolean } = {}): Promise<SignedTransaction> {
+  async submitRaw(raw: Uint8Array, source: TxSource = 'api', opts: SubmitRawOptions = {}): Promise<SignedTransaction> {
     try {
       const tx = this.admitRaw(raw, source, opts.impersonated === true);
       if (source === 'api') {
-        await this.journal?.append(tx);
+        if (opts.answeredOnceMined !== true) await this.journal?.append(tx);
         this.onAdmitted?.(tx);
       }
       return tx;

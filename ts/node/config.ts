@@ -13,6 +13,7 @@ import {
   DEFAULT_RPC_EVM_QUEUE,
   DEFAULT_RPC_EVM_TIMEOUT_MS,
   DEFAULT_RPC_GAS_CAP,
+  DEV_RPC_EVM_INLINE_MS,
   defaultCallWorkers,
 } from '../execution/index.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/common.js';
@@ -72,6 +73,8 @@ export interface NodeConfig {
   rpcEvmTimeoutMs: number;
   /** Call worker threads (calls running at once). */
   rpcEvmWorkers: number;
+  /** How long a call may run on the main thread before it moves to a worker (ms); 0 = always a worker. */
+  rpcEvmInlineMs: number;
   /** Calls waiting for a worker; beyond, -32005 / 503. */
   rpcEvmQueue: number;
   /** JSON-RPC over WebSocket on the API port (`--ws`; on by default on the dev chain). */
@@ -230,6 +233,13 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
       'rpc-evmtimeout / NATIVE_RPC_EVMTIMEOUT',
     ),
     rpcEvmWorkers: int('rpc-evm-workers', 'NATIVE_RPC_EVM_WORKERS', defaultCallWorkers(), 1),
+    // The dev chain answers its tools' short calls on the main thread (docs/dev-chain.md, "Calls").
+    rpcEvmInlineMs: duration(
+      str('rpc-evm-inline', 'NATIVE_RPC_EVM_INLINE'),
+      dev ? DEV_RPC_EVM_INLINE_MS : 0,
+      'rpc-evm-inline / NATIVE_RPC_EVM_INLINE',
+      0,
+    ),
     rpcEvmQueue: int('rpc-evm-queue', 'NATIVE_RPC_EVM_QUEUE', DEFAULT_RPC_EVM_QUEUE),
     ws: values.ws === true || flagEnv(env.NATIVE_WS, 'NATIVE_WS', dev),
     anvilCompat: anvilCompat(values['anvil-compat'] === true, dev),
@@ -271,11 +281,11 @@ function flagEnv(raw: string | undefined, name: string, def: boolean): boolean {
   throw new ConfigError(`${name} must be 1/true/on or 0/false/off, got ${raw}`);
 }
 
-/** `--rpc-evmtimeout`, `--verify-timeout`: a Go-style duration (`5s`, `1.5s`, `300ms`) or milliseconds; at least 1 ms. */
-function duration(raw: string | undefined, def: number, flag: string): number {
+/** `--rpc-evmtimeout`, `--verify-timeout`: a Go-style duration (`5s`, `1.5s`, `300ms`) or milliseconds; at least `min` ms. */
+function duration(raw: string | undefined, def: number, flag: string, min = 1): number {
   if (raw === undefined || raw === '') return def;
   const m = /^(\d{1,9}(?:\.\d{1,3})?)(ms|s)?$/.exec(raw.trim());
   const ms = m ? Math.round(Number(m[1]) * (m[2] === 's' ? 1000 : 1)) : Number.NaN;
-  if (!(ms >= 1)) throw new ConfigError(`--${flag} must be a duration like 5s or 300ms, got ${raw}`);
+  if (!(ms >= min)) throw new ConfigError(`--${flag} must be a duration like 5s or 300ms, got ${raw}`);
   return ms;
 }

@@ -234,6 +234,14 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
     help: 'call worker threads',
   },
   {
+    name: 'rpc-evm-inline',
+    type: 'string',
+    env: 'NATIVE_RPC_EVM_INLINE',
+    default: '100ms on --dev, else 0',
+    value: 'DURATION',
+    help: 'a call runs on the main thread up to this long before moving to a worker (0 = workers only)',
+  },
+  {
     name: 'rpc-evm-queue',
     type: 'string',
     env: 'NATIVE_RPC_EVM_QUEUE',

@@ -215,6 +215,7 @@ export class NativeNode {
     const evmCalls = new CallPool({
       workers: config.rpcEvmWorkers,
       maxQueue: config.rpcEvmQueue,
+      inlineMs: config.rpcEvmInlineMs,
       gasCap: config.rpcGasCap,
       timeoutMs: config.rpcEvmTimeoutMs,
       onError: (err) => log.error({ err }, 'call worker failed'),
@@ -382,8 +383,10 @@ export class NativeNode {
       node.txJournal = journal?.journal ?? null;
       if (config.p2pPort !== null) await node.startNetwork();
       if (config.role === 'full') log.info({}, 'full node: following the network, not producing blocks');
-      else if (ctx.dev) ctx.dev.start();
-      else if (params.validators.some((v) => v.address === key.address)) consensus.start();
+      else if (ctx.dev) {
+        await ctx.dev.warmUp(ctx);
+        ctx.dev.start();
+      } else if (params.validators.some((v) => v.address === key.address)) consensus.start();
       else log.warn({ address: key.address }, 'this node is not an authority; not producing blocks');
       log.info(
         {

@@ -108,8 +108,9 @@ export const evmMethods: RpcTable = {
     handler: async (ctx, [raw]) => {
       const bytes = hexData(raw, 'raw transaction');
       if (bytes.length === 0) throw invalidParams('invalid argument 0: empty raw transaction');
-      const tx = await ctx.admission.submitRaw(bytes);
-      // Dev chain with automine: answer once the transaction's block is committed (Hardhat, anvil).
+      // Dev chain with automine: answer once the transaction's block is committed (Hardhat, anvil); the block
+      // then keeps it, not the transaction journal.
+      const tx = await ctx.admission.submitRaw(bytes, 'api', { answeredOnceMined: ctx.dev?.minesOnAdmission === true });
       await ctx.dev?.settled();
       return `0x${tx.txid}`;
     },

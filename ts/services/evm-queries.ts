@@ -79,6 +79,7 @@ async function runAt(
   args: CallArgs,
   cap: bigint,
   height: number | undefined,
+  floor?: bigint,
 ): Promise<CallReply> {
   const runner = runnerOf(ctx);
   const env = await callEnv(ctx, height);
@@ -89,7 +90,7 @@ async function runAt(
   } else snapshot = await stateAt(ctx, height);
   let reply: CallReply;
   try {
-    reply = await runner.run({ kind, env, snapshot, args, cap });
+    reply = await runner.run({ kind, env, snapshot, args, cap, floor });
   } catch (err) {
     if (err instanceof CallPoolBusyError) throw new EvmBusyError(err.message);
     throw err;
@@ -148,15 +149,13 @@ export async function ethCall(ctx: ChainContext, args: CallArgs, height?: number
  */
 export async function estimateGas(ctx: NodeContext, args: CallArgs, height?: number): Promise<bigint> {
   const top = cappedGas(args.gas ?? BLOCK_GAS_LIMIT, runnerOf(ctx).gasCap);
-  const reply = await runAt(ctx, 'estimate', args, top, height);
+  // The spec's floor with data, never above the caller's own cap (a transaction limited below it still gets an answer).
+  const withData = args.data !== undefined && args.data.length > 0;
+  const floor = withData ? (DATA_GAS_FLOOR < top ? DATA_GAS_FLOOR : top) : 0n;
+  const reply = await runAt(ctx, 'estimate', args, top, height, floor);
   if (reply.kind !== 'estimate') throw new Error(`unexpected estimate reply ${reply.kind}`);
   const out = reply.outcome;
-  if (out.ok) {
-    // The spec's floor with data, never above the caller's own cap (a transaction limited below it still gets an answer).
-    if (args.data === undefined || args.data.length === 0) return out.gas;
-    const floor = DATA_GAS_FLOOR < top ? DATA_GAS_FLOOR : top;
-    return out.gas > floor ? out.gas : floor;
-  }
+  if (out.ok) return out.gas > floor ? out.gas : floor;
   if (!out.failure.reverted && out.failure.error === 'out of gas') {
     throw new ServerError(`gas required exceeds allowance (${out.cap})`);
   }

@@ -14,6 +14,7 @@ import { DevMiner, type MiningMode } from './miner.js';
 import { type SendArgs, sendTransaction } from './send.js';
 import { DevSnapshots } from './snapshots.js';
 import { setBalance, setCode, setNonce, setStorageAt } from './state-writes.js';
+import { warmUp } from './warm-up.js';
 
 export type DevChainContext = Pick<NodeContext, 'chain' | 'mempool' | 'admission'> & Partial<NodeContext>;
 
@@ -116,15 +117,37 @@ export class DevChain {
       this.miner.onPooled();
     };
     this.miner.start();
+    // What the transaction journal replayed into the pool is mined at once under automine, as if just sent.
+    if (this.ctx.mempool.size > 0) this.miner.onPooled();
   }
 
   stop(): Promise<void> {
     return this.miner.stop();
   }
 
+  /**
+   * Whether a transaction admitted now is in a committed block once settled() resolves (automine): a send that
+   * waits for that skips the transaction journal (TxAdmission.submitRaw, `answeredOnceMined`).
+   */
+  get minesOnAdmission(): boolean {
+    return this.miner.automine;
+  }
+
   /** Resolves once automine has mined what was admitted so far (a send answers after its block, as Hardhat). */
   settled(): Promise<void> {
     return this.miner.settled();
+  }
+
+  /**
+   * Run the first-request path once before the node reports ready (warm-up.ts); nothing of it stays. A failure
+   * (a dev account emptied by an earlier session, say) only leaves the first requests slower, so it is ignored.
+   */
+  async warmUp(ctx: NodeContext): Promise<void> {
+    try {
+      await warmUp(ctx, this.accounts);
+    } catch {
+      /* nothing to undo: the warm-up changes nothing */
+    }
   }
 
   sendTransaction(ctx: NodeContext, args: SendArgs): Promise<SignedTransaction> {

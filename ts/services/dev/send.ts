@@ -56,9 +56,12 @@ export async function sendTransaction(ctx: NodeContext, accounts: DevAccounts, a
     ...(type !== 0 ? { accessList: (a.accessList ?? []) as never } : {}),
   } as TypedTxData;
   const common = chainCommon(ctx.chain.params.chainId, ctx.chain.params.evmHardfork);
+  // eth_sendTransaction answers once the transaction is mined when automine is on (rpc/accounts.ts).
+  const answeredOnceMined = ctx.dev?.minesOnAdmission === true;
   if (sender.kind === 'impersonated') {
-    return ctx.admission.submitRaw(impersonatedRawTransaction(data, a.from.toLowerCase(), common), 'api', { impersonated: true });
+    const raw = impersonatedRawTransaction(data, a.from.toLowerCase(), common);
+    return ctx.admission.submitRaw(raw, 'api', { impersonated: true, answeredOnceMined });
   }
   const raw = createTx(data, { common }).sign(sender.key.privateKey).serialize();
-  return ctx.admission.submitRaw(raw, 'api');
+  return ctx.admission.submitRaw(raw, 'api', { answeredOnceMined });
 }
