@@ -24,6 +24,7 @@ import { GetBalanceRequestSchema, GetBlockRequestSchema } from '../ts/grpc/gen/n
 import { parseConfig } from '../ts/node/config.js';
 import { NativeNode } from '../ts/node/node.js';
 import { startBare, stopServer } from './http-load-procs.js';
+import { cpuSeconds } from './proc-cpu.js';
 import { findWrk, runWrk } from './wrk.js';
 
 const ROUNDS = Number(process.env.BENCH_GRPC_ROUNDS ?? 3);
@@ -82,17 +83,6 @@ interface LoadResult {
   failed: number;
   /** Requests answered in the run. */
   done: number;
-}
-
-/** CPU seconds (user + system, every thread) a process has used: this one, or a child by pid (/proc). */
-function cpuSeconds(pid?: number): number {
-  if (pid === undefined) {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1e6;
-  }
-  // /proc/<pid>/stat: fields 14 and 15 (utime, stime) in clock ticks (100 per second on Linux).
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** h2load over HTTP/2 (prior knowledge) posting one gRPC request body. */
