@@ -20,13 +20,15 @@ export interface Workload {
 /** One wrk run and the server's CPU microseconds per answered request during it (undefined off Linux). */
 export interface Run extends WrkResult {
   cpuUs?: number;
+  /** The system (kernel) part of cpuUs. */
+  sysUs?: number;
 }
 
 /**
  * A server's result on a workload: the run with the median req/s and every round's req/s; the median of the
  * rounds' CPU per request (taken on its own: the two medians may come from different rounds); or an error.
  */
-export type Cell = { r: Run; all: number[]; cpu: number[]; note?: string } | { error: string } | undefined;
+export type Cell = { r: Run; all: number[]; cpu: number[]; sys: number[]; note?: string } | { error: string } | undefined;
 
 export interface RenderInfo {
   seconds: number;
@@ -63,8 +65,9 @@ function cpuText(c: Cell): string {
   if ('error' in c) return 'error';
   const us = cpuOf(c);
   if (us === undefined) return 'n/a';
-  const spread = c.cpu.length > 1 ? ` (range ${fmtUs(Math.min(...c.cpu))}-${fmtUs(Math.max(...c.cpu))})` : '';
-  return `${fmtUs(us)} µs${spread} = ${fmtInt(1e6 / us)} req/s per core`;
+  const spread = c.cpu.length > 1 ? `range ${fmtUs(Math.min(...c.cpu))}-${fmtUs(Math.max(...c.cpu))}; ` : '';
+  const sys = c.sys.length ? `system ${fmtUs(median(c.sys))}` : '';
+  return `${fmtUs(us)} µs (${spread}${sys}) = ${fmtInt(1e6 / us)} req/s per core`;
 }
 
 /** ours / peer in req/s (above 1: ours answers more). */
@@ -114,7 +117,8 @@ export function render(servers: Server[], cells: Map<string, Cell>, workloads: W
       ]),
     ),
     "Server CPU per answered request (user + system time of the server's process group from /proc/<pid>/stat, read " +
-      'before and after each measurement, divided by the requests wrk counted), and what one core would answer at that ' +
+      "before and after each measurement, divided by the requests wrk counted; its system part, the kernel's socket work, in " +
+      'parentheses), and what one core would answer at that ' +
       "cost; the ratio columns divide the peer's CPU per request by ours (above 1: our node is cheaper):",
     '',
     ...table(

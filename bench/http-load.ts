@@ -14,7 +14,7 @@ import {
 } from './http-load-procs.js';
 import { type Cell, type Run, type Workload, fmtInt, fmtMs, render } from './http-load-render.js';
 import { type SubmitPlan, type SubmitRuns, renderSubmission, submitRound } from './http-load-submit.js';
-import { canPin, groupCpuSeconds, pinGroup } from './proc-cpu.js';
+import { type CpuTimes, canPin, groupCpuTimes, pinGroup } from './proc-cpu.js';
 import { findWrk, runWrk, type WrkOptions, writePostScript } from './wrk.js';
 
 /**
@@ -115,10 +115,10 @@ async function probe(s: Server, w: Workload, path: string): Promise<string | und
   }
 }
 
-/** CPU seconds of a server's process group; undefined where /proc is missing. */
-function serverCpu(s: Server): number | undefined {
+/** CPU times of a server's process group; undefined where /proc is missing. */
+function serverCpu(s: Server): CpuTimes | undefined {
   try {
-    return s.child.pid === undefined ? undefined : groupCpuSeconds(s.child.pid);
+    return s.child.pid === undefined ? undefined : groupCpuTimes(s.child.pid);
   } catch {
     return undefined;
   }
@@ -135,7 +135,10 @@ async function measure(wrk: string, s: Server, w: Workload, path: string, o: Wrk
   try {
     const r: Run = await runWrk(wrk, url, o);
     const cpu1 = serverCpu(s);
-    if (cpu0 !== undefined && cpu1 !== undefined && r.requests > 0) r.cpuUs = ((cpu1 - cpu0) * 1e6) / r.requests;
+    if (cpu0 !== undefined && cpu1 !== undefined && r.requests > 0) {
+      r.sysUs = ((cpu1.system - cpu0.system) * 1e6) / r.requests;
+      r.cpuUs = ((cpu1.user - cpu0.user) * 1e6) / r.requests + r.sysUs;
+    }
     return r;
   } finally {
     await probe(s, w, path);
@@ -230,8 +233,9 @@ export async function benchHttpLoad(log: (s: string) => void = () => {}): Promis
               .join(', ');
             // The median of the rounds so far (noisy shared machine: not the best one).
             const cpu = all.flatMap((x) => (x.cpuUs === undefined ? [] : [x.cpuUs]));
-            cells.set(id, { r: medianRun(all), all: all.map((x) => x.rps), cpu, note: note || undefined });
-            const cpuNote = r.cpuUs === undefined ? '' : `, ${r.cpuUs.toFixed(2)} µs CPU/request`;
+            const sys = all.flatMap((x) => (x.sysUs === undefined ? [] : [x.sysUs]));
+            cells.set(id, { r: medianRun(all), all: all.map((x) => x.rps), cpu, sys, note: note || undefined });
+            const cpuNote = r.cpuUs === undefined ? '' : `, ${r.cpuUs.toFixed(2)} µs CPU/request (system ${r.sysUs?.toFixed(2)})`;
             log(
               `${rounds > 1 ? `round ${round}: ` : ''}${w.key} on ${s.name}: ${fmtInt(r.rps)} req/s, p99 ${fmtMs(r.p99Ms)} ms${cpuNote}`,
             );

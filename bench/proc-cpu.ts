@@ -42,21 +42,36 @@ function groupPids(pgid: number): number[] {
   return pids;
 }
 
+/** User and system CPU seconds. */
+export interface CpuTimes {
+  user: number;
+  system: number;
+}
+
 /**
- * CPU seconds of a process group: a server spawned detached leads its own group, so a wrapper's children
- * (hardhat's cli re-spawning node) count too, and children already reaped through their parent's cutime/cstime.
+ * CPU seconds of a process group, user and system apart: a server spawned detached leads its own group, so a
+ * wrapper's children (hardhat's cli re-spawning node) count too, and children already reaped through their
+ * parent's cutime/cstime.
  */
-export function groupCpuSeconds(pgid: number): number {
-  let sum = 0;
+export function groupCpuTimes(pgid: number): CpuTimes {
+  let user = 0;
+  let system = 0;
   for (const pid of groupPids(pgid)) {
     try {
       const f = statFields(pid);
-      sum += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+      user += Number(f[11]) + Number(f[13]);
+      system += Number(f[12]) + Number(f[14]);
     } catch {
       // exited meanwhile
     }
   }
-  return sum / TICKS_PER_SECOND;
+  return { user: user / TICKS_PER_SECOND, system: system / TICKS_PER_SECOND };
+}
+
+/** CPU seconds (user + system) of a process group (groupCpuTimes). */
+export function groupCpuSeconds(pgid: number): number {
+  const t = groupCpuTimes(pgid);
+  return t.user + t.system;
 }
 
 /** Whether `taskset` (util-linux) can pin processes here. */

@@ -133,6 +133,20 @@ for (const backend of BACKENDS) {
     t.is((await fetch(`${url}/p`, { method: 'POST', body: 'x'.repeat(11) })).status, 413);
   });
 
+  test(`${backend}: prefixHeaders: paths under the prefix also see its headers (uWS: no other path copies them)`, async (t) => {
+    const { url } = await start(t, backend, echo, {
+      requestHeaders: ['x-wanted'],
+      prefixHeaders: [{ prefix: '/grpc.Service/', names: ['X-Scoped'] }],
+    });
+    const headers = { 'X-Wanted': 'yes', 'X-Scoped': 'scoped' };
+    const under = JSON.parse(await (await fetch(`${url}/grpc.Service/Method`, { headers })).text());
+    t.is(under.headers['x-wanted'], 'yes');
+    t.is(under.headers['x-scoped'], 'scoped');
+    const other = JSON.parse(await (await fetch(`${url}/rpc`, { headers })).text());
+    t.is(other.headers['x-wanted'], 'yes');
+    t.is(other.headers['x-scoped'], backend === 'uws' ? undefined : 'scoped');
+  });
+
   test(`${backend}: POST small body is echoed`, async (t) => {
     const { url } = await start(t, backend, echoBody);
     const res = await fetch(`${url}/p`, { method: 'POST', body: 'hello world' });
