@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import FindMyWay from 'find-my-way';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/index.js';
 import type { NodeContext } from '../services/index.js';
@@ -124,6 +125,8 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
   const rl = opts.rateLimits;
   const limiter = opts.limiter !== undefined ? opts.limiter : createLimiter(rl);
   const clientIp = new ClientIpResolver(opts.trustedProxies ?? []);
+  // The client address only when a limit or an audit record needs it (reading it has a cost on uWS).
+  const clientOf = (req: HttpRequest) => clientIp.resolve(req.ip, req.headers['x-forwarded-for']);
   const { onResponse, corsOrigin } = opts;
 
   // The answer depends on Origin for every request, also when it is not echoed.
@@ -153,7 +156,6 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
 
   const handle = (
     req: HttpRequest,
-    ip: () => string,
     headers: Headers | undefined,
     route: RouteDef | null,
     params: object,
@@ -163,7 +165,7 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
       const given = req.headers['x-api-key'];
       if (!apiKeyMatches(opts.apiKey, given)) {
         opts.onAuthFailure?.({
-          ip: ip(),
+          ip: clientOf(req),
           method: req.method,
           path: req.path.slice(0, MAX_REPORTED_PATH),
           route: route.path,
@@ -218,15 +220,9 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
       }
       label = found ? found.path : UNMATCHED_ROUTE;
       const headers = cors(req);
-      // The client address only when a limit or an audit record needs it (reading it has a cost on uWS).
-      let resolved: string | undefined;
-      const ip = () => {
-        resolved ??= clientIp.resolve(req.ip, req.headers['x-forwarded-for']);
-        return resolved;
-      };
-      const limited = limiter?.check(ip(), found?.write === true);
+      const limited = limiter?.check(clientOf(req), found?.write === true);
       if (limited) {
-        opts.onRateLimited?.(limited.bucket, ip());
+        opts.onRateLimited?.(limited.bucket, clientOf(req));
         const h: Record<string, string> = { ...headers };
         h['retry-after'] = String(limited.retryAfterSecs);
         // let browser clients of an allowed origin read when to retry
@@ -234,7 +230,7 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
         h['content-type'] = 'application/json';
         res = { status: 429, headers: h, body: rateLimitBody(limited.limit, limiter!.windowSecs) };
       } else {
-        res = handle(req, ip, headers, found, params);
+        res = handle(req, headers, found, params);
       }
     }
     if (!onResponse) return res;

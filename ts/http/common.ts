@@ -269,9 +269,6 @@ export class Request implements HttpRequest {
   }
 }
 
-/** Framing headers a backend reads itself (body limit), whatever the handler asks for. */
-export const FRAMING_HEADERS = ['content-length', 'transfer-encoding'] as const;
-
 /**
  * Accumulates a request body up to `limit` bytes. With a known length the bytes go straight into one buffer;
  * otherwise chunks are kept and joined at the end. Never holds more than `limit` bytes.

@@ -13,7 +13,7 @@ import {
   BodyCollector,
   BodyStream,
   DRAIN_MAX_BYTES,
-  FRAMING_HEADERS,
+  EMPTY,
   formatIp,
   forMethod,
   logAbort,
@@ -149,6 +149,8 @@ function startStream(res: UwsResponse, p: Prepared, logger: ServerConfig['logger
   return body;
 }
 
+const TRANSFER_ENCODING = ['transfer-encoding'];
+
 /** Copies the named headers that are present (uWS answers '' for an absent one). */
 function copyHeaders(req: UwsRequest, names: readonly string[], headers: Record<string, string>): void {
   for (let i = 0; i < names.length; i++) {
@@ -172,11 +174,15 @@ function headerReader(
       return headers;
     };
   }
-  const wanted = [...new Set([...FRAMING_HEADERS, ...names])];
+  // Transfer-Encoding only matters without a Content-Length (the backend ignores it next to one): it is read
+  // when Content-Length is absent, unless the handler names it.
+  const readsTe = names.includes('transfer-encoding');
+  const wanted = [...new Set(['content-length', ...names])];
   const extra = scoped.map((p) => ({ prefix: p.prefix, names: [...new Set(p.names)].filter((n) => !wanted.includes(n)) }));
   return (req, path) => {
     const headers: Record<string, string> = {};
     copyHeaders(req, wanted, headers);
+    if (!readsTe && headers['content-length'] === undefined) copyHeaders(req, TRANSFER_ENCODING, headers);
     for (let i = 0; i < extra.length; i++) if (path.startsWith(extra[i].prefix)) copyHeaders(req, extra[i].names, headers);
     return headers;
   };
@@ -274,12 +280,19 @@ export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler:
         run(request.body);
         return;
       }
-      const collector = new BodyCollector(maxBodyBytes, contentLength);
+      let collector: BodyCollector | undefined;
       res.onData((chunk, isLast) => {
         // uWS keeps feeding the rest of a rejected body here after the 413 (drain); it is ignored
         if (phase !== BODY) return;
         try {
-          // the ArrayBuffer is neutered after this callback: push() copies
+          // the ArrayBuffer is neutered after this callback: the bytes are copied
+          if (isLast && collector === undefined) {
+            // the whole body in one chunk (any small request): one copy, no collector
+            if (chunk.byteLength > maxBodyBytes) respond(forMethod(rejectTooLarge, isHead));
+            else run(chunk.byteLength === 0 ? EMPTY : Buffer.from(new Uint8Array(chunk)));
+            return;
+          }
+          collector ??= new BodyCollector(maxBodyBytes, contentLength);
           if (!collector.push(new Uint8Array(chunk), true)) respond(forMethod(rejectTooLarge, isHead));
           else if (isLast) run(collector.finish());
         } catch (err) {
