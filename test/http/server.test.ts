@@ -197,6 +197,17 @@ for (const backend of BACKENDS) {
     t.deepEqual(await res.json(), { length: 300_000, te: 'chunked' });
   });
 
+  test(`${backend}: a small chunked body (one piece) at the limit is read whole; one byte over -> 413`, async (t) => {
+    const { url } = await start(t, backend, (req) => ({ status: 200, body: JSON.stringify({ length: req.body.length }) }), {
+      maxBodyBytes: 10,
+    });
+    const at = await fetch(`${url}/p`, { method: 'POST', body: streamOf(10), duplex: 'half' } as RequestInit);
+    t.deepEqual(await at.json(), { length: 10 });
+    const over = await fetch(`${url}/p`, { method: 'POST', body: streamOf(11), duplex: 'half' } as RequestInit);
+    t.is(over.status, 413);
+    t.deepEqual(await over.json(), { error: 'request body too large', limit: 10 });
+  });
+
   test(`${backend}: streamed body over the limit -> 413`, async (t) => {
     let calls = 0;
     const { url } = await start(t, backend, (req) => {
