@@ -27,7 +27,8 @@ import { findWrk, runWrk, type WrkOptions, writePostScript } from './wrk.js';
  * Env: BENCH_HTTP_SECS (5), BENCH_HTTP_WARMUP_SECS (1), BENCH_HTTP_CONNECTIONS (32), BENCH_HTTP_ROUNDS
  * (1; N = median of N interleaved rounds), BENCH_HTTP_TARGETS (uws,node,ganache,hardhat,bare), BENCH_HTTP_WORKLOADS
  * (blockNumber,getBalance,rest,batch,submit), BENCH_HTTP_PIN=1 (servers on CPU 0, wrk on CPU 1, with taskset),
- * BENCH_SUBMIT_PER_SENDER (160 transfers from each of 64 senders; BENCH_SUBMIT_PEER_PER_SENDER, 20, on ganache),
+ * BENCH_SUBMIT_PER_SENDER (160 native transfers from each of 64 senders), BENCH_SUBMIT_ETH_PER_SENDER (20 EIP-1559
+ * transfers each, to ganache and to our node),
  * BENCH_SKIP_PEERS=1, BENCH_NODE_ARGS (node flags for our node, e.g.
  * `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_BASELINE (a built earlier checkout, scripts/bench-baseline.sh:
  * its node runs as `native [uws] before`, measured in the same rounds).
@@ -203,7 +204,7 @@ export async function benchHttpLoad(log: (s: string) => void = () => {}): Promis
       ganache: !peersMissing,
       lanes: 64,
       perSender: Math.floor(envNum('BENCH_SUBMIT_PER_SENDER', 160)),
-      peerPerSender: Math.floor(envNum('BENCH_SUBMIT_PEER_PER_SENDER', 20)),
+      ethPerSender: Math.floor(envNum('BENCH_SUBMIT_ETH_PER_SENDER', 20)),
     };
     const submitted: SubmitRuns = new Map();
     for (let round = 1; round <= rounds; round++) {
