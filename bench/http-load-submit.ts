@@ -14,6 +14,7 @@ import { fmtInt, median } from './http-load-render.js';
 export interface SubmitPlan {
   /** The baseline build's node (BENCH_BASELINE), for the before row. */
   before?: string;
+  /** Ganache is a target (and installed): the eth_sendRawTransaction rows run. */
   ganache: boolean;
   lanes: number;
   /** Transfers per sender on our node (the 1 s block slot bounds the tail: large runs amortize it). */
@@ -61,8 +62,11 @@ async function measure(
   }
 }
 
-/** One round: before (when a baseline is given) and after on POST /transactions, then ours and ganache on eth_sendRawTransaction. */
-export async function submitRound(runs: SubmitRuns, plan: SubmitPlan, log: (s: string) => void): Promise<void> {
+/**
+ * One round: before (when a baseline is given) and after on POST /transactions, then, with ganache among the
+ * targets, ours and ganache on eth_sendRawTransaction.
+ */
+export async function submitRound(runs: SubmitRuns, plan: SubmitPlan, round: number, log: (s: string) => void): Promise<void> {
   const { lanes, perSender } = plan;
   const n = fmtInt(lanes * perSender);
   const nativeWhat = `${n} native transfers, POST /transactions`;
@@ -72,13 +76,23 @@ export async function submitRound(runs: SubmitRuns, plan: SubmitPlan, log: (s: s
     if (!got) throw new Error('the run gave no statistics');
     return got;
   };
-  if (plan.before) await measure(runs, `${NATIVE} before`, nativeWhat, log, nativeRun(plan.before, 'before'));
-  await measure(runs, NATIVE, nativeWhat, log, nativeRun());
+  const before = async () => {
+    if (plan.before) await measure(runs, `${NATIVE} before`, nativeWhat, log, nativeRun(plan.before, 'before'));
+  };
+  const after = () => measure(runs, NATIVE, nativeWhat, log, nativeRun());
+  // Before and after take turns going first: a run leaves work behind on the shared disk (its data dir removed,
+  // the journal's syncs), which would otherwise always fall on the same one.
+  if (round % 2 === 1) {
+    await before();
+    await after();
+  } else {
+    await after();
+    await before();
+  }
+  if (!plan.ganache) return;
   const eth = `${fmtInt(lanes * plan.ethPerSender)} EIP-1559 transfers`;
   await measure(runs, NATIVE_ETH, eth, log, () => benchEthSubmission('native', lanes, plan.ethPerSender));
-  if (plan.ganache) {
-    await measure(runs, GANACHE_ETH, `${eth}, automine`, log, () => benchEthSubmission('ganache', lanes, plan.ethPerSender));
-  }
+  await measure(runs, GANACHE_ETH, `${eth}, automine`, log, () => benchEthSubmission('ganache', lanes, plan.ethPerSender));
 }
 
 const rate = (runs: SubmissionStats[], k: 'acceptedPerSec' | 'includedPerSec'): string =>

@@ -201,7 +201,7 @@ export async function benchHttpLoad(log: (s: string) => void = () => {}): Promis
     const runs = new Map<string, Run[]>();
     const plan: SubmitPlan = {
       before,
-      ganache: !peersMissing,
+      ganache: !peersMissing && targets.includes('ganache'),
       lanes: 64,
       perSender: Math.floor(envNum('BENCH_SUBMIT_PER_SENDER', 160)),
       ethPerSender: Math.floor(envNum('BENCH_SUBMIT_ETH_PER_SENDER', 20)),
@@ -245,7 +245,7 @@ export async function benchHttpLoad(log: (s: string) => void = () => {}): Promis
           }
         }
       }
-      if (withSubmit) await submitRound(submitted, plan, log);
+      if (withSubmit) await submitRound(submitted, plan, round, log);
     }
     loads.push(loadavg()[0]);
     return {
