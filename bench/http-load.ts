@@ -1,5 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -15,6 +15,7 @@ import {
 import { type Cell, type Run, type Workload, fmtInt, fmtMs, render } from './http-load-render.js';
 import { type SubmitPlan, type SubmitRuns, renderSubmission, submitRound } from './http-load-submit.js';
 import { type CpuTimes, canPin, groupCpuTimes, pinGroup } from './proc-cpu.js';
+import { RESULTS_FILE, writeResultsSection } from './results-file.js';
 import { findWrk, runWrk, type WrkOptions, writePostScript } from './wrk.js';
 
 /**
@@ -31,7 +32,8 @@ import { findWrk, runWrk, type WrkOptions, writePostScript } from './wrk.js';
  * transfers each, to ganache and to our node),
  * BENCH_SKIP_PEERS=1, BENCH_NODE_ARGS (node flags for our node, e.g.
  * `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_BASELINE (a built earlier checkout, scripts/bench-baseline.sh:
- * its node runs as `native [uws] before`, measured in the same rounds).
+ * its node runs as `native [uws] before`, measured in the same rounds), BENCH_HTTP_WRITE=1 (replace the sections
+ * "HTTP load vs peers" and "End-to-end HTTP submission" of bench/RESULTS.md).
  */
 
 /** The node of a baseline build (BENCH_BASELINE), or undefined. */
@@ -261,11 +263,44 @@ export async function benchHttpLoad(log: (s: string) => void = () => {}): Promis
   }
 }
 
+/** Date, machine and command lines heading the sections a standalone run writes. */
+function runHeader(): string[] {
+  const cpu = cpus();
+  const dir = process.env.BENCH_BASELINE;
+  let commit = '';
+  try {
+    if (dir) commit = ` ${readFileSync(resolve(dir, 'BASELINE_COMMIT'), 'utf8').trim()}`;
+  } catch {}
+  const env = ['BENCH_BASELINE', 'BENCH_HTTP_ROUNDS', 'BENCH_HTTP_PIN', 'BENCH_HTTP_TARGETS', 'BENCH_HTTP_WORKLOADS']
+    .filter((k) => process.env[k])
+    .map((k) => `${k}=${process.env[k]} `)
+    .join('');
+  return [
+    `- Date: ${new Date().toISOString()}; machine: ${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, ` +
+      `${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node.js ${process.version}; shared with other engineers' work.`,
+    `- Command: \`${env}npm run bench:http\` (bench/http-load.ts)` +
+      (dir ? `; "before": the build of${commit} (scripts/bench-baseline.sh), measured in the same rounds.` : '.'),
+    '',
+  ];
+}
+
+const LOAD_SECTION = '## HTTP load vs peers';
+const SUBMIT_SECTION = '## End-to-end HTTP submission';
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   benchHttpLoad((s) => process.stderr.write(`${s}\n`)).then(
     (r) => {
-      process.stdout.write(`## HTTP load vs peers\n\n${r.md.join('\n')}\n`);
-      if (r.submission.length) process.stdout.write(`### HTTP submit -> inclusion (same run)\n\n${r.submission.join('\n')}\n`);
+      const head = runHeader();
+      const load = [LOAD_SECTION, '', ...head, ...r.md];
+      const submit = [SUBMIT_SECTION, '', ...head, '(From the same run as "HTTP load vs peers".)', '', ...r.submission];
+      process.stdout.write(`${load.join('\n')}\n`);
+      if (r.submission.length) process.stdout.write(`${submit.join('\n')}\n`);
+      // BENCH_HTTP_WRITE=1: the two sections of bench/RESULTS.md are replaced (a partial run prints only).
+      if (process.env.BENCH_HTTP_WRITE === '1') {
+        writeResultsSection(LOAD_SECTION, load);
+        if (r.submission.length) writeResultsSection(SUBMIT_SECTION, submit);
+        process.stderr.write(`wrote ${RESULTS_FILE}\n`);
+      }
     },
     (err) => {
       process.stderr.write(`${(err as Error).stack}\n`);
