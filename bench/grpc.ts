@@ -13,7 +13,7 @@
  * only those cells (for profiling: `node --cpu-prof dist/bench/grpc.js`; the node runs in this process).
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,8 @@ import { GetBalanceRequestSchema, GetBlockRequestSchema } from '../ts/grpc/gen/n
 import { parseConfig } from '../ts/node/config.js';
 import { NativeNode } from '../ts/node/node.js';
 import { startBare, stopServer } from './http-load-procs.js';
+import { cpuSeconds } from './proc-cpu.js';
+import { RESULTS_FILE, writeResultsSection } from './results-file.js';
 import { findWrk, runWrk } from './wrk.js';
 
 const ROUNDS = Number(process.env.BENCH_GRPC_ROUNDS ?? 3);
@@ -44,7 +46,6 @@ const H2 = { clients: 4, streams: 8 };
 const H2_ONE_CHANNEL = { clients: 1, streams: 32 };
 const BLOCK_HEIGHT = 5;
 const ACCOUNT = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
-const RESULTS = fileURLToPath(new URL('../../bench/RESULTS.md', import.meta.url));
 const SECTION = '## gRPC transport (native.v1)';
 
 const log = (s: string) => process.stdout.write(`${s}\n`);
@@ -82,17 +83,6 @@ interface LoadResult {
   failed: number;
   /** Requests answered in the run. */
   done: number;
-}
-
-/** CPU seconds (user + system, every thread) a process has used: this one, or a child by pid (/proc). */
-function cpuSeconds(pid?: number): number {
-  if (pid === undefined) {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1e6;
-  }
-  // /proc/<pid>/stat: fields 14 and 15 (utime, stime) in clock ticks (100 per second on Linux).
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** h2load over HTTP/2 (prior knowledge) posting one gRPC request body. */
@@ -504,19 +494,6 @@ function section(o: {
   ];
 }
 
-/** Replaces this bench's section of RESULTS.md (or appends it). */
-function writeSection(lines: string[]): void {
-  const text = readFileSync(RESULTS, 'utf8');
-  const start = text.indexOf(SECTION);
-  const body = lines.join('\n');
-  if (start === -1) {
-    writeFileSync(RESULTS, `${text.trimEnd()}\n\n${body}`);
-    return;
-  }
-  const next = text.indexOf('\n## ', start + SECTION.length);
-  writeFileSync(RESULTS, `${text.slice(0, start)}${body}${next === -1 ? '' : `\n${text.slice(next + 1)}`}`);
-}
-
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'native-bench-grpc-'));
   const load0 = loadavg()[0];
@@ -557,8 +534,8 @@ async function main(): Promise<void> {
     });
     log(lines.join('\n'));
     if (process.env.BENCH_GRPC_WRITE !== '0') {
-      writeSection(lines);
-      log(`wrote ${RESULTS}`);
+      writeResultsSection(SECTION, lines);
+      log(`wrote ${RESULTS_FILE}`);
     }
   } finally {
     await node.stop();

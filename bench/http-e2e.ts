@@ -1,15 +1,16 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeGenesisFile } from '../ts/chain/genesis.js';
-import { randomKeyPair } from '../ts/ledger/keys.js';
+import { type KeyPair, randomKeyPair } from '../ts/ledger/keys.js';
 import { saveValidatorKey } from '../ts/node/validator-key.js';
 import { stringifyExact } from '../ts/util/json.js';
 import { benchChainParams, senderKeys, signedTransfers } from './fixtures.js';
-import { startNative, stopServer } from './http-load-procs.js';
+import { type Server, startNative, stopServer } from './http-load-procs.js';
 import type { Row } from './ledger.js';
+import { cpuSeconds } from './proc-cpu.js';
 
 function post(agent: Agent, port: number, path: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
@@ -83,9 +84,10 @@ function pipelined(port: number, bodies: string[], depth: number): Promise<{ ok:
 /**
  * Keep-alive lanes without node:http: one raw socket per lane, one request in flight on it (the same
  * traffic as an Agent with one socket per sender), so the client spends ~10x less CPU per request than
- * node:http's client and leaves the shared cores to the node under test.
+ * node:http's client and leaves the shared cores to the node under test. An answer counts as accepted when
+ * it is a 200 without an `"error":` member (a JSON-RPC error also comes with 200).
  */
-function rawLane(port: number, bodies: string[]): Promise<{ ok: number; failed: string[] }> {
+export function rawLane(port: number, bodies: string[], path = '/transactions'): Promise<{ ok: number; failed: string[] }> {
   return new Promise((resolve, reject) => {
     const sock = connect(port, '127.0.0.1');
     sock.setNoDelay(true);
@@ -96,7 +98,7 @@ function rawLane(port: number, bodies: string[]): Promise<{ ok: number; failed: 
     const send = (): void => {
       const b = bodies[next++];
       sock.write(
-        `POST /transactions HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(b)}\r\n\r\n${b}`,
+        `POST ${path} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(b)}\r\n\r\n${b}`,
       );
     };
     sock.setEncoding('latin1');
@@ -113,8 +115,9 @@ function rawLane(port: number, bodies: string[]): Promise<{ ok: number; failed: 
       const m = /content-length: (\d+)/i.exec(buf.slice(0, head));
       const len = m ? Number(m[1]) : 0;
       if (buf.length < head + 4 + len) return;
-      if (buf.startsWith('HTTP/1.1 200')) ok++;
-      else failed.push(`${buf.slice(9, 12)} ${buf.slice(head + 4, head + 4 + Math.min(len, 60))}`);
+      const answer = buf.slice(head + 4, head + 4 + len);
+      if (buf.startsWith('HTTP/1.1 200') && !answer.includes('"error":')) ok++;
+      else failed.push(`${buf.slice(9, 12)} ${answer.slice(0, 100)}`);
       buf = buf.slice(head + 4 + len);
       if (next < bodies.length) send();
       else {
@@ -129,8 +132,7 @@ function rawLane(port: number, bodies: string[]): Promise<{ ok: number; failed: 
 function processCpuMs(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10;
+    return cpuSeconds(pid) * 1000;
   } catch {
     return undefined;
   }
@@ -139,6 +141,30 @@ function processCpuMs(pid: number | undefined): number | undefined {
 async function getJson(port: number, path: string): Promise<any> {
   const r = await fetch(`http://127.0.0.1:${port}${path}`);
   return r.json();
+}
+
+/**
+ * Our node in its own process (as in production) on the bench chain (id 7120, `keys` funded, one validator),
+ * rate limits off, no per-sender pending cap; the caller stops it and removes `dir`.
+ */
+export async function startBenchChainNode(
+  backend: 'uws' | 'node',
+  keys: KeyPair[],
+  nodeArgs: string[] = [],
+  main?: string,
+): Promise<{ server: Server; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'native-bench-http-'));
+  const validator = randomKeyPair();
+  saveValidatorKey(dir, validator);
+  const genesis = join(dir, 'genesis.json');
+  writeGenesisFile(genesis, benchChainParams(validator, keys));
+  try {
+    const args = ['--genesis', genesis, '--max-pending-per-sender', '100000', ...nodeArgs];
+    return { server: await startNative(backend, dir, args, main), dir };
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
 }
 
 /**
@@ -166,23 +192,12 @@ export async function benchHttpSubmission(
   mode: SubmissionClient = 'keep-alive lanes',
   opts: { main?: string; label?: string; onStats?: (s: SubmissionStats) => void; nodeArgs?: string[] } = {},
 ): Promise<Row[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'native-bench-http-'));
-  const validator = randomKeyPair();
-  saveValidatorKey(dir, validator);
   const keys = senderKeys(lanes);
   // Deterministic keys and signatures: every run of a size submits the same transactions (signed once).
-  const genesis = join(dir, 'genesis.json');
-  writeGenesisFile(genesis, benchChainParams(validator, keys));
   const cacheKey = `${lanes}x${perSender}`;
   let txs = signedCache.get(cacheKey);
   if (!txs) signedCache.set(cacheKey, (txs = signedTransfers(keys, perSender, 7120)));
-  // The node in its own process (as in production), on this genesis, rate limits off.
-  const server = await startNative(
-    backend,
-    dir,
-    ['--genesis', genesis, '--max-pending-per-sender', '100000', ...(opts.nodeArgs ?? [])],
-    opts.main,
-  );
+  const { server, dir } = await startBenchChainNode(backend, keys, opts.nodeArgs, opts.main);
   const { port } = server;
   try {
     const startHeight = (await getJson(port, '/native_status')).sync_info.latest_block_height as number;

@@ -188,8 +188,8 @@ export async function startNative(
   return s;
 }
 
-/** Ganache in memory, with the Hardhat mnemonic so 0xf39f... is funded there too. */
-export async function startGanache(): Promise<Server> {
+/** Ganache in memory, with the Hardhat mnemonic so 0xf39f... is funded there too; extraArgs adds options. */
+export async function startGanache(extraArgs: string[] = []): Promise<Server> {
   const port = await freePort();
   const child = spawnTracked(
     process.execPath,
@@ -202,6 +202,7 @@ export async function startGanache(): Promise<Server> {
       '--logging.quiet',
       '--wallet.mnemonic',
       DEV_MNEMONIC,
+      ...extraArgs,
     ],
     { stdio: ['ignore', 'ignore', 'pipe'], cwd: PEERS_DIR },
   );

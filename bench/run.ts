@@ -5,36 +5,12 @@ import { crypto } from '../ts/crypto/index.js';
 import { benchCrypto } from './crypto.js';
 import { benchEvmExecution, benchGetLogs } from './evm.js';
 import { benchEvmGas } from './evm-gas.js';
-import { type SubmissionStats, benchHttpSubmission } from './http-e2e.js';
+import { benchHttpSubmission } from './http-e2e.js';
 import { baselineMain, benchHttpLoad } from './http-load.js';
 import { type Row, benchBlockExecution, benchStateRoot } from './ledger.js';
 import { benchNetwork } from './network.js';
 import { NFT_SECTION_NOTES, benchNftExecution, benchNftOwnerQuery } from './nft.js';
 import { VERIFY_SECTION, benchVerification } from './verify.js';
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-
-/** Medians of the raw-client runs, before and after, and the goal line (>= 5k tx/s submit -> inclusion). */
-function submissionSummary(stats: { before: SubmissionStats[]; after: SubmissionStats[] }): string[] {
-  const line = (label: string, runs: SubmissionStats[]): string => {
-    if (!runs.length) return '';
-    const cpu = runs.every((r) => r.nodeCpuUs !== undefined)
-      ? `, node CPU ${Math.round(median(runs.map((r) => r.nodeCpuUs as number)))} µs per tx`
-      : '';
-    return `- ${label} (median of ${runs.length}, raw keep-alive lanes): ${Math.round(median(runs.map((r) => r.acceptedPerSec))).toLocaleString()} tx/s accepted, ${Math.round(median(runs.map((r) => r.includedPerSec))).toLocaleString()} tx/s submit -> inclusion${cpu}`;
-  };
-  const after = stats.after.length ? median(stats.after.map((r) => r.includedPerSec)) : 0;
-  return [
-    'Raw keep-alive lanes: one raw socket per sender, one request in flight on it (the traffic of a keep-alive',
-    "agent, without node:http's client, which costs ~5x the CPU per request on the shared cores). Where the",
-    'node\'s time goes: docs/operations.md, "Request path costs".',
-    '',
-    line('before', stats.before),
-    line('after', stats.after),
-    `- Goal: HTTP submit -> inclusion >= 5,000 tx/s [uws]: ${Math.round(after).toLocaleString()} tx/s -> ${after >= 5000 ? 'met' : 'MISSED'}`,
-    '',
-  ].filter((l, i, a) => l !== '' || a[i - 1] !== '');
-}
 
 /** Runs every benchmark and writes bench/RESULTS.md (machine, date, command, numbers). */
 async function main(): Promise<void> {
@@ -81,29 +57,27 @@ async function main(): Promise<void> {
   log('contract verification ...');
   const verification = await benchVerification(log);
   sections.push({ title: VERIFY_SECTION, rows: verification.rows, md: verification.md });
-  log('HTTP end-to-end ...');
-  const http: Row[] = [];
-  const before = baselineMain();
-  const rounds = Number(process.env.BENCH_E2E_ROUNDS ?? 3);
-  const stats = { before: [] as SubmissionStats[], after: [] as SubmissionStats[] };
-  // Before and after alternate, BENCH_E2E_ROUNDS times each; every run is a row (the machine is noisy).
-  for (let r = 0; r < rounds; r++) {
-    if (before) {
-      const onStats = (s: SubmissionStats) => stats.before.push(s);
-      http.push(
-        ...(await benchHttpSubmission('uws', 64, 160, 'raw keep-alive lanes', { main: before, label: 'before', onStats })),
-      );
-    }
-    http.push(...(await benchHttpSubmission('uws', 64, 160, 'raw keep-alive lanes', { onStats: (s) => stats.after.push(s) })));
-  }
-  for (const backend of ['uws', 'node'] as const) http.push(...(await benchHttpSubmission(backend)));
-  sections.push({ title: 'End-to-end HTTP submission', rows: http, md: submissionSummary(stats) });
-  log('HTTP load vs peers ...');
+  // HTTP load and submit -> inclusion (before/after, ganache) in one run: bench/http-load.ts.
+  log('HTTP load vs peers, submit -> inclusion ...');
+  let load: Awaited<ReturnType<typeof benchHttpLoad>> | undefined;
   try {
-    sections.push({ title: 'HTTP load vs peers', rows: [], md: (await benchHttpLoad(log)).md });
+    load = await benchHttpLoad(log);
   } catch (err) {
     sections.push({ title: 'HTTP load vs peers', rows: [], md: [`Failed: ${(err as Error).message}`, ''] });
   }
+  log('HTTP end-to-end, node:http clients ...');
+  const http: Row[] = [];
+  for (const backend of ['uws', 'node'] as const) http.push(...(await benchHttpSubmission(backend)));
+  sections.push({
+    title: 'End-to-end HTTP submission',
+    rows: http,
+    md: [
+      ...(load?.submission ?? []),
+      'Below: the same submission through keep-alive node:http clients (one Agent socket per sender), on both backends.',
+      '',
+    ],
+  });
+  if (load) sections.push({ title: 'HTTP load vs peers', rows: [], md: load.md });
 
   log('network ...');
   try {
@@ -117,6 +91,7 @@ async function main(): Promise<void> {
   }
 
   const cpu = cpus();
+  const before = baselineMain();
   const md = [
     '# Benchmark results',
     '',

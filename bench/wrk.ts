@@ -19,6 +19,8 @@ export interface WrkOptions {
   script?: string;
   /** Per-request timeout (wrk's default of 2 s would drop the slowest peer batches from the latency). */
   timeoutSecs?: number;
+  /** Run wrk pinned to these CPUs (taskset list syntax), away from the server under load. */
+  cpus?: string;
 }
 
 /** The wrk binary on PATH (or /usr/bin/wrk), undefined when not installed. */
@@ -80,7 +82,8 @@ export function parseWrk(out: string): WrkResult {
 /** Runs wrk once, bounded by its duration plus a grace period (killed beyond). */
 export function runWrk(wrk: string, url: string, o: WrkOptions): Promise<WrkResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(wrk, wrkArgs(url, o), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const [cmd, args] = o.cpus ? ['taskset', ['-c', o.cpus, wrk, ...wrkArgs(url, o)]] : [wrk, wrkArgs(url, o)];
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));

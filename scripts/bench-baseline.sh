@@ -14,4 +14,5 @@ git archive "$commit" | tar -x -C "$out"
 ln -s "$(cd node_modules && pwd -P)" "$out/node_modules"
 cp native/*.node "$out/native/" 2>/dev/null || true
 (cd "$out" && npx tsc -p tsconfig.json)
+git rev-parse --short "$commit" > "$out/BASELINE_COMMIT"
 echo "baseline $(git rev-parse --short "$commit") built in $out (BENCH_BASELINE=$out)"

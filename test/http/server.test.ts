@@ -133,6 +133,20 @@ for (const backend of BACKENDS) {
     t.is((await fetch(`${url}/p`, { method: 'POST', body: 'x'.repeat(11) })).status, 413);
   });
 
+  test(`${backend}: prefixHeaders: paths under the prefix also see its headers (uWS: no other path copies them)`, async (t) => {
+    const { url } = await start(t, backend, echo, {
+      requestHeaders: ['x-wanted'],
+      prefixHeaders: [{ prefix: '/grpc.Service/', names: ['X-Scoped'] }],
+    });
+    const headers = { 'X-Wanted': 'yes', 'X-Scoped': 'scoped' };
+    const under = JSON.parse(await (await fetch(`${url}/grpc.Service/Method`, { headers })).text());
+    t.is(under.headers['x-wanted'], 'yes');
+    t.is(under.headers['x-scoped'], 'scoped');
+    const other = JSON.parse(await (await fetch(`${url}/rpc`, { headers })).text());
+    t.is(other.headers['x-wanted'], 'yes');
+    t.is(other.headers['x-scoped'], backend === 'uws' ? undefined : 'scoped');
+  });
+
   test(`${backend}: POST small body is echoed`, async (t) => {
     const { url } = await start(t, backend, echoBody);
     const res = await fetch(`${url}/p`, { method: 'POST', body: 'hello world' });
@@ -181,6 +195,17 @@ for (const backend of BACKENDS) {
     const res = await fetch(`${url}/p`, { method: 'POST', body: streamOf(300_000), duplex: 'half' } as RequestInit);
     t.is(res.status, 200);
     t.deepEqual(await res.json(), { length: 300_000, te: 'chunked' });
+  });
+
+  test(`${backend}: a small chunked body (one piece) at the limit is read whole; one byte over -> 413`, async (t) => {
+    const { url } = await start(t, backend, (req) => ({ status: 200, body: JSON.stringify({ length: req.body.length }) }), {
+      maxBodyBytes: 10,
+    });
+    const at = await fetch(`${url}/p`, { method: 'POST', body: streamOf(10), duplex: 'half' } as RequestInit);
+    t.deepEqual(await at.json(), { length: 10 });
+    const over = await fetch(`${url}/p`, { method: 'POST', body: streamOf(11), duplex: 'half' } as RequestInit);
+    t.is(over.status, 413);
+    t.deepEqual(await over.json(), { error: 'request body too large', limit: 10 });
   });
 
   test(`${backend}: streamed body over the limit -> 413`, async (t) => {

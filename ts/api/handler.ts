@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import FindMyWay from 'find-my-way';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/index.js';
 import type { NodeContext } from '../services/index.js';
@@ -52,7 +53,8 @@ export function apiRequestHeaders(
 ): readonly string[] | undefined {
   if (opts.trustedProxies && opts.trustedProxies.length > 0) return undefined;
   const names: string[] = [];
-  if (opts.corsOrigin) names.push('origin');
+  // Any origin ('*') is answered the same whatever Origin says: the header is not read.
+  if (opts.corsOrigin && opts.corsOrigin !== '*') names.push('origin');
   if (opts.apiKey) names.push('x-api-key');
   return names;
 }
@@ -123,41 +125,38 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
   const rl = opts.rateLimits;
   const limiter = opts.limiter !== undefined ? opts.limiter : createLimiter(rl);
   const clientIp = new ClientIpResolver(opts.trustedProxies ?? []);
+  // The client address only when a limit or an audit record needs it (reading it has a cost on uWS).
+  const clientOf = (req: HttpRequest) => clientIp.resolve(req.ip, req.headers['x-forwarded-for']);
   const { onResponse, corsOrigin } = opts;
 
-  /** Response headers: CORS ones (when configured) and the route's; a route's own object when nothing is added. */
-  const cors = (req: HttpRequest): Record<string, string> | undefined => {
+  // The answer depends on Origin for every request, also when it is not echoed.
+  const corsMatch = Object.freeze({ vary: 'Origin', 'access-control-allow-origin': corsOrigin ?? '' });
+  /** CORS response headers (when configured): shared frozen sets, never changed (copy before adding to them). */
+  const cors = (req: HttpRequest): Headers | undefined => {
     if (!corsOrigin) return undefined;
-    if (corsOrigin === '*') return { 'access-control-allow-origin': '*' };
-    // The answer depends on Origin for every request, also when it is not echoed.
-    const h: Record<string, string> = { vary: 'Origin' };
-    if (req.headers.origin === corsOrigin) h['access-control-allow-origin'] = corsOrigin;
-    return h;
+    if (corsOrigin === '*') return CORS_ANY;
+    return req.headers.origin === corsOrigin ? corsMatch : CORS_VARY;
   };
 
-  const toResponse = (result: ApiResult, base: Record<string, string> | undefined): HttpResponse => {
+  const toResponse = (result: ApiResult, base: Headers | undefined): HttpResponse => {
     const status = result.status ?? 200;
-    let headers = base ? (result.headers ? Object.assign(base, result.headers) : base) : result.headers;
+    const headers = base ? (result.headers ? joinHeaders(base, result.headers) : base) : result.headers;
     if (result.raw !== undefined) return { status, headers, body: result.raw };
     if (result.stream) return { status, headers, stream: result.stream };
     if (result.body === undefined) return { status, headers };
     const body = stringifyExact(result.body);
     // Most JSON answers add no header: the shared frozen set (checked once by the HTTP layer).
-    if (!headers) return { status, headers: JSON_TYPE, body };
-    headers = headers === result.headers ? { ...headers } : headers;
-    headers['content-type'] = 'application/json';
-    return { status, headers, body };
+    return { status, headers: headers ? joinHeaders(headers, JSON_TYPE) : JSON_TYPE, body };
   };
 
-  const failed = (err: unknown, req: HttpRequest, base: Record<string, string> | undefined): HttpResponse => {
+  const failed = (err: unknown, req: HttpRequest, base: Headers | undefined): HttpResponse => {
     if (!(err instanceof NodeError)) opts.onError?.(err, req);
     return toResponse(errorResult(err), base);
   };
 
   const handle = (
     req: HttpRequest,
-    ip: () => string,
-    headers: Record<string, string> | undefined,
+    headers: Headers | undefined,
     route: RouteDef | null,
     params: object,
   ): HttpResponse | Promise<HttpResponse> => {
@@ -166,7 +165,7 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
       const given = req.headers['x-api-key'];
       if (!apiKeyMatches(opts.apiKey, given)) {
         opts.onAuthFailure?.({
-          ip: ip(),
+          ip: clientOf(req),
           method: req.method,
           path: req.path.slice(0, MAX_REPORTED_PATH),
           route: route.path,
@@ -195,7 +194,7 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
     let res: HttpResponse | Promise<HttpResponse>;
     let label: string;
     if (req.method === 'OPTIONS') {
-      const headers = cors(req) ?? {};
+      const headers: Record<string, string> = { ...cors(req) };
       if (corsOrigin) {
         headers['access-control-allow-methods'] = 'GET, POST, OPTIONS';
         headers['access-control-allow-headers'] = 'Content-Type, X-API-Key';
@@ -221,23 +220,17 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
       }
       label = found ? found.path : UNMATCHED_ROUTE;
       const headers = cors(req);
-      // The client address only when a limit or an audit record needs it (reading it has a cost on uWS).
-      let resolved: string | undefined;
-      const ip = () => {
-        resolved ??= clientIp.resolve(req.ip, req.headers['x-forwarded-for']);
-        return resolved;
-      };
-      const limited = limiter?.check(ip(), found?.write === true);
+      const limited = limiter?.check(clientOf(req), found?.write === true);
       if (limited) {
-        opts.onRateLimited?.(limited.bucket, ip());
-        const h = headers ?? {};
+        opts.onRateLimited?.(limited.bucket, clientOf(req));
+        const h: Record<string, string> = { ...headers };
         h['retry-after'] = String(limited.retryAfterSecs);
         // let browser clients of an allowed origin read when to retry
         if (h['access-control-allow-origin']) h['access-control-expose-headers'] = 'Retry-After';
         h['content-type'] = 'application/json';
         res = { status: 429, headers: h, body: rateLimitBody(limited.limit, limiter!.windowSecs) };
       } else {
-        res = handle(req, ip, headers, found, params);
+        res = handle(req, headers, found, params);
       }
     }
     if (!onResponse) return res;
@@ -252,5 +245,22 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
   };
 }
 
+type Headers = Readonly<Record<string, string>>;
+
 const EMPTY_PARAMS = Object.freeze({});
-const JSON_TYPE: Record<string, string> = Object.freeze({ 'content-type': 'application/json' });
+const JSON_TYPE: Headers = Object.freeze({ 'content-type': 'application/json' });
+const CORS_ANY: Headers = Object.freeze({ 'access-control-allow-origin': '*' });
+const CORS_VARY: Headers = Object.freeze({ vary: 'Origin' });
+
+/** Joined frozen header sets, by their parts: a pair is joined once, and the HTTP layer checks the result once. */
+const joined = new WeakMap<Headers, WeakMap<Headers, Headers>>();
+
+/** `base` with `extra`'s headers added (extra wins); never changes either. */
+function joinHeaders(base: Headers, extra: Headers): Headers {
+  if (!Object.isFrozen(base) || !Object.isFrozen(extra)) return { ...base, ...extra };
+  let byExtra = joined.get(base);
+  if (!byExtra) joined.set(base, (byExtra = new WeakMap()));
+  let both = byExtra.get(extra);
+  if (!both) byExtra.set(extra, (both = Object.freeze({ ...base, ...extra })));
+  return both;
+}

@@ -1,6 +1,6 @@
 /** Backend-neutral pieces: response preparation, body collection, concurrency slots, IP formatting. */
 import { STATUS_CODES } from 'node:http';
-import type { HttpBodyStream, HttpHandler, HttpLogger, HttpRequest, HttpResponse, WsEndpoint } from './types.js';
+import type { HttpBodyStream, HttpHandler, HttpLogger, HttpRequest, HttpResponse, PrefixHeaders, WsEndpoint } from './types.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 export const DEFAULT_MAX_CONCURRENT = 500;
@@ -21,6 +21,8 @@ export interface ServerConfig {
   logger: HttpLogger;
   /** Request headers the handler reads (lower case); undefined = every header. */
   requestHeaders?: readonly string[];
+  /** Further headers for paths under a prefix (only with requestHeaders). */
+  prefixHeaders?: readonly PrefixHeaders[];
   websocket?: WsEndpoint;
 }
 
@@ -266,9 +268,6 @@ export class Request implements HttpRequest {
     return this.address;
   }
 }
-
-/** Framing headers a backend reads itself (body limit), whatever the handler asks for. */
-export const FRAMING_HEADERS = ['content-length', 'transfer-encoding'] as const;
 
 /**
  * Accumulates a request body up to `limit` bytes. With a known length the bytes go straight into one buffer;

@@ -17,6 +17,7 @@ export type {
   HttpResponse,
   HttpServer,
   HttpServerOptions,
+  PrefixHeaders,
   WsConnection,
   WsEndpoint,
   WsHandlers,
@@ -47,6 +48,7 @@ export async function startHttpServer(opts: HttpServerOptions, handler: HttpHand
     maxConcurrent: positiveInt(opts.maxConcurrent, DEFAULT_MAX_CONCURRENT, 'maxConcurrent'),
     logger,
     requestHeaders: opts.requestHeaders?.map((h) => h.toLowerCase()),
+    prefixHeaders: opts.prefixHeaders?.map((p) => ({ prefix: p.prefix, names: p.names.map((h) => h.toLowerCase()) })),
     websocket: opts.websocket,
   };
 

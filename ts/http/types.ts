@@ -68,9 +68,20 @@ export interface HttpServerOptions {
    * header anyway and passes them all.
    */
   requestHeaders?: readonly string[];
+  /**
+   * Further request headers read only for paths under a prefix (with `requestHeaders` set): an interface
+   * mounted under its own prefix (gRPC-Web) does not make every other request copy its headers.
+   */
+  prefixHeaders?: readonly PrefixHeaders[];
   logger?: HttpLogger;
   /** A WebSocket endpoint on the same port (absent: upgrades are refused like any unknown request). */
   websocket?: WsEndpoint;
+}
+
+/** Request headers (lower case) the handler reads for paths starting with `prefix`. */
+export interface PrefixHeaders {
+  prefix: string;
+  names: readonly string[];
 }
 
 /**

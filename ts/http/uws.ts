@@ -13,7 +13,7 @@ import {
   BodyCollector,
   BodyStream,
   DRAIN_MAX_BYTES,
-  FRAMING_HEADERS,
+  EMPTY,
   formatIp,
   forMethod,
   logAbort,
@@ -27,7 +27,7 @@ import {
   addHeader,
   tooLarge,
 } from './common.js';
-import { type HttpHandler, type HttpServer, ListenError } from './types.js';
+import { type HttpHandler, type HttpServer, ListenError, type PrefixHeaders } from './types.js';
 import { attachUwsWebSocket } from './ws-uws.js';
 
 /** uWS's listen option for a port no other socket may share (ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT). */
@@ -84,24 +84,32 @@ function writeHeaders(res: UwsResponse, p: Prepared): void {
   for (let i = 0; i < h.length; i++) res.writeHeader(h[i][0], h[i][1]);
 }
 
-/** Writes a whole response in one corked batch. The caller guarantees `res` is still valid (not aborted/ended). */
-function write(res: UwsResponse, p: Prepared, isHead: boolean, close = false): void {
-  res.cork(() => {
-    // uWS writes "200 OK" itself when no status is given.
-    if (p.status !== 200) res.writeStatus(p.statusLine);
-    writeHeaders(res, p);
-    if (p.noBody) {
-      res.endWithoutBody();
-    } else if (isHead) {
-      // uWS's endWithoutBody(n) would wait for n body bytes; announce the length by hand instead
-      res.writeHeader('content-length', String(p.length));
-      res.endWithoutBody();
-    } else if (p.body === undefined) {
-      res.end('', close);
-    } else {
-      res.end(p.body, close);
-    }
-  });
+/** Writes a whole response; the socket must be corked (see write). */
+function writeCorked(res: UwsResponse, p: Prepared, isHead: boolean, close: boolean): void {
+  // uWS writes "200 OK" itself when no status is given.
+  if (p.status !== 200) res.writeStatus(p.statusLine);
+  writeHeaders(res, p);
+  if (p.noBody) {
+    res.endWithoutBody();
+  } else if (isHead) {
+    // uWS's endWithoutBody(n) would wait for n body bytes; announce the length by hand instead
+    res.writeHeader('content-length', String(p.length));
+    res.endWithoutBody();
+  } else if (p.body === undefined) {
+    res.end('', close);
+  } else {
+    res.end(p.body, close);
+  }
+}
+
+/**
+ * Writes a whole response in one corked batch. The caller guarantees `res` is still valid (not aborted/ended).
+ * `corked`: the caller runs inside uWS's own callback (the route handler or a body chunk), where uWS has
+ * corked the socket already; res.cork would only add a native call and a call back into JS per request.
+ */
+function write(res: UwsResponse, p: Prepared, isHead: boolean, close = false, corked = false): void {
+  if (corked) writeCorked(res, p, isHead, close);
+  else res.cork(() => writeCorked(res, p, isHead, close));
 }
 
 /**
@@ -141,8 +149,24 @@ function startStream(res: UwsResponse, p: Prepared, logger: ServerConfig['logger
   return body;
 }
 
-/** Copies the request headers out of uWS's request: every header (repeats joined), or just the named ones. */
-function headerReader(names: readonly string[] | undefined): (req: UwsRequest) => Record<string, string> {
+const TRANSFER_ENCODING = ['transfer-encoding'];
+
+/** Copies the named headers that are present (uWS answers '' for an absent one). */
+function copyHeaders(req: UwsRequest, names: readonly string[], headers: Record<string, string>): void {
+  for (let i = 0; i < names.length; i++) {
+    const v = req.getHeader(names[i]);
+    if (v !== '') headers[names[i]] = v;
+  }
+}
+
+/**
+ * Copies the request headers out of uWS's request: every header (repeats joined), or just the named ones and,
+ * for a path under one of `scoped`'s prefixes, that prefix's too (one native call per name).
+ */
+function headerReader(
+  names: readonly string[] | undefined,
+  scoped: readonly PrefixHeaders[] = [],
+): (req: UwsRequest, path: string) => Record<string, string> {
   if (names === undefined) {
     return (req) => {
       const headers: Record<string, string> = {};
@@ -150,21 +174,23 @@ function headerReader(names: readonly string[] | undefined): (req: UwsRequest) =
       return headers;
     };
   }
-  const wanted = [...new Set([...FRAMING_HEADERS, ...names])];
-  return (req) => {
+  // Transfer-Encoding only matters without a Content-Length (the backend ignores it next to one): it is read
+  // when Content-Length is absent, unless the handler names it.
+  const readsTe = names.includes('transfer-encoding');
+  const wanted = [...new Set(['content-length', ...names])];
+  const extra = scoped.map((p) => ({ prefix: p.prefix, names: [...new Set(p.names)].filter((n) => !wanted.includes(n)) }));
+  return (req, path) => {
     const headers: Record<string, string> = {};
-    for (const name of wanted) {
-      const v = req.getHeader(name);
-      // uWS answers '' for an absent header.
-      if (v !== '') headers[name] = v;
-    }
+    copyHeaders(req, wanted, headers);
+    if (!readsTe && headers['content-length'] === undefined) copyHeaders(req, TRANSFER_ENCODING, headers);
+    for (let i = 0; i < extra.length; i++) if (path.startsWith(extra[i].prefix)) copyHeaders(req, extra[i].names, headers);
     return headers;
   };
 }
 
 export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler: HttpHandler): Promise<HttpServer> {
   const { logger, maxBodyBytes } = cfg;
-  const readHeaders = headerReader(cfg.requestHeaders);
+  const readHeaders = headerReader(cfg.requestHeaders, cfg.prefixHeaders);
   const slots = new Slots(cfg.maxConcurrent);
   const rejectTooLarge = tooLarge(maxBodyBytes);
   let closed = false;
@@ -204,12 +230,13 @@ export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler:
       logAbort(logger, 'uws', method, path);
       if (!handlerRunning) release();
     });
-    const respond = (p: Prepared, close = false) => {
+    /** `corked`: called synchronously from uWS's route or body callback (see write). */
+    const respond = (p: Prepared, close = false, corked = false) => {
       phase = DONE;
       if (!aborted && !closed) {
         try {
           if (p.stream) streaming = startStream(res, p, logger);
-          else write(res, p, isHead, close);
+          else write(res, p, isHead, close, corked);
         } catch (err) {
           safeLog(logger, 'error', { err, backend: 'uws', method, path }, 'http response write failed');
         }
@@ -218,7 +245,7 @@ export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler:
     };
 
     try {
-      const headers = readHeaders(req);
+      const headers = readHeaders(req, path);
       // The address is read when the handler asks, while the response is still open.
       const ip = () => (phase === DONE ? '' : formatIp(new Uint8Array(res.getRemoteAddress())));
       const request = new Request(method, path, req.getQuery() ?? '', headers, ip);
@@ -245,7 +272,7 @@ export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler:
           });
         } else {
           handlerRunning = false;
-          respond(out);
+          respond(out, false, true);
         }
       };
 
@@ -253,12 +280,19 @@ export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler:
         run(request.body);
         return;
       }
-      const collector = new BodyCollector(maxBodyBytes, contentLength);
+      let collector: BodyCollector | undefined;
       res.onData((chunk, isLast) => {
         // uWS keeps feeding the rest of a rejected body here after the 413 (drain); it is ignored
         if (phase !== BODY) return;
         try {
-          // the ArrayBuffer is neutered after this callback: push() copies
+          // the ArrayBuffer is neutered after this callback: the bytes are copied
+          if (isLast && collector === undefined) {
+            // the whole body in one chunk (any small request): one copy, no collector
+            if (chunk.byteLength > maxBodyBytes) respond(forMethod(rejectTooLarge, isHead));
+            else run(chunk.byteLength === 0 ? EMPTY : Buffer.from(new Uint8Array(chunk)));
+            return;
+          }
+          collector ??= new BodyCollector(maxBodyBytes, contentLength);
           if (!collector.push(new Uint8Array(chunk), true)) respond(forMethod(rejectTooLarge, isHead));
           else if (isLast) run(collector.finish());
         } catch (err) {

@@ -11,6 +11,7 @@ import { PoaEngine } from '../consensus/poa.js';
 import { crypto } from '../crypto/index.js';
 import { CallPool, TracePool } from '../execution/index.js';
 import {
+  GRPC_WEB_PATH_PREFIX,
   GRPC_WEB_REQUEST_HEADERS,
   GrpcMetrics,
   type GrpcServer,
@@ -334,7 +335,8 @@ export class NativeNode {
           maxBodyBytes: config.maxBodyBytes,
           maxConcurrent: config.maxConcurrent,
           logger: log,
-          requestHeaders: apiHeaders && [...apiHeaders, ...GRPC_WEB_REQUEST_HEADERS],
+          requestHeaders: apiHeaders,
+          prefixHeaders: [{ prefix: GRPC_WEB_PATH_PREFIX, names: GRPC_WEB_REQUEST_HEADERS }],
           websocket: config.ws
             ? rpcWebSocket(ctx, {
                 apiKey: config.apiKey,

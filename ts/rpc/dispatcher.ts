@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { NodeContext } from '../services/index.js';
 import { NodeError } from '../util/errors.js';
 import { parseJsonExact, stringifyExact } from '../util/json.js';

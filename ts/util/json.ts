@@ -45,15 +45,43 @@ function insertRaw(text: string): string {
   return text.replace(/"\\u0000RAW(\d+)\\u0000"/g, (_m, i: string) => texts[Number(i)]);
 }
 
+/** Whether a plain object holds a bigint among its own top-level values (REST answers: `balance`, `amount`). */
+function bigintAtTop(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const o = value as Record<string, unknown>;
+  for (const k in o) if (typeof o[k] === 'bigint') return true;
+  return false;
+}
+
+/**
+ * JSON.stringify without a bigint-aware replacer; throws a TypeError at the first bigint. The error's stack
+ * trace is not captured (it is dropped at once, and capturing it cost ~3 µs, two thirds of a small REST
+ * answer); an error of any other kind is raised again with its stack.
+ */
+function stringifyPlain(value: unknown): string | undefined {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    if (err instanceof TypeError) return undefined;
+    Error.stackTraceLimit = limit;
+    JSON.stringify(value);
+    throw err;
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** JSON.stringify that writes bigint as a bare JSON integer (exact), not a string, and RawJson verbatim. */
 export function stringifyExact(value: unknown): string {
   rawTexts = [];
   // Fast path: most answers (all JSON-RPC results are hex strings) hold no bigint; JSON.stringify
-  // throws a TypeError on the first bigint it meets, and only then is the replacer walk needed.
-  try {
-    return insertRaw(JSON.stringify(value));
-  } catch (err) {
-    if (!(err instanceof TypeError)) throw err;
+  // throws a TypeError on the first bigint it meets, and only then is the replacer walk needed. A bigint
+  // in sight at the top goes to the replacer walk at once.
+  if (!bigintAtTop(value)) {
+    const text = stringifyPlain(value);
+    if (text !== undefined) return insertRaw(text);
   }
   rawTexts = [];
   const marks: string[] = [];
