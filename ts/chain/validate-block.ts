@@ -361,7 +361,7 @@ function parentView(state: StateReader, undo: StateUndo): StateReader {
 }
 
 /** Field shapes of a transaction decoded from untrusted bytes (the JSON path checks these at parse time). */
-function shapeProblem(tx: SignedTransaction): string | null {
+export function shapeProblem(tx: SignedTransaction): string | null {
   if (!isHash(tx.txid)) return 'txid';
   if (!isAddress(tx.from_address) || !isAddress(tx.to_address)) return 'address';
   if (!Number.isSafeInteger(tx.timestamp) || !Number.isSafeInteger(tx.chain_id)) return 'timestamp or chain_id';
