@@ -17,7 +17,7 @@ import { fromHex } from '../util/hex.js';
 import type { Block } from './block.js';
 import { certificateChecks } from './justification.js';
 import type { ChainParams } from './params.js';
-import { consensusPhaseAt, validatorSetAt } from './schedule.js';
+import { phaseOfSet, validatorSetAt } from './schedule.js';
 import { type SignatureCheck, publicKeyBytes, rememberVerified } from './signature-checks.js';
 import { shapeProblem, txRuleContext } from './validate-block.js';
 
@@ -67,7 +67,7 @@ function gather(params: ChainParams, state: StateReader, head: Block, blocks: re
   for (const b of blocks) {
     const set = validatorSetAt(params, state, b.index);
     if (set.length > 0 && /^[0-9a-f]{128}$/.test(b.signature)) {
-      const round = consensusPhaseAt(params, state, b.index) === 'DPoS+BFT' ? b.round : 0;
+      const round = phaseOfSet(params, b.index, set) === 'DPoS+BFT' ? b.round : 0;
       const proposer = set[(b.index + round) % set.length];
       consensus.push({ sig: fromHex(b.signature), digest: fromHex(b.hash), pub: publicKeyBytes(proposer.public_key), what: '' });
     }

@@ -4,7 +4,7 @@
  * peer's reads overlap with verification and execution here. The queue is bounded by bytes (the
  * download waits while it is full); blocks arrive in order and are handed out in order.
  */
-import { MAX_BLOCKS_PER_REQUEST, MAX_RANGE_BYTES } from '../network/index.js';
+import { MAX_BLOCKS_PER_REQUEST, MAX_RANGE_BYTES, PeerMisbehaviour, RangeInterrupted } from '../network/index.js';
 
 /** What the fetcher needs of the network (P2PNetwork.streamBlocks). */
 export interface RangeClient {
@@ -133,7 +133,13 @@ export class RangeFetcher {
         this.next += reply.blocks;
       }
     } catch (err) {
-      if (!this.abort.signal.aborted) this.failure = err;
+      // Anything but a protocol violation (a dial that failed, a reset stream) ends the download like a
+      // peer that went away: what arrived before is still handed out.
+      if (!this.abort.signal.aborted)
+        this.failure =
+          err instanceof PeerMisbehaviour || err instanceof RangeInterrupted
+            ? err
+            : new RangeInterrupted(`range request failed: ${(err as Error).message}`, 0, err);
     } finally {
       this.done = true;
       this.wakeTaker?.();
