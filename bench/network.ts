@@ -302,6 +302,20 @@ async function liveNetworkRows(log: (s: string) => void): Promise<string[]> {
   return rows;
 }
 
+/** Per-phase totals of a catch-up pass, as the node logs them (ts/sync/sync-phases.ts). */
+type Phases = Record<string, number>;
+
+/** "where the time went" for a row: the pass's phases per block (ms), from the node's own log line. */
+function phaseNote(p: Phases | undefined, blocks: number): string {
+  if (!p?.blocks) return 'phases: not logged';
+  const per = (k: string) => `${(p[k] / Math.max(1, blocks)).toFixed(3)}`;
+  return (
+    `per block (ms): waiting for the network ${per('wait_ms')}, decode ${per('decode_ms')}, signatures verified ahead ${per('verify_ms')}` +
+    ` (${p.signatures.toLocaleString()} in batches), import ${per('import_ms')} (rules and execution ${per('validate_ms')}, write ${per('write_ms')}, listeners ${per('listeners_ms')});` +
+    ` ${p.ranges} range requests, ${(p.bytes / 1e6).toFixed(1)} MB`
+  );
+}
+
 /** A late full node against one serving validator: blocks/s from its first imported block to the head. */
 async function syncRows(log: (s: string) => void): Promise<string[]> {
   const rows: string[] = [];
@@ -314,7 +328,7 @@ async function syncRows(log: (s: string) => void): Promise<string[]> {
       while ((await height(net.nodes[0].api_url)) < empty) await sleep(100);
       const r = await timeSync(net, empty);
       rows.push(
-        `| late full node sync, empty BFT blocks | ${Math.round(r.rate).toLocaleString()} blocks/s | ${r.blocks} blocks (commit certificates, last_commit and state roots verified, each block executed), the node's own catch-up pass; process start to head ${secs(r.totalMs)}; goal ≥ 2,000 blocks/s: ${r.rate >= 2000 ? 'met' : 'MISSED'}; load ${load()} |`,
+        `| late full node sync, empty BFT blocks | ${Math.round(r.rate).toLocaleString()} blocks/s | ${r.blocks} blocks (commit certificates, last_commit and state roots verified, each block executed), the node's own catch-up pass; process start to head ${secs(r.totalMs)}; goal ≥ 2,000 blocks/s: ${r.rate >= 2000 ? 'met' : 'MISSED'}; ${phaseNote(r.phases, r.blocks)}; load ${load()} |`,
       );
     } finally {
       await net.stop();
@@ -322,8 +336,9 @@ async function syncRows(log: (s: string) => void): Promise<string[]> {
   }
   {
     const senders = Array.from({ length: 1000 }, () => randomKeyPair());
-    const blocks = 20;
+    const blocks = Number(process.env.BENCH_SYNC_TX_BLOCKS ?? 20);
     const fundingEnd = 1 + Math.ceil(senders.length / 1000);
+    log(`  prebuilding ${blocks} blocks of ${senders.length} transfers ...`);
     const net = await network({
       blockTimeMs: 1000,
       prebuilt: fundingEnd + blocks,
@@ -331,13 +346,14 @@ async function syncRows(log: (s: string) => void): Promise<string[]> {
       load: { senders, blocks },
       start: [0],
     });
+    log('  syncing ...');
     try {
       while ((await height(net.nodes[0].api_url)) < fundingEnd + blocks) await sleep(100);
       const r = await timeSync(net, fundingEnd + blocks);
       // The pass includes the funding blocks (1,000 transfers each, as many as a load block).
       const txRate = r.rate * senders.length;
       rows.push(
-        `| late full node sync, blocks of ${senders.length.toLocaleString()} transfers | ${Math.round(txRate).toLocaleString()} transfers/s re-executed (${r.rate.toFixed(1)} blocks/s) | ${blocks} blocks × ${senders.length.toLocaleString()} native transfers from as many senders: every signature verified, executed, state root checked; goal ≥ 20,000 transfers/s: ${txRate >= 20_000 ? 'met' : 'MISSED'}; load ${load()} |`,
+        `| late full node sync, blocks of ${senders.length.toLocaleString()} transfers | ${Math.round(txRate).toLocaleString()} transfers/s re-executed (${r.rate.toFixed(1)} blocks/s) | ${blocks} blocks × ${senders.length.toLocaleString()} native transfers from as many senders: every signature verified, executed, state root checked; goal ≥ 20,000 transfers/s: ${txRate >= 20_000 ? 'met' : 'MISSED'}; ${phaseNote(r.phases, r.blocks)}; load ${load()} |`,
       );
     } finally {
       await net.stop();
@@ -350,21 +366,24 @@ async function syncRows(log: (s: string) => void): Promise<string[]> {
  * Start the full node and time its import: from its own 'synced' log line (blocks imported by the
  * catch-up pass and the pass's duration: the import itself, without process start and handshakes).
  */
-async function timeSync(net: Network, target: number): Promise<{ rate: number; blocks: number; totalMs: number }> {
+async function timeSync(
+  net: Network,
+  target: number,
+): Promise<{ rate: number; blocks: number; totalMs: number; phases?: Phases }> {
   const url = net.nodes[4].api_url;
   const t0 = performance.now();
   const r = startNode(net.nodes[4], [], { NATIVE_LOG_LEVEL: 'info' });
   net.running.set(4, r);
   while ((await height(url)) < target) await sleep(20);
   const totalMs = performance.now() - t0;
-  let pass = { imported: 0, elapsed_ms: 1 };
+  let pass: { imported: number; elapsed_ms: number; phases?: Phases } = { imported: 0, elapsed_ms: 1 };
   await sleep(200);
   for (const line of r.logs.join('').split('\n')) {
     if (!line.includes('"synced"') && !line.includes('"syncing"')) continue;
-    const o = JSON.parse(line) as { imported: number; elapsed_ms: number };
+    const o = JSON.parse(line) as typeof pass;
     if (o.imported > pass.imported) pass = o;
   }
-  return { rate: pass.imported / (pass.elapsed_ms / 1000), blocks: pass.imported, totalMs };
+  return { rate: pass.imported / (pass.elapsed_ms / 1000), blocks: pass.imported, totalMs, phases: pass.phases };
 }
 
 export async function benchNetwork(log: (s: string) => void = () => undefined, only?: 'live' | 'sync'): Promise<string[]> {
@@ -393,10 +412,35 @@ const NETWORK_NOTES = [
   '  both) before the block executes, so 20k transfers/s re-executed is beyond 2 cores with verification on.',
 ];
 
-/** Replace the "## Network" section of bench/RESULTS.md. */
-function writeSection(rows: string[]): void {
+/**
+ * A partial run (`live` or `sync`): only its rows of the "## Network" section are replaced (matched by
+ * their first cell), and the notes under the table; the other rows keep their own date and load.
+ */
+function replaceRows(md: string, rows: string[]): string {
+  const start = md.indexOf('## Network');
+  if (start < 0) return md;
+  const next = md.indexOf('\n## ', start + 1);
+  const end = next < 0 ? md.length : next + 1;
+  const lines = md.slice(start, end).split('\n');
+  const firstCell = (l: string) => l.split('|')[1]?.trim();
+  for (const row of rows.slice(2)) {
+    const at = lines.findIndex((l) => l.startsWith('|') && firstCell(l) === firstCell(row));
+    if (at >= 0) lines[at] = row;
+    else lines.splice(lines.findLastIndex((l) => l.startsWith('|')) + 1, 0, row);
+  }
+  const tableEnd = lines.findLastIndex((l) => l.startsWith('|'));
+  const section = [...lines.slice(0, tableEnd + 1), '', ...NETWORK_NOTES, '', ''].join('\n');
+  return `${md.slice(0, start)}${section}${md.slice(end)}`;
+}
+
+/** Replace the "## Network" section of bench/RESULTS.md (only the rows run, for a partial run). */
+function writeSection(rows: string[], partial: boolean): void {
   const file = fileURLToPath(new URL('../../bench/RESULTS.md', import.meta.url));
   const md = readFileSync(file, 'utf8');
+  if (partial) {
+    writeFileSync(file, replaceRows(md, rows));
+    return;
+  }
   const section = [
     '## Network: a 4-validator devnet on this machine',
     '',
@@ -422,7 +466,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const only = process.argv.find((a) => a === 'live' || a === 'sync') as 'live' | 'sync' | undefined;
   benchNetwork((s) => process.stdout.write(`${s}\n`), only).then((rows) => {
     process.stdout.write(`${rows.join('\n')}\n`);
-    if (process.argv.includes('--write')) writeSection(rows);
+    if (process.argv.includes('--write')) writeSection(rows, only !== undefined);
     process.exit(0);
   });
 }

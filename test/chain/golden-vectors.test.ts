@@ -4,7 +4,7 @@
  */
 import { RLP } from '@ethereumjs/rlp';
 import test from 'ava';
-import { decodeBlock, encodeBlock } from '../../ts/chain/block.js';
+import { type BlockHeader, decodeBlock, encodeBlock, encodeHeader, encodeHeaderFields } from '../../ts/chain/block.js';
 import { encodeReceipts, encodeReceiptsReference } from '../../ts/execution/receipts.js';
 import { decodeTransaction, encodeTransaction, transactionFields } from '../../ts/ledger/transaction.js';
 import { toHex } from '../../ts/util/hex.js';
@@ -77,6 +77,47 @@ test('a fixed block: header hash, transactions root, receipts root and state roo
     back.transactions.map((x) => toHex(encodeTransaction(x))),
     b.transactions.map((x) => toHex(encodeTransaction(x))),
   );
+});
+
+test('the header encoder equals the RLP library for version 0, 1 and 2 headers across field sizes', (t) => {
+  const base: BlockHeader = {
+    version: 1,
+    index: 0,
+    previous_hash: '00'.repeat(32),
+    timestamp: 1_700_000_000,
+    tx_count: 0,
+    validator: `0x${'ab'.repeat(20)}`,
+    merkle_root: '11'.repeat(32),
+    state_root: '22'.repeat(32),
+    receipts_root: '33'.repeat(32),
+    round: 0,
+    gas_used: 0n,
+    logs_bloom: '00'.repeat(256),
+    consensus: 'PoA',
+    last_commit_hash: '',
+    evidence_hash: '',
+  };
+  const ints = [0, 1, 127, 128, 255, 256, 65_535, 2 ** 40];
+  for (const version of [0, 1, 2]) {
+    for (const n of ints) {
+      const h: BlockHeader = {
+        ...base,
+        version,
+        index: n,
+        timestamp: n,
+        tx_count: n,
+        round: n % 300,
+        gas_used: BigInt(n) * 1_000_003n,
+        consensus: version === 2 ? 'DPoS+BFT' : 'DPoS',
+        logs_bloom: n % 2 ? 'ff'.repeat(256) : '00'.repeat(256),
+        last_commit_hash: version === 2 ? '44'.repeat(32) : '',
+        evidence_hash: version === 2 ? '55'.repeat(32) : '',
+      };
+      t.is(toHex(encodeHeader(h)), toHex(encodeHeaderFields(h)), `version ${version}, ${n}`);
+    }
+  }
+  t.throws(() => encodeHeader({ ...base, state_root: 'zz'.repeat(32) }));
+  t.throws(() => encodeHeader({ ...base, index: -1 }));
 });
 
 test('the receipts encoder equals the RLP library on native, EVM, failed and log-bearing receipts', async (t) => {

@@ -50,11 +50,22 @@ export const isQuorum = (power: bigint, total: bigint): boolean => total > 0n &&
 /** More than 1/4 of the total power: at least one honest validator is among them (the f + 1 of the paper). */
 export const isMoreThanFaulty = (power: bigint, total: bigint): boolean => power * 4n > total;
 
+/** A set's validators by address (sets are immutable and shared: indexed once). */
+const indexes = new WeakMap<readonly ActiveValidator[], Map<string, ActiveValidator>>();
+function addressIndex(set: readonly ActiveValidator[]): Map<string, ActiveValidator> {
+  let m = indexes.get(set);
+  if (!m) {
+    m = new Map(set.map((v) => [v.address, v]));
+    indexes.set(set, m);
+  }
+  return m;
+}
+
 /** Voting power of the given validators in a set (unknown addresses count nothing). */
 export function powerOf(set: readonly ActiveValidator[], addresses: Iterable<string>): bigint {
-  const byAddress = new Map(set.map((v) => [v.address, v.power]));
+  const byAddress = addressIndex(set);
   let sum = 0n;
-  for (const a of addresses) sum += byAddress.get(a) ?? 0n;
+  for (const a of addresses) sum += byAddress.get(a)?.power ?? 0n;
   return sum;
 }
 
@@ -68,7 +79,21 @@ export function encodeJustification(j: Justification): Uint8Array {
   return RLP.encode([bigToBytes(BigInt(j.round)), j.precommits.map((p) => [fromHex(p.validator), fromHex(p.signature)])]);
 }
 
+/** Decoded certificates by their bytes object (a block's certificate is read by several rules and by sync). */
+const decoded = new WeakMap<Uint8Array, Justification>();
+
 export function decodeJustification(bytes: Uint8Array): Justification {
+  const known = decoded.get(bytes);
+  if (known) return known;
+  // Shared by every reader of these bytes: frozen, so none can change what the next one reads.
+  const j = decodeJustificationBytes(bytes);
+  for (const p of j.precommits) Object.freeze(p);
+  Object.freeze(j.precommits);
+  decoded.set(bytes, Object.freeze(j));
+  return j;
+}
+
+function decodeJustificationBytes(bytes: Uint8Array): Justification {
   const d = RLP.decode(bytes) as unknown;
   if (!Array.isArray(d) || d.length !== 2 || !(d[0] instanceof Uint8Array) || !Array.isArray(d[1])) {
     throw new Error('justification is not [round, precommits]');
@@ -100,16 +125,17 @@ export function certificateChecks(
   } catch (err) {
     return { problem: (err as Error).message };
   }
-  const byAddress = new Map(validators.map((v) => [v.address, v]));
+  const byAddress = addressIndex(validators);
   const seen = new Set<string>();
   const checks: SignatureCheck[] = [];
+  // Every precommit of the certificate signs the same (height, round, block hash).
+  const digest = voteDigest(chainId, { type: PRECOMMIT, height, round: j.round, block_hash: blockHash });
   for (const p of j.precommits) {
     if (seen.has(p.validator)) return { problem: `validator ${p.validator} precommits twice` };
     seen.add(p.validator);
     const validator = byAddress.get(p.validator);
     if (!validator || !/^[0-9a-f]{128}$/.test(p.signature) || !isLowS(fromHex(p.signature)))
       return { problem: `precommit of ${p.validator} does not verify` };
-    const digest = voteDigest(chainId, { type: PRECOMMIT, height, round: j.round, block_hash: blockHash });
     checks.push({
       sig: fromHex(p.signature),
       digest,

@@ -65,7 +65,13 @@ export function proposerAt(params: ChainParams, state: StateReader, height: numb
 /** The consensus phase a block at this height must carry. */
 export function consensusPhaseAt(params: ChainParams, state: StateReader, height: number): ConsensusPhase {
   if (height === 0 || height < params.activation.dposBft) return 'PoA';
-  return BFT_FINALITY && validatorSetAt(params, state, height).length >= MIN_BFT_VALIDATORS ? 'DPoS+BFT' : 'DPoS';
+  return phaseOfSet(params, height, validatorSetAt(params, state, height));
+}
+
+/** consensusPhaseAt for a caller that already holds the height's validator set (validatorSetAt). */
+export function phaseOfSet(params: ChainParams, height: number, set: readonly ActiveValidator[]): ConsensusPhase {
+  if (height === 0 || height < params.activation.dposBft) return 'PoA';
+  return BFT_FINALITY && set.length >= MIN_BFT_VALIDATORS ? 'DPoS+BFT' : 'DPoS';
 }
 
 export const epochOf = (params: ChainParams, height: number): number => Math.floor(height / params.epochLength);

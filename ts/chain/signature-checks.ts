@@ -14,8 +14,43 @@ export interface SignatureCheck {
   what: string;
 }
 
+/**
+ * Signatures already verified ahead, in one batch across many blocks (sync verifies a whole run of
+ * blocks' header and certificate signatures at once): signature and digest -> the public key they
+ * verified under. A check is skipped only for exactly that signature, digest and key, so what a rule
+ * asks is still answered; a miss (or an entry dropped to bound memory) just verifies again.
+ */
+const verifiedAhead = new Map<string, Uint8Array>();
+const MAX_VERIFIED_AHEAD = 100_000;
+
+const memoKey = (c: { sig: Uint8Array; digest: Uint8Array }): string =>
+  Buffer.from(c.sig.buffer, c.sig.byteOffset, c.sig.byteLength).toString('latin1') +
+  Buffer.from(c.digest.buffer, c.digest.byteOffset, c.digest.byteLength).toString('latin1');
+
+/** Whether this exact check was verified ahead (an entry answers once: each signature is checked once at import). */
+function knownValid(c: SignatureCheck): boolean {
+  if (verifiedAhead.size === 0) return false;
+  const key = memoKey(c);
+  const pub = verifiedAhead.get(key);
+  if (pub === undefined || Buffer.compare(pub, c.pub) !== 0) return false;
+  verifiedAhead.delete(key);
+  return true;
+}
+
+/** Remember checks the caller verified (valid) in a batch of its own, for the rules that will ask for them. */
+export function rememberVerified(checks: readonly SignatureCheck[]): void {
+  if (verifiedAhead.size + checks.length > MAX_VERIFIED_AHEAD) verifiedAhead.clear();
+  for (const c of checks) verifiedAhead.set(memoKey(c), c.pub);
+}
+
+/** Forget the signatures verified ahead (a catch-up pass that ended keeps nothing for later). */
+export function forgetVerifiedAhead(): void {
+  verifiedAhead.clear();
+}
+
 /** The first check whose signature does not verify (in the given order), or null. */
-export function firstFailing(checks: readonly SignatureCheck[]): SignatureCheck | null {
+export function firstFailing(all: readonly SignatureCheck[]): SignatureCheck | null {
+  const checks = all.filter((c) => !knownValid(c));
   if (checks.length === 0) return null;
   if (checks.length === 1) return crypto().verify(checks[0].sig, checks[0].digest, checks[0].pub) ? null : checks[0];
   const ok = crypto().verifyBatch(

@@ -55,7 +55,7 @@ import {
 } from './evidence.js';
 import { type ChainParams, ledgerParams } from './params.js';
 import { justificationProblem, justificationSigners } from './justification.js';
-import { type ActiveValidator, consensusPhaseAt, proposerAt, validatorSetAt } from './schedule.js';
+import { type ActiveValidator, phaseOfSet, validatorSetAt } from './schedule.js';
 import { type SignatureCheck, firstFailing, publicKeyBytes } from './signature-checks.js';
 
 /** A block may be dated at most this far ahead of the validating node's clock (CometBFT-style drift bound). */
@@ -307,7 +307,11 @@ function checkHeader(ctx: BlockContext, b: Block, proposal = false, state: State
     throw new InvalidBlockError(rule, b.index, detail);
   };
   const { params, parent } = ctx;
-  const version = consensusPhaseAt(params, state, b.index) === 'DPoS+BFT' ? BFT_HEADER_VERSION : HEADER_VERSION;
+  // The height's validator set, read once: the phase, the proposer and the certificate all depend on it.
+  const set = validatorSetAt(params, state, b.index);
+  const phase = phaseOfSet(params, b.index, set);
+  const bft = phase === 'DPoS+BFT';
+  const version = bft ? BFT_HEADER_VERSION : HEADER_VERSION;
   if (b.version !== version && !(b.version === 0 && parent.version === 0)) {
     fail('version', `header version ${b.version} (expected ${version})`);
   }
@@ -315,7 +319,7 @@ function checkHeader(ctx: BlockContext, b: Block, proposal = false, state: State
   if (b.previous_hash !== parent.hash) fail('parent_hash', `previous_hash ${b.previous_hash} is not the parent ${parent.hash}`);
   if (blockHash(headerOf(b)) !== b.hash) fail('header_hash', 'hash does not match the header');
   // Under BFT the proposer rotates with the round as well (a round whose proposer is down moves on).
-  const proposer = proposerAt(params, state, b.index, consensusPhaseAt(params, state, b.index) === 'DPoS+BFT' ? b.round : 0);
+  const proposer = set.length ? set[(b.index + (bft ? b.round : 0)) % set.length] : null;
   if (!proposer || b.validator !== proposer.address)
     fail('proposer', `proposer ${b.validator} is not the scheduled ${proposer?.address}`);
   const sig = /^[0-9a-f]{128}$/.test(b.signature) ? fromHex(b.signature) : null;
@@ -327,21 +331,13 @@ function checkHeader(ctx: BlockContext, b: Block, proposal = false, state: State
   if (b.timestamp > ctx.now + MAX_BLOCK_FUTURE_DRIFT_S) {
     fail('timestamp_future', `timestamp ${b.timestamp} is more than ${MAX_BLOCK_FUTURE_DRIFT_S} s ahead of ${ctx.now}`);
   }
-  const phase = consensusPhaseAt(params, state, b.index);
   if (b.consensus !== phase) fail('consensus', `consensus ${b.consensus}, the chain runs ${phase} at this height`);
-  const bft = phase === 'DPoS+BFT';
   if (!bft && b.round !== 0) fail('round', `round ${b.round} outside BFT`);
   if (!bft || proposal) {
     if (b.justification.length > 0)
       fail('justification', bft ? 'a proposal carries no justification' : 'justification outside BFT');
   } else {
-    const problem = justificationProblem(
-      params.chainId,
-      b.index,
-      b.hash,
-      b.justification,
-      validatorSetAt(params, state, b.index),
-    );
+    const problem = justificationProblem(params.chainId, b.index, b.hash, b.justification, set);
     if (problem) fail('justification', problem);
   }
   if (b.tx_count !== b.transactions.length) fail('tx_count', `tx_count ${b.tx_count}, body has ${b.transactions.length}`);
@@ -361,7 +357,7 @@ function parentView(state: StateReader, undo: StateUndo): StateReader {
 }
 
 /** Field shapes of a transaction decoded from untrusted bytes (the JSON path checks these at parse time). */
-function shapeProblem(tx: SignedTransaction): string | null {
+export function shapeProblem(tx: SignedTransaction): string | null {
   if (!isHash(tx.txid)) return 'txid';
   if (!isAddress(tx.from_address) || !isAddress(tx.to_address)) return 'address';
   if (!Number.isSafeInteger(tx.timestamp) || !Number.isSafeInteger(tx.chain_id)) return 'timestamp or chain_id';

@@ -1,2 +1,12 @@
-export { type ChainStatus, P2PNetwork, type P2POptions, type PeerInfo, PeerMisbehaviour, peerIdOfNodeKey } from './p2p.js';
+export {
+  type ChainStatus,
+  MAX_BLOCKS_PER_REQUEST,
+  MAX_RANGE_BYTES,
+  P2PNetwork,
+  RangeInterrupted,
+  type P2POptions,
+  type PeerInfo,
+  PeerMisbehaviour,
+  peerIdOfNodeKey,
+} from './p2p.js';
 export { loadOrCreateNodeKey, saveNodeKey } from './node-key.js';

@@ -11,24 +11,32 @@ import { lpStream } from '@libp2p/utils';
 import { type Multiaddr, multiaddr } from '@multiformats/multiaddr';
 import { RLP } from '@ethereumjs/rlp';
 import { createLibp2p } from 'libp2p';
+import {
+  MAX_BLOCKS_PER_REQUEST,
+  MAX_FRAME_BYTES,
+  MAX_RANGE_BYTES,
+  RANGE_TIMEOUT_MS,
+  type RangeReply,
+  type RangeSource,
+  readRange,
+  serveRange,
+} from './block-range.js';
+import { INVALID_MESSAGE_PENALTY, PeerMisbehaviour } from './errors.js';
+
+export { MAX_BLOCKS_PER_REQUEST, MAX_FRAME_BYTES, MAX_RANGE_BYTES, RangeInterrupted } from './block-range.js';
+export { INVALID_MESSAGE_PENALTY, PeerMisbehaviour } from './errors.js';
 
 /** Gossip messages stay far below gossipsub's silent ~4 MiB drop; larger blocks go by request/response. */
 export const MAX_GOSSIP_BYTES = 1024 * 1024;
-/** One request/response frame (a block) at most. */
-export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
 /** Transactions gossiped in one message at most, and how long the first of a batch waits for company. */
 export const MAX_TXS_PER_GOSSIP = 256;
 export const TX_BATCH_WINDOW_MS = 50;
 /** Consensus messages in one catch-up response at most (proposals and votes of one height). */
 export const MAX_CONSENSUS_MESSAGES = 1000;
-/** Blocks per range request. */
-export const MAX_BLOCKS_PER_REQUEST = 256;
 /** A peer whose score falls to this is disconnected and refused. */
 export const BAN_SCORE = -50;
 /** How long a refused peer of another chain stays connected so its identify of this node finishes. */
 export const REFUSE_GRACE_MS = 2000;
-/** Points an invalid message costs its sender by default (malformed, forged or invalid: dropped at once). */
-export const INVALID_MESSAGE_PENALTY = 50;
 
 export interface ChainStatus {
   chain_id: number;
@@ -55,8 +63,8 @@ export interface P2POptions {
   chainId: number;
   genesisHash: string;
   status: () => ChainStatus;
-  /** Blocks [from, from + count) encoded, as far as this node has them. */
-  blocks: (from: number, count: number) => Promise<Uint8Array[]>;
+  /** Blocks [from, from + count) encoded, within a byte bound (at least one), as far as this node has them. */
+  blocks: RangeSource;
   onTransaction: (bytes: Uint8Array, from: string) => Promise<void>;
   onBlock: (bytes: Uint8Array, from: string) => Promise<void>;
   /** Proposals and votes (BFT). */
@@ -69,16 +77,6 @@ export interface P2POptions {
   consensusAt?: (height: number) => Uint8Array[];
   onPeerStatus?: (peer: string, status: ChainStatus) => void;
   log: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; debug: (o: object, m: string) => void };
-}
-
-/** A message was invalid; the sender is scored down (oversized, undecodable, invalid block or transaction). */
-export class PeerMisbehaviour extends Error {
-  constructor(
-    message: string,
-    readonly penalty = INVALID_MESSAGE_PENALTY,
-  ) {
-    super(message);
-  }
 }
 
 /**
@@ -163,7 +161,7 @@ export class P2PNetwork {
       },
     });
     await this.node.handle(this.statusProtocol, (s, c) => void this.serveStatus(s, c));
-    await this.node.handle(this.blocksProtocol, (s, c) => void this.serveBlocks(s, c));
+    await this.node.handle(this.blocksProtocol, (s) => void serveRange(s, this.opts.blocks));
     await this.node.handle(this.blockByHashProtocol, (s) => void this.serveBlockByHash(s));
     await this.node.handle(this.consensusSyncProtocol, (s) => void this.serveConsensus(s));
     this.node.addEventListener('peer:identify', (e) => void this.onIdentify(e.detail.peerId, e.detail.protocols));
@@ -388,38 +386,38 @@ export class P2PNetwork {
     return res;
   }
 
-  // --- block ranges ---
+  // --- block ranges (block-range.ts) ---
 
-  private async serveBlocks(stream: Stream, _c: Connection): Promise<void> {
-    const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES });
-    try {
-      const req = JSON.parse(Buffer.from((await lp.read()).subarray()).toString('utf8')) as { from: number; count: number };
-      const from = Number(req.from);
-      const count = Math.min(MAX_BLOCKS_PER_REQUEST, Number(req.count));
-      if (!Number.isSafeInteger(from) || from < 0 || !Number.isSafeInteger(count) || count < 1) throw new Error('bad range');
-      for (const b of await this.opts.blocks(from, count)) await lp.write(b);
-      await lp.write(new Uint8Array(0));
-      await stream.close();
-    } catch {
-      stream.abort(new Error('blocks request failed'));
-    }
+  /**
+   * Blocks [from, from + count) from a peer within maxBytes, each handed to onBlock as it arrives (the
+   * peer may send fewer when it has fewer). Throws RangeInterrupted when the response ends early (the
+   * blocks before were handed on), PeerMisbehaviour when it breaks the protocol.
+   */
+  async streamBlocks(
+    peer: string,
+    req: { from: number; count: number; maxBytes?: number },
+    onBlock: (frame: Uint8Array) => void,
+    signal?: AbortSignal,
+  ): Promise<RangeReply> {
+    const target = this.peerById(peer);
+    if (!target) throw new Error(`not connected to ${peer}`);
+    const timeout = AbortSignal.timeout(RANGE_TIMEOUT_MS);
+    const stream = await this.node.dialProtocol(target, this.blocksProtocol, {
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+    const count = Math.min(req.count, MAX_BLOCKS_PER_REQUEST);
+    return readRange(
+      stream,
+      { from: req.from, count, maxBytes: Math.min(req.maxBytes ?? MAX_RANGE_BYTES, MAX_RANGE_BYTES) },
+      onBlock,
+      signal,
+    );
   }
 
   /** Encoded blocks [from, from + count) from a peer (it may send fewer when it has fewer). */
   async requestBlocks(peer: string, from: number, count: number): Promise<Uint8Array[]> {
-    const target = this.peerById(peer);
-    if (!target) throw new Error(`not connected to ${peer}`);
-    const stream = await this.node.dialProtocol(target, this.blocksProtocol, { signal: AbortSignal.timeout(30_000) });
-    const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES });
-    await lp.write(Buffer.from(JSON.stringify({ from, count: Math.min(count, MAX_BLOCKS_PER_REQUEST) })));
     const out: Uint8Array[] = [];
-    for (;;) {
-      const frame = (await lp.read({ signal: AbortSignal.timeout(30_000) })).subarray();
-      if (frame.length === 0) break;
-      out.push(frame);
-      if (out.length > MAX_BLOCKS_PER_REQUEST) throw new PeerMisbehaviour('too many blocks in a response');
-    }
-    await stream.close().catch(() => undefined);
+    await this.streamBlocks(peer, { from, count }, (b) => out.push(b));
     return out;
   }
 

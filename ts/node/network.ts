@@ -94,7 +94,7 @@ export async function startNetworking(d: NetworkDeps): Promise<Networking> {
     chainId: chain.params.chainId,
     genesisHash,
     status: () => sync.status(),
-    blocks: (from, count) => sync.blocks(from, count),
+    blocks: (from, count, maxBytes) => sync.blocks(from, count, maxBytes),
     blockByHash: async (hash) => {
       const proposal = bft?.proposalBlock(hash);
       if (proposal) return encodeBlock(proposal);

@@ -1,9 +1,21 @@
-import { type Block, blockHeightOf, decodeBlock, encodeBlock } from '../chain/block.js';
+import { type Block, blockHeightOf, decodeBlock } from '../chain/block.js';
 import type { Chain } from '../chain/chain.js';
 import { InvalidBlockError } from '../chain/validate-block.js';
 import type { TxAdmission } from '../mempool/admission.js';
 import type { Mempool } from '../mempool/mempool.js';
-import { type ChainStatus, MAX_BLOCKS_PER_REQUEST, type P2PNetwork, PeerMisbehaviour } from '../network/p2p.js';
+import { forgetVerifiedAhead } from '../chain/signature-checks.js';
+import type { VerifiedAhead } from '../chain/verify-ahead.js';
+import { type ChainStatus, MAX_BLOCKS_PER_REQUEST, type P2PNetwork, PeerMisbehaviour, RangeInterrupted } from '../network/p2p.js';
+import { RangeFetcher } from './range-fetcher.js';
+import { type SyncPhases, addFetchStats, emptyPhases, roundPhases } from './sync-phases.js';
+
+/**
+ * Blocks (and bytes of them) whose signatures are verified in one batch before they are imported: a few
+ * thousand signatures (hundreds of empty blocks, two blocks of a thousand transfers), small enough that
+ * the first batch's verification, which nothing overlaps, is short, and the next one's overlaps an import.
+ */
+const VERIFY_BATCH_BLOCKS = 512;
+const VERIFY_BATCH_BYTES = 512 * 1024;
 
 /** Blocks a node may trail the highest peer while following gossip, and still count as caught up. */
 export const FOLLOW_LAG_BLOCKS = 2;
@@ -32,6 +44,9 @@ export class BlockSync {
   private lastRefreshAt = 0;
   /** Blocks imported from peers (gossip and ranges). */
   imported = 0;
+  /** Where the last catch-up pass spent its time (logged with its progress lines). */
+  phases: SyncPhases = emptyPhases();
+  private passCpu = process.cpuUsage();
 
   constructor(
     private readonly chain: Chain,
@@ -105,16 +120,9 @@ export class BlockSync {
     return this.targetHeight() - this.chain.height > FOLLOW_LAG_BLOCKS;
   }
 
-  /** Encoded blocks for a peer's range request. */
-  async blocks(from: number, count: number): Promise<Uint8Array[]> {
-    const out: Uint8Array[] = [];
-    const to = Math.min(this.chain.height, from + Math.min(count, MAX_BLOCKS_PER_REQUEST) - 1);
-    for (let h = from; h <= to; h++) {
-      const b = await this.chain.blocks.getBlock(h);
-      if (!b) break;
-      out.push(encodeBlock(b));
-    }
-    return out;
+  /** Encoded blocks for a peer's range request (the stored bytes, as they are). */
+  blocks(from: number, count: number, maxBytes: number): Promise<Uint8Array[]> {
+    return this.chain.blocks.encodedBlocks(from, Math.min(count, MAX_BLOCKS_PER_REQUEST), maxBytes);
   }
 
   /** A gossiped block: imported when it extends the head, else it tells us a peer is ahead. */
@@ -167,46 +175,107 @@ export class BlockSync {
     });
   }
 
+  /**
+   * Catch up from the peer with the highest head: ranges stream in (the next requested while this
+   * node imports the current one), and each batch of queued blocks has its signatures verified in one
+   * parallel native call before the blocks are imported one by one through Chain.importBlock.
+   */
   private async catchUp(): Promise<void> {
     const t0 = performance.now();
     const start = this.chain.height;
+    const phases = emptyPhases();
+    this.phases = phases;
+    this.passCpu = process.cpuUsage();
     while (!this.stopped && this.behind()) {
-      const [peer, height] = [...this.net.peerHeights()].sort((a, b) => b[1] - a[1])[0];
-      const from = this.chain.height + 1;
-      let frames: Uint8Array[];
+      const [peer] = [...this.net.peerHeights()].sort((a, b) => b[1] - a[1])[0];
+      const fetcher = new RangeFetcher(this.net, peer, this.chain.height + 1, () => this.net.peerHeights().get(peer) ?? -1);
+      fetcher.start();
       try {
-        frames = await this.net.requestBlocks(peer, from, Math.min(MAX_BLOCKS_PER_REQUEST, height - this.chain.height));
+        const progressed = await this.importFrom(fetcher, phases, start, t0);
+        if (!progressed) this.net.peerHeights().set(peer, this.chain.height);
       } catch (err) {
-        this.log.debug({ peer, err: (err as Error).message }, 'block range request failed');
+        if (err instanceof PeerMisbehaviour) {
+          await this.net.penalize(peer, err.penalty, err.message);
+        } else if (!(err instanceof RangeInterrupted)) {
+          // Not the peer's doing (the import itself failed): end the pass; the next tick starts another.
+          this.log.warn({ peer, err: (err as Error).message }, 'catch-up pass failed');
+          return;
+        }
+        // The blocks it sent before are imported; the pass goes on from the next best peer, if one is ahead.
+        this.log.debug({ peer, err: (err as Error).message }, 'block range from peer failed');
         this.net.peerHeights().delete(peer);
-        return;
+        continue;
+      } finally {
+        await fetcher.stop();
+        addFetchStats(phases, fetcher.stats);
+        forgetVerifiedAhead();
       }
-      if (frames.length === 0) {
-        this.net.peerHeights().set(peer, this.chain.height);
-        return;
-      }
-      try {
-        const blocks = frames.map((f) => {
-          try {
-            return decodeBlock(f);
-          } catch (err) {
-            throw new PeerMisbehaviour(`undecodable block: ${(err as Error).message}`);
-          }
-        });
-        for (const b of blocks) await this.importOne(b, peer);
-      } catch (err) {
-        if (!(err instanceof PeerMisbehaviour)) throw err;
-        await this.net.penalize(peer, 50, err.message);
-        this.net.peerHeights().delete(peer);
-        return;
-      }
-      this.logProgress(start, t0);
+      this.logProgress(start, t0, true);
     }
   }
 
-  private logProgress(start: number, t0: number): void {
+  /**
+   * Import what the fetcher delivers until it has no more. Returns whether any block was imported.
+   * While a batch is imported, the next queued batch's signatures are already being verified on the
+   * verification thread, so verification and import overlap on the two cores.
+   */
+  private async importFrom(fetcher: RangeFetcher, phases: SyncPhases, start: number, t0: number): Promise<boolean> {
+    let progressed = false;
+    let expected = fetcher.from;
+    /** The next batch, decoded and in verification; null at the end (or when wait is false and nothing is queued). */
+    const nextBatch = async (wait: boolean): Promise<{ blocks: Block[]; verified: Promise<VerifiedAhead> } | null> => {
+      if (!wait && fetcher.queued === 0) return null;
+      let t = performance.now();
+      const frames = await fetcher.take(VERIFY_BATCH_BLOCKS, VERIFY_BATCH_BYTES);
+      phases.wait_ms += performance.now() - t;
+      if (frames.length === 0 || this.stopped) return null;
+      t = performance.now();
+      const blocks = frames.map((f) => {
+        try {
+          return decodeBlock(f);
+        } catch (err) {
+          throw new PeerMisbehaviour(`undecodable block: ${(err as Error).message}`);
+        }
+      });
+      for (const b of blocks) {
+        if (b.index !== expected++)
+          throw new PeerMisbehaviour(`range response holds block ${b.index} where ${expected - 1} belongs`);
+      }
+      phases.decode_ms += performance.now() - t;
+      t = performance.now();
+      const verified = this.chain.verifyAhead(blocks);
+      verified.catch(() => undefined);
+      phases.verify_ms += performance.now() - t;
+      return { blocks, verified };
+    };
+    let batch = await nextBatch(true);
+    while (batch) {
+      let t = performance.now();
+      phases.signatures += (await batch.verified).checked;
+      phases.verify_wait_ms += performance.now() - t;
+      const following = await nextBatch(false);
+      const chain = { ...this.chain.importTimings };
+      t = performance.now();
+      for (const b of batch.blocks) {
+        if (await this.importOne(b, fetcher.peer)) progressed = true;
+        phases.blocks++;
+        phases.txs += b.tx_count;
+      }
+      phases.import_ms += performance.now() - t;
+      phases.validate_ms += this.chain.importTimings.validate_ms - chain.validate_ms;
+      phases.write_ms += this.chain.importTimings.write_ms - chain.write_ms;
+      phases.listeners_ms += this.chain.importTimings.listeners_ms - chain.listeners_ms;
+      this.logProgress(start, t0);
+      batch = following ?? (await nextBatch(true));
+    }
+    return progressed;
+  }
+
+  private logProgress(start: number, t0: number, passEnd = false): void {
     const now = performance.now();
-    if (now - this.lastProgressLog < 3000 && this.behind()) return;
+    if (now - this.lastProgressLog < 3000 && !(passEnd && !this.behind())) return;
+    const cpu = process.cpuUsage(this.passCpu);
+    this.phases.cpu_ms = (cpu.user + cpu.system) / 1000;
     this.lastProgressLog = now;
     const done = this.chain.height - start;
     const rate = done / Math.max(0.001, (now - t0) / 1000);
@@ -219,6 +288,7 @@ export class BlockSync {
         eta_s: Math.round(left / Math.max(rate, 1)),
         imported: done,
         elapsed_ms: Math.round(now - t0),
+        phases: roundPhases(this.phases),
       },
       left > 0 ? 'syncing' : 'synced',
     );

@@ -1,0 +1,103 @@
+/**
+ * Signatures of a run of consecutive blocks verified ahead of their import, in one native batch
+ * (parallel over all cores): a syncing node holds hundreds of blocks at once, while the rules verify each
+ * block's handful of header and certificate signatures, and its transactions', block by block. Nothing
+ * here decides validity: a transaction whose signature verified is marked (as admission marks it), a
+ * header or certificate signature is remembered for exactly its digest and key, and the import then runs
+ * every rule of `validateAndApply` as for any block, skipping only the verification it finds done.
+ * Whatever is not verified here (an invalid signature, a key the guess below got wrong) is verified, and
+ * rejected, by the rule itself.
+ */
+import { verifyOffThread } from '../crypto/verify-thread.js';
+import { checkNativeTransaction, isSignatureVerified, markSignatureVerified } from '../ledger/rules.js';
+import type { SignedTransaction } from '../ledger/transaction.js';
+import { isEvmTransaction } from '../execution/index.js';
+import type { StateReader } from '../state/state-store.js';
+import { fromHex } from '../util/hex.js';
+import type { Block } from './block.js';
+import { certificateChecks } from './justification.js';
+import type { ChainParams } from './params.js';
+import { phaseOfSet, validatorSetAt } from './schedule.js';
+import { type SignatureCheck, publicKeyBytes, rememberVerified } from './signature-checks.js';
+import { shapeProblem, txRuleContext } from './validate-block.js';
+
+export interface VerifiedAhead {
+  /** Signatures verified (valid or not). */
+  checked: number;
+  /** Of those, invalid (the block's own import will reject it). */
+  invalid: number;
+}
+
+/** The signatures of a run of blocks, gathered for one batch: consensus (header, certificates) first, then transactions. */
+interface AheadBatch {
+  consensus: SignatureCheck[];
+  txs: { tx: SignedTransaction; check: SignatureCheck }[];
+}
+
+/**
+ * Verify the signatures of blocks that extend `head` in order, against the validator sets the state at
+ * the head predicts for their heights (a set that changes within the run only costs a second
+ * verification at import). The batch runs on the verification thread (verify-thread.ts), so the caller
+ * may import earlier blocks meanwhile; the marks are set when it resolves.
+ */
+export async function verifyBlocksAhead(
+  params: ChainParams,
+  state: StateReader,
+  head: Block,
+  blocks: readonly Block[],
+): Promise<VerifiedAhead> {
+  const batch = gather(params, state, head, blocks);
+  const all = [...batch.consensus, ...batch.txs.map((t) => t.check)];
+  if (all.length === 0) return { checked: 0, invalid: 0 };
+  const ok = await verifyOffThread(all);
+  rememberVerified(batch.consensus.filter((_, i) => ok[i]));
+  let invalid = 0;
+  for (let i = 0; i < batch.consensus.length; i++) if (!ok[i]) invalid++;
+  batch.txs.forEach((t, i) => {
+    if (ok[batch.consensus.length + i]) markSignatureVerified(t.tx);
+    else invalid++;
+  });
+  return { checked: all.length, invalid };
+}
+
+function gather(params: ChainParams, state: StateReader, head: Block, blocks: readonly Block[]): AheadBatch {
+  const consensus: SignatureCheck[] = [];
+  const txs: AheadBatch['txs'] = [];
+  let parentJustification = head.justification;
+  for (const b of blocks) {
+    const set = validatorSetAt(params, state, b.index);
+    if (set.length > 0 && /^[0-9a-f]{128}$/.test(b.signature)) {
+      const round = phaseOfSet(params, b.index, set) === 'DPoS+BFT' ? b.round : 0;
+      const proposer = set[(b.index + round) % set.length];
+      consensus.push({ sig: fromHex(b.signature), digest: fromHex(b.hash), pub: publicKeyBytes(proposer.public_key), what: '' });
+    }
+    if (b.justification.length > 0) consensus.push(...certificate(params.chainId, b.index, b.hash, b.justification, set));
+    // A last_commit equal to the parent's stored certificate is not verified again by the rule.
+    if (b.last_commit.length > 0 && Buffer.compare(b.last_commit, parentJustification) !== 0) {
+      const parentSet = validatorSetAt(params, state, b.index - 1);
+      consensus.push(...certificate(params.chainId, b.index - 1, b.previous_hash, b.last_commit, parentSet));
+    }
+    parentJustification = b.justification;
+    const rules = txRuleContext(params, b.index, b.timestamp);
+    for (const tx of b.transactions) {
+      if (isEvmTransaction(tx) || isSignatureVerified(tx) || shapeProblem(tx)) continue;
+      try {
+        const { digest } = checkNativeTransaction(tx, rules);
+        txs.push({ tx, check: { sig: fromHex(tx.signature), digest, pub: fromHex(tx.public_key), what: '' } });
+      } catch {
+        // Broken under a rule: the import rejects the block with that rule's error.
+      }
+    }
+  }
+  return { consensus, txs };
+}
+function certificate(
+  chainId: number,
+  height: number,
+  hash: string,
+  bytes: Uint8Array,
+  set: Parameters<typeof certificateChecks>[4],
+): SignatureCheck[] {
+  const c = certificateChecks(chainId, height, hash, bytes, set);
+  return 'checks' in c ? c.checks : [];
+}
