@@ -30,9 +30,11 @@ export class GroupCommit {
   private queue: Buffer[] = [];
   private waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
   private busy = false;
-  /** Groups written and records in them (bench, metrics). */
+  /** Groups written, records in them and milliseconds spent writing (bench, metrics). */
   groups = 0;
   records = 0;
+  writeMs = 0;
+  maxWriteMs = 0;
 
   constructor(private readonly sink: JournalSink) {}
 
@@ -54,8 +56,12 @@ export class GroupCommit {
     const waiters = this.waiters;
     this.queue = [];
     this.waiters = [];
+    const t0 = performance.now();
     try {
       await this.sink.write(batch);
+      const ms = performance.now() - t0;
+      this.writeMs += ms;
+      if (ms > this.maxWriteMs) this.maxWriteMs = ms;
       this.groups++;
       this.records += batch.length;
       for (const w of waiters) w.resolve();
@@ -165,6 +171,12 @@ export class TxJournal {
 
   get groups(): number {
     return this.commit.groups;
+  }
+
+  /** Groups written since open, records in them and time spent writing (logged at close, read by the bench). */
+  get stats(): { groups: number; records: number; writeMs: number; maxWriteMs: number } {
+    const { groups, records, writeMs, maxWriteMs } = this.commit;
+    return { groups, records, writeMs: Math.round(writeMs), maxWriteMs: Math.round(maxWriteMs * 10) / 10 };
   }
 
   private startSegment(seq: number): void {
