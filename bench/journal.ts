@@ -83,13 +83,15 @@ export async function benchJournalSinks(clients = 64, perClient = 200, rounds = 
   return rows;
 }
 
+const LANES = 64;
+
 /** One e2e run's blocks and journal counts, from the node's log. */
 interface RunDetail {
   stats: SubmissionStats;
   /** Transactions of each non-empty block, in order. */
   blockTxs: number[];
   blockMs: number[];
-  journal?: { groups: number; records: number; writeMs: number; maxWriteMs: number };
+  journal?: { groups: number; records: number; writeMs: number; maxWriteMs: number; waitMs?: number };
 }
 
 function detailCollector(): { onLog: (e: Record<string, unknown>) => void; detail: Omit<RunDetail, 'stats'> } {
@@ -126,7 +128,7 @@ export async function benchJournalE2E(rounds = 3): Promise<Row[]> {
     for (const c of configs) {
       const { onLog, detail } = detailCollector();
       let stats: SubmissionStats | undefined;
-      await benchHttpSubmission('uws', 64, 160, 'raw keep-alive lanes', {
+      await benchHttpSubmission('uws', LANES, 160, 'raw keep-alive lanes', {
         label: c.label,
         nodeArgs: c.nodeArgs,
         main: c.main,
@@ -163,10 +165,12 @@ export async function benchJournalE2E(rounds = 3): Promise<Row[]> {
 }
 
 function describeRun(run: RunDetail): string {
-  const blocks = `blocks ${run.blockTxs.join('+')} txs (${run.blockMs.join('/')} ms)`;
+  // Each lane has one submission in flight: its round trip is lanes / accepted rate.
+  const cycle = ((LANES / run.stats.acceptedPerSec) * 1000).toFixed(2);
+  const blocks = `round trip ${cycle} ms; blocks ${run.blockTxs.join('+')} txs (${run.blockMs.join('/')} ms)`;
   const j = run.journal;
   if (!j || j.groups === 0) return blocks;
-  return `${blocks}; journal ${j.groups} groups, ${(j.records / j.groups).toFixed(1)} records per group, write ${(j.writeMs / j.groups).toFixed(2)} ms mean, ${j.maxWriteMs} ms max`;
+  return `${blocks}; journal ${j.groups} groups, ${(j.records / j.groups).toFixed(1)} records per group, write ${(j.writeMs / j.groups).toFixed(2)} ms mean, ${j.maxWriteMs} ms max${j.waitMs === undefined ? '' : `, a submission waits ${(j.waitMs / j.records).toFixed(2)} ms for it`}`;
 }
 
 async function main(): Promise<void> {

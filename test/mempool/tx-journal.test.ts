@@ -287,3 +287,26 @@ test('journal: many concurrent submitters; every answered record replays, each s
   t.true(readdirSync(tmp.dir).length >= 3, 'crossed segments');
   await reopened.close();
 });
+
+test('journal: a cancel record undoes the record before it; a later record of the same transaction counts again', async (t) => {
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const [a, b, c] = [0n, 1n, 2n].map((n) => transferTx(devKey(1), devKey(2).address, 1n, n));
+  const { journal } = await TxJournal.open(tmp.dir);
+  await journal.append(a);
+  await journal.append(b);
+  await journal.append(b); // a second submission of b, refused as a duplicate
+  await journal.cancel(b);
+  await journal.append(c);
+  await journal.cancel(c); // c refused ...
+  await journal.cancel(a); // ... a too ...
+  await journal.append(a); // ... then a submitted again and admitted: it replays where it was admitted
+  await journal.close();
+  const { journal: reopened, replay } = await TxJournal.open(tmp.dir);
+  t.deepEqual(
+    replay.map((tx) => tx.txid),
+    [b.txid, a.txid],
+  );
+  t.is(reopened.size, 2);
+  await reopened.close();
+});

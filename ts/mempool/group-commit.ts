@@ -10,11 +10,13 @@ export interface JournalSink {
 interface Waiter {
   resolve: () => void;
   reject: (e: unknown) => void;
+  /** When it was appended (performance.now()). */
+  at: number;
 }
 
 /**
- * Collects appends and writes them as groups (one durable write per group): the appends made while one
- * callback's promise continuations run go together (a batch of admissions resolves in one such run). Up to
+ * Collects appends and writes them as groups (one durable write per group): the appends of one turn of the
+ * event loop go together. Up to
  * `maxInFlight` groups are written at once, so a slow write does not hold back the groups behind it; those
  * arriving while all slots are busy go together in the next one.
  *
@@ -39,6 +41,8 @@ export class GroupCommit {
   records = 0;
   writeMs = 0;
   maxWriteMs = 0;
+  /** Milliseconds from append to answer, summed over the records answered (what a submission waits). */
+  waitMs = 0;
 
   constructor(
     private readonly sink: JournalSink,
@@ -48,19 +52,19 @@ export class GroupCommit {
   append(record: Buffer): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push(record);
-      this.waiters.push({ resolve, reject });
+      this.waiters.push({ resolve, reject, at: performance.now() });
       this.schedule();
     });
   }
 
   /**
-   * After the current run of promise continuations (the rest of the batch appends in it), not a turn of the
-   * event loop later: the answers of the group wait for this write, so it starts as soon as it can.
+   * At the end of this turn of the event loop, so the appends of every request the turn read go together (the
+   * admissions append as they read their requests, before their signatures are checked in the same phase).
    */
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    process.nextTick(() => {
+    setImmediate(() => {
       this.scheduled = false;
       this.dispatch();
     });
@@ -87,7 +91,11 @@ export class GroupCommit {
     this.answered = answered;
     answered.then(
       () => {
-        for (const w of waiters) w.resolve();
+        const now = performance.now();
+        for (const w of waiters) {
+          this.waitMs += now - w.at;
+          w.resolve();
+        }
       },
       (err) => {
         for (const w of waiters) w.reject(err);

@@ -44,6 +44,24 @@ export function readFrames(buf: Buffer): { payloads: Buffer[]; validBytes: numbe
   return { payloads, validBytes: at };
 }
 
+/**
+ * A cancel record's payload: a zero byte (no transaction type is 0) and the transaction id. An older node reads
+ * it as an undecodable record and skips it.
+ */
+const CANCEL = 0;
+
+function cancelRecord(txid: string): Buffer {
+  const id = Buffer.from(txid, 'utf8');
+  const b = Buffer.allocUnsafe(1 + id.length);
+  b[0] = CANCEL;
+  id.copy(b, 1);
+  return b;
+}
+
+function cancelledTxid(payload: Buffer): string | null {
+  return payload[0] === CANCEL ? payload.subarray(1).toString('utf8') : null;
+}
+
 interface Segment {
   seq: number;
   path: string;
@@ -84,6 +102,8 @@ export class TxJournal {
   private pendingIds: string[] = [];
   /** Groups take their places in the log one after another (a rotation between two is awaited). */
   private placing: Promise<unknown> = Promise.resolve();
+  /** The highest segment number whose file was created (or is being created). */
+  private lastCreated = 0;
   /** Closing of segments written before the current one (after their writes end). */
   private closing: Promise<unknown>[] = [];
 
@@ -106,10 +126,13 @@ export class TxJournal {
     mkdirSync(dir, { recursive: true });
     const { segmentBytes, chunkBytes, maxInFlight } = { ...DEFAULT_JOURNAL_OPTIONS, ...opts };
     const journal = new TxJournal(dir, { segmentBytes, chunkBytes }, maxInFlight);
-    const replay: SignedTransaction[] = [];
     const names = readdirSync(dir)
       .filter((n) => /^seg-\d{10}\.log$/.test(n))
       .sort();
+    // Records net of cancels per transaction, and the transactions with a record left, in the order of the
+    // record that (re)made them replayable: arrival order.
+    const records = new Map<string, number>();
+    const held = new Map<string, { tx: SignedTransaction; seg: Segment }>();
     let last = 0;
     for (const name of names) {
       const seq = Number(name.slice(4, 14));
@@ -118,18 +141,31 @@ export class TxJournal {
       const { payloads } = readFrames(readFileSync(path));
       const seg: Segment = { seq, path, live: new Set(), writing: 0 };
       for (const p of payloads) {
+        const cancelled = cancelledTxid(p);
+        if (cancelled !== null) {
+          const n = records.get(cancelled) ?? 0;
+          if (n === 0) continue; // its record was in a segment already deleted
+          records.set(cancelled, n - 1);
+          if (n === 1) held.delete(cancelled);
+          continue;
+        }
         let tx: SignedTransaction;
         try {
           tx = decodeTransaction(p);
         } catch {
           continue; // an undecodable record (a format this node cannot read) is skipped, never fatal
         }
-        if (journal.segmentOf.has(tx.txid)) continue;
-        seg.live.add(tx.txid);
-        journal.segmentOf.set(tx.txid, seg);
-        replay.push(tx);
+        const n = records.get(tx.txid) ?? 0;
+        records.set(tx.txid, n + 1);
+        if (n === 0) held.set(tx.txid, { tx, seg });
       }
       journal.segments.push(seg);
+    }
+    const replay: SignedTransaction[] = [];
+    for (const { tx, seg } of held.values()) {
+      seg.live.add(tx.txid);
+      journal.segmentOf.set(tx.txid, seg);
+      replay.push(tx);
     }
     await journal.startSegment(last + 1, journal.createSegment(last + 1));
     return { journal, replay };
@@ -145,9 +181,10 @@ export class TxJournal {
   }
 
   /** Groups written since open, records in them and time spent writing (logged at close, read by the bench). */
-  get stats(): { groups: number; records: number; writeMs: number; maxWriteMs: number } {
-    const { groups, records, writeMs, maxWriteMs } = this.commit;
-    return { groups, records, writeMs: Math.round(writeMs), maxWriteMs: Math.round(maxWriteMs * 10) / 10 };
+  get stats(): { groups: number; records: number; writeMs: number; maxWriteMs: number; waitMs: number } {
+    const { groups, records, writeMs, maxWriteMs, waitMs } = this.commit;
+    const round1 = (ms: number) => Math.round(ms * 10) / 10;
+    return { groups, records, writeMs: Math.round(writeMs), maxWriteMs: round1(maxWriteMs), waitMs: Math.round(waitMs) };
   }
 
   /** Make segment `seq` (its file being created by `file`) the one written; the previous one is closed. */
@@ -161,6 +198,7 @@ export class TxJournal {
   }
 
   private createSegment(seq: number): Promise<SegmentFile> {
+    this.lastCreated = seq;
     return SegmentFile.create(join(this.dir, segmentName(seq)), this.dir, this.sizes);
   }
 
@@ -175,6 +213,16 @@ export class TxJournal {
   append(tx: SignedTransaction): Promise<void> {
     this.pendingIds.push(tx.txid);
     return this.commit.append(frame(encodeTransaction(tx)));
+  }
+
+  /**
+   * Cancel the last record of `tx` (written before its admission finished, and the admission refused it): from
+   * when this resolves, a restart does not replay that record. Written after the record, so it is durable only
+   * once the record's group is settled too.
+   */
+  cancel(tx: SignedTransaction): Promise<void> {
+    this.pendingIds.push('');
+    return this.commit.append(frame(cancelRecord(tx.txid)));
   }
 
   /**
@@ -198,14 +246,14 @@ export class TxJournal {
       try {
         await file.write(records, at, bytes);
         for (const id of ids) {
-          if (this.segmentOf.has(id)) continue;
+          if (id === '' || this.segmentOf.has(id)) continue;
           seg.live.add(id);
           this.segmentOf.set(id, seg);
         }
       } finally {
         seg.writing--;
       }
-      if (file.nearlyFull && !this.next && seg === this.current.seg) {
+      if (file.nearlyFull && !this.next && this.lastCreated <= seg.seq) {
         this.next = this.createSegment(seg.seq + 1);
         // A failure surfaces at the rotation that awaits it.
         this.next.catch(() => undefined);
