@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -190,7 +191,14 @@ export async function benchHttpSubmission(
   lanes = 64,
   perSender = 160,
   mode: SubmissionClient = 'keep-alive lanes',
-  opts: { main?: string; label?: string; onStats?: (s: SubmissionStats) => void; nodeArgs?: string[] } = {},
+  opts: {
+    main?: string;
+    label?: string;
+    onStats?: (s: SubmissionStats) => void;
+    nodeArgs?: string[];
+    /** Every JSON log line of the node (blocks produced, the journal's counts at stop), parsed. */
+    onLog?: (entry: Record<string, unknown>) => void;
+  } = {},
 ): Promise<Row[]> {
   const keys = senderKeys(lanes);
   // Deterministic keys and signatures: every run of a size submits the same transactions (signed once).
@@ -199,6 +207,7 @@ export async function benchHttpSubmission(
   if (!txs) signedCache.set(cacheKey, (txs = signedTransfers(keys, perSender, 7120)));
   const { server, dir } = await startBenchChainNode(backend, keys, opts.nodeArgs, opts.main);
   const { port } = server;
+  const logEnded = opts.onLog ? followLog(server.child, opts.onLog) : Promise.resolve();
   try {
     const startHeight = (await getJson(port, '/native_status')).sync_info.latest_block_height as number;
     const agent = new Agent({ keepAlive: true, maxSockets: lanes });
@@ -280,6 +289,28 @@ export async function benchHttpSubmission(
     ];
   } finally {
     await stopServer(server.child);
+    await logEnded;
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Parses the child's JSON log lines into `onLine`; resolves when its stdout ends. */
+function followLog(child: ChildProcess, onLine: (entry: Record<string, unknown>) => void): Promise<void> {
+  let buf = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+    buf += d;
+    let nl = buf.indexOf('\n');
+    while (nl >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      nl = buf.indexOf('\n');
+      if (!line.startsWith('{')) continue;
+      try {
+        onLine(JSON.parse(line));
+      } catch {
+        /* not a log line */
+      }
+    }
+  });
+  return new Promise((resolve) => (child.stdout ? child.stdout.once('close', () => resolve()) : resolve()));
 }

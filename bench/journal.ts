@@ -14,6 +14,7 @@ import { openRocksStore } from '../ts/storage/index.js';
 import { u64be } from '../ts/util/hex.js';
 import { senderKeys } from './fixtures.js';
 import { type SubmissionStats, benchHttpSubmission } from './http-e2e.js';
+import { baselineMain } from './http-load.js';
 import type { Row } from './ledger.js';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
@@ -82,46 +83,94 @@ export async function benchJournalSinks(clients = 64, perClient = 200, rounds = 
   return rows;
 }
 
-/** Submit -> inclusion with the journal on and off, alternating, `rounds` each (medians). */
+const LANES = 64;
+
+/** One e2e run's blocks and journal counts, from the node's log. */
+interface RunDetail {
+  stats: SubmissionStats;
+  /** Transactions of each non-empty block, in order. */
+  blockTxs: number[];
+  blockMs: number[];
+  journal?: { groups: number; records: number; writeMs: number; maxWriteMs: number; waitMs?: number };
+}
+
+function detailCollector(): { onLog: (e: Record<string, unknown>) => void; detail: Omit<RunDetail, 'stats'> } {
+  const detail: Omit<RunDetail, 'stats'> = { blockTxs: [], blockMs: [] };
+  const onLog = (e: Record<string, unknown>): void => {
+    if ((e.msg === 'block produced' || e.msg === 'block ran late') && Number(e.txCount) > 0) {
+      detail.blockTxs.push(Number(e.txCount));
+      detail.blockMs.push(Math.round(Number(e.totalMs)));
+    } else if (e.msg === 'transaction journal closed') detail.journal = e as unknown as RunDetail['journal'];
+  };
+  return { onLog, detail };
+}
+
+interface E2EConfig {
+  label: string;
+  nodeArgs: string[];
+  main?: string;
+  runs: RunDetail[];
+}
+
+/**
+ * Submit -> inclusion with the journal on and off, alternating, `rounds` each (medians); with BENCH_BASELINE
+ * (scripts/bench-baseline.sh) the baseline build's node with the journal on runs in the same rounds ("before").
+ * BENCH_E2E_VERBOSE=1 prints each run's blocks and journal groups to stderr.
+ */
 export async function benchJournalE2E(rounds = 3): Promise<Row[]> {
-  const on: SubmissionStats[] = [];
-  const off: SubmissionStats[] = [];
+  const configs: E2EConfig[] = [
+    { label: 'journal off', nodeArgs: ['--tx-journal', 'off'], runs: [] },
+    { label: 'journal on', nodeArgs: ['--tx-journal', 'on'], runs: [] },
+  ];
+  const base = baselineMain();
+  if (base) configs.push({ label: 'journal on, before', nodeArgs: ['--tx-journal', 'on'], main: base, runs: [] });
   for (let r = 0; r < rounds; r++) {
-    await benchHttpSubmission('uws', 64, 160, 'raw keep-alive lanes', {
-      label: 'journal off',
-      nodeArgs: ['--tx-journal', 'off'],
-      onStats: (s) => off.push(s),
-    });
-    await benchHttpSubmission('uws', 64, 160, 'raw keep-alive lanes', {
-      label: 'journal on',
-      nodeArgs: ['--tx-journal', 'on'],
-      onStats: (s) => on.push(s),
-    });
+    for (const c of configs) {
+      const { onLog, detail } = detailCollector();
+      let stats: SubmissionStats | undefined;
+      await benchHttpSubmission('uws', LANES, 160, 'raw keep-alive lanes', {
+        label: c.label,
+        nodeArgs: c.nodeArgs,
+        main: c.main,
+        onLog,
+        onStats: (s) => (stats = s),
+      });
+      const run = { ...detail, stats: stats as SubmissionStats };
+      c.runs.push(run);
+      if (process.env.BENCH_E2E_VERBOSE === '1') process.stderr.write(`${c.label}: ${describeRun(run)}\n`);
+    }
   }
-  const fmt = (runs: SubmissionStats[], k: 'acceptedPerSec' | 'includedPerSec') =>
-    `${Math.round(median(runs.map((s) => s[k]))).toLocaleString()} tx/s (runs: ${runs.map((s) => Math.round(s[k]).toLocaleString()).join(' / ')})`;
-  const ratio = median(on.map((s) => s.includedPerSec)) / median(off.map((s) => s.includedPerSec));
-  const cpu = (runs: SubmissionStats[]) =>
-    runs.every((s) => s.nodeCpuUs !== undefined)
-      ? `; node CPU ${Math.round(median(runs.map((s) => s.nodeCpuUs as number)))} µs per tx`
+  const stat = (runs: RunDetail[], k: 'acceptedPerSec' | 'includedPerSec') =>
+    `${Math.round(median(runs.map((s) => s.stats[k]))).toLocaleString()} tx/s (runs: ${runs.map((s) => Math.round(s.stats[k]).toLocaleString()).join(' / ')})`;
+  const cpu = (runs: RunDetail[]) =>
+    runs.every((s) => s.stats.nodeCpuUs !== undefined)
+      ? `; node CPU ${Math.round(median(runs.map((s) => s.stats.nodeCpuUs as number)))} µs per tx`
       : '';
-  return [
-    {
-      name: 'HTTP submit -> inclusion, journal off [uws, 10,240 transfers, 64 lanes]',
-      value: fmt(off, 'includedPerSec'),
-      note: `accepted ${fmt(off, 'acceptedPerSec')}${cpu(off)}`,
-    },
-    {
-      name: 'HTTP submit -> inclusion, journal on',
-      value: fmt(on, 'includedPerSec'),
-      note: `accepted ${fmt(on, 'acceptedPerSec')}${cpu(on)}`,
-    },
-    {
-      name: 'journal overhead on submit -> inclusion (goal: within 10%)',
+  const rows: Row[] = configs.map((c, i) => ({
+    name:
+      i === 0 ? `HTTP submit -> inclusion, ${c.label} [uws, 10,240 transfers, 64 lanes]` : `HTTP submit -> inclusion, ${c.label}`,
+    value: stat(c.runs, 'includedPerSec'),
+    note: `accepted ${stat(c.runs, 'acceptedPerSec')}${cpu(c.runs)}; ${describeRun(c.runs[c.runs.length - 1])} (last run)`,
+  }));
+  const included = (c: E2EConfig) => median(c.runs.map((s) => s.stats.includedPerSec));
+  for (const c of configs.slice(1)) {
+    const ratio = included(c) / included(configs[0]);
+    rows.push({
+      name: `journal overhead on submit -> inclusion, ${c.label} (goal: within 10%)`,
       value: `${((1 - ratio) * 100).toFixed(1)}% slower`,
       note: ratio >= 0.9 ? 'met' : 'MISSED',
-    },
-  ];
+    });
+  }
+  return rows;
+}
+
+function describeRun(run: RunDetail): string {
+  // Each lane has one submission in flight: its round trip is lanes / accepted rate.
+  const cycle = ((LANES / run.stats.acceptedPerSec) * 1000).toFixed(2);
+  const blocks = `round trip ${cycle} ms; blocks ${run.blockTxs.join('+')} txs (${run.blockMs.join('/')} ms)`;
+  const j = run.journal;
+  if (!j || j.groups === 0) return blocks;
+  return `${blocks}; journal ${j.groups} groups, ${(j.records / j.groups).toFixed(1)} records per group, write ${(j.writeMs / j.groups).toFixed(2)} ms mean, ${j.maxWriteMs} ms max${j.waitMs === undefined ? '' : `, a submission waits ${(j.waitMs / j.records).toFixed(2)} ms for it`}`;
 }
 
 async function main(): Promise<void> {

@@ -4,6 +4,8 @@ import { DEFAULT_MEMPOOL_LIMITS, Mempool } from '../../ts/mempool/mempool.js';
 import { type SignedTransaction, signTransaction } from '../../ts/ledger/transaction.js';
 import { NOW, alice, bob, evmTransfer, openFixtureChain, proposerKey, transfer } from '../helpers/chain-fixture.js';
 import { tempDir } from '../helpers/util.js';
+import { join } from 'node:path';
+import { TxJournal } from '../../ts/mempool/tx-journal.js';
 import type { ExecutionContext } from 'ava';
 
 async function setup(t: ExecutionContext, limits = DEFAULT_MEMPOOL_LIMITS) {
@@ -150,4 +152,25 @@ test('a transaction dated far in the future is refused at admission', async (t) 
     message: /timestamp 9999999999 is more than 300 s ahead/,
   });
   t.is(s.pool.size, 0);
+});
+
+test('journaled admission: what admission refuses after its record was written does not come back at the next start', async (t) => {
+  const s = await setup(t, { ...DEFAULT_MEMPOOL_LIMITS, maxTotal: 1 });
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const dir = join(tmp.dir, 'tx-journal');
+  const { journal } = await TxJournal.open(dir);
+  s.admission.journal = journal;
+  const a = transfer(alice, 0n);
+  const b = transfer(bob, 0n);
+  await s.submit(a);
+  // Refused because the pool is full: a reason a fresh pool at the next start would not have.
+  await t.throwsAsync(s.submit(b), { message: /mempool is full/ });
+  await journal.close();
+  const reopened = await TxJournal.open(dir);
+  t.deepEqual(
+    reopened.replay.map((tx) => tx.txid),
+    [a.txid],
+  );
+  await reopened.journal.close();
 });

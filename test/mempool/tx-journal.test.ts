@@ -1,9 +1,9 @@
-import { readFileSync, readdirSync, truncateSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readdirSync, statSync, truncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
 import type { KeyPair } from '../../ts/ledger/keys.js';
 import { type SignedTransaction, signTransaction } from '../../ts/ledger/transaction.js';
-import { TxJournal, readFrames } from '../../ts/mempool/tx-journal.js';
+import { GroupCommit, TxJournal, readFrames } from '../../ts/mempool/tx-journal.js';
 import { spawnNode } from '../helpers/child-node.js';
 import { CHAIN_ID, devKey } from '../helpers/evm.js';
 import { httpJson } from '../helpers/node.js';
@@ -26,14 +26,74 @@ test('journal segments: records read back in order; a torn tail is ignored', asy
   await journal.close();
   const [seg] = readdirSync(tmp.dir);
   const path = join(tmp.dir, seg);
-  t.is(readFrames(readFileSync(path)).payloads.length, 3);
-  truncateSync(path, readFileSync(path).length - 5); // a crash in the middle of the last record
+  const { payloads, validBytes } = readFrames(readFileSync(path));
+  t.is(payloads.length, 3);
+  // The segment is zero-filled past its records (written ahead), and the zeros read as its end.
+  t.true(statSync(path).size > validBytes);
+  // A crash in the middle of the last record's write: its last bytes never reached the disk.
+  const fd = openSync(path, 'r+');
+  writeSync(fd, Buffer.alloc(5), 0, 5, validBytes - 5);
+  closeSync(fd);
   const reopened = await TxJournal.open(tmp.dir);
   t.deepEqual(
     reopened.replay.map((tx) => tx.txid),
     txs.slice(0, 2).map((tx) => tx.txid),
   );
   await reopened.journal.close();
+  // A file cut short in a record (a write that grew the file past its zero-filled part) reads the same way.
+  truncateSync(path, validBytes - 5);
+  const again = await TxJournal.open(tmp.dir);
+  t.is(again.replay.length, 2);
+  await again.journal.close();
+});
+
+test('journal segments: groups cross zero-filled chunks and segments; replay keeps arrival order; pruning deletes', async (t) => {
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const sizes = { segmentBytes: 64 * 1024, chunkBytes: 8 * 1024 };
+  const from = devKey(1);
+  const to = devKey(2).address;
+  const txs = Array.from({ length: 1200 }, (_, i) => transferTx(from, to, 1n, BigInt(i)));
+  const { journal } = await TxJournal.open(tmp.dir, sizes);
+  // Groups of varied sizes (each batch is appended in one run of continuations).
+  for (let i = 0; i < txs.length; ) {
+    const n = 1 + (i % 37);
+    await Promise.all(txs.slice(i, i + n).map((tx) => journal.append(tx)));
+    i += n;
+  }
+  t.true(journal.groups > 30 && journal.groups < txs.length, `${journal.groups} groups`);
+  await journal.close();
+  const segments = readdirSync(tmp.dir).sort();
+  t.true(segments.length >= 4, `${segments.length} segments`);
+  for (const name of segments) t.true(statSync(join(tmp.dir, name)).size <= sizes.segmentBytes + sizes.chunkBytes);
+  const { journal: reopened, replay } = await TxJournal.open(tmp.dir, sizes);
+  t.deepEqual(
+    replay.map((tx) => tx.txid),
+    txs.map((tx) => tx.txid),
+  );
+  // All but the last 10 are in blocks: every segment without a pending transaction goes.
+  const pending = new Set(txs.slice(-10).map((tx) => tx.txid));
+  reopened.prune(
+    txs.slice(0, -10).map((tx) => tx.txid),
+    (id) => pending.has(id),
+  );
+  t.is(reopened.size, 10);
+  await reopened.close();
+  const kept = segments[segments.length - 1];
+  await waitFor(
+    () => readdirSync(tmp.dir).every((name) => name >= kept),
+    10_000,
+    'segments without pending transactions deleted',
+  );
+  // The segment kept replays whole, in order (admission refuses what is already in a block).
+  const last = await TxJournal.open(tmp.dir, sizes);
+  const tail = last.replay.map((tx) => tx.txid);
+  t.deepEqual(
+    tail,
+    txs.slice(txs.length - tail.length).map((tx) => tx.txid),
+  );
+  t.true(tail.length >= 10 && tail.length < txs.length);
+  await last.journal.close();
 });
 
 /** Submits transfers from `senders` (each its own nonce sequence) until stopped; records what was answered 200. */
@@ -134,4 +194,119 @@ test('SIGKILL under a load of transfers: every transaction answered 200 is inclu
   t.true(answered.size > 0);
   node.proc.kill('SIGTERM');
   await node.exited;
+});
+
+/** A sink whose writes finish when the test says (to order completions). */
+function manualSink() {
+  const writes: { records: readonly Buffer[]; done: () => void; fail: (e: Error) => void }[] = [];
+  return {
+    writes,
+    sink: {
+      write: (records: readonly Buffer[]) =>
+        new Promise<void>((resolve, reject) => writes.push({ records, done: resolve, fail: reject })),
+    },
+  };
+}
+
+test('group commit: groups overlap on disk but are answered in order; a failure fails the groups taken behind it', async (t) => {
+  const { writes, sink } = manualSink();
+  const commit = new GroupCommit(sink, 2);
+  const answered: string[] = [];
+  const failed: string[] = [];
+  const append = (name: string) =>
+    commit.append(Buffer.from(name)).then(
+      () => void answered.push(name),
+      () => void failed.push(name),
+    );
+  const a = [append('a1'), append('a2')];
+  await waitFor(() => writes.length === 1, 5_000, 'first group handed to the sink');
+  const b = [append('b1')];
+  await waitFor(() => writes.length === 2, 5_000, 'second group written while the first is');
+  const c = [append('c1')];
+  await new Promise((r) => setImmediate(r));
+  t.is(writes.length, 2, 'at most two groups at once');
+  t.deepEqual(
+    writes.map((w) => w.records.map(String)),
+    [['a1', 'a2'], ['b1']],
+  );
+  writes[1].done(); // the second group is durable first: not answered before the first
+  await new Promise((r) => setImmediate(r));
+  t.deepEqual(answered, []);
+  await waitFor(() => writes.length === 3, 5_000, 'a slot freed: the third group starts');
+  writes[0].done();
+  await Promise.all([...a, ...b]);
+  t.deepEqual(answered, ['a1', 'a2', 'b1']);
+  // The fourth group is taken while the third is being written; the third fails, so does the fourth.
+  const d = [append('d1')];
+  await waitFor(() => writes.length === 4, 5_000, 'fourth group written');
+  writes[3].done();
+  writes[2].fail(new Error('disk gone'));
+  await Promise.all([...c, ...d]);
+  t.deepEqual(failed, ['c1', 'd1']);
+  // Groups taken afterwards stand on their own.
+  const e = append('e1');
+  await waitFor(() => writes.length === 5, 5_000, 'fifth group written');
+  writes[4].done();
+  await e;
+  t.deepEqual(answered, ['a1', 'a2', 'b1', 'e1']);
+  await commit.drain();
+});
+
+test('journal: many concurrent submitters; every answered record replays, each submitter in its order', async (t) => {
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const opts = { segmentBytes: 96 * 1024, chunkBytes: 16 * 1024, maxInFlight: 3 };
+  const from = devKey(1);
+  const to = devKey(2).address;
+  const lanes = 24;
+  const per = 40;
+  const txs = Array.from({ length: lanes * per }, (_, i) => transferTx(from, to, 1n, BigInt(i)));
+  const { journal } = await TxJournal.open(tmp.dir, opts);
+  await Promise.all(
+    Array.from({ length: lanes }, async (_, lane) => {
+      for (let i = 0; i < per; i++) {
+        // Uneven pacing so groups of different sizes overlap.
+        if ((lane + i) % 5 === 0) await new Promise((r) => setImmediate(r));
+        await journal.append(txs[lane * per + i]);
+      }
+    }),
+  );
+  await journal.close();
+  const { journal: reopened, replay } = await TxJournal.open(tmp.dir, opts);
+  t.is(replay.length, txs.length);
+  t.is(new Set(replay.map((tx) => tx.txid)).size, txs.length);
+  const position = new Map(replay.map((tx, i) => [tx.txid, i]));
+  for (let lane = 0; lane < lanes; lane++) {
+    const order = txs.slice(lane * per, (lane + 1) * per).map((tx) => position.get(tx.txid) as number);
+    t.deepEqual(
+      order,
+      [...order].sort((x, y) => x - y),
+      `lane ${lane} in order`,
+    );
+  }
+  t.true(readdirSync(tmp.dir).length >= 3, 'crossed segments');
+  await reopened.close();
+});
+
+test('journal: a cancel record undoes the record before it; a later record of the same transaction counts again', async (t) => {
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const [a, b, c] = [0n, 1n, 2n].map((n) => transferTx(devKey(1), devKey(2).address, 1n, n));
+  const { journal } = await TxJournal.open(tmp.dir);
+  await journal.append(a);
+  await journal.append(b);
+  await journal.append(b); // a second submission of b, refused as a duplicate
+  await journal.cancel(b);
+  await journal.append(c);
+  await journal.cancel(c); // c refused ...
+  await journal.cancel(a); // ... a too ...
+  await journal.append(a); // ... then a submitted again and admitted: it replays where it was admitted
+  await journal.close();
+  const { journal: reopened, replay } = await TxJournal.open(tmp.dir);
+  t.deepEqual(
+    replay.map((tx) => tx.txid),
+    [b.txid, a.txid],
+  );
+  t.is(reopened.size, 2);
+  await reopened.close();
 });

@@ -72,24 +72,45 @@ export class TxAdmission {
   /** The node's clock in Unix seconds (tests move it). */
   now: () => number = () => Math.floor(Date.now() / 1000);
   /** Makes each API admission durable before the submission answers (mempool/tx-journal.ts). */
-  journal?: { append(tx: SignedTransaction): Promise<void>; reset?(txs: readonly SignedTransaction[]): Promise<void> };
+  journal?: {
+    append(tx: SignedTransaction): Promise<void>;
+    /** Undo an `append` whose admission then failed (durable once resolved). */
+    cancel?(tx: SignedTransaction): Promise<void>;
+    reset?(txs: readonly SignedTransaction[]): Promise<void>;
+  };
 
   constructor(
     private readonly chain: Chain,
     private readonly mempool: Mempool,
   ) {}
 
-  /** Admit a native transaction. Resolves to 'pending', or 'queued' for a gossiped future nonce. */
+  /**
+   * Admit a native transaction. Resolves to 'pending', or 'queued' for a gossiped future nonce.
+   *
+   * An API submission is journaled once its cheap checks pass, before its signature is verified: the journal's
+   * write runs in the thread pool while this thread verifies the batch's signatures, so the answer rarely waits
+   * for the disk. The answer waits for both. If admission then refuses the transaction, a cancel record is made
+   * durable before the refusal is answered, so a restart never brings back a refused transaction
+   * (docs/storage.md, "Journaled mempool").
+   */
   async submit(tx: SignedTransaction, source: TxSource = 'api'): Promise<'pending' | 'queued'> {
+    const journal = source === 'api' ? this.journal : undefined;
+    let durable: Promise<void> | undefined;
+    let admitted = false;
     try {
-      const status = await this.admit(tx, source);
+      const status = await this.admit(tx, source, () => {
+        durable = journal?.append(tx);
+        durable?.catch(() => undefined); // awaited below; a refusal answers without it
+      });
+      admitted = true;
       if (source === 'api') {
-        await this.journal?.append(tx);
+        await durable;
         this.onAdmitted?.(tx);
       }
       if (status === 'pending') this.onPooled?.(tx);
       return status;
     } catch (err) {
+      if (durable && !admitted) await journal?.cancel?.(tx).catch(() => undefined);
       this.report(err);
       throw err;
     }
@@ -101,8 +122,10 @@ export class TxAdmission {
     else if (err instanceof InvalidTransactionError) this.onReject?.('integrity');
   }
 
-  private async admit(tx: SignedTransaction, source: TxSource): Promise<'pending' | 'queued'> {
+  /** `checked`: called once the checks that need no signature passed (the journal's write starts there). */
+  private async admit(tx: SignedTransaction, source: TxSource, checked?: () => void): Promise<'pending' | 'queued'> {
     const { digest, kind } = checkNativeTransaction(tx, this.chain.txRuleContext(this.chain.height + 1, this.now()));
+    checked?.();
     if (!isSignatureVerified(tx)) {
       const ok = await this.batcher.verify(fromHex(tx.signature), digest, fromHex(tx.public_key));
       if (!ok) throw reject('signature', 'Invalid transaction: signature verification failed');

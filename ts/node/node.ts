@@ -460,7 +460,10 @@ export class NativeNode {
       await new Promise((resolve) => setImmediate(resolve));
       await this.http.close();
       this.ctx.filters?.stop();
-      await this.txJournal?.close();
+      if (this.txJournal) {
+        await this.txJournal.close();
+        this.log.info(this.txJournal.stats, 'transaction journal closed');
+      }
       await this.evmCalls.close();
       await this.evmTraces.close();
       await this.ctx.verification?.close();
