@@ -19,7 +19,14 @@ function post(url: string, body: unknown): Promise<{ headers: Record<string, str
   });
 }
 
-const traceReq = (hash: string) => ({ jsonrpc: '2.0', id: 7, method: 'debug_traceTransaction', params: [hash] });
+const traceReq = (hash: string, options?: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id: 7,
+  method: 'debug_traceTransaction',
+  params: options ? [hash, options] : [hash],
+});
+// The cap is what these requests test: the longest timeout allowed keeps a loaded machine from hitting the 10 s default first.
+const CAP_TEST = { timeout: '30s' };
 
 for (const backend of ['uws', 'node'] as const) {
   test(`${backend}: struct logs over 1 MB are streamed as produced, and equal the answer built in memory`, async (t) => {
@@ -58,13 +65,13 @@ for (const backend of ['uws', 'node'] as const) {
     t.true(streamed.result.structLogs.length > 3000);
 
     // Past the 50 MB cap after streaming began: the partial result is closed and the error named.
-    const capped = await post(n.url, traceReq(hashes[3]));
+    const capped = await post(n.url, traceReq(hashes[3], CAP_TEST));
     t.is(capped.headers['transfer-encoding'], 'chunked');
     const cappedBody = JSON.parse(capped.text);
     t.deepEqual(cappedBody.error, { code: -32000, message: 'output too large' });
     t.true(cappedBody.result.structLogs.length > 0);
     // In a batch the same trace is refused before anything is sent.
-    const [batched] = JSON.parse((await post(n.url, [traceReq(hashes[3])])).text);
+    const [batched] = JSON.parse((await post(n.url, [traceReq(hashes[3], CAP_TEST)])).text);
     t.deepEqual(batched.error, { code: -32000, message: 'output too large' });
     t.is(batched.result, undefined);
     // The node serves on meanwhile and after.
