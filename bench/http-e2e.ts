@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import { randomKeyPair } from '../ts/ledger/keys.js';
 import { saveValidatorKey } from '../ts/node/validator-key.js';
 import { stringifyExact } from '../ts/util/json.js';
 import { benchChainParams, senderKeys, signedTransfers } from './fixtures.js';
-import { startNative, stopServer } from './http-load-procs.js';
+import { processCpuMs, startNative, stopServer } from './http-load-procs.js';
 import type { Row } from './ledger.js';
 
 function post(agent: Agent, port: number, path: string, body: string): Promise<{ status: number; text: string }> {
@@ -123,17 +123,6 @@ function rawLane(port: number, bodies: string[]): Promise<{ ok: number; failed: 
       }
     });
   });
-}
-
-/** CPU milliseconds a process has used (Linux /proc; undefined elsewhere). */
-function processCpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10;
-  } catch {
-    return undefined;
-  }
 }
 
 async function getJson(port: number, path: string): Promise<any> {

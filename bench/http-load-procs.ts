@@ -132,6 +132,17 @@ function portFromStdout(child: ChildProcess, name: string, re: RegExp, stderr: (
   });
 }
 
+/** CPU milliseconds a process has used, every thread (Linux /proc, 10 ms resolution; undefined elsewhere). */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reference server (bench/http-bare-server.ts): the backend's HTTP stack alone, a constant JSON-RPC answer. */
 export async function startBare(backend: 'uws' | 'node'): Promise<Server> {
   const child = spawnTracked(process.execPath, [BARE, backend], { stdio: ['ignore', 'pipe', 'pipe'] });
