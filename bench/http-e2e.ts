@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,9 +9,8 @@ import { type KeyPair, randomKeyPair } from '../ts/ledger/keys.js';
 import { saveValidatorKey } from '../ts/node/validator-key.js';
 import { stringifyExact } from '../ts/util/json.js';
 import { benchChainParams, senderKeys, signedTransfers } from './fixtures.js';
-import { type Server, startNative, stopServer } from './http-load-procs.js';
+import { type Server, processCpuMs, startNative, stopServer } from './http-load-procs.js';
 import type { Row } from './ledger.js';
-import { cpuSeconds } from './proc-cpu.js';
 
 function post(agent: Agent, port: number, path: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
@@ -127,16 +126,6 @@ export function rawLane(port: number, bodies: string[], path = '/transactions'):
       }
     });
   });
-}
-
-/** CPU milliseconds a process has used (Linux /proc; undefined elsewhere). */
-function processCpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    return cpuSeconds(pid) * 1000;
-  } catch {
-    return undefined;
-  }
 }
 
 async function getJson(port: number, path: string): Promise<any> {

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpuSeconds } from './proc-cpu.js';
 
 /** Server processes of the HTTP load bench: our node on both backends, ganache and hardhat as peers. */
 
@@ -130,6 +131,16 @@ function portFromStdout(child: ChildProcess, name: string, re: RegExp, stderr: (
       reject(new Error(`${name} exited with ${code}: ${stderr().trim().slice(-400)}`));
     });
   });
+}
+
+/** CPU milliseconds a process has used, every thread (Linux /proc; undefined elsewhere). */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    return cpuSeconds(pid) * 1000;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Reference server (bench/http-bare-server.ts): the backend's HTTP stack alone, a constant JSON-RPC answer. */

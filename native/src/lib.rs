@@ -198,6 +198,18 @@ js_fn!(js_recover, 3, |env, a| {
     }
 });
 
+// sign(digest32, seckey32, entropy32 | null) -> 65 bytes r || s || recid; throws on an invalid key or input.
+js_fn!(js_sign, 3, |env, a| {
+    let entropy = env.bytes(a[2]);
+    match (env.bytes(a[0]), env.bytes(a[1])) {
+        (Some(d), Some(k)) => match secp::sign(d, k, entropy) {
+            Some(sig) => env.u8_from(&sig),
+            None => env.throw_error(c"sign: invalid digest, key or entropy"),
+        },
+        _ => env.throw_type_error(c"sign: expected Uint8Arrays"),
+    }
+});
+
 // merkleRoot(leaves: Uint8Array[]) -> 32 bytes (empty -> zeros, one leaf -> a copy of it).
 js_fn!(js_merkle_root, 1, |env, a| {
     let Some(leaves) = env.byte_list(a[0]) else {
@@ -288,6 +300,7 @@ pub unsafe extern "C" fn napi_register_module_v1(raw: napi_env, exports: napi_va
     env.export_fn(exports, c"trieProve", js_trie_prove);
     env.export_fn(exports, c"trieSize", js_trie_size);
     env.export_fn(exports, c"verify", js_verify);
+    env.export_fn(exports, c"sign", js_sign);
     env.export_fn(exports, c"verifyBatch", js_verify_batch);
     env.export_fn(exports, c"recover", js_recover);
     env.export_fn(exports, c"merkleRoot", js_merkle_root);

@@ -1,6 +1,7 @@
-//! libsecp256k1 (system shared library) declared by hand: only what verify and recover need.
-//! One global context created at first use; libsecp256k1 contexts are safe to share between
-//! threads for verification and recovery (they are only read).
+//! libsecp256k1 (system shared library) declared by hand: only what verify, recover and sign need.
+//! One global context created (and randomized, a side-channel blinding for signing) at first use;
+//! libsecp256k1 contexts are safe to share between threads for verification, recovery and signing
+//! (they are only read after setup).
 
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::OnceLock;
@@ -18,8 +19,10 @@ struct RecoverableSignature([u8; 65]);
 
 type Callback = Option<unsafe extern "C" fn(*const c_char, *mut c_void)>;
 
-// Flag values from secp256k1.h. CONTEXT_VERIFY keeps libsecp256k1 < 0.2 (which needs it) working.
+// Flag values from secp256k1.h. CONTEXT_VERIFY and CONTEXT_SIGN keep libsecp256k1 < 0.2 (which needs
+// them) working; 0.2+ accepts and ignores them.
 const SECP256K1_CONTEXT_VERIFY: c_uint = (1 << 0) | (1 << 8);
+const SECP256K1_CONTEXT_SIGN: c_uint = (1 << 0) | (1 << 9);
 const SECP256K1_EC_UNCOMPRESSED: c_uint = 1 << 1;
 
 extern "C" {
@@ -48,6 +51,21 @@ extern "C" {
         input64: *const u8,
         recid: c_int,
     ) -> c_int;
+    fn secp256k1_context_randomize(ctx: *mut Context, seed32: *const u8) -> c_int;
+    fn secp256k1_ecdsa_sign_recoverable(
+        ctx: *const Context,
+        sig: *mut RecoverableSignature,
+        msghash32: *const u8,
+        seckey: *const u8,
+        noncefp: *const c_void,
+        ndata: *const c_void,
+    ) -> c_int;
+    fn secp256k1_ecdsa_recoverable_signature_serialize_compact(
+        ctx: *const Context,
+        output64: *mut u8,
+        recid: *mut c_int,
+        sig: *const RecoverableSignature,
+    ) -> c_int;
     fn secp256k1_ecdsa_recover(
         ctx: *const Context,
         pubkey: *mut PublicKey,
@@ -69,9 +87,15 @@ unsafe extern "C" fn ignore(_msg: *const c_char, _data: *mut c_void) {}
 
 fn ctx() -> *const Context {
     CTX.get_or_init(|| unsafe {
-        let c = secp256k1_context_create(SECP256K1_CONTEXT_VERIFY);
+        let c = secp256k1_context_create(SECP256K1_CONTEXT_VERIFY | SECP256K1_CONTEXT_SIGN);
         secp256k1_context_set_illegal_callback(c, Some(ignore), std::ptr::null());
         secp256k1_context_set_error_callback(c, Some(ignore), std::ptr::null());
+        // Blinding of signing's secret-dependent steps; without OS randomness the context stays unblinded
+        // (signing is constant-time either way).
+        let mut seed = [0u8; 32];
+        if std::fs::File::open("/dev/urandom").and_then(|mut f| std::io::Read::read_exact(&mut f, &mut seed)).is_ok() {
+            secp256k1_context_randomize(c, seed.as_ptr());
+        }
         Ctx(c)
     })
     .0
@@ -120,6 +144,29 @@ pub fn recover(sig64: &[u8], recid: u32, digest32: &[u8]) -> Option<[u8; 65]> {
         if secp256k1_ec_pubkey_serialize(ctx, out.as_mut_ptr(), &mut len, &pk, SECP256K1_EC_UNCOMPRESSED) != 1 || len != 65 {
             return None;
         }
+        Some(out)
+    }
+}
+
+/// ECDSA signature of a 32-byte digest: r || s (low-S) || recovery id, 65 bytes. The nonce is RFC 6979's,
+/// with `entropy` (32 bytes) as its additional data when given (hedged signatures). None for an invalid key.
+pub fn sign(digest32: &[u8], seckey32: &[u8], entropy32: Option<&[u8]>) -> Option<[u8; 65]> {
+    if digest32.len() != 32 || seckey32.len() != 32 || entropy32.is_some_and(|e| e.len() != 32) {
+        return None;
+    }
+    let ctx = ctx();
+    unsafe {
+        let mut sig = RecoverableSignature([0; 65]);
+        let ndata = entropy32.map_or(std::ptr::null(), |e| e.as_ptr() as *const c_void);
+        if secp256k1_ecdsa_sign_recoverable(ctx, &mut sig, digest32.as_ptr(), seckey32.as_ptr(), std::ptr::null(), ndata) != 1 {
+            return None;
+        }
+        let mut out = [0u8; 65];
+        let mut recid: c_int = 0;
+        if secp256k1_ecdsa_recoverable_signature_serialize_compact(ctx, out.as_mut_ptr(), &mut recid, &sig) != 1 {
+            return None;
+        }
+        out[64] = recid as u8;
         Some(out)
     }
 }

@@ -1,6 +1,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import test from 'ava';
 import { jsBackend } from '../../ts/crypto/js.js';
+import { fromHex as hexToBytes } from '../../ts/util/hex.js';
 import type { CryptoBackend } from '../../ts/crypto/types.js';
 import { N, bytes, compactSig, flip, flipS, hex, makeSigned, nativeOrSkip, noteBackends } from './fixtures.js';
 
@@ -149,4 +150,35 @@ test('native verify/recover never throw on non-bytes arguments', (t) => {
   t.false(loose.verify({ length: 64 }, signed[0].digest, signed[0].pubkey));
   t.is(loose.recover('sig', 0, signed[0].digest), null);
   t.is(loose.recover(signed[0].sig, '0', signed[0].digest), null);
+});
+
+test('sign: the same RFC 6979 low-S signature as noble on every backend; it verifies and recovers; entropy hedges it', (t) => {
+  const bs = noteBackends(t);
+  for (let i = 0; i < 40; i++) {
+    const priv = bytes(`sign-key-${i}`, 32);
+    const digest = bytes(`sign-digest-${i}`, 32);
+    const pubkey = secp256k1.getPublicKey(priv, false);
+    const rec = secp256k1.sign(digest, priv, { prehash: false, format: 'recovered' });
+    const expected = hex(new Uint8Array([...rec.subarray(1), rec[0]]));
+    for (const b of bs) {
+      const sig = b.sign(digest, priv);
+      t.is(hex(sig), expected, `${b.name} #${i}`);
+      t.true(BigInt(`0x${hex(sig.subarray(32, 64))}`) <= N / 2n, `${b.name} low-S`);
+      t.true(b.verify(sig.subarray(0, 64), digest, pubkey));
+      t.is(hex(b.recover(sig.subarray(0, 64), sig[64], digest)), hex(pubkey));
+      // Extra entropy: RFC 6979's additional data, the same in both backends (noble's extraEntropy bytes).
+      const entropy = bytes(`sign-entropy-${i}`, 32);
+      const hedged = b.sign(digest, priv, entropy);
+      const nobleHedged = secp256k1.sign(digest, priv, { prehash: false, format: 'recovered', extraEntropy: entropy });
+      t.is(hex(hedged), hex(new Uint8Array([...nobleHedged.subarray(1), nobleHedged[0]])), `${b.name} hedged #${i}`);
+      t.not(hex(hedged), expected);
+    }
+  }
+  for (const b of bs) {
+    const digest = bytes('d', 32);
+    t.throws(() => b.sign(digest, new Uint8Array(32)), undefined, `${b.name}: zero key`);
+    t.throws(() => b.sign(digest, hexToBytes(N.toString(16))), undefined, `${b.name}: key = n`);
+    t.throws(() => b.sign(digest.subarray(1), bytes('k', 32)), undefined, `${b.name}: short digest`);
+    t.throws(() => b.sign(digest, bytes('k', 32), new Uint8Array(31)), undefined, `${b.name}: short entropy`);
+  }
 });

@@ -23,6 +23,17 @@ const verify = (sig64: Uint8Array, digest32: Uint8Array, pubkey65: Uint8Array): 
   }
 };
 
+/** noble's recovered format is recovery id || r || s; the backends answer r || s || recovery id. */
+export function jsSign(digest32: Uint8Array, privateKey32: Uint8Array, entropy32?: Uint8Array): Uint8Array {
+  if (digest32.length !== 32 || (entropy32 !== undefined && entropy32.length !== 32))
+    throw new TypeError('sign: expected a 32-byte digest (and 32 bytes of entropy)');
+  const rec = secp256k1.sign(digest32, privateKey32, { prehash: false, format: 'recovered', extraEntropy: entropy32 ?? false });
+  const out = new Uint8Array(65);
+  out.set(rec.subarray(1, 65), 0);
+  out[64] = rec[0];
+  return out;
+}
+
 const bloomTest = (bloom: Uint8Array, item: Uint8Array): boolean => {
   for (const bit of bloomBits(keccak_256(item))) {
     if ((bloom[255 - (bit >> 3)] & (1 << (bit & 7))) === 0) return false;
@@ -56,6 +67,7 @@ export const jsBackend: CryptoBackend = {
       return null;
     }
   },
+  sign: jsSign,
   merkleRoot: (leaves) => merkleRootWith(leaves, sha256),
   bloomAdd: (bloom, item) => {
     for (const bit of bloomBits(keccak_256(item))) bloom[255 - (bit >> 3)] |= 1 << (bit & 7);

@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { jsSign } from './js.js';
 import type { CryptoBackend } from './types.js';
 
 /**
@@ -45,6 +46,8 @@ export interface NativeAddon {
   /** One byte per signature: 1 valid, 0 not. */
   verifyBatch(sigs: readonly Uint8Array[], digests: readonly Uint8Array[], pubkeys: readonly Uint8Array[]): Uint8Array;
   recover(sig64: Uint8Array, recid: number, digest32: Uint8Array): Uint8Array | null;
+  /** r || s || recid; throws on an invalid key. Absent from addons built before it (the JS twin signs then). */
+  sign?(digest32: Uint8Array, privateKey32: Uint8Array, entropy32: Uint8Array | null): Uint8Array;
   merkleRoot(leaves: readonly Uint8Array[]): Uint8Array;
   /** Sets the bits in place; throws TypeError unless bloom is 256 bytes. */
   bloomAdd(bloom256: Uint8Array, item: Uint8Array): void;
@@ -186,6 +189,17 @@ function scanSeparate(
   return out;
 }
 
+/** The addon's signing, or the JS twin's where an addon built before it has none (same bytes either way). */
+function nativeSign(addon: NativeAddon): CryptoBackend['sign'] {
+  const sign = addon.sign;
+  if (typeof sign !== 'function') return jsSign;
+  return (digest32, privateKey32, entropy32) => {
+    if (digest32.length !== 32 || privateKey32.length !== 32 || (entropy32 !== undefined && entropy32.length !== 32))
+      throw new TypeError('sign: expected a 32-byte digest and key (and 32 bytes of entropy)');
+    return sign.call(addon, digest32, privateKey32, entropy32 ?? null);
+  };
+}
+
 function adapt(addon: NativeAddon): CryptoBackend {
   // Digests land in this reused off-heap scratch and are sliced out: a small JS-side copy is about
   // twice as fast as allocating a fresh ArrayBuffer through N-API for every hash.
@@ -220,6 +234,7 @@ function adapt(addon: NativeAddon): CryptoBackend {
     },
     recover: (sig64, recid, digest32) =>
       Number.isInteger(recid) && recid >= 0 && recid <= 3 ? addon.recover(sig64, recid, digest32) : null,
+    sign: nativeSign(addon),
     merkleRoot: (leaves) => {
       // Same object semantics as merkleRootWith: one leaf is returned as is.
       if (leaves.length === 1) return leaves[0];

@@ -29,6 +29,12 @@ export interface CryptoBackend {
    */
   recover(sig64: Uint8Array, recid: number, digest32: Uint8Array): Uint8Array | null;
   /**
+   * secp256k1 ECDSA signature of a 32-byte digest with a 32-byte private key: r || s (low-S) || recovery id
+   * (0/1), 65 bytes. The nonce is RFC 6979's, with `entropy` (32 bytes) as its additional data when given
+   * (hedged signing); without it both backends give the same bytes. Throws on an invalid key.
+   */
+  sign(digest32: Uint8Array, privateKey32: Uint8Array, entropy32?: Uint8Array): Uint8Array;
+  /**
    * Merkle root over 32-byte leaves: pairwise sha256(left||right), an odd node is paired with
    * itself (Bitcoin style). Empty list -> 32 zero bytes; one leaf -> that leaf.
    */

@@ -1,4 +1,5 @@
 import { type Common, Mainnet, createCustomCommon } from '@ethereumjs/common';
+import { randomBytes } from 'node:crypto';
 import { crypto, keccak256 } from '../crypto/index.js';
 
 /** Where the VM pays fees during a transaction; the executor moves them out right after (docs/economics.md). */
@@ -30,6 +31,21 @@ function ecrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array,
   return pub.subarray(1);
 }
 
+/**
+ * @ethereumjs's transaction signing (tx.sign) on the crypto door, as noble's sign answers it: the `recovered` layout
+ * (recovery id || r || s); `extraEntropy` true (tx.sign's default) mixes 32 random bytes into the RFC 6979 nonce,
+ * bytes mix in those, false or absent is deterministic.
+ */
+function ecsign(msgHash: Uint8Array, privateKey: Uint8Array, opts?: { extraEntropy?: boolean | Uint8Array }): Uint8Array {
+  const extra = opts?.extraEntropy;
+  const entropy = extra === undefined || extra === false ? undefined : extra === true ? randomBytes(32) : extra;
+  const sig = crypto().sign(msgHash, privateKey, entropy);
+  const out = new Uint8Array(65);
+  out[0] = sig[64];
+  out.set(sig.subarray(0, 64), 1);
+  return out;
+}
+
 const commons = new Map<string, Common>();
 
 /** The chain's @ethereumjs Common (chain id, hardfork), with native keccak256 and ecrecover plugged in. */
@@ -39,7 +55,7 @@ export function chainCommon(chainId: number, hardfork: string): Common {
   if (!c) {
     c = createCustomCommon({ chainId, name: `native-${chainId}` }, Mainnet, {
       hardfork,
-      customCrypto: { keccak256: (m) => keccak256(m), ecrecover },
+      customCrypto: { keccak256: (m) => keccak256(m), ecrecover, ecsign: ecsign as never },
     });
     commons.set(key, c);
   }

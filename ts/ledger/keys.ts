@@ -2,7 +2,7 @@ import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { keccak256 } from '../crypto/index.js';
+import { crypto, keccak256 } from '../crypto/index.js';
 import { fromHex, to0x, toHex } from '../util/hex.js';
 
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -40,9 +40,13 @@ export function keyPairFromMnemonic(mnemonic: string, index = 0): KeyPair {
   return keyPairFromPrivate(child.privateKey);
 }
 
-/** Compact 64-byte signature over a 32-byte digest (no prehash: the digest is already SHA-256). */
+/**
+ * Compact 64-byte signature over a 32-byte digest (no prehash: the digest is already SHA-256), deterministic
+ * (RFC 6979, low-S: the same bytes noble gives), on the node's crypto door: libsecp256k1 when the addon is built
+ * (a block signature costs ~0.05 ms there against ~0.5 ms in JS).
+ */
 export function signDigest(digest32: Uint8Array, privateKey: Uint8Array): Uint8Array {
-  return secp256k1.sign(digest32, privateKey, { prehash: false, format: 'compact' });
+  return crypto().sign(digest32, privateKey).subarray(0, 64);
 }
 
 export const privateKeyHex = (k: KeyPair): string => toHex(k.privateKey);
