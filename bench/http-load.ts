@@ -278,7 +278,7 @@ function runHeader(): string[] {
   return [
     `- Date: ${new Date().toISOString()}; machine: ${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, ` +
       `${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node.js ${process.version}; shared with other engineers' work.`,
-    `- Command: \`${env}npm run bench:http\` (bench/http-load.ts)` +
+    `- Command: \`${env}node dist/bench/http-load.js\` (bench/http-load.ts; \`npm run bench:http\` builds first)` +
       (dir ? `; "before": the build of${commit} (scripts/bench-baseline.sh), measured in the same rounds.` : '.'),
     '',
   ];
