@@ -1,10 +1,12 @@
 /**
- * Entry point of the signature verification thread (verify-thread.ts): each message holds n signatures,
+ * Entry point of a signature verification thread (verify-thread.ts): each message holds n signatures,
  * digests and public keys packed back to back; the answer is one byte per signature (1 valid). The
- * batch runs in the native addon, which spreads it over all cores.
+ * signatures are verified one after another on this thread: the native batch call would hand them to
+ * the addon's shared thread pool, where they would hold up the main thread's own parallel hashing (a
+ * block's transactions root) until the whole batch is done.
  */
 import { parentPort } from 'node:worker_threads';
-import { crypto } from './index.js';
+import { loadNativeBackend } from './native.js';
 
 export interface VerifyRequest {
   id: number;
@@ -19,16 +21,25 @@ export interface VerifyReply {
   ok: Uint8Array;
 }
 
-const slices = (buf: Uint8Array, n: number, size: number): Uint8Array[] =>
-  Array.from({ length: n }, (_, i) => buf.subarray(i * size, (i + 1) * size));
-
 parentPort?.on('message', (m: VerifyRequest) => {
-  let ok: Uint8Array;
-  try {
-    const results = crypto().verifyBatch(slices(m.sigs, m.n, 64), slices(m.digests, m.n, 32), slices(m.pubs, m.n, 65));
-    ok = Uint8Array.from(results, (r) => (r ? 1 : 0));
-  } catch {
-    ok = new Uint8Array(m.n);
+  const ok = new Uint8Array(m.n);
+  // Only the addon (the main thread verifies on its own thread without it): the JS twin is not loaded here.
+  const c = loadNativeBackend();
+  if (!c) {
+    parentPort?.postMessage({ id: m.id, ok } satisfies VerifyReply, [ok.buffer as ArrayBuffer]);
+    return;
+  }
+  for (let i = 0; i < m.n; i++) {
+    try {
+      const valid = c.verify(
+        m.sigs.subarray(i * 64, (i + 1) * 64),
+        m.digests.subarray(i * 32, (i + 1) * 32),
+        m.pubs.subarray(i * 65, (i + 1) * 65),
+      );
+      ok[i] = valid ? 1 : 0;
+    } catch {
+      ok[i] = 0;
+    }
   }
   parentPort?.postMessage({ id: m.id, ok } satisfies VerifyReply, [ok.buffer as ArrayBuffer]);
 });
