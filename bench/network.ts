@@ -3,8 +3,10 @@
  * network, libp2p, BFT from height 1, 1 s blocks): block interval at rest and under a 2k tx/s load,
  * proposal -> finality, gossip latency of a transaction to every peer, recovery after a validator
  * restart, and the sync speed of a late full node over empty blocks and over blocks of transfers.
- * `npm run build && node dist/bench/network.js [--write]` prints the rows (and with --write replaces the
- * "Network" section of bench/RESULTS.md); `npm run bench` runs it too.
+ * `npm run build && node dist/bench/network.js [live|sync] [--write]` prints the rows (and with --write
+ * replaces the "Network" section of bench/RESULTS.md; with `live` or `sync` only those rows are run and
+ * replaced); `npm run bench` runs it too. BENCH_SYNC_BLOCKS and BENCH_SYNC_TX_BLOCKS size the sync rows.
+ * The sync rows carry where the full node's catch-up pass spent its time, from its own log line.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';

@@ -8,7 +8,7 @@
  * Whatever is not verified here (an invalid signature, a key the guess below got wrong) is verified, and
  * rejected, by the rule itself.
  */
-import { verifyOffThread } from '../crypto/verify-thread.js';
+import { SignatureBatch, verifyOffThread } from '../crypto/verify-thread.js';
 import { checkNativeTransaction, isSignatureVerified, markSignatureVerified } from '../ledger/rules.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import { isEvmTransaction } from '../execution/index.js';
@@ -28,16 +28,20 @@ export interface VerifiedAhead {
   invalid: number;
 }
 
-/** The signatures of a run of blocks, gathered for one batch: consensus (header, certificates) first, then transactions. */
+/**
+ * The signatures of a run of blocks in one batch: consensus ones (header, certificates) first, then the
+ * transactions', whose objects are kept to be marked.
+ */
 interface AheadBatch {
+  batch: SignatureBatch;
   consensus: SignatureCheck[];
-  txs: { tx: SignedTransaction; check: SignatureCheck }[];
+  txs: SignedTransaction[];
 }
 
 /**
  * Verify the signatures of blocks that extend `head` in order, against the validator sets the state at
  * the head predicts for their heights (a set that changes within the run only costs a second
- * verification at import). The batch runs on the verification thread (verify-thread.ts), so the caller
+ * verification at import). The batch runs on the verification threads (verify-thread.ts), so the caller
  * may import earlier blocks meanwhile; the marks are set when it resolves.
  */
 export async function verifyBlocksAhead(
@@ -46,23 +50,20 @@ export async function verifyBlocksAhead(
   head: Block,
   blocks: readonly Block[],
 ): Promise<VerifiedAhead> {
-  const batch = gather(params, state, head, blocks);
-  const all = [...batch.consensus, ...batch.txs.map((t) => t.check)];
-  if (all.length === 0) return { checked: 0, invalid: 0 };
-  const ok = await verifyOffThread(all);
-  rememberVerified(batch.consensus.filter((_, i) => ok[i]));
+  const { batch, consensus, txs } = gather(params, state, head, blocks);
+  if (batch.length === 0) return { checked: 0, invalid: 0 };
+  const ok = await verifyOffThread(batch);
+  rememberVerified(consensus.filter((_, i) => ok[i] === 1));
   let invalid = 0;
-  for (let i = 0; i < batch.consensus.length; i++) if (!ok[i]) invalid++;
-  batch.txs.forEach((t, i) => {
-    if (ok[batch.consensus.length + i]) markSignatureVerified(t.tx);
-    else invalid++;
-  });
-  return { checked: all.length, invalid };
+  for (let i = 0; i < batch.length; i++) {
+    if (ok[i] !== 1) invalid++;
+    else if (i >= consensus.length) markSignatureVerified(txs[i - consensus.length]);
+  }
+  return { checked: batch.length, invalid };
 }
 
 function gather(params: ChainParams, state: StateReader, head: Block, blocks: readonly Block[]): AheadBatch {
   const consensus: SignatureCheck[] = [];
-  const txs: AheadBatch['txs'] = [];
   let parentJustification = head.justification;
   for (const b of blocks) {
     const set = validatorSetAt(params, state, b.index);
@@ -78,19 +79,26 @@ function gather(params: ChainParams, state: StateReader, head: Block, blocks: re
       consensus.push(...certificate(params.chainId, b.index - 1, b.previous_hash, b.last_commit, parentSet));
     }
     parentJustification = b.justification;
+  }
+  const batch = new SignatureBatch();
+  for (const c of consensus) batch.add(c.sig, c.digest, c.pub);
+  const txs: SignedTransaction[] = [];
+  for (const b of blocks) {
     const rules = txRuleContext(params, b.index, b.timestamp);
     for (const tx of b.transactions) {
       if (isEvmTransaction(tx) || isSignatureVerified(tx) || shapeProblem(tx)) continue;
       try {
-        const { digest } = checkNativeTransaction(tx, rules);
-        txs.push({ tx, check: { sig: fromHex(tx.signature), digest, pub: fromHex(tx.public_key), what: '' } });
+        // The shape check above guarantees 128 and 130 hex digits.
+        batch.add(tx.signature, checkNativeTransaction(tx, rules).digest, tx.public_key);
+        txs.push(tx);
       } catch {
         // Broken under a rule: the import rejects the block with that rule's error.
       }
     }
   }
-  return { consensus, txs };
+  return { batch, consensus, txs };
 }
+
 function certificate(
   chainId: number,
   height: number,
