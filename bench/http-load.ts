@@ -263,8 +263,8 @@ export async function benchHttpLoad(log: (s: string) => void = () => {}): Promis
   }
 }
 
-/** Date, machine and command lines heading the sections a standalone run writes. */
-function runHeader(): string[] {
+/** Date (the run's start), machine and command lines heading the sections a standalone run writes. */
+function runHeader(started: Date): string[] {
   const cpu = cpus();
   const dir = process.env.BENCH_BASELINE;
   let commit = '';
@@ -276,7 +276,7 @@ function runHeader(): string[] {
     .map((k) => `${k}=${process.env[k]} `)
     .join('');
   return [
-    `- Date: ${new Date().toISOString()}; machine: ${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, ` +
+    `- Date: ${started.toISOString()} (start); machine: ${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, ` +
       `${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node.js ${process.version}; shared with other engineers' work.`,
     `- Command: \`${env}node dist/bench/http-load.js\` (bench/http-load.ts; \`npm run bench:http\` builds first)` +
       (dir ? `; "before": the build of${commit} (scripts/bench-baseline.sh), measured in the same rounds.` : '.'),
@@ -288,9 +288,10 @@ const LOAD_SECTION = '## HTTP load vs peers';
 const SUBMIT_SECTION = '## End-to-end HTTP submission';
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const started = new Date();
   benchHttpLoad((s) => process.stderr.write(`${s}\n`)).then(
     (r) => {
-      const head = runHeader();
+      const head = runHeader(started);
       const load = [LOAD_SECTION, '', ...head, ...r.md];
       const submit = [SUBMIT_SECTION, '', ...head, '(From the same run as "HTTP load vs peers".)', '', ...r.submission];
       process.stdout.write(`${load.join('\n')}\n`);
