@@ -52,27 +52,32 @@ async function load<T>(dist: string, path: string): Promise<T> {
   return (await import(join(dist, path))) as T;
 }
 
+/** A build's chain, store and a 10,000-transfer block's transactions (2,000 senders), loaded from its dist. */
+async function commitFixture(b: Build) {
+  const fx = await load<typeof FixturesModule>(b.dist, 'bench/fixtures.js');
+  const keys = fx.senderKeys(2000);
+  const validator = (await load<typeof KeysModule>(b.dist, 'ts/ledger/keys.js')).randomKeyPair();
+  return {
+    ...b,
+    Chain: (await load<typeof ChainModule>(b.dist, 'ts/chain/chain.js')).Chain,
+    openRocksStore: (await load<typeof StorageModule>(b.dist, 'ts/storage/index.js')).openRocksStore,
+    admitForBench: (await load<typeof LedgerBenchModule>(b.dist, 'bench/ledger.js')).admitForBench,
+    txs: fx.signedTransfers(keys, 5, 7120),
+    validator,
+    params: fx.benchChainParams(validator, keys),
+  };
+}
+
 /** Commit of a 10,000-transfer block, every build in turn, `rounds` times (the first two not counted). */
 export async function abCommit(rounds = 12): Promise<Row[]> {
   const ts = 1_700_000_001;
   const runs = await Promise.all(
-    builds().map(async (b) => {
-      const fx = await load<typeof FixturesModule>(b.dist, 'bench/fixtures.js');
-      const keys = fx.senderKeys(2000);
-      const validator = (await load<typeof KeysModule>(b.dist, 'ts/ledger/keys.js')).randomKeyPair();
-      return {
-        ...b,
-        Chain: (await load<typeof ChainModule>(b.dist, 'ts/chain/chain.js')).Chain,
-        openRocksStore: (await load<typeof StorageModule>(b.dist, 'ts/storage/index.js')).openRocksStore,
-        admitForBench: (await load<typeof LedgerBenchModule>(b.dist, 'bench/ledger.js')).admitForBench,
-        txs: fx.signedTransfers(keys, 5, 7120),
-        validator,
-        params: fx.benchChainParams(validator, keys),
-        cpu: [] as number[],
-        wall: [] as number[],
-        total: [] as number[],
-      };
-    }),
+    builds().map(async (b) => ({
+      ...(await commitFixture(b)),
+      cpu: [] as number[],
+      wall: [] as number[],
+      total: [] as number[],
+    })),
   );
   for (let r = 0; r < rounds; r++) {
     for (const m of runs) {
@@ -123,23 +128,12 @@ interface HistoryHooks {
 export async function abHistoryCommit(rounds = 12): Promise<Row[]> {
   const ts = 1_700_000_001;
   const runs = await Promise.all(
-    builds().map(async (b) => {
-      const fx = await load<typeof FixturesModule>(b.dist, 'bench/fixtures.js');
-      const keys = fx.senderKeys(2000);
-      const validator = (await load<typeof KeysModule>(b.dist, 'ts/ledger/keys.js')).randomKeyPair();
-      return {
-        ...b,
-        Chain: (await load<typeof ChainModule>(b.dist, 'ts/chain/chain.js')).Chain,
-        openRocksStore: (await load<typeof StorageModule>(b.dist, 'ts/storage/index.js')).openRocksStore,
-        admitForBench: (await load<typeof LedgerBenchModule>(b.dist, 'bench/ledger.js')).admitForBench,
-        txs: fx.signedTransfers(keys, 5, 7120),
-        validator,
-        params: fx.benchChainParams(validator, keys),
-        with: [] as number[],
-        without: [] as number[],
-        index: [] as number[],
-      };
-    }),
+    builds().map(async (b) => ({
+      ...(await commitFixture(b)),
+      with: [] as number[],
+      without: [] as number[],
+      index: [] as number[],
+    })),
   );
   for (let r = 0; r < rounds + 2; r++) {
     for (const m of runs) {
