@@ -15,8 +15,9 @@ import { Chain } from '../ts/chain/chain.js';
 import { keyPairFromPrivate } from '../ts/ledger/keys.js';
 import { BASE_PER_COIN } from '../ts/ledger/units.js';
 import { openStateIndex, stopStateIndex } from '../ts/services/index.js';
-import { MARKER_KEY } from '../ts/services/state-index-store.js';
-import { addressFromAccountKey, decodeAccount } from '../ts/state/accounts.js';
+import { foldChanges } from '../ts/services/state-index-fold.js';
+import { decodeMarker, IndexTables, type IndexTotals, MARKER_KEY } from '../ts/services/state-index-store.js';
+import { accountKey, addressFromAccountKey, decodeAccount, encodeAccount } from '../ts/state/accounts.js';
 import { openRocksStore } from '../ts/storage/index.js';
 import { benchChainParams } from './fixtures.js';
 import type { Row } from './ledger.js';
@@ -25,27 +26,40 @@ const BTree = sortedBtree.default;
 const U256_MAX = (1n << 256n) - 1n;
 
 /** The pre-issue-10 index of native balances: what it held per account (Map, B+ tree, Set of keys). */
-function inMemoryIndex(chain: Chain): { size: number; top: string[] } {
-  const byAddress = new Map<string, bigint>();
-  const order = new BTree<string, bigint>();
-  const accountKeys = new Set<string>();
-  for (const [k, v] of chain.state.entries()) {
+class InMemoryIndex {
+  private readonly byAddress = new Map<string, bigint>();
+  private readonly order = new BTree<string, bigint>();
+  private readonly accountKeys = new Set<string>();
+
+  constructor(chain: Chain) {
+    for (const [k, v] of chain.state.entries()) this.fold(k, v);
+  }
+
+  fold(k: string, v: Buffer | undefined): void {
     const address = addressFromAccountKey(k);
-    if (!address) continue;
-    accountKeys.add(k);
-    const balance = decodeAccount(v).balance;
-    if (balance === 0n) continue;
-    byAddress.set(address, balance);
-    order.set((U256_MAX - balance).toString(16).padStart(64, '0') + address, balance);
+    if (!address) return;
+    if (v) this.accountKeys.add(k);
+    else this.accountKeys.delete(k);
+    const before = this.byAddress.get(address);
+    if (before !== undefined) this.order.delete(rankKey(before, address));
+    const balance = v ? decodeAccount(v).balance : 0n;
+    if (balance > 0n) {
+      this.byAddress.set(address, balance);
+      this.order.set(rankKey(balance, address), balance);
+    } else this.byAddress.delete(address);
   }
-  const top: string[] = [];
-  for (const [k] of order.entries()) {
-    if (top.length >= 10) break;
-    top.push(k.slice(64));
+
+  top(n: number): string[] {
+    const out: string[] = [];
+    for (const [k] of this.order.entries()) {
+      if (out.length >= n) break;
+      out.push(k.slice(64));
+    }
+    return out;
   }
-  (globalThis as { keep?: unknown }).keep = [byAddress, order, accountKeys];
-  return { size: byAddress.size, top };
 }
+
+const rankKey = (balance: bigint, address: string): string => (U256_MAX - balance).toString(16).padStart(64, '0') + address;
 
 const address = (i: number): string => `0x${(i + 1).toString(16).padStart(40, '0')}`;
 
@@ -60,8 +74,27 @@ function params(accounts: number) {
 
 type Mode = 'current' | 'rebuild' | 'before';
 
-/** Child process: open the chain, then time the index's start and measure what it adds to heap and RSS. */
-async function child(dir: string, mode: Mode): Promise<void> {
+/** Accounts changed per simulated block: a 10,000-transfer block from 2,000 senders. */
+const FOLD_KEYS = 12_000;
+const FOLD_ROUNDS = 7;
+
+/** New balances for FOLD_KEYS existing accounts (deterministic per round). */
+function blockChanges(accounts: number, round: number): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  for (let i = 0; out.size < FOLD_KEYS; i++) {
+    const n = (i * 104_729 + round * 7_919) % accounts;
+    out.set(accountKey(address(n)), encodeAccount({ nonce: BigInt(round + 1), balance: BigInt(n * 31 + round) }));
+  }
+  return out;
+}
+
+const cpuMs = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/** Child process: open the chain, time the index's start, what it adds to heap and RSS, and a block's fold. */
+async function child(dir: string, mode: Mode, accounts: number): Promise<void> {
   const db = await openRocksStore(join(dir, 'db'));
   const chain = new Chain(params(0), db, 1000);
   await chain.open();
@@ -70,24 +103,55 @@ async function child(dir: string, mode: Mode): Promise<void> {
   const before = process.memoryUsage();
   const t0 = performance.now();
   let top: string[];
-  if (mode === 'before') top = inMemoryIndex(chain).top;
-  else {
+  let fold: (values: Map<string, Buffer>) => Promise<void>;
+  if (mode === 'before') {
+    const idx = new InMemoryIndex(chain);
+    top = idx.top(10);
+    fold = async (values) => {
+      for (const [k, v] of values) idx.fold(k, v);
+    };
+  } else {
     const idx = await openStateIndex(chain);
     await idx.ready(3_600_000);
     top = idx.accounts.top(10).map((h) => h.address);
+    const tables = new IndexTables(db);
+    const totals = decodeMarker(tables.get(MARKER_KEY))?.totals as IndexTotals;
+    fold = async (values) => {
+      const batch = db.batch();
+      foldChanges(tables, totals, values, batch);
+      await batch.write();
+    };
   }
   const ms = performance.now() - t0;
   global.gc?.();
   const after = process.memoryUsage();
+  const foldCpu: number[] = [];
+  // The folds change the tables (not the state): only after the last run that reads them as the state says.
+  for (let r = 0; r < (mode === 'rebuild' ? 0 : FOLD_ROUNDS); r++) {
+    const values = blockChanges(accounts, r);
+    const c0 = cpuMs();
+    await fold(values);
+    foldCpu.push(cpuMs() - c0);
+  }
+  foldCpu.sort((a, b) => a - b);
   process.stdout.write(
-    `${JSON.stringify({ ms, heap: after.heapUsed - before.heapUsed, rss: after.rss - before.rss, rssTotal: after.rss, top: top[0] })}\n`,
+    `${JSON.stringify({ ms, heap: after.heapUsed - before.heapUsed, rss: after.rss - before.rss, rssTotal: after.rss, top: top[0], foldMs: foldCpu.length > 0 ? foldCpu[FOLD_ROUNDS >> 1] : null })}\n`,
   );
   await stopStateIndex(chain);
   await db.close();
 }
 
-async function run(dir: string, mode: Mode): Promise<{ ms: number; heap: number; rss: number; rssTotal: number; top: string }> {
-  const p = spawn(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), 'child', dir, mode], {
+interface ChildResult {
+  ms: number;
+  heap: number;
+  rss: number;
+  rssTotal: number;
+  top: string;
+  foldMs: number | null;
+}
+
+async function run(dir: string, mode: Mode, accounts: number): Promise<ChildResult> {
+  const p = spawn(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), 'child', dir, mode, String(accounts)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -106,15 +170,24 @@ export async function benchStateIndex(accounts: number): Promise<Row[]> {
     const chain = new Chain(params(accounts), db, 1000);
     await chain.open();
     await db.close();
-    const rebuilt = await run(dir, 'rebuild');
-    const current = await run(dir, 'current');
-    const old = await run(dir, 'before');
-    if (rebuilt.top !== old.top || current.top !== old.top) throw new Error('the indexes disagree on the richest account');
+    const rebuilt = await run(dir, 'rebuild', accounts);
+    const current = await run(dir, 'current', accounts);
+    const old = await run(dir, 'before', accounts);
+    if (rebuilt.top !== old.top || current.top !== old.top)
+      throw new Error(`the indexes disagree on the richest account: ${rebuilt.top} ${current.top} ${old.top}`);
     const n = accounts.toLocaleString();
-    const row = (what: string, r: typeof old, note: string): Row => ({
+    const row = (what: string, r: ChildResult, note: string): Row => ({
       name: `state index, ${n} accounts: ${what}`,
       value: `${(r.ms / 1000).toFixed(2)} s, heap +${mib(r.heap)}, RSS +${mib(r.rss)}`,
-      note: `${note}; process RSS ${mib(r.rssTotal)} (the state itself is still in memory)`,
+      note: [
+        note,
+        `process RSS ${mib(r.rssTotal)} (the state itself is still in memory)`,
+        r.foldMs === null
+          ? ''
+          : `fold of a block's ${FOLD_KEYS.toLocaleString()} changed accounts ${r.foldMs.toFixed(1)} ms CPU (median of ${FOLD_ROUNDS})`,
+      ]
+        .filter(Boolean)
+        .join('; '),
     });
     return [
       row('before (in-memory, built from the state)', old, 'Map + B+ tree entry per funded account, Set of account keys'),
@@ -127,8 +200,8 @@ export async function benchStateIndex(accounts: number): Promise<Row[]> {
 }
 
 async function main(): Promise<void> {
-  const [what, a, b] = process.argv.slice(2);
-  if (what === 'child') return child(a as string, b as Mode);
+  const [what, a, b, c] = process.argv.slice(2);
+  if (what === 'child') return child(a as string, b as Mode, Number(c));
   for (const r of await benchStateIndex(Number(what ?? 1_000_000)))
     process.stdout.write(`| ${r.name} | ${r.value} | ${r.note ?? ''} |\n`);
 }

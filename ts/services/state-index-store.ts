@@ -6,10 +6,10 @@
  *   'O' + table u8 + ...
  *
  * Tables (20-byte ids are the raw bytes of the state key; amounts big-endian):
- *   account       addr20 -> balance (minimal bytes; present for every account record, zero balances too)
+ *   account       addr20 -> balance (32 bytes, as the account record has it; every record, zero balances too)
  *   accountRank   (2^256-1 - balance) 32 bytes + addr20 -> ''   (non-zero balances: largest first, then address)
  *   token         contract20 -> ''                             (deployed SRC-20 tokens)
- *   holding       contract20 + holder20 -> amount (minimal bytes, non-zero only)
+ *   holding       contract20 + holder20 -> amount (16 bytes, as the state has it; non-zero only)
  *   holderRank    contract20 + (2^128-1 - amount) 16 bytes + holder20 -> ''
  *   holderStats   contract20 -> holders u64 + total u128
  *   accountTokens holder20 + contract20 -> ''
@@ -22,7 +22,7 @@
  */
 import type { KvStore } from '../storage/index.js';
 import { metaKey, P, prefixEnd } from '../storage/index.js';
-import { bigToBytes, bytesToBig } from '../util/hex.js';
+import { bytesToBig } from '../util/hex.js';
 
 export const T = {
   account: 1,
@@ -104,11 +104,8 @@ function fixedBytes(v: bigint, width: number): Buffer {
 
 const MAX = { 32: (1n << 256n) - 1n, 16: (1n << 128n) - 1n } as const;
 
-/** Rank bytes: the complement of the amount, so the largest sorts first. */
-export const rankBytes = (amount: bigint, width: 16 | 32): Buffer => fixedBytes(MAX[width] - amount, width);
+/** The amount of a rank key's rank bytes (the amount's bytes inverted: 2^(8 width) - 1 - amount). */
 export const amountOfRank = (rank: Buffer, width: 16 | 32): bigint => MAX[width] - bytesToBig(rank);
-
-export const amountBytes = bigToBytes;
 export const amountOf = bytesToBig;
 
 export function u64(n: number): Buffer {
@@ -148,6 +145,29 @@ export class IndexTables {
       k.set(p, at);
       at += p.length;
     }
+    return k;
+  }
+
+  /** A row key from parts of a state key (latin1 strings, one byte per character). */
+  keyOf(table: number, a: string, b = '', c = ''): Buffer {
+    const k = Buffer.allocUnsafe(2 + a.length + b.length + c.length);
+    k[0] = P.stateIndex;
+    k[1] = table;
+    k.write(a, 2, 'latin1');
+    if (b) k.write(b, 2 + a.length, 'latin1');
+    if (c) k.write(c, 2 + a.length + b.length, 'latin1');
+    return k;
+  }
+
+  /** A rank key: table, prefix (latin1), the amount's bytes inverted (the largest sorts first), address (latin1). */
+  rankKey(table: number, prefix: string, amount: Buffer, address: string): Buffer {
+    const at = 2 + prefix.length;
+    const k = Buffer.allocUnsafe(at + amount.length + address.length);
+    k[0] = P.stateIndex;
+    k[1] = table;
+    if (prefix) k.write(prefix, 2, 'latin1');
+    for (let i = 0; i < amount.length; i++) k[at + i] = ~amount[i] & 0xff;
+    k.write(address, at + amount.length, 'latin1');
     return k;
   }
 
