@@ -102,6 +102,7 @@ async function child(dir: string, mode: Mode, accounts: number): Promise<void> {
   global.gc?.();
   const before = process.memoryUsage();
   const t0 = performance.now();
+  const c0 = cpuMs();
   let top: string[];
   let fold: (values: Map<string, Buffer>) => Promise<void>;
   if (mode === 'before') {
@@ -123,6 +124,7 @@ async function child(dir: string, mode: Mode, accounts: number): Promise<void> {
     };
   }
   const ms = performance.now() - t0;
+  const cpu = cpuMs() - c0;
   global.gc?.();
   const after = process.memoryUsage();
   const foldCpu: number[] = [];
@@ -135,7 +137,7 @@ async function child(dir: string, mode: Mode, accounts: number): Promise<void> {
   }
   foldCpu.sort((a, b) => a - b);
   process.stdout.write(
-    `${JSON.stringify({ ms, heap: after.heapUsed - before.heapUsed, rss: after.rss - before.rss, rssTotal: after.rss, top: top[0], foldMs: foldCpu.length > 0 ? foldCpu[FOLD_ROUNDS >> 1] : null })}\n`,
+    `${JSON.stringify({ ms, cpu, heap: after.heapUsed - before.heapUsed, rss: after.rss - before.rss, rssTotal: after.rss, top: top[0], foldMs: foldCpu.length > 0 ? foldCpu[FOLD_ROUNDS >> 1] : null })}\n`,
   );
   await stopStateIndex(chain);
   await db.close();
@@ -143,6 +145,7 @@ async function child(dir: string, mode: Mode, accounts: number): Promise<void> {
 
 interface ChildResult {
   ms: number;
+  cpu: number;
   heap: number;
   rss: number;
   rssTotal: number;
@@ -178,7 +181,7 @@ export async function benchStateIndex(accounts: number): Promise<Row[]> {
     const n = accounts.toLocaleString();
     const row = (what: string, r: ChildResult, note: string): Row => ({
       name: `state index, ${n} accounts: ${what}`,
-      value: `${(r.ms / 1000).toFixed(2)} s, heap +${mib(r.heap)}, RSS +${mib(r.rss)}`,
+      value: `${(r.ms / 1000).toFixed(2)} s (CPU ${(r.cpu / 1000).toFixed(2)} s), heap +${mib(r.heap)}, RSS +${mib(r.rss)}`,
       note: [
         note,
         `process RSS ${mib(r.rssTotal)} (the state itself is still in memory)`,

@@ -9,7 +9,7 @@ import test, { type ExecutionContext } from 'ava';
 import type { Chain } from '../../ts/chain/chain.js';
 import { delegationKey, unbondingKey } from '../../ts/ledger/staking/state.js';
 import { encodeU128, parseTokenBalanceKey, parseTokenKey, tokenBalanceKey, tokenKey } from '../../ts/ledger/tokens/state.js';
-import { type StateIndex, openStateIndex, stateIndex, stopStateIndex } from '../../ts/services/index.js';
+import { type StateIndex, StateIndexBuildingError, openStateIndex, stateIndex, stopStateIndex } from '../../ts/services/index.js';
 import { MARKER_KEY } from '../../ts/services/state-index-store.js';
 import { accountKey, addressFromAccountKey, decodeAccount, encodeAccount } from '../../ts/state/accounts.js';
 import type { StateChanges } from '../../ts/state/state-store.js';
@@ -255,6 +255,9 @@ test('pages of the rich list cross read chunks, and a rebuild runs while blocks 
   fx = await reopen(t, tmp.dir, fx);
   // Small chunks: the rebuild yields between them, and the blocks land meanwhile.
   const rebuilding = await openStateIndex(fx.chain, { buildChunk: 100 });
+  // A query that will not wait is told the index is being rebuilt (503 / -32000 through every interface).
+  const err = await t.throwsAsync(rebuilding.ready(0), { instanceOf: StateIndexBuildingError });
+  t.is(err?.httpStatus, 503);
   const rand = rng(77);
   for (let b = 0; b < 3; b++) {
     await fx.chain.writeDevState(randomWrites(rand, ids, 50));
