@@ -37,8 +37,12 @@ import {
 export const BUILD_WAIT_MS = 10_000;
 /** State entries read and written per event loop turn while rebuilding. */
 const BUILD_CHUNK = 10_000;
-/** Blocks whose change sets are folded at start instead of a rebuild, when the marker is behind the head. */
-const CATCH_UP_BLOCKS = 10_000;
+/**
+ * At most this many blocks' change sets, naming at most CATCH_UP_KEYS indexed keys, are folded at start
+ * instead of a rebuild when the marker is behind the head (they are read in one tick).
+ */
+const CATCH_UP_BLOCKS = 1_000;
+const CATCH_UP_KEYS = 1_000_000;
 
 /** A query arrived while the index is being rebuilt from the state (at start, after an unclean stop). */
 export class StateIndexBuildingError extends NodeError {
@@ -265,7 +269,10 @@ export class StateIndex {
     if (m.height < head && (head - m.height > CATCH_UP_BLOCKS || m.height < history.oldest)) return false;
     const keys = new Set<KeyStr>();
     try {
-      for (let h = m.height + 1; h <= head; h++) for (const k of history.changeSet(h).keys()) if (isIndexedKey(k)) keys.add(k);
+      for (let h = m.height + 1; h <= head; h++) {
+        for (const k of history.changeSet(h).keys()) if (isIndexedKey(k)) keys.add(k);
+        if (keys.size > CATCH_UP_KEYS) return false;
+      }
     } catch {
       return false;
     }
