@@ -84,6 +84,18 @@ export class StoreLockedError extends Error {
   }
 }
 
+/**
+ * The store was closed: a write or synchronous read after `close()` (a background writer such as the
+ * history indexer stops on it). Refused here because the addon would touch a closed database.
+ */
+export class StoreClosedError extends Error {
+  readonly code = 'STORE_CLOSED';
+  constructor() {
+    super('the database is closed');
+    this.name = 'StoreClosedError';
+  }
+}
+
 interface RocksBinding {
   batch_init(): unknown;
   batch_put(batch: unknown, key: Buffer, value: Buffer, opts: object): void;
@@ -102,7 +114,7 @@ type BatchWriter = (o: { sync: boolean }) => KvBatch;
  * (docs/storage.md, "Block commit"). The addon writes a batch on the calling thread either way. Null when
  * this version of the package does not expose what it needs (then `db.batch` is used).
  */
-function directBatch(db: RocksDb): BatchWriter | null {
+function directBatch(db: RocksDb, isClosed: () => boolean): BatchWriter | null {
   let binding: RocksBinding;
   try {
     binding = require('@nxtedition/rocksdb/binding') as RocksBinding;
@@ -131,6 +143,10 @@ function directBatch(db: RocksDb): BatchWriter | null {
       async write(o) {
         if (done) throw new Error('batch already written');
         done = true;
+        if (isClosed()) {
+          binding.batch_clear(wb);
+          throw new StoreClosedError();
+        }
         try {
           binding.batch_write(context, wb, o?.sync === undefined ? defaults : { sync: o.sync });
         } finally {
@@ -142,7 +158,7 @@ function directBatch(db: RocksDb): BatchWriter | null {
 }
 
 /** The same over `db.batch` (ops collected, then checked and written by abstract-level). */
-function levelBatch(db: RocksDb): BatchWriter {
+function levelBatch(db: RocksDb, isClosed: () => boolean): BatchWriter {
   return (defaults) => {
     const ops: KvOp[] = [];
     return {
@@ -151,7 +167,10 @@ function levelBatch(db: RocksDb): BatchWriter {
       get size() {
         return ops.length;
       },
-      write: (o) => db.batch(ops, o?.sync === undefined ? defaults : { sync: o.sync }),
+      write: async (o) => {
+        if (isClosed()) throw new StoreClosedError();
+        return db.batch(ops, o?.sync === undefined ? defaults : { sync: o.sync });
+      },
     };
   };
 }
@@ -172,7 +191,12 @@ export async function openRocksStore(dir: string, opts: { sync?: boolean } = {})
     throw err;
   }
   const writeOpts = { sync: opts.sync ?? false };
-  const newBatch = directBatch(db) ?? levelBatch(db);
+  let closed = false;
+  const isClosed = () => closed;
+  const open = () => {
+    if (closed) throw new StoreClosedError();
+  };
+  const newBatch = directBatch(db, isClosed) ?? levelBatch(db, isClosed);
   return {
     async get(key) {
       try {
@@ -183,7 +207,10 @@ export async function openRocksStore(dir: string, opts: { sync?: boolean } = {})
         throw err;
       }
     },
-    getManySync: (keys) => db._getManySync(keys, {}).map((v) => v ?? undefined),
+    getManySync: (keys) => {
+      open();
+      return db._getManySync(keys, {}).map((v) => v ?? undefined);
+    },
     write(ops, o) {
       const b = newBatch(writeOpts);
       addOps(b, ops);
@@ -199,13 +226,17 @@ export async function openRocksStore(dir: string, opts: { sync?: boolean } = {})
       }
     },
     rangeSync({ gte, lt, limit }) {
+      open();
       const { rows } = db.querySync({ gte, lt, limit: limit ?? -1, keyEncoding: 'buffer', valueEncoding: 'buffer' });
       const out: [Buffer, Buffer][] = [];
       for (let i = 0; i < rows.length; i += 2) out.push([rows[i], rows[i + 1]]);
       return out;
     },
     // Without a limit the package deletes the range with RocksDB's DeleteRange (one tombstone).
-    clearRange: ({ gte, lt }) => db.clear({ gte, lt }),
+    async clearRange({ gte, lt }) {
+      open();
+      await db.clear({ gte, lt });
+    },
     async scan({ gte, lt }, onEntry) {
       const it = db.iterator({ gte, lt });
       try {
@@ -218,6 +249,9 @@ export async function openRocksStore(dir: string, opts: { sync?: boolean } = {})
         await it.close().catch(() => undefined);
       }
     },
-    close: () => db.close(),
+    close: () => {
+      closed = true;
+      return db.close();
+    },
   };
 }
