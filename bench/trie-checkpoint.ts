@@ -93,8 +93,18 @@ async function buildAndSave(n: number, path: string): Promise<void> {
   const rss0 = rss();
   const { handle, sample, buildMs } = buildTrie(addon, n);
   const rssPerKey = (rss() - rss0) / n;
+  // Blocks of BLOCK updates + root (as a block's commit does), timed: before any save, and during one below.
+  const blockMs = (): number => {
+    const b = block(sample);
+    const s = performance.now();
+    addon.trieUpdate(handle, ...b);
+    addon.trieRoot(handle);
+    return performance.now() - s;
+  };
+  const before: number[] = [];
+  for (let i = 0; i < 7; i++) before.push(blockMs());
   if (typeof save !== 'function') {
-    process.stdout.write(`${JSON.stringify({ n, buildMs, rssPerKey })}\n`);
+    process.stdout.write(`${JSON.stringify({ n, buildMs, rssPerKey, blocksBefore: before })}\n`);
     return;
   }
   // 1. Idle save: the call's own time (snapshot) and the event loop's longest gap until the file is durable.
@@ -110,16 +120,7 @@ async function buildAndSave(n: number, path: string): Promise<void> {
   const fileBytes = statSync(idlePath).size;
   rmSync(idlePath, { force: true });
 
-  // 2. Blocks of BLOCK updates + root, back to back: without a save, then while a save runs.
-  const blockMs = (): number => {
-    const b = block(sample);
-    const s = performance.now();
-    addon.trieUpdate(handle, ...b);
-    addon.trieRoot(handle);
-    return performance.now() - s;
-  };
-  const before: number[] = [];
-  for (let i = 0; i < 5; i++) before.push(blockMs());
+  // 2. Blocks back to back while a save runs.
   // The file saved while blocks change the trie must hold the root at its start (the load child checks).
   const root = Buffer.from(addon.trieRoot(handle)).toString('hex');
   const during: number[] = [];
@@ -144,13 +145,15 @@ function loadAndReport(path: string): void {
   const addon = addonOrThrow();
   const rss0 = rss();
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const got = addon.trieLoad?.(Buffer.from(path));
   const loadMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
   if (!got || typeof got === 'string') throw new Error(`load failed: ${got}`);
   const root = Buffer.from(addon.trieRoot(got.handle)).toString('hex');
   const n = addon.trieSize(got.handle);
   process.stdout.write(
-    `${JSON.stringify({ loadMs, root, meta: Buffer.from(got.meta).toString('hex'), rssPerKey: (rss() - rss0) / n })}\n`,
+    `${JSON.stringify({ loadMs, loadCpuMs: (cpu.user + cpu.system) / 1000, root, meta: Buffer.from(got.meta).toString('hex'), rssPerKey: (rss() - rss0) / n })}\n`,
   );
 }
 
@@ -190,24 +193,24 @@ export async function benchCheckpoint(n: number): Promise<Row[]> {
     const rows: Row[] = [];
     const beforeAddon = process.env.BENCH_BEFORE_ADDON;
     if (beforeAddon) {
-      const before = await child<{ rssPerKey: number }>(['build', String(n), join(dir, 'before.ckpt')], {
+      const before = await child<{ rssPerKey: number; blocksBefore: number[] }>(['build', String(n), join(dir, 'before.ckpt')], {
         ...process.env,
         NATIVE_ADDON_PATH: beforeAddon,
       });
       rows.push({
         name: `trie RSS per key, ${size} keys, before (${beforeAddon})`,
         value: `${before.rssPerKey.toFixed(0)} B`,
-        note: gib(before.rssPerKey * n),
+        note: `${gib(before.rssPerKey * n)}; a 10,000-key update + root: median ${ms(median(before.blocksBefore))}`,
       });
     }
     const s = await child<Saved>(['build', String(n), path]);
-    const l = await child<{ loadMs: number; root: string; meta: string; rssPerKey: number }>(['load', path]);
+    const l = await child<{ loadMs: number; loadCpuMs: number; root: string; meta: string; rssPerKey: number }>(['load', path]);
     const same = l.root === s.root && l.meta === s.root;
     rows.push(
       {
         name: `trie RSS per key, ${size} keys (built by updates)`,
         value: `${s.rssPerKey.toFixed(0)} B`,
-        note: `${gib(s.rssPerKey * n)}; built in ${(s.buildMs / 1000).toFixed(1)} s`,
+        note: `${gib(s.rssPerKey * n)}; built in ${(s.buildMs / 1000).toFixed(1)} s; a 10,000-key update + root: median ${ms(median(s.blocksBefore))}`,
       },
       {
         name: `checkpoint save, ${size} keys`,
@@ -222,7 +225,7 @@ export async function benchCheckpoint(n: number): Promise<Row[]> {
       {
         name: `checkpoint load (a restart), ${size} keys`,
         value: `${(l.loadMs / 1000).toFixed(2)} s`,
-        note: `the file saved during the blocks; RSS per key ${l.rssPerKey.toFixed(0)} B (${gib(l.rssPerKey * n)}); root ${same ? 'and meta equal the root at the save' : 'DIFFERS from the root at the save'}`,
+        note: `CPU ${(l.loadCpuMs / 1000).toFixed(2)} s; the file saved during the blocks; RSS per key ${l.rssPerKey.toFixed(0)} B (${gib(l.rssPerKey * n)}); root ${same ? 'and meta equal the root at the save' : 'DIFFERS from the root at the save'}`,
       },
     );
     return rows;

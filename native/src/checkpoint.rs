@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 const MAGIC: &[u8; 8] = b"NTRIECKP";
@@ -53,6 +53,10 @@ pub(crate) struct Snapshot {
     leaves_done: AtomicU32,
     /// Set once the writer no longer reads the trie (finished, failed or aborted).
     detached: AtomicBool,
+    /// A bit per record already copied into `state` (read and set by the JS thread only): a record changed
+    /// again costs no lock.
+    branches_kept: Vec<AtomicU64>,
+    leaves_kept: Vec<AtomicU64>,
     state: Mutex<Kept>,
     released: Condvar,
 }
@@ -84,22 +88,22 @@ impl Snapshot {
 
     /// Called before branch `i` changes: keeps its snapshot version if the writer still needs it.
     pub(crate) fn keep_branch(&self, i: u32, arena: &[Branch]) {
-        if i >= self.branch_len || i < self.branches_done.load(Ordering::Acquire) {
+        if i >= self.branch_len || i < self.branches_done.load(Ordering::Acquire) || already_kept(&self.branches_kept, i) {
             return;
         }
         let mut kept = self.lock();
         if !kept.detached && i >= self.branches_done.load(Ordering::Acquire) {
-            kept.branches.entry(i).or_insert_with(|| arena[i as usize].clone());
+            kept.branches.insert(i, arena[i as usize].clone());
         }
     }
 
     pub(crate) fn keep_leaf(&self, i: u32, arena: &[Leaf]) {
-        if i >= self.leaf_len || i < self.leaves_done.load(Ordering::Acquire) {
+        if i >= self.leaf_len || i < self.leaves_done.load(Ordering::Acquire) || already_kept(&self.leaves_kept, i) {
             return;
         }
         let mut kept = self.lock();
         if !kept.detached && i >= self.leaves_done.load(Ordering::Acquire) {
-            kept.leaves.entry(i).or_insert_with(|| arena[i as usize].clone());
+            kept.leaves.insert(i, arena[i as usize].clone());
         }
     }
 
@@ -121,6 +125,16 @@ impl Snapshot {
             kept = self.released.wait(kept).unwrap_or_else(|e| e.into_inner());
         }
     }
+}
+
+/// Marks record `i` as kept; true when it already was (then it must not be copied again: it has changed since).
+fn already_kept(bits: &[AtomicU64], i: u32) -> bool {
+    let bit = 1u64 << (i % 64);
+    bits[i as usize / 64].fetch_or(bit, Ordering::Relaxed) & bit != 0
+}
+
+fn bitset(len: u32) -> Vec<AtomicU64> {
+    (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect()
 }
 
 impl Drop for Trie {
@@ -170,6 +184,8 @@ pub(crate) fn start_save(t: &mut Trie, path: PathBuf, meta: Vec<u8>) -> Result<S
         branches_done: AtomicU32::new(0),
         leaves_done: AtomicU32::new(0),
         detached: AtomicBool::new(false),
+        branches_kept: bitset(t.branches.len() as u32),
+        leaves_kept: bitset(t.leaves.len() as u32),
         state: Mutex::new(Kept::default()),
         released: Condvar::new(),
     });

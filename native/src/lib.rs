@@ -6,6 +6,7 @@
 mod napi;
 mod checkpoint;
 mod hash;
+mod key_index;
 mod secp;
 mod share;
 mod trie;

@@ -15,47 +15,13 @@
 //! is being written (checkpoint.rs) they keep the record as it was for the writer first.
 
 use crate::checkpoint::Snapshot;
+use crate::key_index::KeyIndex;
 use crate::share;
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 pub(crate) const NONE: u32 = u32::MAX;
 pub(crate) const LEAF: u32 = 1 << 31;
-
-/// Map hasher for trie keys. Keys are sha256 of state keys, but an attacker chooses the state keys
-/// (addresses, storage slots) and can grind them so that the bits a map buckets by collide. So the
-/// bucket hash is keyed with per-process random secrets (folded 64x64->128 multiply, as foldhash/wyhash
-/// do): cheap, and unpredictable without the secrets.
-#[derive(Default)]
-pub(crate) struct KeyHasher(u64);
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        let (k0, k1) = seeds();
-        let p = ((self.0 ^ k0) as u128) * ((k1 | 1) as u128);
-        (p as u64) ^ ((p >> 64) as u64)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut b = [0u8; 8];
-        let n = bytes.len().min(8);
-        b[..n].copy_from_slice(&bytes[..n]);
-        self.0 ^= u64::from_le_bytes(b);
-    }
-}
-
-/// Two random 64-bit secrets per process, drawn once from std's OS-seeded RandomState.
-fn seeds() -> (u64, u64) {
-    use std::collections::hash_map::RandomState;
-    use std::hash::BuildHasher;
-    use std::sync::OnceLock;
-    static SEEDS: OnceLock<(u64, u64)> = OnceLock::new();
-    *SEEDS.get_or_init(|| {
-        let s = RandomState::new();
-        (s.hash_one(0x9e37_79b9_7f4a_7c15u64), s.hash_one(0xc2b2_ae3d_27d4_eb4fu64))
-    })
-}
-pub(crate) type KeyMap = HashMap<[u8; 32], u32, BuildHasherDefault<KeyHasher>>;
 
 /// Field order is the layout (repr(C)): what an update and a re-hash read comes first, so hashing a branch
 /// reads its header and its children's hashes as one run of memory (the children's references, needed
@@ -89,7 +55,7 @@ pub struct Trie {
     pub(crate) leaves: Vec<Leaf>,
     pub(crate) free_branches: Vec<u32>,
     pub(crate) free_leaves: Vec<u32>,
-    pub(crate) by_key: KeyMap,
+    pub(crate) by_key: KeyIndex,
     /// Branches queued for re-hashing, by depth (a key hash has 64 nibbles: depths 0..64).
     dirty: Vec<Vec<u32>>,
     /// The checkpoint being written from this trie, if any.
@@ -150,7 +116,7 @@ impl Trie {
             leaves: Vec::new(),
             free_branches: Vec::new(),
             free_leaves: Vec::new(),
-            by_key: KeyMap::default(),
+            by_key: KeyIndex::default(),
             dirty: vec![Vec::new(); DEPTHS],
             saving: None,
         };
@@ -164,7 +130,7 @@ impl Trie {
         leaves: Vec<Leaf>,
         free_branches: Vec<u32>,
         free_leaves: Vec<u32>,
-        by_key: KeyMap,
+        by_key: KeyIndex,
     ) -> Trie {
         Trie {
             branches,
@@ -293,7 +259,7 @@ impl Trie {
     }
 
     pub fn set(&mut self, key: &[u8; 32], leaf_hash: &[u8; 32]) {
-        if let Some(&li) = self.by_key.get(key) {
+        if let Some(li) = self.by_key.get(key, &self.leaves) {
             let (parent, slot) = {
                 let l = &self.leaves[li as usize];
                 (l.parent, l.slot as usize)
@@ -315,7 +281,7 @@ impl Trie {
                     slot: n as u8,
                 });
                 self.link(node, n, LEAF | li, *leaf_hash);
-                self.by_key.insert(*key, li);
+                self.by_key.insert(key, li, &self.leaves);
                 return;
             }
             if c & LEAF == 0 {
@@ -335,7 +301,9 @@ impl Trie {
     }
 
     pub fn delete(&mut self, key: &[u8; 32]) -> bool {
-        let Some(li) = self.by_key.remove(key) else { return false };
+        let Some(li) = self.by_key.remove(key, &self.leaves) else {
+            return false;
+        };
         let (mut branch, slot) = {
             let l = &self.leaves[li as usize];
             (l.parent, l.slot as usize)
@@ -405,8 +373,8 @@ impl Trie {
         // find the map entries and leaves in cache and fetch the parent branch a few keys ahead.
         let found: Vec<u32> = hashes
             .iter()
-            .map(|(kh, _)| match self.by_key.get(kh) {
-                Some(&li) => {
+            .map(|(kh, _)| match self.by_key.get(kh, &self.leaves) {
+                Some(li) => {
                     prefetch(&self.leaves[li as usize], 1);
                     li
                 }
@@ -489,7 +457,7 @@ impl Trie {
     /// Membership proof steps from the root down: per level bitmap u16 BE, nibble u8, sibling count u8,
     /// then the siblings' hashes. None when the key is absent. Call root() first.
     pub fn prove(&self, key: &[u8; 32]) -> Option<Vec<u8>> {
-        let li = *self.by_key.get(key)?;
+        let li = self.by_key.get(key, &self.leaves)?;
         let mut steps: Vec<Vec<u8>> = Vec::new();
         let (mut parent, mut slot) = {
             let l = &self.leaves[li as usize];

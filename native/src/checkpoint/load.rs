@@ -1,7 +1,8 @@
 //! Reading a checkpoint back (the layout is described in checkpoint.rs).
 
 use super::{CHECKSUM_AT, HEADER_LEN, IO_BUFFER, MAGIC, MAX_META, VERSION};
-use crate::trie::{new_branch, KeyMap, Leaf, Trie, LEAF, NONE};
+use crate::key_index::KeyIndex;
+use crate::trie::{new_branch, Leaf, Trie, LEAF, NONE};
 use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
@@ -195,16 +196,16 @@ fn parse_body(r: &mut impl Read, h: &Header) -> Result<(Trie, Vec<u8>), BodyErro
     let mut is_free = vec![false; h.leaf_len as usize];
     free_leaves.iter().for_each(|&i| is_free[i as usize] = true);
     let mut leaves = Vec::with_capacity(h.leaf_len as usize);
-    let mut by_key = KeyMap::with_capacity_and_hasher(h.keys as usize, Default::default());
+    let mut by_key = KeyIndex::with_capacity(h.keys as usize);
     for i in 0..h.leaf_len {
         let key = read_array::<32>(r)?;
         let parent = read_u32(r)?;
         let [slot] = read_array::<1>(r)?;
         check(parent < h.branch_len && slot < 16, "leaf parent or slot out of range")?;
-        if !is_free[i as usize] {
-            check(by_key.insert(key, i).is_none(), "a key appears twice")?;
-        }
         leaves.push(Leaf { key, parent, slot });
+        if !is_free[i as usize] {
+            check(by_key.insert(&key, i, &leaves), "a key appears twice")?;
+        }
     }
     check(r.read(&mut [0u8; 1])? == 0, "bytes after the last record")?;
     Ok((Trie::from_parts(branches, leaves, free_branches, free_leaves, by_key), meta))
