@@ -62,19 +62,18 @@ impl KeyIndex {
         self.slots.len() - 1
     }
 
-    /// The slot holding `key`, if present.
+    /// Ok(slot holding `key`) or Err(the empty slot where it would go).
     #[inline]
-    fn find(&self, key: &[u8; 32], leaves: &[Leaf]) -> Option<usize> {
-        let h = bucket_hash(key);
+    fn probe(&self, key: &[u8; 32], h: u32, leaves: &[Leaf]) -> Result<usize, usize> {
         let mask = self.mask();
         let mut i = h as usize & mask;
         loop {
             let s = self.slots[i];
             if s == EMPTY {
-                return None;
+                return Err(i);
             }
             if (s >> 32) as u32 == h && leaves.get(s as u32 as usize).is_some_and(|l| l.key == *key) {
-                return Some(i);
+                return Ok(i);
             }
             i = (i + 1) & mask;
         }
@@ -82,7 +81,7 @@ impl KeyIndex {
 
     #[inline]
     pub(crate) fn get(&self, key: &[u8; 32], leaves: &[Leaf]) -> Option<u32> {
-        self.find(key, leaves).map(|i| self.slots[i] as u32)
+        self.probe(key, bucket_hash(key), leaves).ok().map(|i| self.slots[i] as u32)
     }
 
     /// Adds `key` -> `leaf` (`leaves[leaf]` holds the key); false, with nothing changed, if the key is present.
@@ -91,21 +90,14 @@ impl KeyIndex {
             self.grow();
         }
         let h = bucket_hash(key);
-        let mask = self.mask();
-        let mut i = h as usize & mask;
-        loop {
-            let s = self.slots[i];
-            if s == EMPTY {
-                break;
+        match self.probe(key, h, leaves) {
+            Ok(_) => false,
+            Err(i) => {
+                self.slots[i] = slot_of(h, leaf);
+                self.len += 1;
+                true
             }
-            if (s >> 32) as u32 == h && leaves.get(s as u32 as usize).is_some_and(|l| l.key == *key) {
-                return false;
-            }
-            i = (i + 1) & mask;
         }
-        self.slots[i] = slot_of(h, leaf);
-        self.len += 1;
-        true
     }
 
     fn place(&mut self, slot: u64) {
@@ -127,7 +119,7 @@ impl KeyIndex {
 
     /// Removes `key`, returning its leaf index.
     pub(crate) fn remove(&mut self, key: &[u8; 32], leaves: &[Leaf]) -> Option<u32> {
-        let at = self.find(key, leaves)?;
+        let at = self.probe(key, bucket_hash(key), leaves).ok()?;
         let leaf = self.slots[at] as u32;
         self.len -= 1;
         // Shift back the entries after the hole that may move there (their home is not in (hole, j]).
