@@ -102,9 +102,12 @@ async function buildAndSave(n: number, path: string): Promise<void> {
     return performance.now() - s;
   };
   const before: number[] = [];
+  const cpu0 = process.cpuUsage();
   for (let i = 0; i < 7; i++) before.push(blockMs());
+  const cpu = process.cpuUsage(cpu0);
+  const blockCpuMs = (cpu.user + cpu.system) / 1000 / 7; // all threads: the trie hashes on two
   if (typeof save !== 'function') {
-    process.stdout.write(`${JSON.stringify({ n, buildMs, rssPerKey, blocksBefore: before })}\n`);
+    process.stdout.write(`${JSON.stringify({ n, buildMs, rssPerKey, blocksBefore: before, blockCpuMs })}\n`);
     return;
   }
   // 1. Idle save: the call's own time (snapshot) and the event loop's longest gap until the file is durable.
@@ -136,7 +139,7 @@ async function buildAndSave(n: number, path: string): Promise<void> {
   await busy;
   const busySaveMs = performance.now() - t1;
   process.stdout.write(
-    `${JSON.stringify({ n, buildMs, rssPerKey, root, callMs, gapMs: idle.gapMs, saveMs, fileBytes, blocksBefore: before, blocksDuring: during, busySaveMs })}\n`,
+    `${JSON.stringify({ n, buildMs, rssPerKey, root, callMs, gapMs: idle.gapMs, saveMs, fileBytes, blocksBefore: before, blockCpuMs, blocksDuring: during, busySaveMs })}\n`,
   );
 }
 
@@ -181,6 +184,7 @@ interface Saved {
   saveMs: number;
   fileBytes: number;
   blocksBefore: number[];
+  blockCpuMs: number;
   blocksDuring: number[];
   busySaveMs: number;
 }
@@ -193,14 +197,17 @@ export async function benchCheckpoint(n: number): Promise<Row[]> {
     const rows: Row[] = [];
     const beforeAddon = process.env.BENCH_BEFORE_ADDON;
     if (beforeAddon) {
-      const before = await child<{ rssPerKey: number; blocksBefore: number[] }>(['build', String(n), join(dir, 'before.ckpt')], {
-        ...process.env,
-        NATIVE_ADDON_PATH: beforeAddon,
-      });
+      const before = await child<{ rssPerKey: number; blocksBefore: number[]; blockCpuMs: number }>(
+        ['build', String(n), join(dir, 'before.ckpt')],
+        {
+          ...process.env,
+          NATIVE_ADDON_PATH: beforeAddon,
+        },
+      );
       rows.push({
         name: `trie RSS per key, ${size} keys, before (${beforeAddon})`,
         value: `${before.rssPerKey.toFixed(0)} B`,
-        note: `${gib(before.rssPerKey * n)}; a 10,000-key update + root: median ${ms(median(before.blocksBefore))}`,
+        note: `${gib(before.rssPerKey * n)}; a 10,000-key update + root: median ${ms(median(before.blocksBefore))}, CPU ${ms(before.blockCpuMs)}`,
       });
     }
     const s = await child<Saved>(['build', String(n), path]);
@@ -210,7 +217,7 @@ export async function benchCheckpoint(n: number): Promise<Row[]> {
       {
         name: `trie RSS per key, ${size} keys (built by updates)`,
         value: `${s.rssPerKey.toFixed(0)} B`,
-        note: `${gib(s.rssPerKey * n)}; built in ${(s.buildMs / 1000).toFixed(1)} s; a 10,000-key update + root: median ${ms(median(s.blocksBefore))}`,
+        note: `${gib(s.rssPerKey * n)}; built in ${(s.buildMs / 1000).toFixed(1)} s; a 10,000-key update + root: median ${ms(median(s.blocksBefore))}, CPU ${ms(s.blockCpuMs)}`,
       },
       {
         name: `checkpoint save, ${size} keys`,

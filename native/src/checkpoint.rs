@@ -42,6 +42,8 @@ const LEAF_CHUNK: u32 = 16384;
 /// A checkpoint's meta is a small caller record (height, root...): anything larger is a corrupt header.
 const MAX_META: u32 = 1 << 20;
 const IO_BUFFER: usize = 1 << 20;
+/// Bytes of a leaf record: key hash, parent, slot.
+const LEAF_RECORD: u64 = 37;
 
 /// The trie as it was when a save started, shared by the JS thread (which copies records before changing
 /// them) and the writer.

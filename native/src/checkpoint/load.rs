@@ -1,8 +1,8 @@
 //! Reading a checkpoint back (the layout is described in checkpoint.rs).
 
-use super::{CHECKSUM_AT, HEADER_LEN, IO_BUFFER, MAGIC, MAX_META, VERSION};
+use super::{CHECKSUM_AT, HEADER_LEN, IO_BUFFER, LEAF_RECORD, MAGIC, MAX_META, VERSION};
 use crate::key_index::KeyIndex;
-use crate::trie::{new_branch, Leaf, Trie, LEAF, NONE};
+use crate::trie::{new_branch, Branch, Leaf, Trie, LEAF, NONE};
 use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
@@ -66,7 +66,9 @@ fn parse_header(raw: [u8; HEADER_LEN], actual_len: u64) -> Result<Header, String
 }
 
 /// Reads a checkpoint: the trie and the caller's meta, or why the file cannot be used. Nothing is built
-/// from bytes the checksum has not covered: a first pass checks it, a second (from the page cache) parses.
+/// from bytes the checksum has not covered: a first pass checks it, a second (from the page cache) parses,
+/// the branches on this thread and the leaves with the key index on another (fixed-size leaf records end the
+/// file, so their offset is known).
 pub(crate) fn load(path: &Path) -> Result<(Trie, Vec<u8>), String> {
     let io = |e: std::io::Error| format!("reading {}: {e}", path.display());
     let mut file = File::open(path).map_err(|e| match e.kind() {
@@ -84,16 +86,40 @@ pub(crate) fn load(path: &Path) -> Result<(Trie, Vec<u8>), String> {
         .map_err(io)?
         .then_some(())
         .ok_or("checksum mismatch")?;
+    let leaves_at = actual_len
+        .checked_sub(h.leaf_len as u64 * LEAF_RECORD)
+        .filter(|&at| at >= (HEADER_LEN + h.meta_len as usize) as u64)
+        .ok_or("inconsistent header: leaf records do not fit")?;
+    let leaf_file = File::open(path).map_err(io)?;
     file.seek(SeekFrom::Start(HEADER_LEN as u64)).map_err(io)?;
     let mut r = BufReader::with_capacity(IO_BUFFER, file);
-    let parsed = parse_body(&mut r, &h).map_err(|e| match e {
+    let body = |e: BodyError| match e {
         BodyError::Io(e) => io(e),
         BodyError::Invalid(m) => format!("invalid checkpoint body: {m}"),
-    })?;
-    if parsed.0.branches[0].hash != h.root {
+    };
+    let (meta, free_branches, free_leaves) = parse_prefix(&mut r, &h).map_err(body)?;
+    let (branches, leaves) = std::thread::scope(|scope| {
+        let leaves = scope.spawn(|| {
+            let mut lr = BufReader::with_capacity(IO_BUFFER, leaf_file);
+            lr.seek(SeekFrom::Start(leaves_at))?;
+            parse_leaves(&mut lr, &h, &free_leaves)
+        });
+        let branches = parse_branches(&mut r, &h).and_then(|b| {
+            check(
+                r.stream_position()? == leaves_at,
+                "branch records do not end where leaf records start",
+            )?;
+            Ok(b)
+        });
+        let leaves = leaves.join().unwrap_or(Err(BodyError::Invalid("leaf reader panicked")));
+        Ok::<_, BodyError>((branches?, leaves?))
+    })
+    .map_err(body)?;
+    if branches[0].hash != h.root {
         return Err("root in the header does not match the root branch".into());
     }
-    Ok(parsed)
+    let (leaves, by_key) = leaves;
+    Ok((Trie::from_parts(branches, leaves, free_branches, free_leaves, by_key), meta))
 }
 
 fn verify_checksum(file: &mut File, h: &Header) -> std::io::Result<bool> {
@@ -139,7 +165,10 @@ fn read_u32(r: &mut impl Read) -> std::io::Result<u32> {
     Ok(u32::from_le_bytes(read_array(r)?))
 }
 
-fn parse_body(r: &mut impl Read, h: &Header) -> Result<(Trie, Vec<u8>), BodyError> {
+type Prefix = (Vec<u8>, Vec<u32>, Vec<u32>);
+
+/// The caller's meta and the free lists.
+fn parse_prefix(r: &mut impl Read, h: &Header) -> Result<Prefix, BodyError> {
     let mut meta = vec![0u8; h.meta_len as usize];
     r.read_exact(&mut meta)?;
     let free_branches = (0..h.free_branches)
@@ -153,6 +182,10 @@ fn parse_body(r: &mut impl Read, h: &Header) -> Result<(Trie, Vec<u8>), BodyErro
         "free branch index out of range",
     )?;
     check(free_leaves.iter().all(|&i| i < h.leaf_len), "free leaf index out of range")?;
+    Ok((meta, free_branches, free_leaves))
+}
+
+fn parse_branches(r: &mut impl Read, h: &Header) -> Result<Vec<Branch>, BodyError> {
     let child_ok = |c: u32| {
         if c & LEAF != 0 {
             (c & !LEAF) < h.leaf_len
@@ -193,6 +226,11 @@ fn parse_body(r: &mut impl Read, h: &Header) -> Result<(Trie, Vec<u8>), BodyErro
         }
         branches.push(b);
     }
+    Ok(branches)
+}
+
+/// The leaf records (the end of the file) and the key index over the live ones.
+fn parse_leaves(r: &mut impl Read, h: &Header, free_leaves: &[u32]) -> Result<(Vec<Leaf>, KeyIndex), BodyError> {
     let mut is_free = vec![false; h.leaf_len as usize];
     free_leaves.iter().for_each(|&i| is_free[i as usize] = true);
     let mut leaves = Vec::with_capacity(h.leaf_len as usize);
@@ -208,5 +246,5 @@ fn parse_body(r: &mut impl Read, h: &Header) -> Result<(Trie, Vec<u8>), BodyErro
         }
     }
     check(r.read(&mut [0u8; 1])? == 0, "bytes after the last record")?;
-    Ok((Trie::from_parts(branches, leaves, free_branches, free_leaves, by_key), meta))
+    Ok((leaves, by_key))
 }
