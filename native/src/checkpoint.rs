@@ -48,26 +48,67 @@ const LEAF_RECORD: u64 = 37;
 /// The trie as it was when a save started, shared by the JS thread (which copies records before changing
 /// them) and the writer.
 pub(crate) struct Snapshot {
-    branch_len: u32,
-    leaf_len: u32,
-    /// Records below these indexes have been read by the writer: the JS thread may change them freely.
-    branches_done: AtomicU32,
-    leaves_done: AtomicU32,
+    branches: Side,
+    leaves: Side,
     /// Set once the writer no longer reads the trie (finished, failed or aborted).
     detached: AtomicBool,
-    /// A bit per record already copied into `state` (read and set by the JS thread only): a record changed
-    /// again costs no lock.
-    branches_kept: Vec<AtomicU64>,
-    leaves_kept: Vec<AtomicU64>,
     state: Mutex<Kept>,
-    released: Condvar,
+    /// Signalled when the writer finishes a chunk or detaches.
+    progress: Condvar,
+}
+
+/// One arena's part of a snapshot.
+struct Side {
+    /// The arena's length at the snapshot: the writer reads records below it.
+    len: u32,
+    /// Records below this have been read by the writer: the JS thread may change them freely.
+    done: AtomicU32,
+    /// A bit per record already copied (read and set by the JS thread only): a record changed again costs no lock.
+    kept: Vec<AtomicU64>,
+}
+
+impl Side {
+    fn new(len: usize) -> Side {
+        let words = (len as u32).div_ceil(64);
+        Side {
+            len: len as u32,
+            done: AtomicU32::new(0),
+            kept: (0..words).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// Whether the JS thread must look at record `i` before changing it (marks it as looked at).
+    fn needs_copy(&self, i: u32) -> bool {
+        if i >= self.len || i < self.done.load(Ordering::Acquire) {
+            return false;
+        }
+        let bit = 1u64 << (i % 64);
+        self.kept[i as usize / 64].fetch_or(bit, Ordering::Relaxed) & bit == 0
+    }
+}
+
+/// Records as they were at the snapshot, copied before the JS thread changed them, and how far the writer
+/// has claimed the arena (it reads [done, claimed) without the lock).
+struct Copies<T> {
+    records: HashMap<u32, T>,
+    claimed: u32,
+}
+
+impl<T> Default for Copies<T> {
+    fn default() -> Self {
+        Copies {
+            records: HashMap::new(),
+            claimed: 0,
+        }
+    }
 }
 
 #[derive(Default)]
 struct Kept {
-    /// Records as they were at the snapshot, copied before the JS thread changed them.
-    branches: HashMap<u32, Branch>,
-    leaves: HashMap<u32, Leaf>,
+    branches: Copies<Branch>,
+    leaves: Copies<Leaf>,
+    /// The writer is reading a claimed chunk: the arenas must not move.
+    reading: bool,
     started: bool,
     abort: bool,
     detached: bool,
@@ -78,45 +119,62 @@ impl Snapshot {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    fn wait<'a>(&self, kept: MutexGuard<'a, Kept>) -> MutexGuard<'a, Kept> {
+        self.progress.wait(kept).unwrap_or_else(|e| e.into_inner())
+    }
+
     pub(crate) fn is_detached(&self) -> bool {
         self.detached.load(Ordering::Acquire)
     }
 
-    /// Runs `f` (a push that may move an arena) while the writer cannot be reading.
-    pub(crate) fn while_locked<R>(&self, f: impl FnOnce() -> R) -> R {
-        let _held = self.lock();
+    /// Runs `f` (a push that may move an arena) while the writer is not reading a chunk.
+    pub(crate) fn between_chunks<R>(&self, f: impl FnOnce() -> R) -> R {
+        let mut kept = self.lock();
+        while kept.reading && !kept.detached {
+            kept = self.wait(kept);
+        }
         f()
     }
 
     /// Called before branch `i` changes: keeps its snapshot version if the writer still needs it.
     pub(crate) fn keep_branch(&self, i: u32, arena: &[Branch]) {
-        if i >= self.branch_len || i < self.branches_done.load(Ordering::Acquire) || already_kept(&self.branches_kept, i) {
-            return;
-        }
-        let mut kept = self.lock();
-        if !kept.detached && i >= self.branches_done.load(Ordering::Acquire) {
-            kept.branches.insert(i, arena[i as usize].clone());
+        if self.branches.needs_copy(i) {
+            self.keep(i, &self.branches, |k| &mut k.branches, arena);
         }
     }
 
     pub(crate) fn keep_leaf(&self, i: u32, arena: &[Leaf]) {
-        if i >= self.leaf_len || i < self.leaves_done.load(Ordering::Acquire) || already_kept(&self.leaves_kept, i) {
-            return;
-        }
-        let mut kept = self.lock();
-        if !kept.detached && i >= self.leaves_done.load(Ordering::Acquire) {
-            kept.leaves.insert(i, arena[i as usize].clone());
+        if self.leaves.needs_copy(i) {
+            self.keep(i, &self.leaves, |k| &mut k.leaves, arena);
         }
     }
 
-    /// The writer is done with the trie: stop copying, free the copies, wake a dropping trie.
+    #[cold]
+    fn keep<T: Clone>(&self, i: u32, side: &Side, copies: fn(&mut Kept) -> &mut Copies<T>, arena: &[T]) {
+        let mut kept = self.lock();
+        loop {
+            if kept.detached || i < side.done.load(Ordering::Acquire) {
+                return;
+            }
+            let c = copies(&mut kept);
+            if i >= c.claimed {
+                c.records.insert(i, arena[i as usize].clone());
+                return;
+            }
+            // The writer is reading this record's chunk right now: wait until it has passed.
+            kept = self.wait(kept);
+        }
+    }
+
+    /// The writer is done with the trie: stop copying, free the copies, wake whoever waits.
     fn detach(&self) {
         let mut kept = self.lock();
         kept.detached = true;
-        kept.branches = HashMap::new();
-        kept.leaves = HashMap::new();
+        kept.reading = false;
+        kept.branches = Copies::default();
+        kept.leaves = Copies::default();
         self.detached.store(true, Ordering::Release);
-        self.released.notify_all();
+        self.progress.notify_all();
     }
 
     /// The trie is being dropped: the writer must stop reading it. Waits for a chunk in progress.
@@ -124,19 +182,9 @@ impl Snapshot {
         let mut kept = self.lock();
         kept.abort = true;
         while kept.started && !kept.detached {
-            kept = self.released.wait(kept).unwrap_or_else(|e| e.into_inner());
+            kept = self.wait(kept);
         }
     }
-}
-
-/// Marks record `i` as kept; true when it already was (then it must not be copied again: it has changed since).
-fn already_kept(bits: &[AtomicU64], i: u32) -> bool {
-    let bit = 1u64 << (i % 64);
-    bits[i as usize / 64].fetch_or(bit, Ordering::Relaxed) & bit != 0
-}
-
-fn bitset(len: u32) -> Vec<AtomicU64> {
-    (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect()
 }
 
 impl Drop for Trie {
@@ -181,15 +229,11 @@ pub(crate) fn start_save(t: &mut Trie, path: PathBuf, meta: Vec<u8>) -> Result<S
     }
     let root = t.root();
     let snap = Arc::new(Snapshot {
-        branch_len: t.branches.len() as u32,
-        leaf_len: t.leaves.len() as u32,
-        branches_done: AtomicU32::new(0),
-        leaves_done: AtomicU32::new(0),
+        branches: Side::new(t.branches.len()),
+        leaves: Side::new(t.leaves.len()),
         detached: AtomicBool::new(false),
-        branches_kept: bitset(t.branches.len() as u32),
-        leaves_kept: bitset(t.leaves.len() as u32),
         state: Mutex::new(Kept::default()),
-        released: Condvar::new(),
+        progress: Condvar::new(),
     });
     t.saving = Some(snap.clone());
     Ok(SaveJob {
@@ -215,7 +259,11 @@ impl SaveJob {
     /// Writes the file (worker thread); the outcome is left in `result`.
     pub(crate) fn run(&mut self) {
         let tmp = temp_path(&self.path);
-        self.result = self.write_to(&tmp).and_then(|()| publish(&tmp, &self.path));
+        let written = self.write_to(&tmp);
+        // Failed or not, the trie stops keeping records now (not when the job is dropped on the JS thread,
+        // which may be waiting in Trie::drop for exactly this).
+        self.snap.detach();
+        self.result = written.and_then(|()| publish(&tmp, &self.path));
         if self.result.is_err() {
             let _ = fs::remove_file(&tmp);
         }
@@ -247,16 +295,27 @@ impl SaveJob {
         }
         self.begin()?;
         let mut from = 0;
-        while from < self.snap.branch_len {
-            let to = (from + BRANCH_CHUNK).min(self.snap.branch_len);
-            self.read_branches(from, to, &mut buf)?;
+        while from < self.snap.branches.len {
+            let to = (from + BRANCH_CHUNK).min(self.snap.branches.len);
+            // Evaluated under the lock (see read_chunk).
+            let base = |_: &Kept| unsafe { (*self.trie.0).branches.as_ptr() };
+            self.read_chunk(
+                from,
+                to,
+                &self.snap.branches,
+                |k| &mut k.branches,
+                base,
+                encode_branch,
+                &mut buf,
+            )?;
             out.put(&buf).map_err(io)?;
             from = to;
         }
         from = 0;
-        while from < self.snap.leaf_len {
-            let to = (from + LEAF_CHUNK).min(self.snap.leaf_len);
-            self.read_leaves(from, to, &mut buf)?;
+        while from < self.snap.leaves.len {
+            let to = (from + LEAF_CHUNK).min(self.snap.leaves.len);
+            let base = |_: &Kept| unsafe { (*self.trie.0).leaves.as_ptr() };
+            self.read_chunk(from, to, &self.snap.leaves, |k| &mut k.leaves, base, encode_leaf, &mut buf)?;
             out.put(&buf).map_err(io)?;
             from = to;
         }
@@ -279,8 +338,8 @@ impl SaveJob {
         h[0..8].copy_from_slice(MAGIC);
         let fields = [
             VERSION,
-            self.snap.branch_len,
-            self.snap.leaf_len,
+            self.snap.branches.len,
+            self.snap.leaves.len,
             self.free_branches.len() as u32,
             self.free_leaves.len() as u32,
             self.keys,
@@ -304,58 +363,60 @@ impl SaveJob {
         Ok(())
     }
 
-    /// Encodes branch records [from, to) as of the snapshot into `buf`.
-    fn read_branches(&self, from: u32, to: u32, buf: &mut Vec<u8>) -> Result<(), String> {
+    /// Encodes records [from, to) of one arena as of the snapshot into `buf`. Under the lock: claim the chunk
+    /// (from then on the JS thread waits before changing a record in it), take the copies made of its
+    /// records, note the arena's address. Then read it without the lock, so an update waits only when it
+    /// changes a record of this very chunk or grows an arena past its capacity.
+    #[allow(clippy::too_many_arguments)]
+    fn read_chunk<T>(
+        &self,
+        from: u32,
+        to: u32,
+        side: &Side,
+        copies: fn(&mut Kept) -> &mut Copies<T>,
+        base: impl Fn(&Kept) -> *const T,
+        encode: fn(&T, &mut Vec<u8>),
+        buf: &mut Vec<u8>,
+    ) -> Result<(), String> {
         buf.clear();
-        let mut kept = self.snap.lock();
-        if kept.abort {
-            return Err("the trie was dropped while its checkpoint was written".into());
-        }
-        // SAFETY: the trie is alive (Trie::drop waits for this lock and sees `abort`); the JS thread moves the
-        // arena only under this lock, and writes records in [from, to) only after copying them into `kept`
-        // under this lock (or once `branches_done` has passed them).
-        let base = unsafe { (*self.trie.0).branches.as_ptr() };
-        for i in from..to {
-            let copy = if kept.branches.is_empty() {
-                None
+        let (base, mut taken) = {
+            let mut kept = self.snap.lock();
+            if kept.abort {
+                return Err("the trie was dropped while its checkpoint was written".into());
+            }
+            kept.reading = true;
+            let c = copies(&mut kept);
+            c.claimed = to;
+            let taken: HashMap<u32, T> = if c.records.is_empty() {
+                HashMap::new()
             } else {
-                kept.branches.remove(&i)
+                (from..to).filter_map(|i| c.records.remove(&i).map(|r| (i, r))).collect()
             };
-            let b = match &copy {
-                Some(b) => b,
+            (base(&kept), taken)
+        };
+        for i in from..to {
+            let copy = if taken.is_empty() { None } else { taken.remove(&i) };
+            // SAFETY: the trie is alive (Trie::drop waits while `started && !detached`); the arena does not move
+            // while `reading` (pushes that would reallocate wait: Snapshot::between_chunks); records of
+            // [from, to) without a copy are not written until `done` passes them (Snapshot::keep waits).
+            let r = match &copy {
+                Some(r) => r,
                 None => unsafe { &*base.add(i as usize) },
             };
-            encode_branch(b, buf);
+            encode(r, buf);
         }
-        self.snap.branches_done.store(to, Ordering::Release);
+        let mut kept = self.snap.lock();
+        kept.reading = false;
+        side.done.store(to, Ordering::Release);
+        self.snap.progress.notify_all();
         Ok(())
     }
+}
 
-    fn read_leaves(&self, from: u32, to: u32, buf: &mut Vec<u8>) -> Result<(), String> {
-        buf.clear();
-        let mut kept = self.snap.lock();
-        if kept.abort {
-            return Err("the trie was dropped while its checkpoint was written".into());
-        }
-        // SAFETY: as in read_branches.
-        let base = unsafe { (*self.trie.0).leaves.as_ptr() };
-        for i in from..to {
-            let copy = if kept.leaves.is_empty() {
-                None
-            } else {
-                kept.leaves.remove(&i)
-            };
-            let l = match &copy {
-                Some(l) => l,
-                None => unsafe { &*base.add(i as usize) },
-            };
-            buf.extend_from_slice(&l.key);
-            buf.extend_from_slice(&l.parent.to_le_bytes());
-            buf.push(l.slot);
-        }
-        self.snap.leaves_done.store(to, Ordering::Release);
-        Ok(())
-    }
+fn encode_leaf(l: &Leaf, buf: &mut Vec<u8>) {
+    buf.extend_from_slice(&l.key);
+    buf.extend_from_slice(&l.parent.to_le_bytes());
+    buf.push(l.slot);
 }
 
 fn encode_branch(b: &Branch, buf: &mut Vec<u8>) {

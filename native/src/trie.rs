@@ -177,8 +177,10 @@ impl Trie {
 
     fn push_branch(&mut self, b: Branch) -> u32 {
         match self.saving.clone() {
-            // The writer reads the arena through its base pointer: a push may move it.
-            Some(snap) if !snap.is_detached() => snap.while_locked(|| self.branches.push(b)),
+            // The writer reads the arena through its address: a push that reallocates must not move it then.
+            Some(snap) if self.branches.len() == self.branches.capacity() && !snap.is_detached() => {
+                snap.between_chunks(|| self.branches.push(b))
+            }
             _ => self.branches.push(b),
         }
         (self.branches.len() - 1) as u32
@@ -186,7 +188,9 @@ impl Trie {
 
     fn push_leaf(&mut self, l: Leaf) -> u32 {
         match self.saving.clone() {
-            Some(snap) if !snap.is_detached() => snap.while_locked(|| self.leaves.push(l)),
+            Some(snap) if self.leaves.len() == self.leaves.capacity() && !snap.is_detached() => {
+                snap.between_chunks(|| self.leaves.push(l))
+            }
             _ => self.leaves.push(l),
         }
         (self.leaves.len() - 1) as u32
