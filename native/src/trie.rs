@@ -179,7 +179,7 @@ impl Trie {
         match self.saving.clone() {
             // The writer reads the arena through its address: a push that reallocates must not move it then.
             Some(snap) if self.branches.len() == self.branches.capacity() && !snap.is_detached() => {
-                snap.between_chunks(|| self.branches.push(b))
+                snap.while_locked(|| self.branches.push(b))
             }
             _ => self.branches.push(b),
         }
@@ -189,7 +189,7 @@ impl Trie {
     fn push_leaf(&mut self, l: Leaf) -> u32 {
         match self.saving.clone() {
             Some(snap) if self.leaves.len() == self.leaves.capacity() && !snap.is_detached() => {
-                snap.between_chunks(|| self.leaves.push(l))
+                snap.while_locked(|| self.leaves.push(l))
             }
             _ => self.leaves.push(l),
         }
