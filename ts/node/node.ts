@@ -251,7 +251,7 @@ export class NativeNode {
       const consensus = new PoaEngine(chain, mempool, key, {
         blockTimeMs: config.blockTimeMs,
         maxBlockTxs: config.maxBlockTxs,
-        packGasLimit: config.packGasLimit,
+        pack: { gas: config.packGasLimit, ms: config.packTimeMs },
       });
       const ctx: NodeContext = {
         chain,
