@@ -79,6 +79,12 @@ impl KeyIndex {
         }
     }
 
+    /// Asks for the cache line where `key`'s probe starts (a hint: a batch of inserts overlaps its misses).
+    #[inline]
+    pub(crate) fn prefetch(&self, key: &[u8; 32]) {
+        crate::trie::prefetch(&self.slots[bucket_hash(key) as usize & self.mask()], 1);
+    }
+
     #[inline]
     pub(crate) fn get(&self, key: &[u8; 32], leaves: &[Leaf]) -> Option<u32> {
         self.probe(key, bucket_hash(key), leaves).ok().map(|i| self.slots[i] as u32)

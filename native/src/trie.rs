@@ -70,7 +70,7 @@ const PREFETCH_AHEAD: usize = 4;
 
 /// Ask for the first `lines` cache lines of a record to be brought into cache (a hint: no effect on results).
 #[inline]
-fn prefetch<T>(record: &T, lines: usize) {
+pub(crate) fn prefetch<T>(record: &T, lines: usize) {
     #[cfg(target_arch = "x86_64")]
     unsafe {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
