@@ -1,7 +1,8 @@
 /**
  * Storage benchmarks (docs/storage.md): reads of past state, the history's cost per block, the block
  * commit, and a node's memory and restart time by state size. `node dist/bench/storage.js [history|commit [rounds]|
- * restart N[,N]]` prints table rows for bench/RESULTS.md. Times are wall clock and, where the shared machine's
+ * restart N[,N]|checkpoint N[,N]]` (checkpoint: bench/trie-checkpoint.ts) prints table rows for bench/RESULTS.md.
+ * Times are wall clock and, where the shared machine's
  * load makes wall time meaningless, CPU time of this process too.
  */
 import { spawn } from 'node:child_process';
@@ -18,6 +19,7 @@ import type { KeyStr, StateUndo } from '../ts/state/state-store.js';
 import { type KvBatch, openRocksStore } from '../ts/storage/index.js';
 import { benchChainParams, senderKeys, signedTransfers } from './fixtures.js';
 import { admitForBench, type Row } from './ledger.js';
+import { benchCheckpoint } from './trie-checkpoint.js';
 
 const pct = (xs: number[], p: number): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -374,6 +376,9 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   if (what === 'history' || what === 'all') rows.push(...(await benchHistoryReads()));
   if (what === 'commit' || what === 'all') rows.push(...(await benchCommit(what === 'commit' && arg ? Number(arg) : undefined)));
+  if (what === 'checkpoint') {
+    for (const n of (arg ?? '1000000').split(',').map(Number)) rows.push(...(await benchCheckpoint(n)));
+  }
   if (what === 'restart' || what === 'all') {
     for (const n of (arg ?? '1000000').split(',').map(Number)) rows.push(...(await benchRestart(n)));
   }

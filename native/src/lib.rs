@@ -4,7 +4,9 @@
 
 #[macro_use]
 mod napi;
+mod checkpoint;
 mod hash;
+mod key_index;
 mod secp;
 mod share;
 mod trie;
@@ -86,9 +88,13 @@ js_fn!(js_trie_update, 6, |env, a| {
     let Some(t) = env.external_mut::<trie::Trie>(TRIE_TAG, a[0]) else {
         return env.throw_type_error(c"trieUpdate: expected a trie handle");
     };
-    let (Some(keys), Some(key_ends), Some(vals), Some(val_ends), Some(dels)) =
-        (env.bytes(a[1]), env.bytes(a[2]), env.bytes(a[3]), env.bytes(a[4]), env.bytes(a[5]))
-    else {
+    let (Some(keys), Some(key_ends), Some(vals), Some(val_ends), Some(dels)) = (
+        env.bytes(a[1]),
+        env.bytes(a[2]),
+        env.bytes(a[3]),
+        env.bytes(a[4]),
+        env.bytes(a[5]),
+    ) else {
         return env.throw_type_error(c"trieUpdate: expected (handle, keys, keyEnds, values, valueEnds, deletes) as Uint8Arrays");
     };
     let n = dels.len();
@@ -151,6 +157,64 @@ js_fn!(js_trie_size, 1, |env, a| {
     match env.external_mut::<trie::Trie>(TRIE_TAG, a[0]) {
         Some(t) => env.uint32(t.len() as u32),
         None => env.throw_type_error(c"trieSize: expected a trie handle"),
+    }
+});
+
+/// A path handed over as its bytes (a Buffer of the JS string): no string conversion through N-API.
+fn path_of(bytes: &[u8]) -> std::path::PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        std::path::PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+    }
+    #[cfg(not(unix))]
+    {
+        std::path::PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
+    }
+}
+
+// trieSave(handle, pathBytes, meta) -> Promise<undefined>: takes a snapshot of the trie now (after
+// re-hashing) and writes it to path on libuv's thread pool (see checkpoint.rs); rejects with the I/O error.
+// Throws at once when a save of this trie is still running.
+js_fn!(js_trie_save, 3, |env, a| {
+    let Some(t) = env.external_mut::<trie::Trie>(TRIE_TAG, a[0]) else {
+        return env.throw_type_error(c"trieSave: expected a trie handle");
+    };
+    let (Some(path), Some(meta)) = (env.bytes(a[1]), env.bytes(a[2])) else {
+        return env.throw_type_error(c"trieSave: expected (handle, path bytes, meta bytes)");
+    };
+    let job = match checkpoint::start_save(t, path_of(path), meta.to_vec()) {
+        Ok(job) => job,
+        Err(msg) => {
+            let msg = std::ffi::CString::new(msg).unwrap_or_default();
+            return env.throw_error(&msg);
+        }
+    };
+    unsafe fn settle(env: Env, job: checkpoint::SaveJob) -> Result<napi_value, napi_value> {
+        match &job.result {
+            Ok(()) => Ok(env.undefined()),
+            Err(msg) => Err(env.error_value(Some("CHECKPOINT_WRITE"), msg)),
+        }
+    }
+    match env.spawn_promise("trieSave", job, checkpoint::SaveJob::run, settle) {
+        Some(p) => p,
+        None => env.throw_error(c"trieSave: could not create a promise"),
+    }
+});
+
+// trieLoad(pathBytes) -> { handle, meta } | reason (a string: missing, truncated, checksum mismatch...).
+js_fn!(js_trie_load, 1, |env, a| {
+    let Some(path) = env.bytes(a[0]) else {
+        return env.throw_type_error(c"trieLoad: expected path bytes");
+    };
+    match checkpoint::load(&path_of(path)) {
+        Ok((trie, meta)) => {
+            let out = env.object();
+            env.set(out, c"handle", env.external(TRIE_TAG, trie));
+            env.set(out, c"meta", env.u8_from(&meta));
+            out
+        }
+        Err(reason) => env.string(&reason),
     }
 });
 
@@ -299,6 +363,8 @@ pub unsafe extern "C" fn napi_register_module_v1(raw: napi_env, exports: napi_va
     env.export_fn(exports, c"trieRoot", js_trie_root);
     env.export_fn(exports, c"trieProve", js_trie_prove);
     env.export_fn(exports, c"trieSize", js_trie_size);
+    env.export_fn(exports, c"trieSave", js_trie_save);
+    env.export_fn(exports, c"trieLoad", js_trie_load);
     env.export_fn(exports, c"verify", js_verify);
     env.export_fn(exports, c"sign", js_sign);
     env.export_fn(exports, c"verifyBatch", js_verify_batch);

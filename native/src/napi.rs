@@ -23,6 +23,18 @@ pub type napi_callback_info = *mut napi_callback_info__;
 pub type napi_status = i32;
 pub type napi_callback = Option<unsafe extern "C" fn(napi_env, napi_callback_info) -> napi_value>;
 pub type napi_finalize = Option<unsafe extern "C" fn(napi_env, *mut c_void, *mut c_void)>;
+#[repr(C)]
+pub struct napi_deferred__ {
+    _p: [u8; 0],
+}
+#[repr(C)]
+pub struct napi_async_work__ {
+    _p: [u8; 0],
+}
+pub type napi_deferred = *mut napi_deferred__;
+pub type napi_async_work = *mut napi_async_work__;
+pub type napi_async_execute_callback = Option<unsafe extern "C" fn(napi_env, *mut c_void)>;
+pub type napi_async_complete_callback = Option<unsafe extern "C" fn(napi_env, napi_status, *mut c_void)>;
 
 const NAPI_OK: napi_status = 0;
 const NAPI_UINT8_ARRAY: i32 = 1;
@@ -76,6 +88,22 @@ extern "C" {
         result: *mut napi_value,
     ) -> napi_status;
     fn napi_get_value_external(env: napi_env, value: napi_value, result: *mut *mut c_void) -> napi_status;
+    fn napi_create_object(env: napi_env, result: *mut napi_value) -> napi_status;
+    fn napi_create_error(env: napi_env, code: napi_value, msg: napi_value, result: *mut napi_value) -> napi_status;
+    fn napi_create_promise(env: napi_env, deferred: *mut napi_deferred, promise: *mut napi_value) -> napi_status;
+    fn napi_resolve_deferred(env: napi_env, deferred: napi_deferred, resolution: napi_value) -> napi_status;
+    fn napi_reject_deferred(env: napi_env, deferred: napi_deferred, rejection: napi_value) -> napi_status;
+    fn napi_create_async_work(
+        env: napi_env,
+        async_resource: napi_value,
+        async_resource_name: napi_value,
+        execute: napi_async_execute_callback,
+        complete: napi_async_complete_callback,
+        data: *mut c_void,
+        result: *mut napi_async_work,
+    ) -> napi_status;
+    fn napi_queue_async_work(env: napi_env, work: napi_async_work) -> napi_status;
+    fn napi_delete_async_work(env: napi_env, work: napi_async_work) -> napi_status;
 }
 
 /// A Rust value owned by a JS external; `tag` guards against being handed some other external.
@@ -231,6 +259,101 @@ impl Env {
         }
         let owned = &mut *(data as *mut Owned<T>);
         (owned.tag == tag).then_some(&mut owned.value)
+    }
+
+    /// A fresh empty object (null on failure).
+    pub unsafe fn object(self) -> napi_value {
+        let mut r = ptr::null_mut();
+        napi_create_object(self.0, &mut r);
+        r
+    }
+
+    /// An Error object (not thrown) with `msg` and, when given, `code`.
+    pub unsafe fn error_value(self, code: Option<&str>, msg: &str) -> napi_value {
+        let code = code.map_or(ptr::null_mut(), |c| self.string(c));
+        let mut r = ptr::null_mut();
+        napi_create_error(self.0, code, self.string(msg), &mut r);
+        r
+    }
+
+    /// Runs `work` on libuv's thread pool, then `done` on the JS thread with its result; returns the promise
+    /// `done` settles (Ok: resolved with the value it builds, Err: rejected with it). None (with nothing
+    /// queued) when N-API refuses, e.g. during shutdown.
+    pub unsafe fn spawn_promise<T: Send + 'static>(
+        self,
+        name: &str,
+        work: T,
+        run: fn(&mut T),
+        done: unsafe fn(Env, T) -> Result<napi_value, napi_value>,
+    ) -> Option<napi_value> {
+        struct Task<T> {
+            work: Option<T>,
+            run: fn(&mut T),
+            done: unsafe fn(Env, T) -> Result<napi_value, napi_value>,
+            deferred: napi_deferred,
+            handle: napi_async_work,
+        }
+        unsafe extern "C" fn execute<T>(_env: napi_env, data: *mut c_void) {
+            let task = &mut *(data as *mut Task<T>);
+            if let Some(w) = task.work.as_mut() {
+                // A panic must not unwind into libuv; `done` still settles the promise.
+                let run = task.run;
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(w)));
+            }
+        }
+        unsafe extern "C" fn complete<T>(raw: napi_env, _status: napi_status, data: *mut c_void) {
+            let task = Box::from_raw(data as *mut Task<T>);
+            let env = Env(raw);
+            let settled = match task.work {
+                Some(w) => (task.done)(env, w),
+                None => Err(env.error_value(None, "native: async work lost its input")),
+            };
+            match settled {
+                Ok(v) => napi_resolve_deferred(raw, task.deferred, v),
+                Err(e) => napi_reject_deferred(raw, task.deferred, e),
+            };
+            napi_delete_async_work(raw, task.handle);
+        }
+        let mut deferred = ptr::null_mut();
+        let mut promise = ptr::null_mut();
+        if napi_create_promise(self.0, &mut deferred, &mut promise) != NAPI_OK {
+            return None;
+        }
+        let task = Box::into_raw(Box::new(Task {
+            work: Some(work),
+            run,
+            done,
+            deferred,
+            handle: ptr::null_mut(),
+        }));
+        let mut handle = ptr::null_mut();
+        let created = napi_create_async_work(
+            self.0,
+            ptr::null_mut(),
+            self.string(name),
+            Some(execute::<T>),
+            Some(complete::<T>),
+            task as *mut c_void,
+            &mut handle,
+        );
+        if created != NAPI_OK {
+            let task = Box::from_raw(task);
+            napi_reject_deferred(
+                self.0,
+                deferred,
+                self.error_value(None, "native: could not create async work"),
+            );
+            drop(task);
+            return Some(promise);
+        }
+        (*task).handle = handle;
+        if napi_queue_async_work(self.0, handle) != NAPI_OK {
+            let task = Box::from_raw(task);
+            napi_delete_async_work(self.0, handle);
+            napi_reject_deferred(self.0, deferred, self.error_value(None, "native: could not queue async work"));
+            drop(task);
+        }
+        Some(promise)
     }
 
     pub unsafe fn boolean(self, b: bool) -> napi_value {

@@ -10,81 +10,56 @@
 //! depth, and root() re-hashes those lists deepest level first, each level shared between the calling
 //! thread and a helper (share.rs). No sort: sorting the dirty branches by depth read a random branch
 //! record per comparison.
+//!
+//! Every write to a branch or leaf record goes through `branch_mut`/`leaf_mut`/`push_*`: while a checkpoint
+//! is being written (checkpoint.rs) they keep the record as it was for the writer first.
 
+use crate::checkpoint::Snapshot;
+use crate::key_index::KeyIndex;
 use crate::share;
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
-const NONE: u32 = u32::MAX;
-const LEAF: u32 = 1 << 31;
-
-/// Map hasher for trie keys. Keys are sha256 of state keys, but an attacker chooses the state keys
-/// (addresses, storage slots) and can grind them so that the bits a map buckets by collide. So the
-/// bucket hash is keyed with per-process random secrets (folded 64x64->128 multiply, as foldhash/wyhash
-/// do): cheap, and unpredictable without the secrets.
-#[derive(Default)]
-struct KeyHasher(u64);
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        let (k0, k1) = seeds();
-        let p = ((self.0 ^ k0) as u128) * ((k1 | 1) as u128);
-        (p as u64) ^ ((p >> 64) as u64)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut b = [0u8; 8];
-        let n = bytes.len().min(8);
-        b[..n].copy_from_slice(&bytes[..n]);
-        self.0 ^= u64::from_le_bytes(b);
-    }
-}
-
-/// Two random 64-bit secrets per process, drawn once from std's OS-seeded RandomState.
-fn seeds() -> (u64, u64) {
-    use std::collections::hash_map::RandomState;
-    use std::hash::BuildHasher;
-    use std::sync::OnceLock;
-    static SEEDS: OnceLock<(u64, u64)> = OnceLock::new();
-    *SEEDS.get_or_init(|| {
-        let s = RandomState::new();
-        (s.hash_one(0x9e37_79b9_7f4a_7c15u64), s.hash_one(0xc2b2_ae3d_27d4_eb4fu64))
-    })
-}
-type KeyMap = HashMap<[u8; 32], u32, BuildHasherDefault<KeyHasher>>;
+pub(crate) const NONE: u32 = u32::MAX;
+pub(crate) const LEAF: u32 = 1 << 31;
 
 /// Field order is the layout (repr(C)): what an update and a re-hash read comes first, so hashing a branch
 /// reads its header and its children's hashes as one run of memory (the children's references, needed
 /// only when walking down, come last).
 #[repr(C)]
-struct Branch {
-    parent: u32,
+#[derive(Clone)]
+pub(crate) struct Branch {
+    pub(crate) parent: u32,
     /// Bit i (from the top, as in the preimage) set when child i is present.
-    bitmap: u16,
-    slot: u8,
-    depth: u8,
-    dirty: bool,
-    live: bool,
+    pub(crate) bitmap: u16,
+    pub(crate) slot: u8,
+    pub(crate) depth: u8,
+    pub(crate) dirty: bool,
+    pub(crate) live: bool,
     /// Hash of each present child (leaf hash or branch hash), kept up to date by updates and root().
-    child_hash: [[u8; 32]; 16],
-    hash: [u8; 32],
+    pub(crate) child_hash: [[u8; 32]; 16],
+    pub(crate) hash: [u8; 32],
     /// Child references: NONE, a branch index, or LEAF | leaf index.
-    children: [u32; 16],
+    pub(crate) children: [u32; 16],
 }
 
-struct Leaf {
-    key: [u8; 32],
-    parent: u32,
-    slot: u8,
+#[derive(Clone)]
+pub(crate) struct Leaf {
+    pub(crate) key: [u8; 32],
+    pub(crate) parent: u32,
+    pub(crate) slot: u8,
 }
 
 pub struct Trie {
-    branches: Vec<Branch>,
-    leaves: Vec<Leaf>,
-    free_branches: Vec<u32>,
-    free_leaves: Vec<u32>,
-    by_key: KeyMap,
+    pub(crate) branches: Vec<Branch>,
+    pub(crate) leaves: Vec<Leaf>,
+    pub(crate) free_branches: Vec<u32>,
+    pub(crate) free_leaves: Vec<u32>,
+    pub(crate) by_key: KeyIndex,
     /// Branches queued for re-hashing, by depth (a key hash has 64 nibbles: depths 0..64).
     dirty: Vec<Vec<u32>>,
+    /// The checkpoint being written from this trie, if any.
+    pub(crate) saving: Option<Arc<Snapshot>>,
 }
 
 /// Depths a branch can have: one per nibble of a 32-byte key hash.
@@ -95,7 +70,7 @@ const PREFETCH_AHEAD: usize = 4;
 
 /// Ask for the first `lines` cache lines of a record to be brought into cache (a hint: no effect on results).
 #[inline]
-fn prefetch<T>(record: &T, lines: usize) {
+pub(crate) fn prefetch<T>(record: &T, lines: usize) {
     #[cfg(target_arch = "x86_64")]
     unsafe {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
@@ -120,7 +95,7 @@ fn nibble(h: &[u8; 32], depth: usize) -> usize {
     (if depth & 1 == 1 { b & 15 } else { b >> 4 }) as usize
 }
 
-fn new_branch(parent: u32, slot: u8, depth: u8) -> Branch {
+pub(crate) fn new_branch(parent: u32, slot: u8, depth: u8) -> Branch {
     Branch {
         parent,
         bitmap: 0,
@@ -141,11 +116,84 @@ impl Trie {
             leaves: Vec::new(),
             free_branches: Vec::new(),
             free_leaves: Vec::new(),
-            by_key: KeyMap::default(),
+            by_key: KeyIndex::default(),
             dirty: vec![Vec::new(); DEPTHS],
+            saving: None,
         };
         t.mark(0);
         t
+    }
+
+    /// A trie from arenas read back from a checkpoint: every hash is current (nothing dirty).
+    pub(crate) fn from_parts(
+        branches: Vec<Branch>,
+        leaves: Vec<Leaf>,
+        free_branches: Vec<u32>,
+        free_leaves: Vec<u32>,
+        by_key: KeyIndex,
+    ) -> Trie {
+        Trie {
+            branches,
+            leaves,
+            free_branches,
+            free_leaves,
+            by_key,
+            dirty: vec![Vec::new(); DEPTHS],
+            saving: None,
+        }
+    }
+
+    /// Branch `i` for writing: a checkpoint being written gets its copy of the record first.
+    #[inline]
+    fn branch_mut(&mut self, i: u32) -> &mut Branch {
+        if self.saving.is_some() {
+            self.before_write(Some(i), None);
+        }
+        &mut self.branches[i as usize]
+    }
+
+    #[inline]
+    fn leaf_mut(&mut self, i: u32) -> &mut Leaf {
+        if self.saving.is_some() {
+            self.before_write(None, Some(i));
+        }
+        &mut self.leaves[i as usize]
+    }
+
+    #[cold]
+    fn before_write(&mut self, branch: Option<u32>, leaf: Option<u32>) {
+        let Some(snap) = self.saving.as_ref() else { return };
+        if snap.is_detached() {
+            self.saving = None;
+            return;
+        }
+        if let Some(i) = branch {
+            snap.keep_branch(i, &self.branches);
+        }
+        if let Some(i) = leaf {
+            snap.keep_leaf(i, &self.leaves);
+        }
+    }
+
+    fn push_branch(&mut self, b: Branch) -> u32 {
+        match self.saving.clone() {
+            // The writer reads the arena through its address: a push that reallocates must not move it then.
+            Some(snap) if self.branches.len() == self.branches.capacity() && !snap.is_detached() => {
+                snap.while_locked(|| self.branches.push(b))
+            }
+            _ => self.branches.push(b),
+        }
+        (self.branches.len() - 1) as u32
+    }
+
+    fn push_leaf(&mut self, l: Leaf) -> u32 {
+        match self.saving.clone() {
+            Some(snap) if self.leaves.len() == self.leaves.capacity() && !snap.is_detached() => {
+                snap.while_locked(|| self.leaves.push(l))
+            }
+            _ => self.leaves.push(l),
+        }
+        (self.leaves.len() - 1) as u32
     }
 
     pub fn len(&self) -> usize {
@@ -154,32 +202,32 @@ impl Trie {
 
     fn alloc_branch(&mut self, b: Branch) -> u32 {
         if let Some(i) = self.free_branches.pop() {
-            self.branches[i as usize] = b;
+            *self.branch_mut(i) = b;
             i
         } else {
-            self.branches.push(b);
-            (self.branches.len() - 1) as u32
+            self.push_branch(b)
         }
     }
 
     fn alloc_leaf(&mut self, l: Leaf) -> u32 {
         if let Some(i) = self.free_leaves.pop() {
-            self.leaves[i as usize] = l;
+            *self.leaf_mut(i) = l;
             i
         } else {
-            self.leaves.push(l);
-            (self.leaves.len() - 1) as u32
+            self.push_leaf(l)
         }
     }
 
     /// Mark one branch dirty (queued for re-hashing once).
     #[inline]
     fn mark(&mut self, b: u32) {
-        let br = &mut self.branches[b as usize];
-        if !br.dirty {
-            br.dirty = true;
-            self.dirty[br.depth as usize].push(b);
+        if self.branches[b as usize].dirty {
+            return;
         }
+        let br = self.branch_mut(b);
+        br.dirty = true;
+        let depth = br.depth as usize;
+        self.dirty[depth].push(b);
     }
 
     /// Mark branch `b` and its ancestors dirty (stops at the first dirty one: its ancestors are too).
@@ -192,7 +240,7 @@ impl Trie {
 
     /// Point parent's slot at child (a branch or LEAF|leaf) with the given hash, fixing the back-link.
     fn link(&mut self, parent: u32, slot: usize, child: u32, hash: [u8; 32]) {
-        let p = &mut self.branches[parent as usize];
+        let p = self.branch_mut(parent);
         p.children[slot] = child;
         p.child_hash[slot] = hash;
         let bit = 1u16 << (15 - slot);
@@ -202,12 +250,12 @@ impl Trie {
         }
         p.bitmap |= bit;
         if child & LEAF != 0 {
-            let l = &mut self.leaves[(child & !LEAF) as usize];
+            let l = self.leaf_mut(child & !LEAF);
             l.parent = parent;
             l.slot = slot as u8;
         } else {
             let depth = self.branches[parent as usize].depth + 1;
-            let c = &mut self.branches[child as usize];
+            let c = self.branch_mut(child);
             c.parent = parent;
             c.slot = slot as u8;
             c.depth = depth;
@@ -215,12 +263,12 @@ impl Trie {
     }
 
     pub fn set(&mut self, key: &[u8; 32], leaf_hash: &[u8; 32]) {
-        if let Some(&li) = self.by_key.get(key) {
+        if let Some(li) = self.by_key.get(key, &self.leaves) {
             let (parent, slot) = {
                 let l = &self.leaves[li as usize];
                 (l.parent, l.slot as usize)
             };
-            self.branches[parent as usize].child_hash[slot] = *leaf_hash;
+            self.branch_mut(parent).child_hash[slot] = *leaf_hash;
             self.dirty_up(parent);
             return;
         }
@@ -237,7 +285,7 @@ impl Trie {
                     slot: n as u8,
                 });
                 self.link(node, n, LEAF | li, *leaf_hash);
-                self.by_key.insert(*key, li);
+                self.by_key.insert(key, li, &self.leaves);
                 return;
             }
             if c & LEAF == 0 {
@@ -257,7 +305,9 @@ impl Trie {
     }
 
     pub fn delete(&mut self, key: &[u8; 32]) -> bool {
-        let Some(li) = self.by_key.remove(key) else { return false };
+        let Some(li) = self.by_key.remove(key, &self.leaves) else {
+            return false;
+        };
         let (mut branch, slot) = {
             let l = &self.leaves[li as usize];
             (l.parent, l.slot as usize)
@@ -284,7 +334,7 @@ impl Trie {
             } else {
                 break;
             }
-            self.branches[branch as usize].live = false;
+            self.branch_mut(branch).live = false;
             self.free_branches.push(branch);
             branch = parent;
         }
@@ -327,8 +377,8 @@ impl Trie {
         // find the map entries and leaves in cache and fetch the parent branch a few keys ahead.
         let found: Vec<u32> = hashes
             .iter()
-            .map(|(kh, _)| match self.by_key.get(kh) {
-                Some(&li) => {
+            .map(|(kh, _)| match self.by_key.get(kh, &self.leaves) {
+                Some(li) => {
                     prefetch(&self.leaves[li as usize], 1);
                     li
                 }
@@ -363,14 +413,17 @@ impl Trie {
             let mut level = std::mem::take(&mut self.dirty[depth]);
             // Each branch once, and only at its own depth: a branch freed and reused elsewhere while
             // queued is queued again where it now is (or not at all when it is free).
-            level.retain(|&b| {
-                let br = &mut self.branches[b as usize];
-                let keep = br.live && br.dirty && br.depth as usize == depth;
-                if keep {
-                    br.dirty = false;
+            let mut kept = 0;
+            for k in 0..level.len() {
+                let b = level[k];
+                let br = &self.branches[b as usize];
+                if br.live && br.dirty && br.depth as usize == depth {
+                    self.branch_mut(b).dirty = false;
+                    level[kept] = b;
+                    kept += 1;
                 }
-                keep
-            });
+            }
+            level.truncate(kept);
             let this = &*self;
             let hash_one = |buf: &mut Vec<u8>, b: &u32| {
                 Self::preimage(&this.branches[*b as usize], buf);
@@ -391,12 +444,12 @@ impl Trie {
             });
             for (&b, h) in level.iter().zip(hashes) {
                 let (parent, slot) = {
-                    let br = &mut self.branches[b as usize];
+                    let br = self.branch_mut(b);
                     br.hash = h;
                     (br.parent, br.slot as usize)
                 };
                 if parent != NONE {
-                    self.branches[parent as usize].child_hash[slot] = h;
+                    self.branch_mut(parent).child_hash[slot] = h;
                 }
             }
             level.clear();
@@ -408,7 +461,7 @@ impl Trie {
     /// Membership proof steps from the root down: per level bitmap u16 BE, nibble u8, sibling count u8,
     /// then the siblings' hashes. None when the key is absent. Call root() first.
     pub fn prove(&self, key: &[u8; 32]) -> Option<Vec<u8>> {
-        let li = *self.by_key.get(key)?;
+        let li = self.by_key.get(key, &self.leaves)?;
         let mut steps: Vec<Vec<u8>> = Vec::new();
         let (mut parent, mut slot) = {
             let l = &self.leaves[li as usize];

@@ -32,6 +32,14 @@ export interface NativeAddon {
   /** Encoded proof steps, or null when the key is absent. */
   trieProve(handle: NativeTrieHandle, keyHash: Uint8Array): Uint8Array | null;
   trieSize(handle: NativeTrieHandle): number;
+  /**
+   * Takes a snapshot of the trie now and writes it to path (the UTF-8 bytes of the path) off the JS thread:
+   * resolves once the file is durable, rejects with the I/O error (code CHECKPOINT_WRITE); throws at once
+   * when a save of this trie is still running. Absent from addons built before checkpoints.
+   */
+  trieSave?(handle: NativeTrieHandle, path: Uint8Array, meta: Uint8Array): Promise<void>;
+  /** A trie read back from a checkpoint, or why the file cannot be used (missing, truncated, checksum...). */
+  trieLoad?(path: Uint8Array): { handle: NativeTrieHandle; meta: Uint8Array } | string;
   /** Size of the rayon pool used by the batch calls. */
   threads(): number;
   sha256(data: Uint8Array): Uint8Array;

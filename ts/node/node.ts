@@ -40,8 +40,9 @@ import {
   followRollbacks,
   type NodeContext,
   nodeChainReader,
+  openStateIndex,
   redactConfig,
-  stateIndex,
+  stopStateIndex,
   warmChainIndex,
 } from '../services/index.js';
 import { CompilePool, VERIFY_CHAINS, VerificationService, VerificationStore, verifyHooks } from '../verify/index.js';
@@ -214,6 +215,7 @@ export class NativeNode {
     let journal: { journal: TxJournal; replayed: number } | undefined;
     let verification: VerificationService | undefined;
     let indexWarmup: ReturnType<typeof warmChainIndex> | undefined;
+    let stopIndex: (() => Promise<void>) | undefined;
     const evmCalls = new CallPool({
       workers: config.rpcEvmWorkers,
       maxQueue: config.rpcEvmQueue,
@@ -235,8 +237,10 @@ export class NativeNode {
       });
       await chain.open();
       log.info({ ...chain.trieStart, ms: Math.round(chain.trieStart?.ms ?? 0) }, 'state trie opened');
-      // Rich list, holders and delegation lists follow every commit from now on (built once from the state).
-      await stateIndex({ chain });
+      // Rich list, holders and delegation lists follow every commit from now on (on disk: current at once
+      // after a clean stop, else rebuilt from the state in the background while queries wait).
+      await openStateIndex(chain, { log: (level, fields, msg) => log[level](fields, msg) });
+      stopIndex = () => stopStateIndex(chain);
       // Proposer, epoch and day aggregates of the history fold in the background: no page waits for them.
       indexWarmup = warmChainIndex({ chain });
       log.info(
@@ -423,6 +427,7 @@ export class NativeNode {
       await journal?.journal.close();
       await verification?.close();
       await indexWarmup?.stop();
+      await stopIndex?.();
       if (metrics) closeMetrics(metrics);
       await audit?.close();
       await db.close();
@@ -480,6 +485,7 @@ export class NativeNode {
       closeMetrics(this.metrics);
       await this.audit.close();
       await this.indexWarmup?.stop();
+      await stopStateIndex(this.ctx.chain);
       // The trie as of the head, so the next start loads it instead of re-hashing the state.
       await this.ctx.chain.checkpointNow().catch((err) => this.log.warn({ err }, 'state trie checkpoint at shutdown failed'));
       await this.db.close();

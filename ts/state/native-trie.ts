@@ -17,9 +17,15 @@ export class NativeTrie implements AuthenticatedTrie {
   private pendingKeys: string[] = [];
   private pendingValues: (Buffer | undefined)[] = [];
   private readonly handle: NativeTrieHandle;
+  /** True while a checkpoint of this trie is being written. */
+  private saving = false;
 
-  constructor(private readonly addon: NativeAddon) {
-    this.handle = addon.trieNew();
+  /** A new empty trie, or (handle given) one read back by loadCheckpoint. */
+  constructor(
+    private readonly addon: NativeAddon,
+    handle?: NativeTrieHandle,
+  ) {
+    this.handle = handle ?? addon.trieNew();
   }
 
   get size(): number {
@@ -96,6 +102,60 @@ export class NativeTrie implements AuthenticatedTrie {
     this.addon.trieUpdate(this.handle, keyBuf, bytesOf(keyEnds), valueBuf, bytesOf(valueEnds), deletes);
   }
 
+  /**
+   * Writes the trie's shape and hashes, as they are now (pending changes included), with `meta` to `path`
+   * atomically (`path`.tmp, fsync, rename, fsync of the directory) and a SHA-256 checksum. The snapshot is
+   * taken before this returns; the file is written on a worker thread while the trie stays usable (records
+   * changed meanwhile are copied for the writer first: native/src/checkpoint.rs). One save at a time per trie.
+   */
+  saveCheckpoint(path: string, meta: Buffer): Promise<void> {
+    const save = this.addon.trieSave;
+    if (typeof save !== 'function')
+      return Promise.reject(new CheckpointError('CHECKPOINT_UNSUPPORTED', 'the native addon predates trie checkpoints'));
+    if (this.saving)
+      return Promise.reject(new CheckpointError('CHECKPOINT_BUSY', 'a checkpoint of this trie is already being written'));
+    this.flush();
+    let written: Promise<void>;
+    try {
+      written = save.call(this.addon, this.handle, Buffer.from(path), meta);
+    } catch (e) {
+      return Promise.reject(new CheckpointError('CHECKPOINT_BUSY', (e as Error).message));
+    }
+    this.saving = true;
+    return written.then(
+      () => {
+        this.saving = false;
+      },
+      (e: Error) => {
+        this.saving = false;
+        throw new CheckpointError('CHECKPOINT_WRITE', e.message);
+      },
+    );
+  }
+
+  /**
+   * The trie saved at `path` and its meta, or null when there is none to use (missing, truncated, checksum or
+   * version mismatch, or no native checkpoints: NATIVE_TRIE=js, an old addon); `onInvalid` hears why. The
+   * caller then rebuilds. The loaded trie holds shape and hashes, as every native trie does (no values).
+   */
+  static loadCheckpoint(path: string, onInvalid?: (reason: string) => void): { trie: NativeTrie; meta: Buffer } | null {
+    const addon = checkpointAddon();
+    const load = addon?.trieLoad;
+    if (!addon || !load) {
+      onInvalid?.('trie checkpoints need the native addon');
+      return null;
+    }
+    const got = load.call(addon, Buffer.from(path));
+    if (typeof got === 'string') {
+      onInvalid?.(got);
+      return null;
+    }
+    return {
+      trie: new NativeTrie(addon, got.handle),
+      meta: Buffer.from(got.meta.buffer, got.meta.byteOffset, got.meta.byteLength),
+    };
+  }
+
   rootHash(): Buffer {
     this.flush();
     return Buffer.from(this.addon.trieRoot(this.handle));
@@ -122,6 +182,28 @@ export class NativeTrie implements AuthenticatedTrie {
 
 /** Changes logged before they are handed to the addon without a root being asked (bounds the log's memory). */
 const FLUSH_AT = 65_536;
+
+/**
+ * Why a checkpoint was not written: the addon has no checkpoints (UNSUPPORTED: rebuild on restart instead),
+ * a save of this trie is still running (BUSY: skip this one), or the file could not be written (WRITE: the
+ * previous checkpoint file, if any, is untouched).
+ */
+export class CheckpointError extends Error {
+  constructor(
+    readonly code: 'CHECKPOINT_UNSUPPORTED' | 'CHECKPOINT_BUSY' | 'CHECKPOINT_WRITE',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CheckpointError';
+  }
+}
+
+/** The addon when it can read and write trie checkpoints (NATIVE_TRIE=js or an old build: null). */
+function checkpointAddon(): NativeAddon | null {
+  if (process.env.NATIVE_TRIE === 'js' || crypto().name !== 'native') return null;
+  const addon = loadNativeAddon();
+  return addon && typeof addon.trieSave === 'function' && typeof addon.trieLoad === 'function' ? addon : null;
+}
 
 const bytesOf = (u: Uint32Array): Uint8Array => new Uint8Array(u.buffer, u.byteOffset, u.byteLength);
 
