@@ -14,7 +14,7 @@ import {
   HARDHAT_BIN,
   type HardhatRun,
   hardhat,
-  prepareSampleProject,
+  prepareCompiledSampleProject,
   sampleProjectInstalled,
 } from '../test/external/hardhat-project.js';
 import { type Server, processCpuMs, startHardhat, startNative, stopServer } from './http-load-procs.js';
@@ -29,9 +29,16 @@ function checked(run: HardhatRun, what: string): number {
   return run.ms;
 }
 
-/** The suite's wall time, and the CPU the server process used meanwhile (a figure the machine's load moves far less). */
-async function suiteOn(dir: string, server: Server, chainId: number): Promise<{ ms: number; cpuMs?: number }> {
-  const url = `http://127.0.0.1:${server.port}`;
+/**
+ * The suite's wall time, and the CPU the server process used meanwhile (a figure the machine's load moves far
+ * less). `url`: where the suite sends its requests, when not straight to the server (a recording proxy).
+ */
+export async function suiteOn(
+  dir: string,
+  server: Server,
+  chainId: number,
+  url = `http://127.0.0.1:${server.port}`,
+): Promise<{ ms: number; cpuMs?: number }> {
   const cpu0 = processCpuMs(server.child.pid);
   const run = await hardhat(
     dir,
@@ -50,9 +57,7 @@ export async function benchHardhatOracle(rounds = 3): Promise<string[]> {
     .map((l) => l.toFixed(2))
     .join(' ');
   try {
-    prepareSampleProject(dir);
-    const compile = await hardhat(dir, ['compile'], {}, 300_000);
-    if (compile.code !== 0) throw new Error(`hardhat compile failed\n${compile.stdout}\n${compile.stderr}`);
+    await prepareCompiledSampleProject(dir);
     const times = { native: [] as number[], node: [] as number[], inProcess: [] as number[] };
     const cpu = { native: [] as number[], node: [] as number[] };
     const record = (k: 'native' | 'node', r: { ms: number; cpuMs?: number }) => {
