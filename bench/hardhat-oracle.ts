@@ -14,7 +14,7 @@ import {
   HARDHAT_BIN,
   type HardhatRun,
   hardhat,
-  prepareCompiledSampleProject,
+  prepareSampleProject,
   sampleProjectInstalled,
 } from '../test/external/hardhat-project.js';
 import { type Server, processCpuMs, startHardhat, startNative, stopServer } from './http-load-procs.js';
@@ -57,7 +57,9 @@ export async function benchHardhatOracle(rounds = 3): Promise<string[]> {
     .map((l) => l.toFixed(2))
     .join(' ');
   try {
-    await prepareCompiledSampleProject(dir);
+    prepareSampleProject(dir);
+    const compile = await hardhat(dir, ['compile'], {}, 300_000);
+    if (compile.code !== 0) throw new Error(`hardhat compile failed\n${compile.stdout}\n${compile.stderr}`);
     const times = { native: [] as number[], node: [] as number[], inProcess: [] as number[] };
     const cpu = { native: [] as number[], node: [] as number[] };
     const record = (k: 'native' | 'node', r: { ms: number; cpuMs?: number }) => {
