@@ -195,6 +195,10 @@ test('automine: every transaction gets its own block before the send answers; th
   // A REST/native submission is mined too.
   t.is(await rpcOk(n.url, 'eth_getBalance', [to, 'latest']), '0x3');
   t.true((await validate(n)).valid);
+  // Three blocks produced (the start-up warm-up's blocks are not counted), none "late": automine has no slots.
+  const metrics = await (await fetch(`${n.url}/metrics`)).text();
+  t.regex(metrics, /^native_blocks_produced_total 3$/m);
+  t.regex(metrics, /^native_blocks_late_total 0$/m);
 });
 
 test('manual mining: evm_setAutomine(false) keeps transactions pending; evm_mine and hardhat_mine make blocks with the timestamps asked', async (t) => {
