@@ -136,8 +136,9 @@ export function renderSubmission(runs: SubmitRuns, plan: SubmitPlan): string[] {
       ? [
           `- Same EIP-1559 transfers on eth_sendRawTransaction: our node ${(ours / ganache).toFixed(2)}x ganache's submit -> ` +
             `inclusion, ${(accepted(NATIVE_ETH) / accepted(GANACHE_ETH)).toFixed(2)}x its acceptance rate. Our node packs ` +
-            '`--block-pack-gas` 5,000,000 gas of EVM transactions per 1 s block (238 transfers of 21,000 gas; docs/evm.md, ' +
-            '"Block time"), which bounds its inclusion rate here; ganache mines a block per transaction before answering.',
+            'EVM transactions into 1 s blocks up to `--block-pack-gas` (5M) and beyond it while the block fits ' +
+            '`--block-pack-ms` (400 ms of execution; docs/evm.md, "Block time"), which bounds its inclusion rate here; ' +
+            'ganache mines a block per transaction before answering.',
         ]
       : []),
     '- Our node runs with the transaction journal on (the default: every accepted transaction is durable before ' +

@@ -66,7 +66,13 @@ test("viem webSocket(): watchBlocks delivers consecutive blocks, watchContractEv
 });
 
 test("ethers WebSocketProvider: 'block' events, contract events, calls and sends over one socket", async (t) => {
-  const provider = new ethers.WebSocketProvider(wsUrl(), { chainId: CHAIN_ID, name: 'native' }, { staticNetwork: true });
+  // cacheTimeout -1: ethers keeps an answer for 250 ms by its timer, and a starved test process fires that timer
+  // late, so the deploy's pending nonce (0) would be reused for the next send after the deploy was mined.
+  const provider = new ethers.WebSocketProvider(
+    wsUrl(),
+    { chainId: CHAIN_ID, name: 'native' },
+    { staticNetwork: true, cacheTimeout: -1 },
+  );
   t.teardown(() => provider.destroy());
   t.is((await provider.getNetwork()).chainId, BigInt(CHAIN_ID));
   const blocks: number[] = [];

@@ -50,8 +50,9 @@ export interface LogSource {
 
 /**
  * Blocks and their indexes on disk, plus a window of recent blocks in memory.
- * Every block is written with its state changes and indexes in ONE RocksDB batch,
- * and the head pointer moves in that same batch, so a crash leaves either all of it or none.
+ * Every block is written with its state changes, indexes and state change set in ONE RocksDB batch,
+ * and the head pointer moves in that same batch, so a crash leaves either all of it or none. (The state
+ * history's per-key index is built from the change set afterwards, in batches of its own: state-history.ts.)
  */
 export class BlockStore {
   private readonly window = new Map<number, Block>();
@@ -62,7 +63,7 @@ export class BlockStore {
   private creationIndexFrom = 0;
   /** EVM log postings (written in each block's batch) and the window's blooms. */
   readonly logIndex: LogIndex;
-  /** Change sets and the history index (written in each block's batch): reads of the state at a past height. */
+  /** Change sets (written in each block's batch) and the history index built from them: reads of the state at a past height. */
   readonly history: StateHistory;
   /** Native operation events by index term (written in each block's batch). */
   readonly eventIndex: EventIndex;
@@ -129,7 +130,6 @@ export class BlockStore {
     extraOps: readonly KvOp[] = [],
   ): Promise<void> {
     if (undo.size !== changes.size) throw new Error(`block ${block.index}: undo record does not match its state changes`);
-    const prune = this.history.pruneOps(block.index);
     // Filled op by op (KvBatch): no op object for each of a large block's tens of thousands of keys.
     const batch = this.db.batch();
     addOps(batch, extraOps);
@@ -174,11 +174,11 @@ export class BlockStore {
       if (v === null) batch.del(key);
       else batch.put(key, v);
     }
-    // Genesis has no state before it to read: its change set would only repeat the allocation.
+    // Genesis has no state before it to read: its change set would only repeat the allocation. The history
+    // index is built from the change set after this write, off the commit path (state-history.ts).
     if (block.index > 0) addOps(batch, this.history.commitOps(block.index, undo));
-    addOps(batch, prune.ops);
     await batch.write();
-    this.history.pruned(prune.to);
+    this.history.committed(block.index, undo);
     if (day) this.days.set(day.day, day);
     events.applied();
     for (const [addr, n] of counts) this.txCounts.set(addr, n);
@@ -195,6 +195,16 @@ export class BlockStore {
    * `extra`: the caller's own deletions for the removed heights, written in the same batch.
    */
   async rollbackTo(height: number, extra: readonly KvOp[] = []): Promise<StateChanges> {
+    // The history indexer must not write index entries of the blocks being removed, nor move its marker.
+    const resumeIndexing = await this.history.pauseIndexing();
+    try {
+      return await this.rollbackPaused(height, extra);
+    } finally {
+      resumeIndexing();
+    }
+  }
+
+  private async rollbackPaused(height: number, extra: readonly KvOp[]): Promise<StateChanges> {
     const ops: KvOp[] = [...extra];
     const restore: StateChanges = new Map();
     const countDelta = new Map<string, number>();
@@ -241,6 +251,7 @@ export class BlockStore {
     for (const op of days.ops) ops.push(op);
     const events = this.eventIndex.dropOps(dropped);
     for (const op of events.ops) ops.push(op);
+    ops.push(...this.history.rollbackOps(height));
     ops.push({ type: 'put', key: HEAD, value: u64be(height) });
     await this.db.write(ops);
     events.applied();

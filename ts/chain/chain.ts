@@ -1,6 +1,13 @@
 import { EventEmitter } from 'node:events';
 import { crypto } from '../crypto/index.js';
-import { type BlockEnv, type ExecutionResult, encodeReceipts, executeBlock, operationEnv } from '../execution/index.js';
+import {
+  type BlockEnv,
+  type ExecutionResult,
+  type PackLimit,
+  encodeReceipts,
+  executeBlock,
+  operationEnv,
+} from '../execution/index.js';
 import { type KeyPair, signDigest } from '../ledger/keys.js';
 import { applyGenesisStakes } from '../ledger/staking/index.js';
 import { getSupply, putSupply } from '../ledger/supply.js';
@@ -239,7 +246,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     txs: readonly SignedTransaction[],
     proposer: string,
     timestamp: number,
-    packGasLimit?: bigint,
+    pack?: PackLimit,
     consensusData: ConsensusData = NO_CONSENSUS_DATA,
   ): Promise<Execution> {
     // Held while executing: a block import or proposal check must not change the state under the reads.
@@ -251,7 +258,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       const overlay = new StateOverlay(this.state);
       // Consensus data exists in BFT blocks only (seal() leaves it out elsewhere, so execution must too).
       const data = this.consensusAt(height) === 'DPoS+BFT' ? consensusData : NO_CONSENSUS_DATA;
-      const env = { ...this.blockEnv(height, proposer, ts), packGasLimit, ...lastCommitEnv(data.last_commit) };
+      const env = { ...this.blockEnv(height, proposer, ts), pack, ...lastCommitEnv(data.last_commit) };
       applyEvidence(overlay, data.evidence.map(decodeEvidence), operationEnv(env));
       const result = await executeBlock(env, overlay, this.state, txs);
       return { height, timestamp: ts, proposer, overlay, result, executeMs: performance.now() - t0, consensusData: data };

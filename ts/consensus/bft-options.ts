@@ -1,5 +1,6 @@
 /** The BFT engine's options, round timeouts and the views of its progress it reports (ts/consensus/bft.ts). */
 import type { Block } from '../chain/block.js';
+import type { PackLimit } from '../execution/index.js';
 import type { EvidencePool } from './evidence-pool.js';
 
 /**
@@ -18,7 +19,7 @@ export function roundTimeouts(blockTimeMs: number): { proposeMs: number; voteMs:
 export interface BftOptions {
   blockTimeMs: number;
   maxBlockTxs: number;
-  packGasLimit?: bigint;
+  pack?: PackLimit;
   /** Pending double-sign evidence for proposals; absent: blocks carry none. */
   evidence?: EvidencePool;
   /** The block of a proposal that arrived by reference, fetched from the peer that published it. */

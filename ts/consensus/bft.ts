@@ -278,7 +278,7 @@ export class BftEngine {
         this.mempool.take(this.opts.maxBlockTxs),
         this.key.address,
         this.chain.now(),
-        this.opts.packGasLimit,
+        this.opts.pack,
         consensusData,
       );
       if (h !== this.height || r !== this.round) return;

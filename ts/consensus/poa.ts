@@ -3,13 +3,14 @@ import { StaleExecutionError } from '../chain/chain.js';
 import { proposerAt } from '../chain/schedule.js';
 import type { KeyPair } from '../ledger/keys.js';
 import type { Mempool } from '../mempool/mempool.js';
+import type { PackLimit } from '../execution/index.js';
 import type { ConsensusEngine, ProducedBlockInfo } from './interface.js';
 
 export interface PoaOptions {
   blockTimeMs: number;
   maxBlockTxs: number;
-  /** Gas the proposer packs into a block (docs/evm.md "Block time"); undefined = the 30M validity limit. */
-  packGasLimit?: bigint;
+  /** What the proposer packs into a block (docs/evm.md "Block time"); undefined = the 30M validity limit. */
+  pack?: PackLimit;
 }
 
 /**
@@ -98,7 +99,7 @@ export class PoaEngine implements ConsensusEngine {
   async produce(slot = Date.now(), maxTxs = this.opts.maxBlockTxs): Promise<ProducedBlockInfo> {
     const t0 = performance.now();
     const txs = this.mempool.take(Math.min(maxTxs, this.opts.maxBlockTxs));
-    const exec = await this.chain.execute(txs, this.key.address, this.chain.now(), this.opts.packGasLimit);
+    const exec = await this.chain.execute(txs, this.key.address, this.chain.now(), this.opts.pack);
     // seal() makes the block's state live in the trie; the pool must change in the same tick, as
     // admission (which runs between awaits) reads both.
     const proposal = this.chain.seal(exec, this.key);

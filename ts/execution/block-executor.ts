@@ -44,7 +44,27 @@ export interface BlockEnv {
    * Proposer's packing limit (docs/evm.md "Block time"): EVM transactions beyond it are deferred, except
    * the block's first, which may use up to BLOCK_GAS_LIMIT. Absent when validating: 30M is the rule.
    */
-  packGasLimit?: bigint;
+  pack?: PackLimit;
+}
+
+/**
+ * What a proposer packs (docs/evm.md "Block time"). `gas` is what the slowest measured EVM code executes in
+ * `ms`: packing up to it is always safe for the slot. Beyond it a transaction still goes in while the time
+ * the block has spent so far plus the worst case of its own gas limit (at that slowest rate) stays within
+ * `ms`, so cheap-per-gas blocks (transfers, token moves) fill up to the 30M limit and slow code stops where
+ * the gas rule alone would have stopped it. `ms` 0: the gas rule alone.
+ */
+export interface PackLimit {
+  gas: bigint;
+  ms: number;
+}
+
+/** Whether an EVM transaction with `gasLimit` still fits a block that has used `gasUsed` after `elapsedMs`. */
+export function fitsPack(pack: PackLimit | undefined, gasUsed: bigint, gasLimit: bigint, elapsedMs: number): boolean {
+  if (gasUsed + gasLimit > BLOCK_GAS_LIMIT) return false;
+  // The block's first EVM transaction may use all of the validity limit, so none is ever stuck.
+  if (pack === undefined || gasUsed === 0n || gasUsed + gasLimit <= pack.gas) return true;
+  return pack.ms > 0 && elapsedMs + (Number(gasLimit) * pack.ms) / Number(pack.gas) <= pack.ms;
 }
 
 export interface ExecutionResult {
@@ -179,6 +199,7 @@ export async function executeBlock(
     rewardBase: 0n,
     coinbase: env.proposer,
   };
+  const startedAt = performance.now();
   let toProposerWei = 0n;
   // Native fees summed in base units and converted to wei once (the conversion is exact: a product).
   let nativeFeesBase = 0n;
@@ -236,8 +257,7 @@ export async function executeBlock(
     }
     evm ??= await blockVm(env, state, base, opts.deadline);
     const typed = typedTransactionOf(tx, evm.common);
-    const limit = env.packGasLimit !== undefined && r.gasUsed > 0n ? env.packGasLimit : BLOCK_GAS_LIMIT;
-    if (r.gasUsed + typed.gasLimit > limit) {
+    if (!fitsPack(env.pack, r.gasUsed, typed.gasLimit, performance.now() - startedAt)) {
       deferredSenders.add(tx.from_address);
       r.deferred.push(tx);
       continue;

@@ -4,7 +4,9 @@ export {
   BLOCK_GAS_TARGET,
   type BlockEnv,
   type ExecutionResult,
+  type PackLimit,
   executeBlock,
+  fitsPack,
   operationEnv,
 } from './block-executor.js';
 export { FEE_COLLECTOR, chainCommon } from './common.js';

@@ -42,6 +42,8 @@ export interface NodeConfig {
   maxBlockTxs: number;
   /** EVM gas the proposer packs into a block (the first EVM transaction may use up to the 30M limit). */
   packGasLimit: bigint;
+  /** Time budget of the packing rule beyond packGasLimit (ms; 0: the gas rule alone). */
+  packTimeMs: number;
   httpBackend: 'auto' | 'uws' | 'node';
   logLevel: string;
   /** Explicit --log-format / NATIVE_LOG_FORMAT; undefined = pretty on a terminal, JSON otherwise. */
@@ -185,6 +187,8 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
   if (reflectionEnv !== undefined && !['', '0', '1', 'true', 'false'].includes(reflectionEnv)) {
     throw new ConfigError(`NATIVE_GRPC_REFLECTION must be true or false, got ${reflectionEnv}`);
   }
+  // 0 on the dev chain: automine, a block per transaction (Hardhat's and anvil's default).
+  const blockTimeMs = blockTime(int('block-time-ms', 'NATIVE_BLOCK_TIME_MS', 1000, 0), dev);
   const historyRaw = str('history', 'NATIVE_HISTORY') || 'full';
   const history = parseHistoryRetention(historyRaw);
   if (!history) throw new ConfigError(`--history / NATIVE_HISTORY must be full or a number of blocks >= 1, got ${historyRaw}`);
@@ -200,13 +204,13 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     apiKey,
     corsOrigin: str('cors-origin', 'NATIVE_CORS_ORIGIN') || (dev ? '*' : undefined),
     genesisFile: str('genesis', 'NATIVE_GENESIS'),
-    // 0 on the dev chain: automine, a block per transaction (Hardhat's and anvil's default).
-    blockTimeMs: blockTime(int('block-time-ms', 'NATIVE_BLOCK_TIME_MS', 1000, 0), dev),
+    blockTimeMs,
     windowSize: int('window-size', 'CHAIN_WINDOW_SIZE', 1000, 1),
     history,
     txJournal: journalRaw === 'on',
     maxBlockTxs: int('max-block-txs', 'NATIVE_MAX_BLOCK_TXS', 20_000, 1),
     packGasLimit: BigInt(int('block-pack-gas', 'NATIVE_BLOCK_PACK_GAS', Number(DEFAULT_PACK_GAS_LIMIT), 21_000)),
+    packTimeMs: int('block-pack-ms', 'NATIVE_BLOCK_PACK_MS', defaultPackTimeMs(blockTimeMs)),
     httpBackend: backend,
     logLevel: str('log-level', 'NATIVE_LOG_LEVEL') ?? 'info',
     logFormat,
@@ -257,6 +261,14 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     ),
     verifyMemoryMb: int('verify-memory-mb', 'NATIVE_VERIFY_MEMORY_MB', DEFAULT_COMPILE_MEMORY_MB, 64),
   };
+}
+
+/**
+ * Default time budget of the packing rule: 40% of the slot, leaving the rest to the state root, the commit
+ * and the interfaces (automine has no slot: as for 1 s blocks). docs/evm.md "Block time".
+ */
+function defaultPackTimeMs(blockTimeMs: number): number {
+  return Math.floor((blockTimeMs === 0 ? 1000 : blockTimeMs) * 0.4);
 }
 
 /** Block interval: at least 50 ms; 0 (automine) only on the dev chain. */

@@ -210,6 +210,14 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
     help: 'EVM gas a proposer packs per block (the 30M limit stays the validity rule; docs/evm.md)',
   },
   {
+    name: 'block-pack-ms',
+    type: 'string',
+    env: 'NATIVE_BLOCK_PACK_MS',
+    default: '40% of the block time',
+    value: 'MS',
+    help: 'beyond --block-pack-gas, pack EVM transactions while the block fits this execution time (0: off; docs/evm.md)',
+  },
+  {
     name: 'rpc-gascap',
     type: 'string',
     env: 'NATIVE_RPC_GASCAP',

@@ -158,7 +158,7 @@ export async function startNetworking(d: NetworkDeps): Promise<Networking> {
       {
         blockTimeMs: config.blockTimeMs,
         maxBlockTxs: config.maxBlockTxs,
-        packGasLimit: config.packGasLimit,
+        pack: { gas: config.packGasLimit, ms: config.packTimeMs },
         evidence,
         fetchBlock: async (hash, from) => {
           const bytes = await net.requestBlockByHash(from, hash).catch(() => null);

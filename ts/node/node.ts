@@ -39,8 +39,9 @@ import {
   followRollbacks,
   type NodeContext,
   nodeChainReader,
+  openStateIndex,
   redactConfig,
-  stateIndex,
+  stopStateIndex,
   warmChainIndex,
 } from '../services/index.js';
 import { CompilePool, VERIFY_CHAINS, VerificationService, VerificationStore, verifyHooks } from '../verify/index.js';
@@ -214,6 +215,7 @@ export class NativeNode {
     let journal: { journal: TxJournal; replayed: number } | undefined;
     let verification: VerificationService | undefined;
     let indexWarmup: ReturnType<typeof warmChainIndex> | undefined;
+    let stopIndex: (() => Promise<void>) | undefined;
     const evmCalls = new CallPool({
       workers: config.rpcEvmWorkers,
       maxQueue: config.rpcEvmQueue,
@@ -226,8 +228,10 @@ export class NativeNode {
     try {
       const chain = new Chain(params, db, config.windowSize, { history: config.history });
       await chain.open();
-      // Rich list, holders and delegation lists follow every commit from now on (built once from the state).
-      await stateIndex({ chain });
+      // Rich list, holders and delegation lists follow every commit from now on (on disk: current at once
+      // after a clean stop, else rebuilt from the state in the background while queries wait).
+      await openStateIndex(chain, { log: (level, fields, msg) => log[level](fields, msg) });
+      stopIndex = () => stopStateIndex(chain);
       // Proposer, epoch and day aggregates of the history fold in the background: no page waits for them.
       indexWarmup = warmChainIndex({ chain });
       log.info(
@@ -252,7 +256,7 @@ export class NativeNode {
       const consensus = new PoaEngine(chain, mempool, key, {
         blockTimeMs: config.blockTimeMs,
         maxBlockTxs: config.maxBlockTxs,
-        packGasLimit: config.packGasLimit,
+        pack: { gas: config.packGasLimit, ms: config.packTimeMs },
       });
       const ctx: NodeContext = {
         chain,
@@ -415,6 +419,7 @@ export class NativeNode {
       await journal?.journal.close();
       await verification?.close();
       await indexWarmup?.stop();
+      await stopIndex?.();
       if (metrics) closeMetrics(metrics);
       await audit?.close();
       await db.close();
@@ -472,6 +477,7 @@ export class NativeNode {
       closeMetrics(this.metrics);
       await this.audit.close();
       await this.indexWarmup?.stop();
+      await stopStateIndex(this.ctx.chain);
       await this.db.close();
       this.log.info({ height: this.ctx.chain.height }, 'node stopped');
     })();

@@ -28,7 +28,14 @@ export * from './event-replay.js';
 export * from './state-at.js';
 export { HistoryUnavailableError, StaleStateViewError } from '../chain/state-history.js';
 export { NoSuchHeightError } from '../chain/chain.js';
-export { RankedBalances, StateIndex, stateIndex } from './state-index.js';
+export {
+  openStateIndex,
+  RankedBalances,
+  StateIndex,
+  StateIndexBuildingError,
+  stateIndex,
+  stopStateIndex,
+} from './state-index.js';
 export * from './filters.js';
 export * from './txpool-queries.js';
 export * from './dev/index.js';

@@ -1,20 +1,48 @@
 import type { Chain } from '../chain/chain.js';
 import { NftIndex } from '../ledger/nft/index.js';
 import { NS } from '../state/accounts.js';
+import type { KeyStr } from '../state/state-store.js';
+import { prefixEnd, stateKey } from '../storage/index.js';
 
 const indexes = new WeakMap<Chain, NftIndex>();
+/** NFT records read per range read while building. */
+const BUILD_CHUNK = 10_000;
 
 /**
- * The NFT index of a chain (ledger/nft/nft-index.ts): built from the head state on first use (one pass
- * over the state), then fed by every committed block's NFT changes (the block's undo record has the old
- * values, the state the new ones), so it always describes the head. Blocks abandoned before commit
- * never reach it; a rollback of committed blocks rebuilds it.
+ * An index of the chain's NFT records: the NFT namespace of the `S` table (a prefix range, not a scan of
+ * the whole state), with the dev chain's writes not yet in a block on top. Built in the caller's tick, so
+ * it describes the settled head exactly (no block lands while the range is read).
+ */
+function buildNftIndex(chain: Chain): NftIndex {
+  const index = new NftIndex();
+  const pending = chain.devWrites?.current();
+  const db = chain.blocks.db;
+  const lt = prefixEnd(stateKey(Buffer.from([NS.nft])));
+  let gte = stateKey(Buffer.from([NS.nft]));
+  for (;;) {
+    const rows = db.rangeSync({ gte, lt, limit: BUILD_CHUNK });
+    for (const [k, v] of rows) {
+      const key: KeyStr = k.toString('latin1', 1);
+      if (!pending?.has(key)) index.apply(key, undefined, v);
+    }
+    if (rows.length < BUILD_CHUNK) break;
+    gte = Buffer.concat([rows[rows.length - 1][0], Buffer.from([0])]);
+  }
+  if (pending) for (const [k, v] of pending) if (v !== null && k.charCodeAt(0) === NS.nft) index.apply(k, undefined, v);
+  return index;
+}
+
+/**
+ * The NFT index of a chain (ledger/nft/nft-index.ts): built from the NFT records on first use, then fed by
+ * every committed block's NFT changes (the block's undo record has the old values, the state the new ones),
+ * so it always describes the head. Blocks abandoned before commit never reach it; a rollback of committed
+ * blocks rebuilds it.
  */
 export async function nftIndexOf(chain: Chain): Promise<NftIndex> {
   await chain.settled();
   let index = indexes.get(chain);
   if (!index) {
-    index = NftIndex.build(chain.state.entries());
+    index = buildNftIndex(chain);
     indexes.set(chain, index);
     chain.on('block', (_block, _result, undo) => {
       const current = indexes.get(chain) as NftIndex;
@@ -25,7 +53,7 @@ export async function nftIndexOf(chain: Chain): Promise<NftIndex> {
     chain.on('rollback', (_height, keys) => {
       for (const k of keys) {
         if (k.charCodeAt(0) !== NS.nft) continue;
-        indexes.set(chain, NftIndex.build(chain.state.entries()));
+        indexes.set(chain, buildNftIndex(chain));
         return;
       }
     });

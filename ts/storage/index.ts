@@ -1,2 +1,2 @@
-export { type KvBatch, type KvOp, type KvStore, StoreLockedError, addOps, openRocksStore } from './kv.js';
+export { type KvBatch, type KvOp, type KvStore, StoreClosedError, StoreLockedError, addOps, openRocksStore } from './kv.js';
 export * from './keys.js';

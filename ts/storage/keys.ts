@@ -12,12 +12,14 @@ export const P = {
   audit: 0x4c, // 'L' + seq u64 -> JSON entry
   receipts: 0x52, // 'R' + height u64 -> RLP list of the block's receipts
   logIndex: 0x49, // 'I' + kind u8 + term (0, 20 or 32 bytes) + height u64 -> '' (EVM log postings, chain/log-index.ts)
-  changeSet: 0x59, // 'Y' + height u64 -> the state keys the block changed, each as length u8 + key (chain/state-history.ts)
+  changeSet: 0x59, // 'Y' + height u64 -> the state keys an indexed block changed, each as length u8 + key (chain/state-history.ts)
   historyIndex: 0x58, // 'X' + key length u8 + state key + height u64 -> the key's value before that block (0x00 absent | 0x01 + value)
+  pendingChangeSet: 0x5a, // 'Z' + height u64 -> a block's change set not yet in the history index: keys with previous values (chain/change-set.ts)
   creation: 0x4b, // 'K' + contract addr20 -> height u64 || index u32 (the transaction that created it: receipts' contractAddress)
   verified: 0x56, // 'V' + chain id u32 + addr20 -> JSON verification record (ts/verify/store.ts)
   eventIndex: 0x45, // 'E' + term utf8 + 0x00 + height u64 + tx index u32 + event index u16 -> '' (native events, chain/event-index.ts)
   eventCount: 0x65, // 'e' + term utf8 -> u64 number of postings of the term
+  stateIndex: 0x4f, // 'O' + table u8 + ... -> the state index's orderings: rich list, holders, delegations (services/state-index-store.ts)
 } as const;
 
 /** Big-endian u64 of a safe integer (no BigInt on the commit path). */
@@ -65,8 +67,10 @@ export function stateKey(k: Uint8Array): Buffer {
 export const logIndexPrefix = (kind: number, term: Uint8Array): Buffer => Buffer.concat([Buffer.from([P.logIndex, kind]), term]);
 export const logIndexKey = (kind: number, term: Uint8Array, h: number): Buffer =>
   Buffer.concat([Buffer.from([P.logIndex, kind]), term, u64be(h)]);
-/** A block's change set: the state keys it changed (their previous values are in the history index). */
+/** An indexed block's change set: the state keys it changed (their previous values are in the history index). */
 export const changeSetKey = (h: number): Buffer => heightKey(P.changeSet, h);
+/** A block's change set as its commit wrote it (keys and previous values), until the history indexer takes it. */
+export const pendingChangeSetKey = (h: number): Buffer => heightKey(P.pendingChangeSet, h);
 /** Change sets from height h on start with this (one key per block: the same bytes as changeSetKey). */
 export const changeSetPrefix = changeSetKey;
 /** The history index of one state key (the length byte keeps one key's entries from prefixing another's). */

@@ -45,6 +45,11 @@ export interface KvStore {
    * state reads, which must answer in the tick they are asked in.
    */
   rangeSync(opts: { gte: Buffer; lt: Buffer; limit?: number }): [Buffer, Buffer][];
+  /**
+   * Delete every key with gte <= key < lt at once (one RocksDB range tombstone, DeleteRange): dropping a
+   * whole table of millions of rows without reading it.
+   */
+  clearRange(opts: { gte: Buffer; lt: Buffer }): Promise<void>;
   /** Stream a whole key range in chunks (state loading at start). */
   scan(opts: { gte: Buffer; lt: Buffer }, onEntry: (k: Buffer, v: Buffer) => void): Promise<void>;
   close(): Promise<void>;
@@ -64,6 +69,7 @@ interface RocksDb {
   batch(ops: { type: 'put' | 'del'; key: Buffer; value?: Buffer }[], opts?: object): Promise<void>;
   iterator(opts: object): RocksIterator;
   querySync(opts: object): { rows: Buffer[]; finished: boolean };
+  clear(opts: object): Promise<void>;
 }
 
 /** The database is open in another process (RocksDB holds an exclusive lock on `<dir>/LOCK`). */
@@ -75,6 +81,18 @@ export class StoreLockedError extends Error {
   ) {
     super(`database ${dir} is locked by another process (lock file ${lockFile})`);
     this.name = 'StoreLockedError';
+  }
+}
+
+/**
+ * The store was closed: a write or synchronous read after `close()` (a background writer such as the
+ * history indexer stops on it). Refused here because the addon would touch a closed database.
+ */
+export class StoreClosedError extends Error {
+  readonly code = 'STORE_CLOSED';
+  constructor() {
+    super('the database is closed');
+    this.name = 'StoreClosedError';
   }
 }
 
@@ -96,7 +114,7 @@ type BatchWriter = (o: { sync: boolean }) => KvBatch;
  * (docs/storage.md, "Block commit"). The addon writes a batch on the calling thread either way. Null when
  * this version of the package does not expose what it needs (then `db.batch` is used).
  */
-function directBatch(db: RocksDb): BatchWriter | null {
+function directBatch(db: RocksDb, isClosed: () => boolean): BatchWriter | null {
   let binding: RocksBinding;
   try {
     binding = require('@nxtedition/rocksdb/binding') as RocksBinding;
@@ -125,6 +143,10 @@ function directBatch(db: RocksDb): BatchWriter | null {
       async write(o) {
         if (done) throw new Error('batch already written');
         done = true;
+        if (isClosed()) {
+          binding.batch_clear(wb);
+          throw new StoreClosedError();
+        }
         try {
           binding.batch_write(context, wb, o?.sync === undefined ? defaults : { sync: o.sync });
         } finally {
@@ -136,7 +158,7 @@ function directBatch(db: RocksDb): BatchWriter | null {
 }
 
 /** The same over `db.batch` (ops collected, then checked and written by abstract-level). */
-function levelBatch(db: RocksDb): BatchWriter {
+function levelBatch(db: RocksDb, isClosed: () => boolean): BatchWriter {
   return (defaults) => {
     const ops: KvOp[] = [];
     return {
@@ -145,7 +167,10 @@ function levelBatch(db: RocksDb): BatchWriter {
       get size() {
         return ops.length;
       },
-      write: (o) => db.batch(ops, o?.sync === undefined ? defaults : { sync: o.sync }),
+      write: async (o) => {
+        if (isClosed()) throw new StoreClosedError();
+        return db.batch(ops, o?.sync === undefined ? defaults : { sync: o.sync });
+      },
     };
   };
 }
@@ -166,7 +191,12 @@ export async function openRocksStore(dir: string, opts: { sync?: boolean } = {})
     throw err;
   }
   const writeOpts = { sync: opts.sync ?? false };
-  const newBatch = directBatch(db) ?? levelBatch(db);
+  let closed = false;
+  const isClosed = () => closed;
+  const open = () => {
+    if (closed) throw new StoreClosedError();
+  };
+  const newBatch = directBatch(db, isClosed) ?? levelBatch(db, isClosed);
   return {
     async get(key) {
       try {
@@ -177,7 +207,10 @@ export async function openRocksStore(dir: string, opts: { sync?: boolean } = {})
         throw err;
       }
     },
-    getManySync: (keys) => db._getManySync(keys, {}).map((v) => v ?? undefined),
+    getManySync: (keys) => {
+      open();
+      return db._getManySync(keys, {}).map((v) => v ?? undefined);
+    },
     write(ops, o) {
       const b = newBatch(writeOpts);
       addOps(b, ops);
@@ -193,10 +226,16 @@ export async function openRocksStore(dir: string, opts: { sync?: boolean } = {})
       }
     },
     rangeSync({ gte, lt, limit }) {
+      open();
       const { rows } = db.querySync({ gte, lt, limit: limit ?? -1, keyEncoding: 'buffer', valueEncoding: 'buffer' });
       const out: [Buffer, Buffer][] = [];
       for (let i = 0; i < rows.length; i += 2) out.push([rows[i], rows[i + 1]]);
       return out;
+    },
+    // Without a limit the package deletes the range with RocksDB's DeleteRange (one tombstone).
+    async clearRange({ gte, lt }) {
+      open();
+      await db.clear({ gte, lt });
     },
     async scan({ gte, lt }, onEntry) {
       const it = db.iterator({ gte, lt });
@@ -210,6 +249,9 @@ export async function openRocksStore(dir: string, opts: { sync?: boolean } = {})
         await it.close().catch(() => undefined);
       }
     },
-    close: () => db.close(),
+    close: () => {
+      closed = true;
+      return db.close();
+    },
   };
 }
