@@ -29,9 +29,16 @@ function checked(run: HardhatRun, what: string): number {
   return run.ms;
 }
 
-/** The suite's wall time, and the CPU the server process used meanwhile (a figure the machine's load moves far less). */
-async function suiteOn(dir: string, server: Server, chainId: number): Promise<{ ms: number; cpuMs?: number }> {
-  const url = `http://127.0.0.1:${server.port}`;
+/**
+ * The suite's wall time, and the CPU the server process used meanwhile (a figure the machine's load moves far
+ * less). `url`: where the suite sends its requests, when not straight to the server (a recording proxy).
+ */
+export async function suiteOn(
+  dir: string,
+  server: Server,
+  chainId: number,
+  url = `http://127.0.0.1:${server.port}`,
+): Promise<{ ms: number; cpuMs?: number }> {
   const cpu0 = processCpuMs(server.child.pid);
   const run = await hardhat(
     dir,
