@@ -1,8 +1,8 @@
 /**
  * VMs kept between runs for calls and traces: creating one costs about a millisecond (opcode tables,
  * precompiles, the Common's parameter merges), more than a short call or trace itself. Block execution
- * does not use the pool: each block gets a fresh VM, so nothing a call or trace leaves behind can ever
- * reach consensus.
+ * does not use this pool: blocks keep VMs of their own (block-executor.ts), so nothing a call or trace leaves
+ * behind (listeners, deadline guards) can ever reach consensus.
  */
 import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
