@@ -8,7 +8,7 @@
  * transaction and receipt shaped as the JSON-RPC answers them.
  */
 import { createTx } from '@ethereumjs/tx';
-import { chainCommon, decodeSignedEvmTransaction, storedEvmTransaction } from '../../execution/index.js';
+import { PARAMS_LOADED, chainCommon, decodeSignedEvmTransaction, storedEvmTransaction } from '../../execution/index.js';
 import { getNonce } from '../account-queries.js';
 import type { NodeContext } from '../context.js';
 import { INITIAL_BASE_FEE_WEI, ethReceipt, ethTransaction } from '../eth-shapes.js';
@@ -52,7 +52,7 @@ export async function warmUp(ctx: NodeContext, accounts: DevAccounts): Promise<v
       maxPriorityFeePerGas: INITIAL_BASE_FEE_WEI,
       maxFeePerGas: 3n * INITIAL_BASE_FEE_WEI,
     },
-    { common },
+    { common, params: PARAMS_LOADED },
   )
     .sign(key.privateKey)
     .serialize();
