@@ -5,6 +5,8 @@
  * unmodified `npx hardhat test` three ways, in turn: `--network native` on `--dev --block-time-ms 0`, the
  * same network pointed at `hardhat node` (HTTP, like ours), and Hardhat's in-process network. The project is
  * compiled once first, so the times are the suite (process start, provider setup, tests), not the compiler.
+ * `--baseline <main.js>` adds another build of our node (e.g. main's, built in a checkout of it) as a fourth run
+ * of each round, for a before/after in the same run.
  */
 import { execSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,9 +31,16 @@ function checked(run: HardhatRun, what: string): number {
   return run.ms;
 }
 
-/** The suite's wall time, and the CPU the server process used meanwhile (a figure the machine's load moves far less). */
-async function suiteOn(dir: string, server: Server, chainId: number): Promise<{ ms: number; cpuMs?: number }> {
-  const url = `http://127.0.0.1:${server.port}`;
+/**
+ * The suite's wall time, and the CPU the server process used meanwhile (a figure the machine's load moves far
+ * less). `url`: where the suite sends its requests, when not straight to the server (a recording proxy).
+ */
+export async function suiteOn(
+  dir: string,
+  server: Server,
+  chainId: number,
+  url = `http://127.0.0.1:${server.port}`,
+): Promise<{ ms: number; cpuMs?: number }> {
   const cpu0 = processCpuMs(server.child.pid);
   const run = await hardhat(
     dir,
@@ -43,7 +52,19 @@ async function suiteOn(dir: string, server: Server, chainId: number): Promise<{ 
   return { ms: checked(run, server.name), cpuMs: cpu0 === undefined || cpu1 === undefined ? undefined : cpu1 - cpu0 };
 }
 
-export async function benchHardhatOracle(rounds = 3): Promise<string[]> {
+/** A node launched from another build (its dist/ts/node/main.js), same flags. */
+async function runOurs(dir: string, main?: string): Promise<{ ms: number; cpuMs?: number }> {
+  const data = mkdtempSync(join(tmpdir(), 'native-bench-hardhat-node-'));
+  const native = await startNative('uws', data, ['--block-time-ms', '0', '--anvil-compat'], main);
+  try {
+    return await suiteOn(dir, native, 7120);
+  } finally {
+    await stopServer(native.child);
+    rmSync(data, { recursive: true, force: true });
+  }
+}
+
+export async function benchHardhatOracle(rounds = 3, baseline?: string): Promise<string[]> {
   if (!sampleProjectInstalled()) throw new Error('test/external/hardhat-sample is not installed: run scripts/setup.sh');
   const dir = mkdtempSync(join(tmpdir(), 'native-bench-hardhat-'));
   const load = loadavg()
@@ -53,21 +74,14 @@ export async function benchHardhatOracle(rounds = 3): Promise<string[]> {
     prepareSampleProject(dir);
     const compile = await hardhat(dir, ['compile'], {}, 300_000);
     if (compile.code !== 0) throw new Error(`hardhat compile failed\n${compile.stdout}\n${compile.stderr}`);
-    const times = { native: [] as number[], node: [] as number[], inProcess: [] as number[] };
-    const cpu = { native: [] as number[], node: [] as number[] };
-    const record = (k: 'native' | 'node', r: { ms: number; cpuMs?: number }) => {
+    const times = { native: [] as number[], node: [] as number[], inProcess: [] as number[], baseline: [] as number[] };
+    const cpu = { native: [] as number[], node: [] as number[], baseline: [] as number[] };
+    const record = (k: 'native' | 'node' | 'baseline', r: { ms: number; cpuMs?: number }) => {
       times[k].push(r.ms);
       if (r.cpuMs !== undefined) cpu[k].push(r.cpuMs);
     };
     for (let r = 0; r < rounds; r++) {
-      const data = mkdtempSync(join(tmpdir(), 'native-bench-hardhat-node-'));
-      const native = await startNative('uws', data, ['--block-time-ms', '0', '--anvil-compat']);
-      try {
-        record('native', await suiteOn(dir, native, 7120));
-      } finally {
-        await stopServer(native.child);
-        rmSync(data, { recursive: true, force: true });
-      }
+      record('native', await runOurs(dir));
       const node = await startHardhat({ project: dir, cli: HARDHAT_BIN });
       try {
         record('node', await suiteOn(dir, node, 31337));
@@ -75,6 +89,7 @@ export async function benchHardhatOracle(rounds = 3): Promise<string[]> {
         await stopServer(node.child);
       }
       times.inProcess.push(checked(await hardhat(dir, ['test'], {}, 300_000), 'in-process Hardhat network'));
+      if (baseline) record('baseline', await runOurs(dir, baseline));
     }
     const range = (xs: number[]) => `${secs(Math.min(...xs))}–${secs(Math.max(...xs))}`;
     const ratio = median(times.native) / median(times.node);
@@ -97,6 +112,11 @@ export async function benchHardhatOracle(rounds = 3): Promise<string[]> {
       ours,
       `| \`hardhat node\` 2.29.1 (HTTP) | ${secs(median(times.node))} | ${range(times.node)} | ${cpuCell(cpu.node)} | same project, network \`native\` pointed at it |`,
       `| Hardhat's in-process network | ${secs(median(times.inProcess))} | ${range(times.inProcess)} | (in the test process) | no HTTP; for reference |`,
+      ...(baseline
+        ? [
+            `| baseline build of our node (\`${baseline}\`) | ${secs(median(times.baseline))} | ${range(times.baseline)} | ${cpuCell(cpu.baseline)} | same flags; the build before this change |`,
+          ]
+        : []),
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -104,6 +124,7 @@ export async function benchHardhatOracle(rounds = 3): Promise<string[]> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const rows = await benchHardhatOracle(Number(process.argv[2] ?? 3));
+  const at = process.argv.indexOf('--baseline');
+  const rows = await benchHardhatOracle(Number(process.argv[2] ?? 3), at > 0 ? process.argv[at + 1] : undefined);
   console.log(rows.join('\n'));
 }

@@ -10,9 +10,12 @@ import { readFileSync, readdirSync } from 'node:fs';
 /** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
 
-/** The fields of /proc/<pid>/stat after the command name: [0] state, [2] pgrp, [11..14] utime stime cutime cstime. */
-function statFields(pid: number): string[] {
-  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/**
+ * The fields of /proc/<pid>/stat (or of a thread's, `task/<tid>/stat`) after the command name: [0] state, [2]
+ * pgrp, [11..14] utime stime cutime cstime.
+ */
+function statFields(pid: number, tid?: string): string[] {
+  const text = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
   // The command name is in parentheses and may itself hold ") ": the fields start after the last one.
   return text.slice(text.lastIndexOf(')') + 2).split(' ');
 }
@@ -25,6 +28,26 @@ export function cpuSeconds(pid?: number): number {
   }
   const f = statFields(pid);
   return (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND;
+}
+
+/**
+ * CPU seconds (user + system) of a process's main thread and of all its other threads together: a server's
+ * requests run on its main thread, V8's background compiler and GC and the thread pool beside it.
+ */
+export function threadCpuSeconds(pid: number): { main: number; other: number } {
+  const out = { main: 0, other: 0 };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let f: string[];
+    try {
+      f = statFields(pid, tid);
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    const secs = (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND;
+    if (tid === String(pid)) out.main += secs;
+    else out.other += secs;
+  }
+  return out;
 }
 
 /** The live processes of process group `pgid`. */

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { ethers } from 'ethers';
 import type { CallPool } from '../../ts/execution/index.js';
+import { parseConfig } from '../../ts/node/config.js';
 import { compiled } from '../helpers/contracts.js';
 import { ethersWallet, headHeight, rpc, rpcOk, signCall, waitReceipt } from '../helpers/evm.js';
 import { httpJson, startTestNode } from '../helpers/node.js';
@@ -66,7 +67,9 @@ test.serial('a call past --rpc-evmtimeout answers -32000 "execution aborted (tim
 });
 
 test.serial('a saturated call pool answers -32005 at once; the node and the pool recover', async (t) => {
-  const n = await startTestNode({ rpcGasCap: 0n, rpcEvmTimeoutMs: 1500, rpcEvmWorkers: 1, rpcEvmQueue: 1 });
+  // Inline off: on --dev each call would first hold the main thread for up to 100 ms, which staggers their
+  // arrival at the pool by seconds on a loaded machine (the first could time out before the last arrives).
+  const n = await startTestNode({ rpcGasCap: 0n, rpcEvmTimeoutMs: 1500, rpcEvmWorkers: 1, rpcEvmQueue: 1, rpcEvmInlineMs: 0 });
   t.teardown(() => n.stop());
   const replies = await Promise.all(Array.from({ length: 5 }, () => rpc(n.url, 'eth_call', loopCall())));
   const busy = replies.filter((r) => r.error?.code === -32005);
@@ -81,14 +84,18 @@ test.serial('a saturated call pool answers -32005 at once; the node and the pool
 test.serial(
   '--rpc-evm-inline (dev default 100 ms): short calls answer on the main thread, a long one moves to a worker',
   async (t) => {
-    const n = await startTestNode({ rpcGasCap: 0n, rpcEvmTimeoutMs: 3000 });
+    t.is(parseConfig(['--dev'], {}).rpcEvmInlineMs, 100);
+    // A budget no short call passes even on a loaded machine: the calls stay on the main thread.
+    const roomy = await startTestNode({ rpcEvmInlineMs: 20_000 });
+    t.teardown(() => roomy.stop());
+    const RETURN_ONE = '0x600160005260206000f3';
+    t.is(await rpcOk(roomy.url, 'eth_call', [{ data: RETURN_ONE }, 'latest']), ethers.toBeHex(1n, 32));
+    t.is(await rpcOk(roomy.url, 'eth_estimateGas', [{ data: RETURN_ONE }]), ethers.toQuantity(100_000));
+    t.is((roomy.node.ctx.evmCalls as CallPool).threads.length, 0, 'no call worker started for short calls');
+    // An endless loop passes the inline 100 ms, starts over on a worker and ends there at the time limit.
+    const n = await startTestNode({ rpcGasCap: 0n, rpcEvmTimeoutMs: 3000, rpcEvmInlineMs: 100 });
     t.teardown(() => n.stop());
     const pool = n.node.ctx.evmCalls as CallPool;
-    const RETURN_ONE = '0x600160005260206000f3';
-    t.is(await rpcOk(n.url, 'eth_call', [{ data: RETURN_ONE }, 'latest']), ethers.toBeHex(1n, 32));
-    t.is(await rpcOk(n.url, 'eth_estimateGas', [{ data: RETURN_ONE }]), ethers.toQuantity(100_000));
-    t.is(pool.threads.length, 0, 'no call worker started for short calls');
-    // An endless loop passes the inline 100 ms, starts over on a worker and ends there at the time limit.
     t.deepEqual((await rpc(n.url, 'eth_call', loopCall())).error, { code: -32000, message: 'execution aborted (timeout = 3s)' });
     t.true(pool.threads.length > 0, 'the loop ran on a worker');
     // Off: every call goes to the workers (the default outside --dev).

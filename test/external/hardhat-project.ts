@@ -64,3 +64,10 @@ export function hardhat(dir: string, args: string[], env: NodeJS.ProcessEnv, tim
     );
   });
 }
+
+/** The sample project set up in dir and compiled (the benches time the suite, not the compiler). */
+export async function prepareCompiledSampleProject(dir: string): Promise<void> {
+  prepareSampleProject(dir);
+  const compile = await hardhat(dir, ['compile'], {}, 300_000);
+  if (compile.code !== 0) throw new Error(`hardhat compile failed\n${compile.stdout}\n${compile.stderr}`);
+}

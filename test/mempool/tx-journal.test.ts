@@ -310,3 +310,38 @@ test('journal: a cancel record undoes the record before it; a later record of th
   t.is(reopened.size, 2);
   await reopened.close();
 });
+
+test('journal reset: with no record written it keeps its segment; with records it holds exactly the given transactions', async (t) => {
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const [a, b] = [1n, 2n].map((n) => transferTx(devKey(1), devKey(2).address, n, n));
+  const { journal } = await TxJournal.open(tmp.dir);
+  const files = readdirSync(tmp.dir).sort();
+  // Nothing journaled (a dev chain with automine): a reset (evm_revert) creates no segment and deletes none.
+  await journal.reset([]);
+  await journal.reset([]);
+  t.deepEqual(readdirSync(tmp.dir).sort(), files);
+  // A reset to a pool of one on an empty journal: that transaction is what a restart replays.
+  await journal.reset([a]);
+  await journal.close();
+  const reopened = await TxJournal.open(tmp.dir);
+  t.deepEqual(
+    reopened.replay.map((tx) => tx.txid),
+    [a.txid],
+  );
+  // Records found at open count: a reset to another pool replaces them (a restart replays b only).
+  await reopened.journal.reset([b]);
+  await reopened.journal.close();
+  const again = await TxJournal.open(tmp.dir);
+  t.deepEqual(
+    again.replay.map((tx) => tx.txid),
+    [b.txid],
+  );
+  // And a reset to an empty pool after records were written leaves nothing to replay.
+  await again.journal.append(a);
+  await again.journal.reset([]);
+  await again.journal.close();
+  const last = await TxJournal.open(tmp.dir);
+  t.deepEqual(last.replay, []);
+  await last.journal.close();
+});

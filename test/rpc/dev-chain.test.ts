@@ -4,6 +4,7 @@ import test from 'ava';
 import { ethers } from 'ethers';
 import { ConfigError, parseConfig } from '../../ts/node/config.js';
 import { readFrames } from '../../ts/mempool/tx-journal.js';
+import { warmUpRpc } from '../../ts/rpc/warm-up.js';
 import { compiled } from '../helpers/contracts.js';
 import { devKey, devPrivateKey, rpc, rpcOk } from '../helpers/evm.js';
 import { spawnNode } from '../helpers/child-node.js';
@@ -60,6 +61,39 @@ test('the start-up warm-up leaves no trace: genesis head, empty pool, the first 
   t.is(await rpcOk(n.url, 'eth_getTransactionCount', [first, 'pending']), '0x0');
   t.is(await rpcOk(n.url, 'eth_getBalance', [first, 'latest']), await rpcOk(n.url, 'eth_getBalance', [first, '0x0']));
   t.is(await rpcOk(n.url, 'eth_getCode', [ethers.getCreateAddress({ from: first, nonce: 0 }), 'latest']), '0x');
+  t.true((await validate(n)).valid);
+});
+
+test("the JSON-RPC warm-up answers a suite's first requests in-process, then leaves the chain, clock, pool and snapshot ids as before", async (t) => {
+  const n = await automine();
+  t.teardown(() => n.stop());
+  const accounts = await rpcOk(n.url, 'eth_accounts');
+  const [first, last] = [accounts[0], accounts[9]];
+  const genesis = await block(n, 'latest');
+  // A pending state write and a moved clock: both are part of what the warm-up's first snapshot restores.
+  await rpcOk(n.url, 'anvil_setBalance', [last, '0x1234']);
+  const offset = Number(await rpcOk(n.url, 'evm_increaseTime', [500]));
+  const events = await rpcOk(n.url, 'eth_newBlockFilter');
+  // The node ran it at start (automine); once more here, where its result can be read: every step answered.
+  t.true(await warmUpRpc(n.node.ctx));
+  t.is(await head(n), 0);
+  t.deepEqual(await block(n, 'latest'), genesis);
+  t.is(await rpcOk(n.url, 'eth_getBalance', [last, 'latest']), '0x1234');
+  t.is(await rpcOk(n.url, 'eth_getBalance', [first, 'latest']), await rpcOk(n.url, 'eth_getBalance', [first, '0x0']));
+  t.is(await rpcOk(n.url, 'eth_getTransactionCount', [first, 'pending']), '0x0');
+  t.deepEqual(await rpcOk(n.url, 'txpool_status'), { pending: '0x0', queued: '0x0' });
+  t.is(await rpcOk(n.url, 'eth_getCode', [ethers.getCreateAddress({ from: first, nonce: 0 }), 'latest']), '0x');
+  // Ids count from 1 again, as on a node that never took a snapshot; the clock kept its offset, not the warm-up's.
+  t.is(await rpcOk(n.url, 'evm_snapshot'), '0x1');
+  t.is(Number(await rpcOk(n.url, 'evm_increaseTime', [0])), offset);
+  // The next block is block 1, dated by the clock (the warm-up's evm_setNextBlockTimestamp was reverted).
+  const before = Math.floor(Date.now() / 1000) + offset;
+  await rpcOk(n.url, 'evm_mine');
+  const mined = await block(n, 'latest');
+  t.is(mined.number, '0x1');
+  t.true(Number(mined.timestamp) >= before && Number(mined.timestamp) <= Math.floor(Date.now() / 1000) + offset);
+  // A block filter installed before the warm-up sees block 1 only (the warm-up's blocks were rolled back).
+  t.deepEqual(await rpcOk(n.url, 'eth_getFilterChanges', [events]), [mined.hash]);
   t.true((await validate(n)).valid);
 });
 
@@ -161,6 +195,10 @@ test('automine: every transaction gets its own block before the send answers; th
   // A REST/native submission is mined too.
   t.is(await rpcOk(n.url, 'eth_getBalance', [to, 'latest']), '0x3');
   t.true((await validate(n)).valid);
+  // Three blocks produced (the start-up warm-up's blocks are not counted), none "late": automine has no slots.
+  const metrics = await (await fetch(`${n.url}/metrics`)).text();
+  t.regex(metrics, /^native_blocks_produced_total 3$/m);
+  t.regex(metrics, /^native_blocks_late_total 0$/m);
 });
 
 test('manual mining: evm_setAutomine(false) keeps transactions pending; evm_mine and hardhat_mine make blocks with the timestamps asked', async (t) => {

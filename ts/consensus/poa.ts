@@ -120,7 +120,8 @@ export class PoaEngine implements ConsensusEngine {
       commitMs: t2 - t1,
       totalMs: t2 - t0,
       gasUsed: proposal.block.gas_used,
-      lateMs: Math.max(0, Date.now() - (slot + this.opts.blockTimeMs)),
+      // Without a block time (the dev chain's automine) a block has no slot to miss: never late.
+      lateMs: this.opts.blockTimeMs > 0 ? Math.max(0, Date.now() - (slot + this.opts.blockTimeMs)) : 0,
     };
     this.onProduced?.(info);
     return info;

@@ -1,4 +1,5 @@
 import type { Common } from '@ethereumjs/common';
+import type { EVM } from '@ethereumjs/evm';
 import { type VM, createVM, runTx } from '@ethereumjs/vm';
 import { applyNativeTransaction, endBlock } from '../ledger/executor.js';
 import { hasBondedActiveSet } from '../ledger/staking/index.js';
@@ -121,18 +122,47 @@ function statelessRuleError(tx: SignedTransaction, evmTx: boolean, env: BlockEnv
   }
 }
 
+/** The VM a block's EVM transactions run on, over that block's overlay. */
+export interface BlockVm {
+  vm: VM;
+  common: Common;
+  block: EvmBlock;
+  /** Its pool (blockVm without a deadline), or null: a VM with a deadline guard is never reused. */
+  key: string | null;
+  adapter: EvmStateAdapter;
+  /** The environment BLOCKHASH reads (the block it serves now). */
+  holder: { env: BlockEnv };
+}
+
+/**
+ * Block VMs kept between blocks, apart from the calls' and traces' (vm-pool.ts): creating one costs ~0.3-0.9 ms
+ * (opcode tables, precompiles, the Common's parameter merges), more than executing a block of one transfer
+ * (the dev chain's automine makes a block per transaction). A VM keeps nothing of a block that a transaction
+ * of the same block would not already see: runTx clears the journal's warm sets, touched accounts and
+ * transient storage after every transaction, and the next block rebases its state adapter, its header and
+ * its BLOCKHASH source (test: test/evm/gas-accounting.test.ts, the same call costs the same gas in consecutive
+ * blocks and sees no transient storage of the one before).
+ */
+const idleBlockVms = new Map<string, BlockVm[]>();
+
 /** One VM per block that holds EVM transactions, over that block's overlay; `deadline` stops its runs (traces). */
-export async function blockVm(
-  env: BlockEnv,
-  state: StateOverlay,
-  base: EvmBaseState,
-  deadline?: number,
-): Promise<{ vm: VM; common: Common; block: EvmBlock }> {
+export async function blockVm(env: BlockEnv, state: StateOverlay, base: EvmBaseState, deadline?: number): Promise<BlockVm> {
+  const key = deadline === undefined ? `${env.chainId}:${env.hardfork}` : null;
+  const idle = key === null ? undefined : idleBlockVms.get(key)?.pop();
+  if (idle) {
+    idle.adapter.rebase(state, base);
+    idle.holder.env = env;
+    idle.vm.evm.journal.cleanJournal();
+    (idle.vm.evm as EVM).transientStorage.clear();
+    idle.block = evmBlockFor(env, idle.common);
+    return idle;
+  }
   const common = chainCommon(env.chainId, env.hardfork);
-  const stateManager = new EvmStateAdapter(state, base);
+  const adapter = new EvmStateAdapter(state, base);
+  const holder = { env };
   const blockchain = {
     getBlock: async (n: number) => {
-      const h = await env.blockHash(Number(n));
+      const h = await holder.env.blockHash(Number(n));
       return { hash: () => h ?? new Uint8Array(32) };
     },
     putBlock: async () => undefined,
@@ -140,10 +170,17 @@ export async function blockVm(
       return this;
     },
   };
-  const vm = await createVM({ common, stateManager, evmOpts: { blockchain } as never });
+  const vm = await createVM({ common, stateManager: adapter, evmOpts: { blockchain } as never });
   if (deadline !== undefined) installDeadline(vm).deadline = deadline;
-  const block = evmBlockFor(env, common);
-  return { vm, common, block };
+  return { vm, common, block: evmBlockFor(env, common), key, adapter, holder };
+}
+
+/** A block's VM back to its pool once the block ran (at most two kept per chain: production and validation). */
+function releaseBlockVm(v: BlockVm): void {
+  if (v.key === null) return;
+  let list = idleBlockVms.get(v.key);
+  if (!list) idleBlockVms.set(v.key, (list = []));
+  if (list.length < 2) list.push(v);
 }
 
 /** Options of executeBlock. */
@@ -214,7 +251,7 @@ export async function executeBlock(
   let nativeFeesBase = 0n;
   let nativeToProposerBase = 0n;
   let cumulative = 0n;
-  let evm: Awaited<ReturnType<typeof blockVm>> | null = null;
+  let evm: BlockVm | null = null;
   const deferredSenders = new Set<string>();
   const collectorKey = accountKey(FEE_COLLECTOR);
   // The accounts the block names, read from disk in one multi-get where the base reads from disk (state-store.ts).
@@ -304,6 +341,8 @@ export async function executeBlock(
     });
   }
 
+  // Back to the pool once every transaction ran (a run that threw leaves its VM to the garbage collector).
+  if (evm) releaseBlockVm(evm);
   r.feesWei += baseToWei(nativeFeesBase);
   toProposerWei += baseToWei(nativeToProposerBase);
   if (!opts.finish) return r;

@@ -5,6 +5,7 @@ import { WEI_PER_BASE, ZERO_ADDRESS } from '../ledger/units.js';
 import { toHex } from '../util/hex.js';
 
 import { EVM_DATA_PREFIX } from '../ledger/tx-kind.js';
+import { PARAMS_LOADED } from './common.js';
 import { impersonatedSender, withImpersonatedSender } from './impersonation.js';
 
 export { EVM_DATA_PREFIX, isEvmTransaction } from '../ledger/tx-kind.js';
@@ -19,7 +20,7 @@ export function maxPricePerGas(tx: TypedTransaction): bigint {
 /** Parse a raw signed Ethereum transaction (legacy/EIP-155, EIP-2930, EIP-1559). Throws on malformed input. */
 export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTransaction {
   try {
-    const t = createTxFromRLP(raw, { common });
+    const t = createTxFromRLP(raw, { common, params: PARAMS_LOADED });
     // A dev chain's impersonated transaction names its sender in place of a signature (impersonation.ts).
     const impersonated = impersonatedSender(t);
     return impersonated === null ? t : withImpersonatedSender(raw, common, impersonated);

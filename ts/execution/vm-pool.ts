@@ -1,8 +1,8 @@
 /**
  * VMs kept between runs for calls and traces: creating one costs about a millisecond (opcode tables,
  * precompiles, the Common's parameter merges), more than a short call or trace itself. Block execution
- * does not use the pool: each block gets a fresh VM, so nothing a call or trace leaves behind can ever
- * reach consensus.
+ * does not use this pool: blocks keep VMs of their own (block-executor.ts), so nothing a call or trace leaves
+ * behind (listeners, deadline guards) can ever reach consensus.
  */
 import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
@@ -11,7 +11,7 @@ import { createAddressFromString } from '@ethereumjs/util';
 import { type VM, createVM } from '@ethereumjs/vm';
 import type { StateOverlay } from '../state/state-store.js';
 import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, type BlockEnv } from './block-executor.js';
-import { FEE_COLLECTOR, chainCommon } from './common.js';
+import { FEE_COLLECTOR, PARAMS_LOADED, chainCommon } from './common.js';
 import { type DeadlineGuard, installDeadline } from './deadline.js';
 import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';
 
@@ -29,7 +29,7 @@ export function evmBlockFor(env: BlockEnv, common: Common): EvmBlock {
         baseFeePerGas: BASE_FEE_PER_GAS,
       },
     },
-    { common, skipConsensusFormatValidation: true },
+    { common, params: PARAMS_LOADED, skipConsensusFormatValidation: true },
   );
 }
 

@@ -48,6 +48,7 @@ import {
 import { CompilePool, VERIFY_CHAINS, VerificationService, VerificationStore, verifyHooks } from '../verify/index.js';
 import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
+import { warmUpDevRpc } from './dev-warm-up.js';
 import { chainParamsFor } from './genesis-params.js';
 import { type Networking, startNetworking } from './network.js';
 import { loadOrCreateValidatorKey } from './validator-key.js';
@@ -402,6 +403,7 @@ export class NativeNode {
       else if (ctx.dev) {
         await ctx.dev.warmUp(ctx);
         ctx.dev.start();
+        await warmUpDevRpc(ctx, consensus, log);
       } else if (params.validators.some((v) => v.address === key.address)) consensus.start();
       else log.warn({ address: key.address }, 'this node is not an authority; not producing blocks');
       log.info(

@@ -4,7 +4,7 @@
  * transaction through admission like eth_sendRawTransaction.
  */
 import { type TypedTxData, createTx } from '@ethereumjs/tx';
-import { type CallArgs, chainCommon, impersonatedRawTransaction } from '../../execution/index.js';
+import { type CallArgs, PARAMS_LOADED, chainCommon, impersonatedRawTransaction } from '../../execution/index.js';
 import type { SignedTransaction } from '../../ledger/transaction.js';
 import { InvalidParamsError } from '../../util/errors.js';
 import { getPendingNonce } from '../account-queries.js';
@@ -62,6 +62,6 @@ export async function sendTransaction(ctx: NodeContext, accounts: DevAccounts, a
     const raw = impersonatedRawTransaction(data, a.from.toLowerCase(), common);
     return ctx.admission.submitRaw(raw, 'api', { impersonated: true, answeredOnceMined });
   }
-  const raw = createTx(data, { common }).sign(sender.key.privateKey).serialize();
+  const raw = createTx(data, { common, params: PARAMS_LOADED }).sign(sender.key.privateKey).serialize();
   return ctx.admission.submitRaw(raw, 'api', { answeredOnceMined });
 }

@@ -44,6 +44,11 @@ export class DevSnapshots {
     if (i >= 0) this.taken.splice(i);
   }
 
+  /** After the dev chain's warm-up (rpc/warm-up.ts) reverted its own snapshots: the first id is 1 again. */
+  restartIds(): void {
+    if (this.taken.length === 0) this.nextId = 1;
+  }
+
   /** anvil_reset: no snapshot survives (ids keep counting, so an old id never names a new snapshot). */
   clear(): void {
     this.taken.length = 0;

@@ -1,0 +1,27 @@
+/**
+ * The dev chain's JSON-RPC warm-up at start (rpc/warm-up.ts), as the node runs it: only with automine and no
+ * interval mining (the Hardhat-style dev loop it is for), with the produced-block hook (its log line and
+ * metrics) paused, so the warm-up's blocks, reverted at once, appear nowhere.
+ */
+import type { Logger } from 'pino';
+import { dispatcherOf } from '../api/routes/rpc.js';
+import type { PoaEngine } from '../consensus/poa.js';
+import { warmUpRpc } from '../rpc/warm-up.js';
+import type { NodeContext } from '../services/index.js';
+
+export async function warmUpDevRpc(ctx: NodeContext, poa: PoaEngine, log: Logger): Promise<void> {
+  // The served dispatcher (its method table) is built now rather than by the first request.
+  dispatcherOf(ctx);
+  const dev = ctx.dev;
+  if (!dev?.miner.automine || dev.miner.intervalMs > 0) return;
+  const t0 = performance.now();
+  const onProduced = poa.onProduced;
+  poa.onProduced = undefined;
+  let complete: boolean;
+  try {
+    complete = await warmUpRpc(ctx);
+  } finally {
+    poa.onProduced = onProduced;
+  }
+  log.debug({ ms: Math.round(performance.now() - t0), complete }, 'dev chain JSON-RPC warm-up');
+}
