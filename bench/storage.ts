@@ -263,53 +263,108 @@ export async function benchCommit(rounds = 5): Promise<Row[]> {
   ];
 }
 
-/** Child process: open the chain in `dir` (state rebuilt and checked against the head root), report time and RSS. */
-async function openAndReport(dir: string): Promise<void> {
+/** The trie checkpoint of a restart bench's data dir (what the node keeps in its data dir). */
+const checkpointOf = (dir: string) => ({ path: join(dir, 'state-trie.ckpt'), everyBlocks: 0 });
+
+/**
+ * Child process: open the chain in `dir` (the trie from its checkpoint, or with `rebuild` streamed from `S`;
+ * checked against the head root either way), report time, RSS and how the trie came back.
+ */
+async function openAndReport(dir: string, how: string): Promise<void> {
   // An existing store needs no allocation (genesis is on disk): the child holds only what a restarted node holds.
   const params = restartParams(0);
   const t0 = performance.now();
   const db = await openRocksStore(join(dir, 'db'));
-  const chain = new Chain(params, db, 1000);
+  const chain = new Chain(params, db, 1000, how === 'rebuild' ? {} : { trieCheckpoint: checkpointOf(dir) });
   await chain.open();
   const ms = performance.now() - t0;
   global.gc?.();
+  const peakRss = process.resourceUsage().maxRSS * 1024;
+  const from = chain.trieStart?.from;
   process.stdout.write(
-    `${JSON.stringify({ ms, rss: process.memoryUsage().rss, height: chain.height, size: chain.state.size })}\n`,
+    `${JSON.stringify({ ms, rss: process.memoryUsage().rss, peakRss, height: chain.height, size: chain.state.size, from })}\n`,
   );
   await db.close();
+}
+
+/** Run openAndReport in a fresh process. */
+async function openInChild(dir: string, how: 'checkpoint' | 'rebuild') {
+  const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), 'open', dir, how], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  await new Promise((r) => child.on('exit', r));
+  return JSON.parse(out.trim()) as { ms: number; rss: number; peakRss: number; size: number; from: string };
+}
+
+/**
+ * `accounts` allocations of 1000 coins to address(0), address(1), ..., made as they are iterated: a Map of
+ * 10M entries would hold ~1.5 GiB in this process. Only what the genesis writer reads is answered.
+ */
+class GeneratedAlloc extends Map<string, bigint> {
+  constructor(private readonly accounts: number) {
+    super();
+  }
+
+  override get size(): number {
+    return this.accounts;
+  }
+
+  override *entries(): MapIterator<[string, bigint]> {
+    for (let i = 0; i < this.accounts; i++) yield [address(i), 1000n * BASE_PER_COIN];
+  }
+
+  override *keys(): MapIterator<string> {
+    for (let i = 0; i < this.accounts; i++) yield address(i);
+  }
+
+  override [Symbol.iterator](): MapIterator<[string, bigint]> {
+    return this.entries();
+  }
 }
 
 function restartParams(accounts: number) {
   const validator = keyPairFromPrivate('11'.repeat(32));
   const p = benchChainParams(validator, []);
-  p.alloc = new Map(Array.from({ length: accounts }, (_, i) => [address(i), 1000n * BASE_PER_COIN]));
+  p.alloc = new GeneratedAlloc(accounts);
   return p;
 }
 
-/** A data dir whose state holds `accounts` accounts (the genesis allocation), then a fresh process opening it. */
+/**
+ * A data dir whose state holds `accounts` accounts (the genesis allocation, streamed), closed as a node
+ * stops (a trie checkpoint written), then fresh processes opening it: from the checkpoint, and rebuilding the
+ * trie from `S` (what a node does without a usable checkpoint).
+ */
 export async function benchRestart(accounts: number): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'native-bench-restart-'));
   try {
     const t0 = performance.now();
-    const db = await openRocksStore(join(dir, 'db'));
-    const chain = new Chain(restartParams(accounts), db, 1000);
-    await chain.open();
-    const genesisS = (performance.now() - t0) / 1000;
-    await db.close();
-    const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), 'open', dir], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    await new Promise((r) => child.on('exit', r));
-    const res = JSON.parse(out.trim()) as { ms: number; rss: number };
-    return [
-      {
-        name: `node state of ${accounts.toLocaleString()} accounts: restart (open the store, rebuild the state, check the head's root)`,
-        value: `${(res.ms / 1000).toFixed(1)} s, RSS ${(res.rss / 2 ** 30).toFixed(2)} GiB`,
-        note: `state held in memory; database ${(dirBytes(join(dir, 'db')) / 2 ** 20).toFixed(0)} MiB; genesis written in ${genesisS.toFixed(0)} s`,
-      },
-    ];
+    let genesisS = 0;
+    let checkpointS = 0;
+    {
+      const db = await openRocksStore(join(dir, 'db'));
+      const chain = new Chain(restartParams(accounts), db, 1000, { trieCheckpoint: checkpointOf(dir) });
+      await chain.open();
+      genesisS = (performance.now() - t0) / 1000;
+      const t1 = performance.now();
+      await chain.checkpointNow();
+      checkpointS = (performance.now() - t1) / 1000;
+      await db.close();
+    }
+    const gib = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
+    const size = `database ${(dirBytes(join(dir, 'db')) / 2 ** 20).toFixed(0)} MiB`;
+    const rows: Row[] = [];
+    for (const how of ['checkpoint', 'rebuild'] as const) {
+      const res = await openInChild(dir, how);
+      if (res.size < accounts) throw new Error(`the reopened state holds ${res.size} keys, fewer than ${accounts} accounts`);
+      rows.push({
+        name: `node state of ${accounts.toLocaleString()} accounts: restart (open the store, ${how === 'rebuild' ? 'rebuild the trie from S' : 'load the trie checkpoint'}, check the head's root)`,
+        value: `${(res.ms / 1000).toFixed(1)} s, RSS ${gib(res.rss)}`,
+        note: `trie from: ${res.from}; values on disk (cache empty after start); peak RSS ${gib(res.peakRss)}; ${res.size.toLocaleString()} keys; ${size}; genesis written in ${genesisS.toFixed(0)} s, checkpoint in ${checkpointS.toFixed(1)} s`,
+      });
+    }
+    return rows;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -317,7 +372,7 @@ export async function benchRestart(accounts: number): Promise<Row[]> {
 
 async function main(): Promise<void> {
   const [what = 'all', arg] = process.argv.slice(2);
-  if (what === 'open') return openAndReport(arg as string);
+  if (what === 'open') return openAndReport(arg as string, process.argv[4] ?? 'checkpoint');
   const rows: Row[] = [];
   if (what === 'history' || what === 'all') rows.push(...(await benchHistoryReads()));
   if (what === 'commit' || what === 'all') rows.push(...(await benchCommit(what === 'commit' && arg ? Number(arg) : undefined)));

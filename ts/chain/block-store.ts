@@ -8,7 +8,6 @@ import {
   type KvOp,
   type KvStore,
   addOps,
-  P,
   addrCountKey,
   addrTxKey,
   addrTxPrefix,
@@ -110,12 +109,6 @@ export class BlockStore {
     for (const [, v] of rows) this.remember(decodeBlock(v));
   }
 
-  /** All persisted state entries (for StateStore rebuild). */
-  scanState(onEntry: (key: Buffer, value: Buffer) => void): Promise<void> {
-    const prefix = Buffer.from([P.state]);
-    return this.db.scan({ gte: prefix, lt: prefixEnd(prefix) }, (k, v) => onEntry(k.subarray(1), v));
-  }
-
   /**
    * Write a block with its state changes, indexes and change set in one batch. `undo` holds the value
    * before the block of every key in `changes` (StateStore.applyChanges returns it).
@@ -192,19 +185,28 @@ export class BlockStore {
    * Remove every block above `height` with its indexes and change set, and put back the state values those
    * blocks changed, in one batch (a crash leaves all of it or none). The state's change set is returned for
    * the caller to apply to the in-memory state. Needs the change sets of those blocks (history kept).
-   * `extra`: the caller's own deletions for the removed heights, written in the same batch.
+   * `extra`: the caller's own deletions for the removed heights, written in the same batch; `beforeWrite`
+   * is given the state keys about to be restored just before the batch is written.
    */
-  async rollbackTo(height: number, extra: readonly KvOp[] = []): Promise<StateChanges> {
+  async rollbackTo(
+    height: number,
+    extra: readonly KvOp[] = [],
+    beforeWrite?: (keys: Iterable<string>) => void,
+  ): Promise<StateChanges> {
     // The history indexer must not write index entries of the blocks being removed, nor move its marker.
     const resumeIndexing = await this.history.pauseIndexing();
     try {
-      return await this.rollbackPaused(height, extra);
+      return await this.rollbackPaused(height, extra, beforeWrite);
     } finally {
       resumeIndexing();
     }
   }
 
-  private async rollbackPaused(height: number, extra: readonly KvOp[]): Promise<StateChanges> {
+  private async rollbackPaused(
+    height: number,
+    extra: readonly KvOp[],
+    beforeWrite?: (keys: Iterable<string>) => void,
+  ): Promise<StateChanges> {
     const ops: KvOp[] = [...extra];
     const restore: StateChanges = new Map();
     const countDelta = new Map<string, number>();
@@ -253,6 +255,7 @@ export class BlockStore {
     for (const op of events.ops) ops.push(op);
     ops.push(...this.history.rollbackOps(height));
     ops.push({ type: 'put', key: HEAD, value: u64be(height) });
+    beforeWrite?.(restore.keys());
     await this.db.write(ops);
     events.applied();
     days.applied();

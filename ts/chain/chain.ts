@@ -9,12 +9,8 @@ import {
   operationEnv,
 } from '../execution/index.js';
 import { type KeyPair, signDigest } from '../ledger/keys.js';
-import { applyGenesisStakes } from '../ledger/staking/index.js';
-import { getSupply, putSupply } from '../ledger/supply.js';
 import type { NativeRuleContext } from '../ledger/rules.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
-import { baseToWei } from '../ledger/units.js';
-import { getAccount, putAccount } from '../state/accounts.js';
 import { type StateChanges, StateOverlay, StateStore, type StateUndo } from '../state/state-store.js';
 import type { KvOp, KvStore } from '../storage/index.js';
 import { NodeError } from '../util/errors.js';
@@ -34,11 +30,13 @@ import {
   txMerkleRoot,
 } from './block.js';
 import { applyEvidence, decodeEvidence } from './evidence.js';
+import { applyGenesisAlloc, finishGenesis, streamGenesisAlloc } from './genesis-state.js';
 import { BlockStore } from './block-store.js';
 import { PendingDevWrites, devPatchKey } from './dev-patches.js';
 import { type HistoricalStateView, type HistoryRetention, HistoryUnavailableError } from './state-history.js';
 import { type ChainParams, ledgerParams } from './params.js';
 import { consensusPhaseAt } from './schedule.js';
+import { type TrieCheckpointOptions, TrieCheckpoints, type TrieStart, openStateTrie } from './trie-checkpoint.js';
 import { type VerifiedAhead, verifyBlocksAhead } from './verify-ahead.js';
 import {
   type AppliedBlock,
@@ -78,12 +76,18 @@ export interface ChainEvents {
   block: [Block, ExecutionResult | null, StateUndo];
   /** The chain was rolled back: the head is now the block at this height; the state keys the rollback changed. */
   rollback: [number, ReadonlySet<string>];
+  /** A trie checkpoint of the block at this height was written (error null) or failed, after ms. */
+  checkpoint: [number, Error | null, number];
 }
 
 /** Options of a chain beyond its parameters. */
 export interface ChainOptions {
   /** Change sets kept for reads at past heights and rollbacks (default: every block). */
   history?: HistoryRetention;
+  /** Bytes of committed state values cached in memory (`--state-cache-mb`; default 256 MiB). */
+  stateCacheBytes?: number;
+  /** Where and how often the trie is checkpointed (restart without re-hashing the state); none by default. */
+  trieCheckpoint?: TrieCheckpointOptions;
 }
 
 /** A height that is not a block of the chain (negative, or above the head). */
@@ -102,7 +106,8 @@ export class NoSuchHeightError extends NodeError {
  * consensus drive it through propose()/commit(); queries read it.
  */
 export class Chain extends EventEmitter<ChainEvents> {
-  readonly state = new StateStore();
+  /** The state: values in the `S` table behind a bounded cache, key and leaf hashes in the trie. */
+  readonly state: StateStore;
   readonly blocks: BlockStore;
   private headBlock!: Block;
   /** Set while a proposal's state is in the trie but not yet the head (between propose and commit/abandon). */
@@ -111,6 +116,9 @@ export class Chain extends EventEmitter<ChainEvents> {
   readonly devWrites: PendingDevWrites | null;
   /** Time spent by imported blocks in each step, summed (sync reports it per catch-up pass). */
   readonly importTimings = { validate_ms: 0, write_ms: 0, listeners_ms: 0 };
+  /** How the state trie came back at open (checkpoint, rebuild from `S`, or genesis). */
+  trieStart: TrieStart | null = null;
+  private readonly checkpoints: TrieCheckpoints | null;
   /** The node's clock in Unix seconds (block timestamps, the future-drift rules); tests move it. */
   now: () => number = () => Math.floor(Date.now() / 1000);
 
@@ -122,6 +130,9 @@ export class Chain extends EventEmitter<ChainEvents> {
   ) {
     super();
     this.blocks = new BlockStore(db, windowSize, opts.history);
+    this.state = new StateStore({ db, cacheBytes: opts.stateCacheBytes });
+    const c = opts.trieCheckpoint;
+    this.checkpoints = c ? new TrieCheckpoints(c, this.state, (h, err, ms) => this.emit('checkpoint', h, err, ms)) : null;
     this.devWrites = params.network === 'dev' ? new PendingDevWrites(db) : null;
   }
 
@@ -153,21 +164,42 @@ export class Chain extends EventEmitter<ChainEvents> {
     };
   }
 
-  /** Open the chain: resume from disk (state rebuilt and checked against the head's state root) or write genesis. */
+  /**
+   * Open the chain: resume from disk (the trie rebuilt from the `S` table, no value kept in memory, and
+   * checked against the head's state root) or write genesis.
+   */
   async open(): Promise<void> {
+    const t0 = performance.now();
     const height = await this.blocks.open();
     if (height < 0) {
       await this.writeGenesis();
+      this.trieStart = { from: 'genesis', ms: performance.now() - t0 };
       return;
     }
-    // The key only becomes a map key (a string); the value is copied into the shared pool (fewer buffers for the GC).
-    await this.blocks.scanState((k, v) => this.state.load(k, Buffer.from(v)));
     this.headBlock = (await this.blocks.getBlock(height)) as Block;
-    const root = toHex(this.state.root());
-    if (root !== this.headBlock.state_root) {
-      throw new Error(`state root mismatch at height ${height}: disk state ${root}, block ${this.headBlock.state_root}`);
-    }
+    this.trieStart = await openStateTrie(this.state, this.blocks, this.headBlock, this.checkpoints?.path ?? null, t0);
     await this.devWrites?.restore(this.state);
+  }
+
+  /**
+   * Write a checkpoint of the head's trie now (clean shutdown), after any being written; false when there is
+   * nothing to write it with (no checkpoint configured, a JS trie, dev writes not yet in a block). Throws when
+   * the write fails.
+   */
+  async checkpointNow(): Promise<boolean> {
+    const c = this.checkpoints;
+    if (c === null) return false;
+    for (;;) {
+      await this.settled();
+      if (!c.busy) break;
+      await c.idle();
+    }
+    if ((this.devWrites?.size ?? 0) > 0) return false;
+    const write = c.start(this.headBlock);
+    if (write === null) return false;
+    const err = await write;
+    if (err) throw err;
+    return true;
   }
 
   /**
@@ -185,8 +217,10 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 
   private async writeGenesis(): Promise<void> {
+    const streamed = await streamGenesisAlloc(this.params, this.blocks.db, this.state);
     const overlay = new StateOverlay(this.state);
-    applyGenesisAlloc(this.params, overlay);
+    if (streamed === null) applyGenesisAlloc(this.params, overlay);
+    else finishGenesis(this.params, overlay, streamed);
     const undo = this.state.applyChanges(overlay.changes);
     const header: BlockHeader = {
       version: HEADER_VERSION,
@@ -214,6 +248,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       ...NO_CONSENSUS_DATA,
     };
     await this.blocks.commit(block, overlay.changes, [], undefined, undo);
+    this.state.markDurable(overlay.changes);
     this.headBlock = block;
   }
 
@@ -407,8 +442,11 @@ export class Chain extends EventEmitter<ChainEvents> {
       this.settle();
       throw err;
     }
+    this.state.markDurable(p.changes);
     this.devWrites?.clear();
     this.headBlock = p.block;
+    // The trie is the new head's until settle(): a checkpoint due takes its copy now and writes it off-thread.
+    if (this.checkpoints?.due(p.block.index)) this.checkpoints.start(p.block);
     this.settle();
     const t1 = performance.now();
     this.emit('block', p.block, p.result, p.undo);
@@ -451,9 +489,12 @@ export class Chain extends EventEmitter<ChainEvents> {
         // Dev-write records of the removed heights go in the same batch (a new block there writes its own).
         const patches: KvOp[] = [];
         if (this.devWrites) for (let h = height + 1; h <= head; h++) patches.push({ type: 'del', key: devPatchKey(h) });
-        const restore = await this.blocks.rollbackTo(height, patches);
+        // The values being replaced are read before the batch overwrites them (the undo record of the
+        // restore, which open snapshots read through).
+        const restore = await this.blocks.rollbackTo(height, patches, (keys) => this.state.prefetch(keys));
         for (const k of restore.keys()) changed.add(k);
         this.state.applyChanges(restore);
+        this.state.markDurable(restore);
         this.headBlock = target;
         const root = toHex(this.state.root());
         if (root !== target.state_root) throw new Error(`state root mismatch after rollback to ${height}: ${root}`);
@@ -499,23 +540,9 @@ export class Chain extends EventEmitter<ChainEvents> {
   }
 }
 
+export { applyGenesisAlloc } from './genesis-state.js';
+
 /** What commitChecked needs of a sealed or checked block (its execution outcome). */
 export function checkedOf(a: AppliedBlock): Omit<CheckedBlock, 'parentHash'> {
   return { changes: a.changes, result: a.result, encodedReceipts: a.encodedReceipts };
-}
-
-/** Genesis allocations into a fresh state; minted supply starts at their sum. */
-export function applyGenesisAlloc(params: ChainParams, overlay: StateOverlay): void {
-  let minted = 0n;
-  for (const [addr, base] of params.alloc) {
-    const acc = getAccount(overlay, addr);
-    acc.balance += baseToWei(base);
-    putAccount(overlay, addr, acc);
-    minted += baseToWei(base);
-  }
-  putSupply(overlay, { minted, burned: getSupply(overlay).burned });
-  applyGenesisStakes(
-    overlay,
-    params.validators.map((v) => ({ address: v.address, name: v.name, public_key: v.public_key, stake: v.stake ?? 0n })),
-  );
 }

@@ -25,6 +25,8 @@ export interface EvmBaseState extends StateReader {
    * again. `fn` must have no effect outside what it returns. Absent on a local state (one run).
    */
   runSync?<T>(fn: () => T): Promise<T>;
+  /** Reads these keys ahead in one batch (a store whose values are on disk); absent where reads are cheap. */
+  prefetch?(keys: Iterable<KeyStr>): void;
 }
 
 const EMPTY_CODE_HASH = Buffer.from(KECCAK256_NULL);

@@ -19,6 +19,7 @@ import {
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/common.js';
 import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/mempool.js';
 import { DEFAULT_COMPILE_MEMORY_MB, DEFAULT_COMPILE_TIMEOUT_MS } from '../verify/index.js';
+import { DEFAULT_STATE_CACHE_MB } from '../state/state-store.js';
 import { NODE_FLAGS } from './flags.js';
 
 export type Network = 'mainnet' | 'testnet' | 'dev';
@@ -37,6 +38,8 @@ export interface NodeConfig {
   windowSize: number;
   /** State history kept for reads at past heights and rollbacks (`--history full|N`). */
   history: HistoryRetention;
+  /** Bytes of committed state values cached in memory (`--state-cache-mb`). */
+  stateCacheBytes: number;
   /** Journal accepted transactions and replay them at start (`--tx-journal on|off`). */
   txJournal: boolean;
   maxBlockTxs: number;
@@ -207,6 +210,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     blockTimeMs,
     windowSize: int('window-size', 'CHAIN_WINDOW_SIZE', 1000, 1),
     history,
+    stateCacheBytes: int('state-cache-mb', 'NATIVE_STATE_CACHE_MB', DEFAULT_STATE_CACHE_MB, 1) * 2 ** 20,
     txJournal: journalRaw === 'on',
     maxBlockTxs: int('max-block-txs', 'NATIVE_MAX_BLOCK_TXS', 20_000, 1),
     packGasLimit: BigInt(int('block-pack-gas', 'NATIVE_BLOCK_PACK_GAS', Number(DEFAULT_PACK_GAS_LIMIT), 21_000)),

@@ -90,6 +90,14 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
     help: 'state history kept for reads at past heights: every block, or the last N blocks',
   },
   {
+    name: 'state-cache-mb',
+    type: 'string',
+    env: 'NATIVE_STATE_CACHE_MB',
+    default: '256',
+    value: 'MB',
+    help: 'state values cached in memory (the rest are read from the database)',
+  },
+  {
     name: 'tx-journal',
     type: 'string',
     env: 'NATIVE_TX_JOURNAL',

@@ -7,6 +7,7 @@ import { apiRequestHeaders, createApiHandler, createLimiter, restRoutes, rpcWebS
 import { explorerHooks } from '../api/routes/explorer.js';
 import { rpcHooks } from '../api/routes/rpc.js';
 import { Chain } from '../chain/chain.js';
+import { DEFAULT_CHECKPOINT_EVERY_BLOCKS, TRIE_CHECKPOINT_FILE } from '../chain/trie-checkpoint.js';
 import { PoaEngine } from '../consensus/poa.js';
 import { crypto } from '../crypto/index.js';
 import { CallPool, TracePool } from '../execution/index.js';
@@ -226,8 +227,17 @@ export class NativeNode {
     });
     const evmTraces = new TracePool({ onError: (err) => log.error({ err }, 'trace worker failed') });
     try {
-      const chain = new Chain(params, db, config.windowSize, { history: config.history });
+      const chain = new Chain(params, db, config.windowSize, {
+        history: config.history,
+        stateCacheBytes: config.stateCacheBytes,
+        trieCheckpoint: { path: join(config.dataDir, TRIE_CHECKPOINT_FILE), everyBlocks: DEFAULT_CHECKPOINT_EVERY_BLOCKS },
+      });
+      chain.on('checkpoint', (height, err, ms) => {
+        if (err) log.warn({ err, height }, 'state trie checkpoint failed');
+        else log.debug({ height, ms: Math.round(ms) }, 'state trie checkpoint written');
+      });
       await chain.open();
+      log.info({ ...chain.trieStart, ms: Math.round(chain.trieStart?.ms ?? 0) }, 'state trie opened');
       // Rich list, holders and delegation lists follow every commit from now on (on disk: current at once
       // after a clean stop, else rebuilt from the state in the background while queries wait).
       await openStateIndex(chain, { log: (level, fields, msg) => log[level](fields, msg) });
@@ -478,6 +488,8 @@ export class NativeNode {
       await this.audit.close();
       await this.indexWarmup?.stop();
       await stopStateIndex(this.ctx.chain);
+      // The trie as of the head, so the next start loads it instead of re-hashing the state.
+      await this.ctx.chain.checkpointNow().catch((err) => this.log.warn({ err }, 'state trie checkpoint at shutdown failed'));
       await this.db.close();
       this.log.info({ height: this.ctx.chain.height }, 'node stopped');
     })();

@@ -4,23 +4,21 @@ import { type AuthenticatedTrie, MerkleTrie, type ProofStep, type StateProof } f
 
 /**
  * The state trie with its shape and hashing in the native addon (same roots and proofs as MerkleTrie,
- * the JS twin). Values stay here; changes are only logged by set/delete and applied in one native call
- * when a root or proof is asked for: the raw keys and values go over in two contiguous buffers, and the
- * addon hashes keys and leaves (in parallel) and updates the trie.
+ * the JS twin). It holds no values (the state store does: state-store.ts): changes are only logged by
+ * set/delete and applied in one native call when a root or proof is asked for, or when the log grows
+ * long; the raw keys and values go over in two contiguous buffers, and the addon hashes keys and leaves
+ * (in parallel) and updates the trie, which keeps key hashes and leaf hashes only.
  */
 export class NativeTrie implements AuthenticatedTrie {
-  private readonly values = new Map<string, Buffer>();
   /**
    * Keys changed since the last flush, in order, with their new value (undefined: deleted). Applied in
-   * order, a key changed twice ends with its last value; flush never reads the big map.
+   * order, a key changed twice ends with its last value.
    */
   private pendingKeys: string[] = [];
   private pendingValues: (Buffer | undefined)[] = [];
   private readonly handle: NativeTrieHandle;
   /** True while a checkpoint of this trie is being written. */
   private saving = false;
-  /** False for a trie loaded from a checkpoint: it holds keys `values` has never seen. */
-  private readonly valuesComplete: boolean;
 
   /** A new empty trie, or (handle given) one read back by loadCheckpoint. */
   constructor(
@@ -28,52 +26,64 @@ export class NativeTrie implements AuthenticatedTrie {
     handle?: NativeTrieHandle,
   ) {
     this.handle = handle ?? addon.trieNew();
-    this.valuesComplete = handle === undefined;
   }
 
   get size(): number {
-    if (this.valuesComplete) return this.values.size;
     this.flush();
     return this.addon.trieSize(this.handle);
   }
 
-  get(key: string): Buffer | undefined {
-    return this.values.get(key);
-  }
-
-  entries(): IterableIterator<[string, Buffer]> {
-    return this.values.entries();
-  }
-
   set(keyString: string, value: Buffer): void {
-    this.values.set(keyString, value);
     this.pendingKeys.push(keyString);
     this.pendingValues.push(value);
+    if (this.pendingKeys.length >= FLUSH_AT) this.flush();
   }
 
-  /** True when the key was present (for a loaded trie: when its value had been set since the load). */
-  delete(keyString: string): boolean {
-    const had = this.values.delete(keyString);
-    // A loaded trie holds keys this map has never seen: the native trie decides (deleting an absent key is a no-op).
-    if (!had && this.valuesComplete) return false;
+  delete(keyString: string): void {
     this.pendingKeys.push(keyString);
     this.pendingValues.push(undefined);
-    return had;
+    if (this.pendingKeys.length >= FLUSH_AT) this.flush();
+  }
+
+  /** Insert entries given as raw key bytes, in one native call (the start-up rebuild streams the state through this). */
+  loadBatch(keys: readonly Buffer[], values: readonly Buffer[]): void {
+    this.flush();
+    let keyBytes = 0;
+    for (const k of keys) keyBytes += k.length;
+    this.send(
+      keys.length,
+      keyBytes,
+      (i, buf, at) => keys[i].copy(buf, at),
+      (i) => values[i],
+    );
   }
 
   private flush(): void {
     const keys = this.pendingKeys;
     const vals = this.pendingValues;
-    const n = keys.length;
-    if (n === 0) return;
+    if (keys.length === 0) return;
     this.pendingKeys = [];
     this.pendingValues = [];
     let keyBytes = 0;
+    for (const k of keys) keyBytes += k.length;
+    this.send(
+      keys.length,
+      keyBytes,
+      (i, buf, at) => buf.write(keys[i], at, 'latin1'),
+      (i) => vals[i],
+    );
+  }
+
+  /** Hand n changes to the addon: key i written by writeKey, its value (undefined: deleted). */
+  private send(
+    n: number,
+    keyBytes: number,
+    writeKey: (i: number, buf: Buffer, at: number) => number,
+    valueAt: (i: number) => Buffer | undefined,
+  ): void {
+    if (n === 0) return;
     let valueBytes = 0;
-    for (let i = 0; i < n; i++) {
-      keyBytes += keys[i].length;
-      valueBytes += vals[i]?.length ?? 0;
-    }
+    for (let i = 0; i < n; i++) valueBytes += valueAt(i)?.length ?? 0;
     const keyBuf = Buffer.allocUnsafe(keyBytes);
     const valueBuf = Buffer.allocUnsafe(valueBytes);
     const keyEnds = new Uint32Array(n);
@@ -82,8 +92,8 @@ export class NativeTrie implements AuthenticatedTrie {
     let ko = 0;
     let vo = 0;
     for (let i = 0; i < n; i++) {
-      keyEnds[i] = ko += keyBuf.write(keys[i], ko, 'latin1');
-      const v = vals[i];
+      keyEnds[i] = ko += writeKey(i, keyBuf, ko);
+      const v = valueAt(i);
       // Buffer.copy: no view object per key (a million of them on a restart).
       if (v === undefined) deletes[i] = 1;
       else vo += v.copy(valueBuf, vo);
@@ -126,7 +136,7 @@ export class NativeTrie implements AuthenticatedTrie {
   /**
    * The trie saved at `path` and its meta, or null when there is none to use (missing, truncated, checksum or
    * version mismatch, or no native checkpoints: NATIVE_TRIE=js, an old addon); `onInvalid` hears why. The
-   * caller then rebuilds. The loaded trie has no values here (only shape and hashes): get() finds nothing.
+   * caller then rebuilds. The loaded trie holds shape and hashes, as every native trie does (no values).
    */
   static loadCheckpoint(path: string, onInvalid?: (reason: string) => void): { trie: NativeTrie; meta: Buffer } | null {
     const addon = checkpointAddon();
@@ -151,10 +161,8 @@ export class NativeTrie implements AuthenticatedTrie {
     return Buffer.from(this.addon.trieRoot(this.handle));
   }
 
-  prove(key: Buffer): StateProof | null {
+  prove(key: Buffer, value: Buffer): StateProof | null {
     this.flush();
-    const value = this.values.get(key.toString('latin1'));
-    if (!value) return null;
     const raw = this.addon.trieProve(this.handle, crypto().sha256(key));
     if (!raw) return null;
     const steps: ProofStep[] = [];
@@ -171,6 +179,9 @@ export class NativeTrie implements AuthenticatedTrie {
     return { key: key.toString('hex'), value: value.toString('hex'), steps };
   }
 }
+
+/** Changes logged before they are handed to the addon without a root being asked (bounds the log's memory). */
+const FLUSH_AT = 65_536;
 
 /**
  * Why a checkpoint was not written: the addon has no checkpoints (UNSUPPORTED: rebuild on restart instead),

@@ -118,16 +118,22 @@ function place(parent: Branch, slot: number, node: Node): void {
   node.slot = slot;
 }
 
-/** What StateStore needs from an authenticated trie; MerkleTrie (JS) and NativeTrie (Rust) implement it. */
+/**
+ * What StateStore needs from an authenticated trie; MerkleTrie (JS) and NativeTrie (Rust) implement it.
+ * The store owns the values (state-store.ts): the native trie keeps only key and leaf hashes, so a
+ * proof is given the value the store holds for the key.
+ */
 export interface AuthenticatedTrie {
   readonly size: number;
-  get(key: string): Buffer | undefined;
-  entries(): IterableIterator<[string, Buffer]>;
   /** Keys are the state key bytes as latin1 strings (KeyStr). */
   set(key: string, value: Buffer): void;
-  delete(key: string): boolean;
+  /** Remove a key (nothing happens when it is absent). */
+  delete(key: string): void;
+  /** Insert many entries given as raw key bytes (start-up rebuild: no string per key). */
+  loadBatch?(keys: readonly Buffer[], values: readonly Buffer[]): void;
   rootHash(): Buffer;
-  prove(key: Buffer): StateProof | null;
+  /** Membership proof of key, whose value is `value`; null when the key is absent. */
+  prove(key: Buffer, value: Buffer): StateProof | null;
 }
 
 export class MerkleTrie implements AuthenticatedTrie {
