@@ -68,6 +68,27 @@ async function commitFixture(b: Build) {
   };
 }
 
+type CommitFixture = Awaited<ReturnType<typeof commitFixture>>;
+
+/** A fresh chain of the fixture's build (genesis in a temp dir, clock fixed at `ts`) for `fn`, then removed. */
+async function onFreshChain(
+  m: CommitFixture,
+  ts: number,
+  fn: (chain: InstanceType<CommitFixture['Chain']>) => Promise<void>,
+): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'native-bench-ab-'));
+  const db = await m.openRocksStore(join(dir, 'db'));
+  try {
+    const chain = new m.Chain(m.params, db, 1000);
+    await chain.open();
+    chain.now = () => ts;
+    await fn(chain);
+  } finally {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Commit of a 10,000-transfer block, every build in turn, `rounds` times (the first two not counted). */
 export async function abCommit(rounds = 12): Promise<Row[]> {
   const ts = 1_700_000_001;
@@ -81,12 +102,7 @@ export async function abCommit(rounds = 12): Promise<Row[]> {
   );
   for (let r = 0; r < rounds; r++) {
     for (const m of runs) {
-      const dir = mkdtempSync(join(tmpdir(), 'native-bench-ab-'));
-      const db = await m.openRocksStore(join(dir, 'db'));
-      try {
-        const chain = new m.Chain(m.params, db, 1000);
-        await chain.open();
-        chain.now = () => ts;
+      await onFreshChain(m, ts, async (chain) => {
         m.admitForBench(chain, m.txs, ts);
         const t0 = performance.now();
         const p = await chain.propose(m.txs, m.validator, ts);
@@ -99,10 +115,7 @@ export async function abCommit(rounds = 12): Promise<Row[]> {
           m.wall.push(t2 - t1);
           m.total.push(t2 - t0);
         }
-      } finally {
-        await db.close();
-        rmSync(dir, { recursive: true, force: true });
-      }
+      });
     }
   }
   return runs.map((m) => ({
@@ -138,12 +151,7 @@ export async function abHistoryCommit(rounds = 12): Promise<Row[]> {
   for (let r = 0; r < rounds + 2; r++) {
     for (const m of runs) {
       for (const mode of r % 2 === 0 ? (['with', 'without'] as const) : (['without', 'with'] as const)) {
-        const dir = mkdtempSync(join(tmpdir(), 'native-bench-ab-'));
-        const db = await m.openRocksStore(join(dir, 'db'));
-        try {
-          const chain = new m.Chain(m.params, db, 1000);
-          await chain.open();
-          chain.now = () => ts;
+        await onFreshChain(m, ts, async (chain) => {
           const history = chain.blocks.history as unknown as HistoryHooks;
           if (mode === 'without') {
             history.commitOps = () => [];
@@ -164,10 +172,7 @@ export async function abHistoryCommit(rounds = 12): Promise<Row[]> {
             m[mode].push(cpu);
             if (index >= 0) m.index.push(index);
           }
-        } finally {
-          await db.close();
-          rmSync(dir, { recursive: true, force: true });
-        }
+        });
       }
     }
   }
