@@ -176,24 +176,11 @@ impl Trie {
     }
 
     fn push_branch(&mut self, b: Branch) -> u32 {
-        match self.saving.clone() {
-            // The writer reads the arena through its address: a push that reallocates must not move it then.
-            Some(snap) if self.branches.len() == self.branches.capacity() && !snap.is_detached() => {
-                snap.while_locked(|| self.branches.push(b))
-            }
-            _ => self.branches.push(b),
-        }
-        (self.branches.len() - 1) as u32
+        push_record(&mut self.branches, self.saving.as_deref(), b)
     }
 
     fn push_leaf(&mut self, l: Leaf) -> u32 {
-        match self.saving.clone() {
-            Some(snap) if self.leaves.len() == self.leaves.capacity() && !snap.is_detached() => {
-                snap.while_locked(|| self.leaves.push(l))
-            }
-            _ => self.leaves.push(l),
-        }
-        (self.leaves.len() - 1) as u32
+        push_record(&mut self.leaves, self.saving.as_deref(), l)
     }
 
     pub fn len(&self) -> usize {
@@ -491,4 +478,14 @@ impl Trie {
         steps.reverse();
         Some(steps.concat())
     }
+}
+
+/// Push a record onto an arena and return its index. While a checkpoint is written the writer reads the arena
+/// through its address: a push that reallocates must not move it then, so it waits for the writer's lock.
+fn push_record<T>(arena: &mut Vec<T>, saving: Option<&Snapshot>, record: T) -> u32 {
+    match saving {
+        Some(snap) if arena.len() == arena.capacity() && !snap.is_detached() => snap.while_locked(|| arena.push(record)),
+        _ => arena.push(record),
+    }
+    (arena.len() - 1) as u32
 }

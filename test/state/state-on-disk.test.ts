@@ -6,17 +6,7 @@ import { sha256 } from '../../ts/crypto/index.js';
 import { type KeyStr, type StateChanges, StateStore, keyBytes } from '../../ts/state/state-store.js';
 import { verifyStateProof } from '../../ts/state/trie.js';
 import { type KvStore, openRocksStore, stateKey } from '../../ts/storage/index.js';
-
-/** A deterministic generator (runs are reproducible from the seed in a failure message). */
-function rng(seed: number): (n: number) => number {
-  let x = seed >>> 0 || 1;
-  return (n) => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) % n;
-  };
-}
+import { rng } from '../helpers/history-chain.js';
 
 const account = (i: number): KeyStr => `\x01${i.toString().padStart(20, '0')}`;
 const slot = (owner: number, i: number): KeyStr =>
