@@ -9,11 +9,15 @@ import type { PoaEngine } from '../consensus/poa.js';
 import { warmUpRpc } from '../rpc/warm-up.js';
 import type { NodeContext } from '../services/index.js';
 
+/** Whether the JSON-RPC warm-up runs: automine without interval mining. */
+export function rpcWarmUpApplies(ctx: NodeContext): boolean {
+  return ctx.dev !== undefined && ctx.dev.miner.automine && ctx.dev.miner.intervalMs === 0;
+}
+
 export async function warmUpDevRpc(ctx: NodeContext, poa: PoaEngine, log: Logger): Promise<void> {
   // The served dispatcher (its method table) is built now rather than by the first request.
   dispatcherOf(ctx);
-  const dev = ctx.dev;
-  if (!dev?.miner.automine || dev.miner.intervalMs > 0) return;
+  if (!rpcWarmUpApplies(ctx)) return;
   const t0 = performance.now();
   const onProduced = poa.onProduced;
   poa.onProduced = undefined;

@@ -48,7 +48,7 @@ import {
 import { CompilePool, VERIFY_CHAINS, VerificationService, VerificationStore, verifyHooks } from '../verify/index.js';
 import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
-import { warmUpDevRpc } from './dev-warm-up.js';
+import { rpcWarmUpApplies, warmUpDevRpc } from './dev-warm-up.js';
 import { chainParamsFor } from './genesis-params.js';
 import { type Networking, startNetworking } from './network.js';
 import { loadOrCreateValidatorKey } from './validator-key.js';
@@ -401,7 +401,9 @@ export class NativeNode {
       if (config.p2pPort !== null) await node.startNetwork();
       if (config.role === 'full') log.info({}, 'full node: following the network, not producing blocks');
       else if (ctx.dev) {
-        await ctx.dev.warmUp(ctx);
+        // The JSON-RPC warm-up deploys the same contract through the served path (estimate, send, block,
+        // commit, receipt): where it runs, the services' warm-up would only repeat its first half.
+        if (!rpcWarmUpApplies(ctx)) await ctx.dev.warmUp(ctx);
         ctx.dev.start();
         await warmUpDevRpc(ctx, consensus, log);
       } else if (params.validators.some((v) => v.address === key.address)) consensus.start();

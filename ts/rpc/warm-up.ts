@@ -7,14 +7,12 @@
  * first use; a fresh node otherwise spent that on the suite's first requests (about half of the server's CPU
  * during the Hardhat oracle's suite, bench/hardhat-oracle.ts).
  */
-import type { NodeContext } from '../services/index.js';
+import { type NodeContext, WARM_UP_INIT_CODE } from '../services/index.js';
 import { type RpcResponse, serializeRpc } from './dispatcher.js';
 import { createRpcDispatcher } from './index.js';
 
-/** Runtime code: returns storage slot 0 (a view). */
-const RUNTIME = '60005460005260206000f3';
-/** Init code: SSTORE 42 at slot 0, LOG1, then return RUNTIME (which starts at byte 24). */
-export const WARM_UP_INIT_CODE = `0x602a600055600160006000a1600b6018600039600b6000f3${RUNTIME}`;
+/** The services' warm-up contract (loops long enough for V8 to optimize the interpreter), deployed here for real. */
+const INIT_CODE = `0x${WARM_UP_INIT_CODE.toString('hex')}`;
 /** Init code that reverts at once: the failing estimate a `revertedWith` test sends. */
 const REVERTING_INIT_CODE = '0x60006000fd';
 
@@ -66,8 +64,8 @@ async function suiteLike(rpc: ReturnType<typeof createRpcDispatcher>): Promise<v
   ] as Call[])
     await ask(rpc, call);
   const [from, to] = (await ask(rpc, ['eth_accounts'])) as string[];
-  const gas = (await ask(rpc, ['eth_estimateGas', [{ from, data: WARM_UP_INIT_CODE }]])) as string;
-  const hash = await ask(rpc, ['eth_sendTransaction', [{ from, data: WARM_UP_INIT_CODE, gas }]]);
+  const gas = (await ask(rpc, ['eth_estimateGas', [{ from, data: INIT_CODE }]])) as string;
+  const hash = await ask(rpc, ['eth_sendTransaction', [{ from, data: INIT_CODE, gas }]]);
   await ask(rpc, ['eth_getTransactionByHash', [hash]]);
   const receipt = (await ask(rpc, ['eth_getTransactionReceipt', [hash]])) as { contractAddress: string };
   const contract = receipt.contractAddress;

@@ -20,7 +20,7 @@ import type { DevAccounts } from './accounts.js';
  * rounds of MSTORE, KECCAK256 and SSTORE; then SLOAD, LOG1, a CALL moving 1 wei to 0xdead and a one-byte runtime
  * code returned; then 1 KiB that never runs (the jump-destination analysis reads all of a contract's code).
  */
-const INIT_CODE = Buffer.from(
+export const WARM_UP_INIT_CODE = Buffer.from(
   // 0: PUSH2 256; 3: JUMPDEST DUP1 PUSH1 0 MSTORE PUSH1 32 PUSH1 0 KECCAK256 PUSH1 1 SSTORE PUSH1 1 SWAP1 SUB DUP1
   // PUSH1 3 JUMPI; 24: POP
   '610100' +
@@ -37,7 +37,7 @@ const INIT_CODE = Buffer.from(
 export async function warmUp(ctx: NodeContext, accounts: DevAccounts): Promise<void> {
   const from = accounts.addresses()[0];
   const key = accounts.signer(from);
-  const call = { from, data: INIT_CODE, value: 1n };
+  const call = { from, data: WARM_UP_INIT_CODE, value: 1n };
   const gasLimit = await estimateGas(ctx, call);
   await ethCall(ctx, call);
   const { chainId, evmHardfork } = ctx.chain.params;
@@ -48,7 +48,7 @@ export async function warmUp(ctx: NodeContext, accounts: DevAccounts): Promise<v
       nonce: getNonce(ctx, from),
       gasLimit,
       value: 1n,
-      data: INIT_CODE,
+      data: WARM_UP_INIT_CODE,
       maxPriorityFeePerGas: INITIAL_BASE_FEE_WEI,
       maxFeePerGas: 3n * INITIAL_BASE_FEE_WEI,
     },
