@@ -172,7 +172,7 @@ test.serial(
 );
 
 test.serial(
-  'geth error texts: invalid jump, stack underflow and overflow, undefined opcode, code storage out of gas',
+  'geth error texts: invalid jump, stack underflow and overflow, undefined opcode, return data, code storage',
   async (t) => {
     const c = t.context;
     const cases: [string, string][] = [
@@ -180,6 +180,8 @@ test.serial(
       ['01', 'stack underflow (0 <=> 2)'],
       ['0c', 'invalid opcode: opcode 0xc not defined'],
       ['5b5f600056', 'stack limit reached 1024 (1023)'],
+      // RETURNDATACOPY of a byte with no return data
+      ['60015f5f3e', 'return data out of bounds'],
     ];
     for (const [code, error] of cases) {
       const tr = await callTrace(c, (await send(c, c.cases, casesI.encodeFunctionData('runRaw', [`0x${code}`]))).hash);

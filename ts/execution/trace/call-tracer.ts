@@ -94,6 +94,8 @@ interface OpenFrame {
   pendingSelfdestruct?: CallFrame;
   /** The block's log count at the frame's start: a failed frame's logs are undone, so the count goes back. */
   logIndexAtEntry: number;
+  /** Bytes of return data the frame's last call or create left (what RETURNDATACOPY may read). */
+  returnDataSize: number;
 }
 
 /**
@@ -130,6 +132,10 @@ export class CallTracer {
     let op = e.opcode.code;
     if (name === 'INVALID') op = frame.initCode ? (frame.initCode[e.pc] ?? op) : value !== undefined ? Number(value) : op;
     frame.lastStep = { op, stackLength: e.stack.length, paid: (e.opcode.dynamicFee ?? BigInt(e.opcode.fee)) <= e.gasLeft };
+    if (name === 'RETURNDATACOPY' && e.stack.length >= 3) {
+      const s = e.stack;
+      frame.lastStep.beyondReturnData = s[s.length - 2] + s[s.length - 3] > BigInt(frame.returnDataSize);
+    }
     if (CALL_TYPES.has(name)) frame.pendingCall = e;
     else if (name === 'SELFDESTRUCT') {
       frame.pendingSelfdestruct = {
@@ -172,7 +178,13 @@ export class CallTracer {
     if (to !== undefined) node.to = to;
     if (type !== 'STATICCALL') node.value = qty(m.value);
     const create = type === 'CREATE' || type === 'CREATE2';
-    this.stack.push({ node, initCode: create ? m.data : undefined, value: m.value, logIndexAtEntry: this.logIndex });
+    this.stack.push({
+      node,
+      initCode: create ? m.data : undefined,
+      value: m.value,
+      logIndexAtEntry: this.logIndex,
+      returnDataSize: 0,
+    });
   }
 
   exit(r: MessageResult): void {
@@ -202,13 +214,19 @@ export class CallTracer {
     }
     const parent = this.stack[this.stack.length - 1];
     if (!parent) this.root = node;
-    else if (!this.opts.onlyTopCall) (parent.node.calls ??= []).push(node);
+    else {
+      // geth's return data after a call: its output or revert data; after a create: only revert data.
+      const kept = ex.exceptionError ? ex.exceptionError.error === 'revert' : !create;
+      parent.returnDataSize = kept ? ex.returnValue.length : 0;
+      if (!this.opts.onlyTopCall) (parent.node.calls ??= []).push(node);
+    }
   }
 
   /** The frame geth records for a call-type op of `frame` that started no message: its error, no gas used. */
   private failedBeforeRunning(frame: OpenFrame): void {
     const e = frame.pendingCall;
     frame.pendingCall = undefined;
+    frame.returnDataSize = 0;
     if (!e || this.opts.onlyTopCall) return;
     const type = e.opcode.name;
     const s = e.stack;

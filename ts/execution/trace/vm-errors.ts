@@ -72,6 +72,8 @@ export interface FailedStep {
   stackLength: number;
   /** The step's gas covered the op's cost (an out-of-gas after it was not the op's). */
   paid: boolean;
+  /** RETURNDATACOPY: the return data it would read past (ethereumjs fails it as out of gas). */
+  beyondReturnData?: boolean;
 }
 
 /**
@@ -84,6 +86,7 @@ export function vmErrorText(error: string, step: FailedStep | undefined, create:
   if (!step) return text;
   // ethereumjs reports a creation that cannot pay for storing its code as out of gas: its RETURN ran.
   if (create && text === 'out of gas' && step.op === 0xf3 && step.paid) return ERR_CODE_STORE_OUT_OF_GAS;
+  if (text === 'out of gas' && step.beyondReturnData) return 'return data out of bounds';
   if (text === 'invalid opcode') {
     return `invalid opcode: ${step.op === 0xfe ? 'INVALID' : `opcode 0x${step.op.toString(16)} not defined`}`;
   }
