@@ -190,6 +190,20 @@ test.serial(
       t.deepEqual(keys(call), ['error', 'from', 'gas', 'gasUsed', 'input', 'to', 'type', 'value'], code);
       t.like(call, { type: 'CALL', from: c.cases, to: create.to, input: '0x', error, gasUsed: call.gas }, code);
     }
+    // CREATE with 1 wei from a contract holding none, as the code's last op: a frame with the error, no `to`.
+    const poor = await callTrace(c, (await send(c, c.cases, casesI.encodeFunctionData('runRaw', ['0x5f5f6001f0']))).hash);
+    const [, run] = poor.calls;
+    t.is(run.error, undefined);
+    t.is(run.calls.length, 1);
+    t.deepEqual(keys(run.calls[0]), ['error', 'from', 'gas', 'gasUsed', 'input', 'type', 'value']);
+    t.like(run.calls[0], {
+      type: 'CREATE',
+      from: run.to,
+      value: '0x1',
+      gasUsed: '0x0',
+      input: '0x',
+      error: 'insufficient balance for transfer',
+    });
     // A creation that returns 100 bytes without the 20,000 gas to store them.
     const { hash, receipt } = await send(c, null, '0x60646000f3', { gas: 60_000n });
     const top = await callTrace(c, hash);

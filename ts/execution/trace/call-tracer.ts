@@ -131,11 +131,14 @@ export class CallTracer {
     const name = e.opcode.name;
     let op = e.opcode.code;
     if (name === 'INVALID') op = frame.initCode ? (frame.initCode[e.pc] ?? op) : value !== undefined ? Number(value) : op;
-    frame.lastStep = { op, stackLength: e.stack.length, paid: (e.opcode.dynamicFee ?? BigInt(e.opcode.fee)) <= e.gasLeft };
-    if (name === 'RETURNDATACOPY' && e.stack.length >= 3) {
-      const s = e.stack;
-      frame.lastStep.beyondReturnData = s[s.length - 2] + s[s.length - 3] > BigInt(frame.returnDataSize);
-    }
+    // One object per frame, rewritten at each step (a trace can have millions of steps).
+    const last = (frame.lastStep ??= { op, stackLength: 0, paid: true });
+    last.op = op;
+    last.stackLength = e.stack.length;
+    last.paid = (e.opcode.dynamicFee ?? BigInt(e.opcode.fee)) <= e.gasLeft;
+    const s = e.stack;
+    last.beyondReturnData =
+      name === 'RETURNDATACOPY' && s.length >= 3 && s[s.length - 2] + s[s.length - 3] > BigInt(frame.returnDataSize);
     if (CALL_TYPES.has(name)) frame.pendingCall = e;
     else if (name === 'SELFDESTRUCT') {
       frame.pendingSelfdestruct = {
