@@ -6,6 +6,7 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import { ethers } from 'ethers';
+import { devPatchKey } from '../../ts/chain/dev-patches.js';
 import { compiled } from '../helpers/contracts.js';
 import { CHAIN_ID, errorStringData, ethersWallet, rpc, rpcOk, waitReceipt } from '../helpers/evm.js';
 import { type TestNode, startTestNode } from '../helpers/node.js';
@@ -415,4 +416,12 @@ test.serial('a transaction mined with the dev writes it depends on is traced on 
   t.is(pre[c.proxy].storage[word(0)], word(42));
   const logs = await trace(c, hash, {});
   t.false(logs.failed);
+
+  // Without the block's record (removed from the database) the sender has nothing: the trace fails, and
+  // says why instead of a bare -32603 "internal error".
+  const receipt = await waitReceipt(c.n.url, hash);
+  await c.n.node.ctx.chain.blocks.db.write([{ type: 'del', key: devPatchKey(Number(receipt.blockNumber)) }]);
+  const failed = await rpc(c.n.url, 'debug_traceTransaction', [hash, { tracer: 'callTracer' }]);
+  t.is(failed.error?.code, -32000);
+  t.regex(failed.error?.message ?? '', /^trace failed: .*(balance|funds)/i);
 });
