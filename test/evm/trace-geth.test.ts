@@ -121,6 +121,9 @@ test.serial('a CALL whose value is above the balance fails before running: a fra
   });
   // The gas the call was given: the caller's all-but-one-64th plus the value stipend.
   t.true(BigInt(f.gas) > 2300n && BigInt(f.gas) < BigInt(tr.gas));
+  // `send` passes no gas of its own: the frame has the stipend alone (geth's inner_instafail fixture: 0x8fc).
+  const viaSend = await callTrace(c, (await send(c, c.cases, casesI.encodeFunctionData('instafailSend', [target, value]))).hash);
+  t.like(viaSend.calls[0], { type: 'CALL', gas: '0x8fc', gasUsed: '0x0', error: 'insufficient balance for transfer' });
 });
 
 test.serial('failed CREATE2: reverted constructor and address collision clear `to`; a successful one keeps it', async (t) => {
