@@ -26,7 +26,19 @@ test('trace options: defaults, memory switches, timeout maximum, tracer configs'
     withLog: true,
   });
   t.like(parseTraceOptions({ tracer: 'prestateTracer', tracerConfig: { diffMode: true } }), { diffMode: true });
+  // geth's PrestateTracerConfig; its disableStorage is the prestate tracer's own, not the struct logger's.
+  t.like(
+    parseTraceOptions({
+      tracer: 'prestateTracer',
+      disableStorage: false,
+      tracerConfig: { disableCode: true, disableStorage: true, includeEmpty: true },
+    }),
+    { disableCode: true, prestateDisableStorage: true, includeEmpty: true, disableStorage: false },
+  );
   const invalid = { message: 'invalid params' };
+  t.throws(() => parseTraceOptions({ tracer: 'prestateTracer', tracerConfig: { diffMode: true, includeEmpty: true } }), invalid);
+  t.throws(() => parseTraceOptions({ tracer: 'prestateTracer', tracerConfig: { disableCode: 1 } }), invalid);
+  t.throws(() => parseTraceOptions({ tracer: 'callTracer', tracerConfig: { includeEmpty: true } }), invalid);
   t.throws(() => parseTraceOptions([]), invalid);
   t.throws(() => parseTraceOptions({ tracer: 'js' }), invalid);
   t.throws(() => parseTraceOptions({ tracer: 'prestateTracer', tracerConfig: { withLog: true } }), invalid);

@@ -7,7 +7,7 @@
 import type { SignedTransaction } from '../ledger/transaction.js';
 import { ZERO_ADDRESS } from '../ledger/units.js';
 import { accountKey } from '../state/accounts.js';
-import type { KeyStr } from '../state/state-store.js';
+import type { KeyStr, StateChanges } from '../state/state-store.js';
 import type { BlockEnv } from './block-executor.js';
 import { defaultCallWorkers } from './call-pool.js';
 import { FEE_COLLECTOR } from './common.js';
@@ -43,6 +43,8 @@ export interface TraceRequest {
   /** The state after the parent block (a history view, or a snapshot of the head for debug_traceCall). */
   state: CallState & EvmBaseState;
   prefix: readonly SignedTransaction[];
+  /** The dev chain's state writes recorded with the block, applied before its first transaction (TraceSite). */
+  devWrites?: StateChanges;
   opts: TraceOptions;
 }
 
@@ -68,6 +70,7 @@ export class InProcessTraceRunner implements TraceRunner {
           parentState: req.state,
           store: req.state,
           prefix: req.prefix,
+          devWrites: req.devWrites,
           deadline: Date.now() + req.opts.timeoutMs,
           pace: (steps) => (steps % TRACE_YIELD_STEPS === 0 ? yieldNow() : undefined),
         },
@@ -116,6 +119,7 @@ function traceTask(req: TraceRequest, id: number, deadline: number): TraceTask {
     job: req.job,
     env,
     prefix: req.prefix,
+    devWrites: req.devWrites,
     opts: { ...opts, stream },
     prefetch: prefetch(req),
     deadline,

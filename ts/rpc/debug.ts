@@ -19,7 +19,7 @@ const TRACERS: Record<string, TracerName> = { callTracer: 'callTracer', prestate
 const TRACER_CONFIG: Record<TracerName, readonly string[]> = {
   structLogger: [],
   callTracer: ['onlyTopCall', 'withLog'],
-  prestateTracer: ['diffMode'],
+  prestateTracer: ['diffMode', 'disableCode', 'disableStorage', 'includeEmpty'],
 };
 
 /** Spec: a bad txid or a malformed tracer config is -32602 "invalid params"; the detail goes in `data`. */
@@ -78,6 +78,11 @@ export function parseTraceOptions(raw: unknown): TraceOptions {
     opts.onlyTopCall = bool(c, 'onlyTopCall', 'tracerConfig.') ?? false;
     opts.withLog = bool(c, 'withLog', 'tracerConfig.') ?? false;
     opts.diffMode = bool(c, 'diffMode', 'tracerConfig.') ?? false;
+    opts.disableCode = bool(c, 'disableCode', 'tracerConfig.') ?? false;
+    opts.prestateDisableStorage = bool(c, 'disableStorage', 'tracerConfig.') ?? false;
+    opts.includeEmpty = bool(c, 'includeEmpty', 'tracerConfig.') ?? false;
+    // geth: diff mode reports creations and deletions, which needs empty accounts left out.
+    if (opts.diffMode && opts.includeEmpty) throw invalid('tracerConfig: cannot use diffMode with includeEmpty');
   }
   return opts;
 }

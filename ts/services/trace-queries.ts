@@ -9,10 +9,11 @@ import {
   type TraceJob,
   type TraceOptions,
   type TraceRunner,
-  WorkerFailedError,
   isEvmTransaction,
 } from '../execution/index.js';
+import { readDevPatch } from '../chain/dev-patches.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
+import type { StateChanges } from '../state/state-store.js';
 import { EvmBusyError, NodeError, NotFoundError, ServerError } from '../util/errors.js';
 import type { ChainContext, NodeContext } from './context.js';
 import { callEnv } from './evm-queries.js';
@@ -68,23 +69,30 @@ async function runTrace(
   prefix: readonly SignedTransaction[],
   job: TraceJob,
   opts: TraceOptions,
+  devWrites?: StateChanges,
 ): Promise<unknown> {
   const view = await stateAt(ctx, height);
   try {
-    return await runnerOf(ctx).run({ job, env, state: view, prefix, opts });
+    return await runnerOf(ctx).run({ job, env, state: view, prefix, devWrites, opts });
   } catch (err) {
     if (err instanceof CallPoolBusyError) throw new EvmBusyError(err.message);
-    if (err instanceof WorkerFailedError) throw new ServerError(`trace failed: ${err.message}`);
+    // Never a bare "internal error": what failed is said (a re-execution that diverged, a worker lost).
+    if (!(err instanceof NodeError)) throw new ServerError(`trace failed: ${(err as Error)?.message ?? String(err)}`);
     throw err;
   } finally {
     view.release();
   }
 }
 
-/** Run `job` in block `block` on the state before it, its first `prefix` transactions re-applied first. */
-function atBlock(ctx: ChainContext, block: Block, prefix: number, job: TraceJob, opts: TraceOptions): Promise<unknown> {
+/**
+ * Run `job` in block `block` on the state before it, its first `prefix` transactions re-applied first. On
+ * the dev chain the block's record of dev state writes (anvil_set..., hardhat_set...) comes first (docs/dev-chain.md).
+ */
+async function atBlock(ctx: ChainContext, block: Block, prefix: number, job: TraceJob, opts: TraceOptions): Promise<unknown> {
   const env = ctx.chain.blockEnv(block.index, block.validator, block.timestamp);
-  return runTrace(ctx, block.index - 1, env, block.transactions.slice(0, prefix), job, opts);
+  const chain = ctx.chain;
+  const devWrites = chain.devWrites ? ((await readDevPatch(chain.blocks.db, block.index)) ?? undefined) : undefined;
+  return runTrace(ctx, block.index - 1, env, block.transactions.slice(0, prefix), job, opts, devWrites);
 }
 
 /** debug_traceTransaction: the selected tracer's result for a committed EVM transaction. */

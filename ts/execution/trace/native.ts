@@ -4,10 +4,10 @@ import { TOKEN_EVENTS, getToken, tokenAllowance, tokenBalance, tokenContractAddr
 import type { SignedTransaction } from '../../ledger/transaction.js';
 import { ZERO_ADDRESS, baseToNative, weiToBase } from '../../ledger/units.js';
 import { getAccount } from '../../state/accounts.js';
-import { StateOverlay, type StateReader } from '../../state/state-store.js';
+import type { StateReader } from '../../state/state-store.js';
 import { txKind } from '../../ledger/tx-kind.js';
 import { traceNftOperation } from './nft.js';
-import { type TraceSite, applyUntraced, runSync } from './run.js';
+import { type TraceSite, applyUntraced, blockStart, runSync } from './run.js';
 
 /** Account fields of a native trace (spec: balance_base, nonce). */
 interface NativeAccountView {
@@ -30,7 +30,7 @@ function accounts(state: StateReader, addresses: readonly string[]): Record<stri
  * the block applies at its end (floor(fee/2) to the proposer, the rest burned). Bounded: two accounts.
  */
 export async function traceNativeTransfer(site: TraceSite, tx: SignedTransaction): Promise<Record<string, unknown>> {
-  const state = new StateOverlay(site.parentState);
+  const state = blockStart(site);
   await applyUntraced(site.env, state, site.store, site.prefix, site.deadline);
   const parties = [...new Set([tx.from_address, tx.to_address])];
   const pre = await runSync(site.store, () => accounts(state, parties));
@@ -104,7 +104,7 @@ export async function traceTokenOperation(
   op: NativeOperation,
   receipt?: { status: number; output: Uint8Array; events?: NativeEvent[] },
 ): Promise<Record<string, unknown>> {
-  const state = new StateOverlay(site.parentState);
+  const state = blockStart(site);
   await applyUntraced(site.env, state, site.store, site.prefix, site.deadline);
   const f = op.fields;
   const toValidator = tx.fee / 2n;

@@ -13,7 +13,7 @@ import { weiToBase } from '../../ledger/units.js';
 import { getAccount } from '../../state/accounts.js';
 import { StateOverlay, type StateReader } from '../../state/state-store.js';
 import { operationEnv } from '../block-executor.js';
-import { type TraceSite, applyUntraced, runSync } from './run.js';
+import { type TraceSite, applyUntraced, blockStart, runSync } from './run.js';
 
 type CollectionView = Pick<CollectionInfo, 'total_minted' | 'total_burned' | 'total_supply' | 'frozen'> &
   Partial<Pick<CollectionInfo, 'base_uri'>>;
@@ -47,7 +47,7 @@ export async function traceNftOperation(site: TraceSite, tx: SignedTransaction):
   const kind = txKind(tx);
   if (kind.kind !== 'nft') throw new Error('not an NFT operation');
   const op = kind.op;
-  const state = new StateOverlay(site.parentState);
+  const state = blockStart(site);
   await applyUntraced(site.env, state, site.store, site.prefix, site.deadline);
   const { collection, tokenId, operator } = subjectOf(tx, op);
   const height = site.env.height;

@@ -1,8 +1,8 @@
 import { type RunTxResult, runTx } from '@ethereumjs/vm';
 import type { SignedTransaction } from '../../ledger/transaction.js';
-import { accountKey, getAccount, storageKey } from '../../state/accounts.js';
+import { accountKey, codeKey, getAccount, storageKey } from '../../state/accounts.js';
 import { FEE_COLLECTOR } from '../common.js';
-import { StateOverlay, type StateReader } from '../../state/state-store.js';
+import { type StateChanges, StateOverlay, type StateReader } from '../../state/state-store.js';
 import type { EvmBaseState } from '../state-adapter.js';
 import type { VM } from '@ethereumjs/vm';
 import { BLOCK_GAS_LIMIT, type BlockEnv, executeBlock } from '../block-executor.js';
@@ -26,6 +26,11 @@ export interface TraceSite {
   store: EvmBaseState;
   /** Transactions of the block before the traced one, re-executed first. */
   prefix: readonly SignedTransaction[];
+  /**
+   * The dev chain's state writes recorded with the block (anvil_set*, hardhat_set*; chain/dev-patches.ts):
+   * part of the block, applied before its first transaction as replay does.
+   */
+  devWrites?: StateChanges;
   /** Epoch milliseconds: past it the trace stops with TraceTimeoutError. */
   deadline: number;
   /**
@@ -49,10 +54,16 @@ function traceAbort(err: unknown): unknown {
   return err instanceof CallTimeoutError ? new TraceTimeoutError() : err;
 }
 
+/** What re-applied transactions leave for the next: the block's gas and log count so far. */
+interface Applied {
+  gasUsed: bigint;
+  logs: number;
+}
+
 /**
  * Apply transactions without tracing, as the block did, leaving out the end-of-block work (fee split,
  * coinbase, epochs, reward distribution), which happens after the block's last transaction; stops with
- * TraceTimeoutError past `deadline`. Returns the EVM gas they used.
+ * TraceTimeoutError past `deadline`. Returns the EVM gas they used and the logs they made.
  */
 export async function applyUntraced(
   env: BlockEnv,
@@ -60,8 +71,8 @@ export async function applyUntraced(
   store: EvmBaseState,
   txs: readonly SignedTransaction[],
   deadline?: number,
-): Promise<bigint> {
-  if (txs.length === 0) return 0n;
+): Promise<Applied> {
+  if (txs.length === 0) return { gasUsed: 0n, logs: 0 };
   let r: Awaited<ReturnType<typeof executeBlock>>;
   try {
     r = await executeBlock(env, state, store, txs, { finish: false, deadline });
@@ -71,7 +82,19 @@ export async function applyUntraced(
   // These transactions are in a committed block: each applied then, so each must apply again.
   const lost = r.dropped[0]?.reason ?? (r.deferred.length ? 'deferred' : null);
   if (lost) throw new ServerError(`re-execution of block ${env.height} diverged: ${lost}`);
-  return r.gasUsed;
+  return { gasUsed: r.gasUsed, logs: r.receipts.reduce((n, rc) => n + rc.logs.length, 0) };
+}
+
+/** The state before the block's first transaction: the parent's, with the block's dev writes applied. */
+export function blockStart(site: TraceSite): StateOverlay {
+  const state = new StateOverlay(site.parentState);
+  for (const [k, v] of site.devWrites ?? []) {
+    // A record that crossed to a worker arrives as Uint8Array: the state holds Buffers.
+    const value: Uint8Array | null = v;
+    if (value === null) state.delete(k);
+    else state.set(k, Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+  }
+  return state;
 }
 
 /** The result of a traced transaction: the selected tracer's JSON and the transaction's receipt facts. */
@@ -81,6 +104,8 @@ export interface TraceOutcome {
   failed: boolean;
   /** Bytes of struct-log JSON produced (0 for the other tracers): a block trace shares one cap. */
   outputBytes: number;
+  /** Logs the transaction made (the next one's logs are numbered after them). */
+  logs: number;
 }
 
 /**
@@ -107,12 +132,22 @@ interface FinishInput {
   post: StateReader;
 }
 
+/** The byte at the step's pc in the code it runs (an op ethereumjs does not define shows as INVALID). */
+function codeByte(state: StateReader, e: StepEvent): bigint | undefined {
+  const b = state.get(codeKey(e.codeAddress.toString()))?.[e.pc];
+  return b === undefined ? undefined : BigInt(b);
+}
+
 /** The selected tracer behind one interface, and how its result is finished. */
-function makeSink(opts: TraceOptions, pre: StateReader, store: EvmBaseState, txGas: bigint) {
+function makeSink(opts: TraceOptions, pre: StateReader, store: EvmBaseState, txGas: bigint, logIndexBase: number) {
   if (opts.tracer === 'callTracer') {
-    const t = new CallTracer(opts, txGas);
+    const t = new CallTracer(opts, txGas, logIndexBase);
     const sink: Sink = {
-      read: (e, state) => (e.opcode.name === 'SELFDESTRUCT' ? getAccount(state, e.address.toString()).balance : undefined),
+      read: (e, state) => {
+        const name = e.opcode.name;
+        if (name === 'SELFDESTRUCT') return getAccount(state, e.address.toString()).balance;
+        return name === 'INVALID' ? codeByte(state, e) : undefined;
+      },
       step: (e, balance) => t.step(e, balance),
       enter: (m) => t.enter(m),
       exit: (r) => t.exit(r),
@@ -120,7 +155,12 @@ function makeSink(opts: TraceOptions, pre: StateReader, store: EvmBaseState, txG
     return { sink, finish: async (o: FinishInput): Promise<unknown> => t.result(o.gasUsed), outputBytes: () => 0 };
   }
   if (opts.tracer === 'prestateTracer') {
-    const t = new PrestateTracer(pre, opts.diffMode);
+    const t = new PrestateTracer(pre, {
+      diffMode: opts.diffMode,
+      disableCode: opts.disableCode,
+      disableStorage: opts.prestateDisableStorage,
+      includeEmpty: opts.includeEmpty,
+    });
     const sink: Sink = { step: (e) => t.step(e), enter: (m) => t.enter(m), exit: (r) => t.exit(r) };
     // The result reads every touched account and slot before and after: in a worker, fetched in one round trip.
     return { sink, finish: (o: FinishInput): Promise<unknown> => runSync(store, () => t.result(o.post)), outputBytes: () => 0 };
@@ -206,7 +246,7 @@ function attach(vm: VM, sink: Sink, state: StateReader, site: TraceSite): () => 
 async function traceOne(
   site: TraceSite,
   state: StateOverlay,
-  blockGasUsed: bigint,
+  before: Applied,
   tx: SignedTransaction,
   opts: TraceOptions,
 ): Promise<TraceOutcome> {
@@ -216,11 +256,11 @@ async function traceOne(
   const c = await acquireVm(site.env, post, site.store);
   let r: RunTxResult;
   const typed = typedTransactionOf(tx, c.common);
-  const { sink, finish, outputBytes } = makeSink(opts, pre, site.store, typed.gasLimit);
+  const { sink, finish, outputBytes } = makeSink(opts, pre, site.store, typed.gasLimit, before.logs);
   try {
     c.guard.deadline = site.deadline;
     const ended = attach(c.vm, sink, post, site);
-    r = await runTx(c.vm, { tx: typed, block: c.block, skipHardForkValidation: true, blockGasUsed });
+    r = await runTx(c.vm, { tx: typed, block: c.block, skipHardForkValidation: true, blockGasUsed: before.gasUsed });
     ended();
   } catch (err) {
     throw traceAbort(err);
@@ -236,14 +276,15 @@ async function traceOne(
   const result = await finish({ gasUsed: r.totalGasSpent, failed, returnValue, post });
   // `pre` only reads through to `state`; the transaction's writes are all in `post`.
   state.absorb(post);
-  return { result, gasUsed: r.totalGasSpent, failed, outputBytes: outputBytes() };
+  const logs = r.execResult.logs?.length ?? 0;
+  return { result, gasUsed: r.totalGasSpent, failed, outputBytes: outputBytes(), logs };
 }
 
 /** Trace one stored EVM transaction at its place in its block (after `site.prefix`). */
 export async function traceTransaction(site: TraceSite, tx: SignedTransaction, opts: TraceOptions): Promise<TraceOutcome> {
-  const state = new StateOverlay(site.parentState);
-  const gasUsed = await applyUntraced(site.env, state, site.store, site.prefix, site.deadline);
-  return traceOne(site, state, gasUsed, tx, opts);
+  const state = blockStart(site);
+  const before = await applyUntraced(site.env, state, site.store, site.prefix, site.deadline);
+  return traceOne(site, state, before, tx, opts);
 }
 
 /** One entry of a block trace, as geth: the transaction hash and its result or error. */
@@ -264,20 +305,23 @@ export async function traceBlockTransactions(
   evm: readonly boolean[],
   opts: TraceOptions,
 ): Promise<BlockTraceEntry[]> {
-  const state = new StateOverlay(site.parentState);
-  let gasUsed = await applyUntraced(site.env, state, site.store, site.prefix, site.deadline);
+  const state = blockStart(site);
+  const block = await applyUntraced(site.env, state, site.store, site.prefix, site.deadline);
   let budget = opts.outputCap;
   const out: BlockTraceEntry[] = [];
   for (let i = 0; i < txs.length; i++) {
     const tx = txs[i];
     if (!evm[i]) {
-      gasUsed += await applyUntraced(site.env, state, site.store, [tx], site.deadline);
+      const applied = await applyUntraced(site.env, state, site.store, [tx], site.deadline);
+      block.gasUsed += applied.gasUsed;
+      block.logs += applied.logs;
       out.push({ txHash: `0x${tx.txid}`, error: 'tx is not an EVM transaction' });
       continue;
     }
-    const t = await traceOne(site, state, gasUsed, tx, { ...opts, outputCap: budget });
+    const t = await traceOne(site, state, { ...block }, tx, { ...opts, outputCap: budget });
     budget -= t.outputBytes;
-    gasUsed += t.gasUsed;
+    block.gasUsed += t.gasUsed;
+    block.logs += t.logs;
     out.push({ txHash: `0x${tx.txid}`, result: t.result });
   }
   return out;
@@ -297,7 +341,7 @@ export async function traceCall(site: TraceSite, args: CallArgs, opts: TraceOpti
     releaseVm(c);
     throw new ServerError(`intrinsic gas too low: have ${gasLimit}, want ${intrinsic}`);
   }
-  const { sink, finish } = makeSink(opts, pre, site.store, gasLimit);
+  const { sink, finish } = makeSink(opts, pre, site.store, gasLimit, 0);
   let r: Awaited<ReturnType<typeof runAsCall>>;
   try {
     c.guard.deadline = site.deadline;

@@ -5,7 +5,7 @@
 import { Piscina } from 'piscina';
 import type { NativeEvent } from '../../ledger/events.js';
 import type { SignedTransaction } from '../../ledger/transaction.js';
-import type { KeyStr } from '../../state/state-store.js';
+import type { KeyStr, StateChanges } from '../../state/state-store.js';
 import { NodeError } from '../../util/errors.js';
 import { RawJson } from '../../util/json.js';
 import type { BlockEnv } from '../block-executor.js';
@@ -43,6 +43,8 @@ export interface TraceTask {
   job: TraceJob;
   env: CallEnvData;
   prefix: readonly SignedTransaction[];
+  /** The block's dev writes (TraceSite.devWrites). */
+  devWrites?: StateChanges;
   opts: TaskTraceOptions;
   /** Values sent along to save round trips (trace-pool.ts). */
   prefetch: [KeyStr, Uint8Array | null][];
@@ -218,6 +220,7 @@ export async function runTraceTask(task: TraceTask, channel: StateChannel): Prom
     parentState: view,
     store: view,
     prefix: task.prefix,
+    devWrites: task.devWrites,
     deadline: task.deadline,
     pace: sink ? () => sink.behind() : undefined,
   };

@@ -24,8 +24,11 @@ export interface TraceOptions {
   /** callTracer */
   onlyTopCall: boolean;
   withLog: boolean;
-  /** prestateTracer */
+  /** prestateTracer (its tracerConfig: `prestateDisableStorage` is tracerConfig.disableStorage, not the struct logger's) */
   diffMode: boolean;
+  disableCode: boolean;
+  prestateDisableStorage: boolean;
+  includeEmpty: boolean;
   /**
    * Struct logs only: where the steps' JSON goes as it is produced (the array's items, comma-separated, in
    * chunks ending on a step boundary) instead of into the result; the result then has no `structLogs`.
@@ -52,6 +55,9 @@ export const DEFAULT_TRACE_OPTIONS: TraceOptions = {
   onlyTopCall: false,
   withLog: false,
   diffMode: false,
+  disableCode: false,
+  prestateDisableStorage: false,
+  includeEmpty: false,
 };
 
 /** The trace ran past its timeout (spec: -32000 "trace timeout"). */
