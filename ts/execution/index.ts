@@ -26,12 +26,22 @@ export {
   type AccessListOutcome,
   type CallArgs,
   type CallOutcome,
+  type CallOverrides,
   type EstimateOutcome,
   estimateCallGas,
   intrinsicGas,
   simulateCall,
 } from './call.js';
 export { CallTimeoutError } from './deadline.js';
+export { type CallFees, type FeeFields, callFees, mixedFeesError } from './fees.js';
+export {
+  type AccountOverride,
+  type BlockOverrides,
+  type HeaderOverrides,
+  OverrideError,
+  type StateOverrideSet,
+  withBlockOverrides,
+} from './overrides.js';
 export type { CallKind, CallReply } from './call-task.js';
 export {
   CallPool,
