@@ -1,20 +1,9 @@
 import test from 'ava';
 import { ethers } from 'ethers';
-import {
-  type Abi,
-  type Hex,
-  createPublicClient,
-  createWalletClient,
-  decodeFunctionResult,
-  encodeFunctionData,
-  http,
-  pad,
-  sha256,
-  toHex,
-} from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { type Hex, decodeFunctionResult, pad, sha256, toHex } from 'viem';
 import { compiled } from '../helpers/contracts.js';
-import { devPrivateKey, ethersProvider, rpc, viemChain } from '../helpers/evm.js';
+import { WAIT, deployEnvProbe, devClients, probeAbi as abi, probeData as data } from '../helpers/env-probe.js';
+import { ethersProvider, rpc } from '../helpers/evm.js';
 import { type TestNode, startTestNode } from '../helpers/node.js';
 
 // Every call runs in a call worker (no inline first try) and every trace in a trace worker: the overrides
@@ -23,30 +12,13 @@ let n: TestNode;
 let probe: `0x${string}`;
 test.before(async () => {
   n = await startTestNode({ rpcEvmInlineMs: 0 });
-  const c = clients(0);
-  const hash = await c.wallet.deployContract({ abi: abi(), bytecode: compiled('EnvProbe').bytecode });
-  const rc = await c.pub.waitForTransactionReceipt({ hash, ...WAIT });
-  if (!rc.contractAddress) throw new Error('no contract address');
-  probe = rc.contractAddress;
+  probe = await deployEnvProbe(n.url);
 });
 test.after.always(() => n?.stop());
 
-const WAIT = { timeout: 30_000, pollingInterval: 50 } as const;
-const abi = () => compiled('EnvProbe').abi as Abi;
 const FRESH = '0x00000000000000000000000000000000c0ffee01' as const;
 const POOR = '0x00000000000000000000000000000000000b0b01' as const;
-
-function clients(i: number) {
-  const chain = viemChain(n.url);
-  const account = privateKeyToAccount(devPrivateKey(i));
-  return {
-    account,
-    pub: createPublicClient({ chain, transport: http(), pollingInterval: 50 }),
-    wallet: createWalletClient({ account, chain, transport: http() }),
-  };
-}
-
-const data = (functionName: string, args: unknown[] = []): Hex => encodeFunctionData({ abi: abi(), functionName, args });
+const clients = (i: number) => devClients(n.url, i);
 const decode = (functionName: string, out: Hex | undefined): any =>
   decodeFunctionResult({ abi: abi(), functionName, data: out ?? '0x' });
 

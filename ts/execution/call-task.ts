@@ -16,10 +16,11 @@ import {
 } from './call.js';
 import { CallTimeoutError } from './deadline.js';
 import { OverrideError } from './overrides.js';
+import { type SimulateOutcome, type SimulateSpec, simulateBlocks } from './simulate.js';
 import { RemoteStateView, type StateChannel } from './remote-state.js';
 import type { EvmBaseState } from './state-adapter.js';
 
-export type CallKind = 'call' | 'estimate' | 'accessList';
+export type CallKind = 'call' | 'estimate' | 'accessList' | 'simulate';
 
 /** The block environment without its BLOCKHASH callback (which the worker asks the main thread for). */
 export type CallEnvData = Omit<BlockEnv, 'blockHash'>;
@@ -35,6 +36,8 @@ export interface CallTask {
   floor?: bigint;
   /** State overrides (plain data: maps, bigints and bytes clone as they are). */
   overrides?: CallOverrides;
+  /** simulate: the blocks of calls (eth_simulateV1). */
+  simulate?: SimulateSpec;
   /** Epoch milliseconds after which the call stops with a timeout. */
   deadline: number;
   /** Values sent along to save round trips: the callee's account and code, the caller's account. */
@@ -47,6 +50,7 @@ export type CallReply =
   | { kind: 'call'; outcome: CallOutcome }
   | { kind: 'estimate'; outcome: EstimateOutcome }
   | { kind: 'accessList'; outcome: AccessListOutcome }
+  | { kind: 'simulate'; outcome: SimulateOutcome }
   | { kind: 'timeout' }
   /** The state override set cannot be applied (geth's words). */
   | { kind: 'refused'; message: string };
@@ -69,8 +73,13 @@ export async function runCall(
   deadline: number,
   floor = 0n,
   overrides: CallOverrides = {},
+  simulate?: SimulateSpec,
 ): Promise<CallReply> {
   try {
+    if (kind === 'simulate') {
+      if (!simulate) throw new Error('simulate task without its blocks');
+      return { kind, outcome: await simulateBlocks(env, view, simulate, deadline) };
+    }
     if (kind === 'call') return { kind, outcome: detach(await simulateCall(env, view, args, deadline, overrides)) };
     if (kind === 'accessList') {
       const outcome = await createAccessList(env, view, args, deadline, overrides);
@@ -92,7 +101,7 @@ export async function runCallTask(task: CallTask, channel: StateChannel): Promis
   const view = new RemoteStateView(channel, task.id, task.prefetch, task.deadline);
   try {
     const env: BlockEnv = { ...task.env, blockHash: (h) => view.blockHash(h) };
-    return await runCall(task.kind, env, view, task.args, task.cap, task.deadline, task.floor, task.overrides);
+    return await runCall(task.kind, env, view, task.args, task.cap, task.deadline, task.floor, task.overrides, task.simulate);
   } finally {
     view.close();
   }

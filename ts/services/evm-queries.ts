@@ -67,7 +67,7 @@ export interface QueryOverrides {
 /** Where no node runs (benches, service tests), calls run in-process with the default limits. */
 const inProcess = new InProcessCallRunner();
 
-const runnerOf = (ctx: ChainContext): CallRunner => (ctx as Partial<NodeContext>).evmCalls ?? inProcess;
+export const callRunnerOf = (ctx: ChainContext): CallRunner => (ctx as Partial<NodeContext>).evmCalls ?? inProcess;
 
 /** Gas of a call: its own `gas` (or the cap when absent), never above the RPC gas cap (geth's rule). */
 function cappedGas(gas: bigint | undefined, cap: bigint): bigint {
@@ -91,7 +91,7 @@ async function runAt(
   floor?: bigint,
   overrides: QueryOverrides = {},
 ): Promise<CallReply> {
-  const runner = runnerOf(ctx);
+  const runner = callRunnerOf(ctx);
   const env = withBlockOverrides(await callEnv(ctx, height), overrides.block);
   let snapshot: CallState & { release(): void };
   if (height === undefined) {
@@ -151,7 +151,7 @@ export async function ethCall(
   height?: number,
   overrides?: QueryOverrides,
 ): Promise<Uint8Array> {
-  const gas = cappedGas(args.gas, runnerOf(ctx).gasCap);
+  const gas = cappedGas(args.gas, callRunnerOf(ctx).gasCap);
   const reply = await runAt(ctx, 'call', { ...args, gas }, gas, height, undefined, overrides);
   if (reply.kind !== 'call') throw new Error(`unexpected call reply ${reply.kind}`);
   if (reply.outcome.ok) return reply.outcome.returnValue;
@@ -169,7 +169,7 @@ export async function estimateGas(
   height?: number,
   overrides?: QueryOverrides,
 ): Promise<bigint> {
-  const top = cappedGas(args.gas ?? BLOCK_GAS_LIMIT, runnerOf(ctx).gasCap);
+  const top = cappedGas(args.gas ?? BLOCK_GAS_LIMIT, callRunnerOf(ctx).gasCap);
   // The spec's floor with data, never above the caller's own cap (a transaction limited below it still gets an answer).
   const withData = args.data !== undefined && args.data.length > 0;
   const floor = withData ? (DATA_GAS_FLOOR < top ? DATA_GAS_FLOOR : top) : 0n;
@@ -193,7 +193,7 @@ export async function createAccessList(
   height?: number,
   overrides?: QueryOverrides,
 ): Promise<AccessListOutcome> {
-  const gas = cappedGas(args.gas ?? BLOCK_GAS_LIMIT, runnerOf(ctx).gasCap);
+  const gas = cappedGas(args.gas ?? BLOCK_GAS_LIMIT, callRunnerOf(ctx).gasCap);
   const reply = await runAt(ctx, 'accessList', { ...args, gas }, gas, height, undefined, overrides);
   if (reply.kind !== 'accessList') throw new Error(`unexpected access list reply ${reply.kind}`);
   return reply.outcome;
