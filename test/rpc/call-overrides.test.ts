@@ -206,11 +206,32 @@ test('debug_traceCall takes tracer, tracerConfig, stateOverrides and blockOverri
   const traced = await provider.send('debug_traceCall', [
     call,
     'latest',
-    { tracer: 'callTracer', blockOverrides: { number: '0x4d2', baseFeePerGas: '0x3' }, stateOverrides: {} },
+    {
+      tracer: 'callTracer',
+      tracerConfig: { onlyTopCall: true },
+      blockOverrides: { number: '0x4d2', baseFeePerGas: '0x3' },
+      stateOverrides: {},
+    },
   ]);
   const [number, , , , , baseFee] = decode('env', traced.output);
   t.is(number, 1234n);
   t.is(baseFee, 3n);
+  // Fee fields in a traced call: the price the code sees, the base fee of the overridden block under it.
+  const priced = await provider.send('debug_traceCall', [
+    { ...call, maxFeePerGas: '0x64', maxPriorityFeePerGas: '0x5' },
+    'latest',
+    { tracer: 'callTracer', blockOverrides: { baseFeePerGas: '0x3' } },
+  ]);
+  t.is(decode('env', priced.output)[7], 8n);
+  const tooLow = await rpc(n.url, 'debug_traceCall', [
+    { ...call, maxFeePerGas: '0x2' },
+    'latest',
+    { tracer: 'callTracer', blockOverrides: { baseFeePerGas: '0x3' } },
+  ]);
+  t.regex(tooLow.error?.message ?? '', /^max fee per gas less than block base fee/);
+  // eth_estimateGas takes block overrides too.
+  const gas = await provider.send('eth_estimateGas', [call, 'latest', {}, { number: '0x4d2' }]);
+  t.true(BigInt(gas) > 21_000n);
   const pre = await provider.send('debug_traceCall', [
     { from: POOR, to: probe, data: data('balanceOf', [POOR]) },
     'latest',
