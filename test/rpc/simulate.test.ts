@@ -50,12 +50,27 @@ test('viem simulateCalls: a payment and a contract call in order, traceTransfers
   t.true(failed.error !== undefined);
   t.regex(String(failed.error?.message), /nope/);
   t.true(balance.gasUsed > 21_000n);
+  // A SELFDESTRUCT sends the contract's whole balance: a transfer log too (code: PUSH20 FRESH SELFDESTRUCT).
+  const BOOM = '0x00000000000000000000000000000000000b00a2' as const;
+  const [destroyed] = (
+    await c.pub.simulateCalls({
+      account: c.account.address,
+      traceTransfers: true,
+      stateOverrides: [{ address: BOOM, code: `0x73${FRESH.slice(2)}ff`, balance: 777n }],
+      calls: [{ to: BOOM }],
+    })
+  ).results;
+  t.deepEqual(
+    destroyed.logs?.map((l) => [l.address.toLowerCase(), l.topics[1], l.topics[2], BigInt(l.data)]),
+    [[ERC7528, pad(BOOM), pad(FRESH), 777n]],
+  );
 });
 
 test('viem simulateBlocks: state carries across blocks, block and state overrides per block, hashes chain', async (t) => {
   const c = clients(2);
   const head = await c.pub.getBlock();
   const blocks = await c.pub.simulateBlocks({
+    blockNumber: head.number,
     blocks: [
       {
         stateOverrides: [{ address: POOR, balance: parseEther('2') }],
@@ -134,6 +149,7 @@ test('raw eth_simulateV1 (ethers): returnFullTransactions, revert data, validati
   t.is(out.length, 1);
   const [ok, reverted] = out[0].calls;
   t.is(ok.status, '0x1');
+  t.true(BigInt(ok.maxUsedGas) >= BigInt(ok.gasUsed), 'maxUsedGas: the gas before refunds');
   t.is(ok.logs.length, 0);
   t.is(reverted.status, '0x0');
   t.is(reverted.error.code, 3);

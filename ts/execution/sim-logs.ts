@@ -1,8 +1,8 @@
 /**
  * The logs of one simulated call with eth_simulateV1's `traceTransfers` (geth's internal/ethapi/logtracer.go):
  * every value transfer of a CALL or CREATE (the call's own value included) is a log of the ERC-7528 address
- * with `Transfer(address,address,uint256)`'s topics, in order among the contract logs; a failed frame drops
- * its logs and its children's.
+ * with `Transfer(address,address,uint256)`'s topics, in order among the contract logs (a SELFDESTRUCT's
+ * balance too); a failed frame drops its logs and its children's.
  */
 import type { VM } from '@ethereumjs/vm';
 
@@ -54,12 +54,17 @@ export class TransferLogCollector {
   private result: SimLog[] = [];
   private readonly listeners: [string, (...a: never[]) => void][];
 
-  constructor(private readonly vm: VM) {
+  constructor(
+    private readonly vm: VM,
+    /** The balance of an account now (a SELFDESTRUCT sends all of it). */
+    private readonly balanceOf: (address: Step['address']) => Promise<bigint>,
+  ) {
     this.listeners = [
       ['beforeMessage', (m: Message) => this.enter(m)],
       ['newContract', (e: { address: { toString(): string } }) => this.created(e.address.toString())],
       ['afterMessage', (r: Result) => this.exit(r)],
-      ['step', (s: Step) => this.step(s)],
+      // Two arguments: the EVM waits for `done` (a SELFDESTRUCT reads the balance it sends first).
+      ['step', (s: Step, done: () => void) => this.step(s, done)],
     ];
     for (const [name, fn] of this.listeners) vm.evm.events?.on(name as never, fn as never);
   }
@@ -85,8 +90,28 @@ export class TransferLogCollector {
     if (log) log.topics[2] = addressWord(address.toLowerCase());
   }
 
-  private step(s: Step): void {
+  private step(s: Step, done: () => void): void {
     const name = s.opcode.name;
+    if (name === 'SELFDESTRUCT') {
+      const frame = this.frames[this.frames.length - 1];
+      const beneficiary = `0x${s.stack[s.stack.length - 1].toString(16).padStart(40, '0')}`;
+      this.balanceOf(s.address).then(
+        (value) => {
+          if (value > 0n && frame) {
+            const from = s.address.toString().toLowerCase();
+            frame.push({
+              address: NATIVE_TRANSFER_ADDRESS,
+              topics: [TRANSFER_TOPIC, addressWord(from), addressWord(beneficiary)],
+              data: word(value),
+            });
+          }
+          done();
+        },
+        () => done(),
+      );
+      return;
+    }
+    done();
     if (!name.startsWith('LOG')) return;
     const n = Number(name.slice(3));
     const st = s.stack;

@@ -65,6 +65,8 @@ export interface SimCallResult {
   returnData: Uint8Array;
   logs: SimLog[];
   gasUsed: bigint;
+  /** Gas the call used before refunds (geth's maxUsedGas: the gas limit it needs at least). */
+  maxUsedGas: bigint;
   status: 0 | 1;
   error?: { code: number; message: string; data?: string };
 }
@@ -257,7 +259,9 @@ class Simulation {
     if (value > 0n && ((await c.adapter.getAccount(caller))?.balance ?? 0n) < value) {
       throw new TxCheckError(`insufficient funds for transfer: address ${from}`, TX_ERROR_CODES.insufficientFunds);
     }
-    const collector = this.spec.traceTransfers ? new TransferLogCollector(c.vm) : null;
+    const collector = this.spec.traceTransfers
+      ? new TransferLogCollector(c.vm, async (a) => (await c.adapter.getAccount(a as ReturnType<typeof callerOf>))?.balance ?? 0n)
+      : null;
     let run: Awaited<ReturnType<typeof runAsCall>>;
     try {
       run = await runAsCall(c, { ...args, gas }, gas - intrinsic);
@@ -288,6 +292,7 @@ class Simulation {
               data: d,
             })),
       gasUsed,
+      maxUsedGas: spent,
       status: err ? 0 : 1,
     };
     if (err) result.error = callError(err.error, ex.returnValue, capped);

@@ -157,6 +157,7 @@ export function simBlockJson(b: SimBlockResult, fullTx: boolean, chainId: number
         removed: false,
       })),
       gasUsed: qty(c.gasUsed),
+      maxUsedGas: qty(c.maxUsedGas),
       status: qty(c.status),
     };
     if (c.error) out.error = c.error;
