@@ -217,3 +217,38 @@ test("geth's error codes: validation failures, block order, limits, wrong shapes
   t.is(oog.result[0].calls[0].status, '0x0');
   t.deepEqual(oog.result[0].calls[0].error, { code: -32015, message: 'out of gas' });
 });
+
+test('limits: the RPC gas cap is one budget for all calls, the EVM timeout bounds the whole simulation', async (t) => {
+  const LOOP = '0x5b600056'; // JUMPDEST PUSH1 0 JUMP: runs until its gas or its time is up
+  const looping = (calls: number) => ({
+    blockStateCalls: [
+      { stateOverrides: { [FRESH]: { code: LOOP } }, calls: Array.from({ length: calls }, () => ({ to: FRESH })) },
+    ],
+  });
+  const capped = await startTestNode({ rpcEvmInlineMs: 0, rpcGasCap: 300_000n });
+  try {
+    const one = await rpc(capped.url, 'eth_simulateV1', [looping(1), 'latest']);
+    const [call] = one.result[0].calls;
+    t.is(call.gasUsed, '0x493e0', 'the call gets the whole budget');
+    t.deepEqual(call.error, {
+      code: -32015,
+      message: "out of gas (gas limit was capped by the RPC server's global gas cap)",
+    });
+    // The second call has no gas left (geth answers the same).
+    const two = await rpc(capped.url, 'eth_simulateV1', [looping(2), 'latest']);
+    t.is(two.error?.code, -38013);
+    t.is(two.error?.message, 'intrinsic gas too low: have 0, want 21000');
+  } finally {
+    await capped.stop();
+  }
+  const slow = await startTestNode({ rpcEvmInlineMs: 0, rpcGasCap: 0n, rpcEvmTimeoutMs: 1500 });
+  try {
+    const t0 = Date.now();
+    const r = await rpc(slow.url, 'eth_simulateV1', [looping(1), 'latest']);
+    t.is(r.error?.code, -32000);
+    t.is(r.error?.message, 'execution aborted (timeout = 1.5s)');
+    t.true(Date.now() - t0 < 10_000);
+  } finally {
+    await slow.stop();
+  }
+});
