@@ -118,6 +118,14 @@ test('fee fields: GASPRICE, the balance check and the gas bought before the call
     lowCap.error?.message ?? '',
     new RegExp(`^max fee per gas less than block base fee: address ${POOR}, maxFeePerGas: 1, baseFee: 1000000000$`, 'i'),
   );
+  const otherChain = await call({ to: probe, data: data('env'), chainId: '0x1' });
+  t.is(otherChain.error?.code, -32000);
+  t.is(otherChain.error?.message, "chainId does not match node's (have=1, want=7120)");
+  t.is(
+    price(await call({ to: probe, data: data('env'), chainId: '0x1bd0', gasPrice: '0x3b9aca00' })),
+    1_000_000_000n,
+    'its own chain id is fine',
+  );
   const tipAbove = await call({ to: probe, data: data('env'), maxFeePerGas: '0x3b9aca00', maxPriorityFeePerGas: '0x3b9aca01' });
   t.regex(tipAbove.error?.message ?? '', /^max priority fee per gas higher than max fee per gas/);
   // ethers: estimateGas with a price, over an account a state override funds.

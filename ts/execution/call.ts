@@ -8,7 +8,7 @@ import { StateOverlay } from '../state/state-store.js';
 import { BLOCK_GAS_LIMIT, type BlockEnv } from './block-executor.js';
 import { chainCommon } from './common.js';
 import { CallTimeoutError } from './deadline.js';
-import { type FeeFields, TxCheckError, buyGas, callFees } from './fees.js';
+import { type FeeFields, TxCheckError, buyGas, callFees, chainIdMismatch } from './fees.js';
 import { MaskedStorageState, type StateOverrideSet, applyStateOverrides, movePrecompiles } from './overrides.js';
 import type { EvmBaseState } from './state-adapter.js';
 import { type PooledVm, acquireVm, releaseVm } from './vm-pool.js';
@@ -314,8 +314,8 @@ async function runOn(c: PooledVm, args: CallArgs): Promise<CallOutcome> {
   if (!args.to && common.isActivatedEIP(3860) && dataLength > MAX_INITCODE_SIZE) {
     return failed(`max initcode size exceeded: code size ${dataLength} limit ${MAX_INITCODE_SIZE}`, gasLimit);
   }
-  // geth's order: the fee checks and the gas purchase come before the intrinsic gas check.
-  const feeFailure = await chargeCallGas(c, args, gasLimit);
+  // geth's order: the call's defaults (chain id), the fee checks and the gas purchase, then intrinsic gas.
+  const feeFailure = chainIdMismatch(args, c.env.chainId) ?? (await chargeCallGas(c, args, gasLimit));
   if (feeFailure) return failed(feeFailure, gasLimit);
   let intrinsic: bigint;
   try {

@@ -10,6 +10,15 @@ export interface FeeFields {
   gasPrice?: bigint;
   maxFeePerGas?: bigint;
   maxPriorityFeePerGas?: bigint;
+  /** When given, must be the chain's (geth's CallDefaults). */
+  chainId?: bigint;
+}
+
+/** geth's refusal of a call object naming another chain; null when it names none or this one. */
+export function chainIdMismatch(f: FeeFields, chainId: number): string | null {
+  return f.chainId !== undefined && f.chainId !== BigInt(chainId)
+    ? `chainId does not match node's (have=${f.chainId}, want=${chainId})`
+    : null;
 }
 
 /** The price a call pays per gas, the most it may pay (the balance check) and the tip. */

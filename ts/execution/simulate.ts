@@ -12,7 +12,7 @@ import { BASE_FEE_PER_GAS, type BlockEnv } from './block-executor.js';
 import { type CallArgs, MAX_INITCODE_SIZE, callerOf, intrinsicGas, runAsCall } from './call.js';
 import { FEE_COLLECTOR, PARAMS_LOADED } from './common.js';
 import { CallTimeoutError } from './deadline.js';
-import { TX_ERROR_CODES, TxCheckError, buyGas, callFees } from './fees.js';
+import { TX_ERROR_CODES, TxCheckError, buyGas, callFees, chainIdMismatch } from './fees.js';
 import {
   type BlockOverrides,
   MaskedStorageState,
@@ -223,6 +223,8 @@ class Simulation {
     baseFee: bigint,
   ): Promise<{ tx: SimTx; result: SimCallResult }> {
     const validate = this.spec.validation;
+    const wrongChain = chainIdMismatch(args, this.base.chainId);
+    if (wrongChain) throw new TxCheckError(wrongChain, SIM_ERROR_CODES.server);
     const caller = callerOf(args);
     const from = toChecksumAddress(caller.toString());
     // What the previous call left in the VM (warm sets, transient storage), as between two transactions.

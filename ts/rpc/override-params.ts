@@ -168,6 +168,7 @@ export function parseFeeFields(o: Record<string, unknown>, args: CallArgs, where
   if (present('maxFeePerGas')) args.maxFeePerGas = quantity(o.maxFeePerGas, bad, 'maxFeePerGas');
   if (present('maxPriorityFeePerGas')) args.maxPriorityFeePerGas = quantity(o.maxPriorityFeePerGas, bad, 'maxPriorityFeePerGas');
   if (present('nonce')) args.nonce = quantity(o.nonce, bad, 'nonce', MAX_U64);
+  if (present('chainId')) args.chainId = quantity(o.chainId, bad, 'chainId');
   const mixed = mixedFeesError(args);
   if (mixed) throw bad(mixed);
 }

@@ -9,6 +9,7 @@ import { BLOCK_GAS_LIMIT, type BlockEnv, executeBlock } from '../block-executor.
 import { CallTimeoutError } from '../deadline.js';
 import { acquireVm, releaseVm } from '../vm-pool.js';
 import { type CallArgs, type CallOverrides, chargeCallGas, intrinsicGas, runAsCall } from '../call.js';
+import { chainIdMismatch } from '../fees.js';
 import { MaskedStorageState, OverrideError, applyStateOverrides, movePrecompiles } from '../overrides.js';
 import { EvmStateAdapter } from '../state-adapter.js';
 import { typedTransactionOf } from '../evm-tx.js';
@@ -308,7 +309,7 @@ export async function traceCall(
       movePrecompiles(c.vm, overrides.state);
       await applyStateOverrides(new EvmStateAdapter(pre, store), pre, store as MaskedStorageState, overrides.state);
     }
-    const feeFailure = await chargeCallGas(c, args, gasLimit);
+    const feeFailure = chainIdMismatch(args, site.env.chainId) ?? (await chargeCallGas(c, args, gasLimit));
     if (feeFailure) throw new ServerError(feeFailure);
     intrinsic = intrinsicGas(args, c.common);
     if (gasLimit < intrinsic) throw new ServerError(`intrinsic gas too low: have ${gasLimit}, want ${intrinsic}`);
