@@ -184,6 +184,11 @@ test('eth_createAccessList and eth_estimateGas with state overrides; eth_call at
     { [FRESH]: { code } },
   ]);
   t.true(BigInt(estimate.result) > 40_000n, 'two fresh slots written');
+  // viem's estimateGas with a stateOverride: the value moved needs the balance the override gives.
+  const pay = { account: POOR, to: probe, data: data('pay', [FRESH]), value: 10n ** 18n } as const;
+  const withBalance = await c.pub.estimateGas({ ...pay, stateOverride: [{ address: POOR, balance: 2n * 10n ** 18n }] });
+  t.true(withBalance > 30_000n);
+  await t.throwsAsync(c.pub.estimateGas(pay), { message: /insufficient funds/i });
   // History: the state after an earlier block, with an override on top.
   const h1 = await c.wallet.writeContract({ address: probe, abi: abi(), functionName: 'addCredit', args: [FRESH, 10n] });
   const rc1 = await c.pub.waitForTransactionReceipt({ hash: h1, ...WAIT });
