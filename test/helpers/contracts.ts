@@ -16,7 +16,7 @@ export interface CompiledContract {
   deployedBytecode: `0x${string}`;
 }
 
-export type ContractName = 'Box' | 'Probe' | 'Token' | 'Tracer' | 'Child' | 'Logic' | 'Proxy' | 'Cases' | 'Reverter';
+export type ContractName = 'Box' | 'Probe' | 'Token' | 'Tracer' | 'Child' | 'Logic' | 'Proxy' | 'Cases' | 'Reverter' | 'EnvProbe';
 
 const require = createRequire(import.meta.url);
 

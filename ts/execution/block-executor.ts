@@ -17,6 +17,7 @@ import { checkStoredEvmTransaction } from './evm-rules.js';
 import { isEvmTransaction, typedTransactionOf } from './evm-tx.js';
 import { type LogRecord, type ReceiptRecord, EMPTY_BLOOM, logsBloom } from './receipts.js';
 import { RemoteStateError } from './remote-state.js';
+import type { HeaderOverrides } from './overrides.js';
 import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';
 import { type EvmBlock, evmBlockFor } from './vm-pool.js';
 
@@ -46,6 +47,8 @@ export interface BlockEnv {
    * the block's first, which may use up to BLOCK_GAS_LIMIT. Absent when validating: 30M is the rule.
    */
   pack?: PackLimit;
+  /** Header fields a call or a simulated block overrides (overrides.ts); absent for real blocks. */
+  header?: HeaderOverrides;
 }
 
 /**

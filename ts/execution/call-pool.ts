@@ -7,7 +7,8 @@ import { accountKey, codeKey } from '../state/accounts.js';
 import type { KeyStr } from '../state/state-store.js';
 import { ZERO_ADDRESS } from '../ledger/units.js';
 import type { BlockEnv } from './block-executor.js';
-import type { CallArgs } from './call.js';
+import type { CallArgs, CallOverrides } from './call.js';
+import type { SimulateSpec } from './simulate.js';
 import { type CallKind, type CallReply, type CallTask, runCall } from './call-task.js';
 import { type CallState, EvmWorkerPool } from './worker-pool.js';
 
@@ -59,6 +60,10 @@ export interface CallRequest {
   cap: bigint;
   /** estimate: the caller raises a lower answer to this (the interface's floor with data). */
   floor?: bigint;
+  /** State overrides (the block's are in env). */
+  overrides?: CallOverrides;
+  /** simulate: the blocks of calls. */
+  simulate?: SimulateSpec;
 }
 
 /** Runs calls; the pool in a node, in-process where no node runs (benches, service tests). */
@@ -74,7 +79,17 @@ export class InProcessCallRunner implements CallRunner {
   ) {}
 
   run(req: CallRequest): Promise<CallReply> {
-    return runCall(req.kind, req.env, req.snapshot, req.args, req.cap, Date.now() + this.timeoutMs, req.floor);
+    return runCall(
+      req.kind,
+      req.env,
+      req.snapshot,
+      req.args,
+      req.cap,
+      Date.now() + this.timeoutMs,
+      req.floor,
+      req.overrides,
+      req.simulate,
+    );
   }
 }
 
@@ -98,6 +113,8 @@ function callTask(req: CallRequest, id: number, deadline: number): CallTask {
     args: req.args,
     cap: req.cap,
     floor: req.floor,
+    overrides: req.overrides,
+    simulate: req.simulate,
     deadline,
     prefetch: prefetch(req.snapshot, req.args),
     id,
@@ -141,7 +158,17 @@ export class CallPool implements CallRunner {
       // first call, the workers' loading). Cut off at inlineMs, it starts over on a worker from the same
       // snapshot and environment, so its answer is the one a worker alone would have given.
       const cutoff = Math.min(deadline, Date.now() + inlineMs);
-      const reply = await runCall(req.kind, req.env, req.snapshot, req.args, req.cap, cutoff, req.floor);
+      const reply = await runCall(
+        req.kind,
+        req.env,
+        req.snapshot,
+        req.args,
+        req.cap,
+        cutoff,
+        req.floor,
+        req.overrides,
+        req.simulate,
+      );
       if (reply.kind !== 'timeout' || cutoff === deadline) return reply;
     }
     return this.pool.run<CallReply>({

@@ -8,16 +8,19 @@ import {
   type AccessListOutcome,
   type CallArgs,
   type CallOutcome,
+  type CallOverrides,
   type EstimateOutcome,
   createAccessList,
   estimateCallGas,
   simulateCall,
 } from './call.js';
 import { CallTimeoutError } from './deadline.js';
+import { OverrideError } from './overrides.js';
+import { type SimulateOutcome, type SimulateSpec, simulateBlocks } from './simulate.js';
 import { RemoteStateView, type StateChannel } from './remote-state.js';
 import type { EvmBaseState } from './state-adapter.js';
 
-export type CallKind = 'call' | 'estimate' | 'accessList';
+export type CallKind = 'call' | 'estimate' | 'accessList' | 'simulate';
 
 /** The block environment without its BLOCKHASH callback (which the worker asks the main thread for). */
 export type CallEnvData = Omit<BlockEnv, 'blockHash'>;
@@ -31,6 +34,10 @@ export interface CallTask {
   cap: bigint;
   /** estimate: the caller raises a lower answer to this, so the search may stop there (estimateCallGas). */
   floor?: bigint;
+  /** State overrides (plain data: maps, bigints and bytes clone as they are). */
+  overrides?: CallOverrides;
+  /** simulate: the blocks of calls (eth_simulateV1). */
+  simulate?: SimulateSpec;
   /** Epoch milliseconds after which the call stops with a timeout. */
   deadline: number;
   /** Values sent along to save round trips: the callee's account and code, the caller's account. */
@@ -43,7 +50,10 @@ export type CallReply =
   | { kind: 'call'; outcome: CallOutcome }
   | { kind: 'estimate'; outcome: EstimateOutcome }
   | { kind: 'accessList'; outcome: AccessListOutcome }
-  | { kind: 'timeout' };
+  | { kind: 'simulate'; outcome: SimulateOutcome }
+  | { kind: 'timeout' }
+  /** The state override set cannot be applied (geth's words). */
+  | { kind: 'refused'; message: string };
 
 /**
  * Copies the output out of the EVM's memory: the reply is structured-cloned, and cloning a view clones
@@ -62,17 +72,24 @@ export async function runCall(
   cap: bigint,
   deadline: number,
   floor = 0n,
+  overrides: CallOverrides = {},
+  simulate?: SimulateSpec,
 ): Promise<CallReply> {
   try {
-    if (kind === 'call') return { kind, outcome: detach(await simulateCall(env, view, args, deadline)) };
+    if (kind === 'simulate') {
+      if (!simulate) throw new Error('simulate task without its blocks');
+      return { kind, outcome: await simulateBlocks(env, view, simulate, deadline) };
+    }
+    if (kind === 'call') return { kind, outcome: detach(await simulateCall(env, view, args, deadline, overrides)) };
     if (kind === 'accessList') {
-      const outcome = await createAccessList(env, view, args, deadline);
+      const outcome = await createAccessList(env, view, args, deadline, overrides);
       return { kind, outcome: outcome.failure ? { ...outcome, failure: detach(outcome.failure) } : outcome };
     }
-    const outcome = await estimateCallGas(env, view, args, cap, deadline, floor);
+    const outcome = await estimateCallGas(env, view, args, cap, deadline, floor, overrides);
     return { kind, outcome: outcome.ok ? outcome : { ...outcome, failure: detach(outcome.failure) } };
   } catch (err) {
     if (err instanceof CallTimeoutError) return { kind: 'timeout' };
+    if (err instanceof OverrideError) return { kind: 'refused', message: err.message };
     throw err;
   }
 }
@@ -84,7 +101,7 @@ export async function runCallTask(task: CallTask, channel: StateChannel): Promis
   const view = new RemoteStateView(channel, task.id, task.prefetch, task.deadline);
   try {
     const env: BlockEnv = { ...task.env, blockHash: (h) => view.blockHash(h) };
-    return await runCall(task.kind, env, view, task.args, task.cap, task.deadline, task.floor);
+    return await runCall(task.kind, env, view, task.args, task.cap, task.deadline, task.floor, task.overrides, task.simulate);
   } finally {
     view.close();
   }

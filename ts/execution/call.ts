@@ -1,17 +1,19 @@
 import type { Common } from '@ethereumjs/common';
 import type { EVMResult } from '@ethereumjs/evm';
 import { createFeeMarket1559Tx, paramsTx } from '@ethereumjs/tx';
-import { type Address, createAddressFromString, createZeroAddress } from '@ethereumjs/util';
+import { type Address, createAddressFromString, createZeroAddress, toChecksumAddress } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import { codeKey } from '../state/accounts.js';
 import { StateOverlay } from '../state/state-store.js';
 import { BLOCK_GAS_LIMIT, type BlockEnv } from './block-executor.js';
 import { chainCommon } from './common.js';
 import { CallTimeoutError } from './deadline.js';
+import { type FeeFields, TxCheckError, buyGas, callFees, chainIdMismatch } from './fees.js';
+import { MaskedStorageState, type StateOverrideSet, applyStateOverrides, movePrecompiles } from './overrides.js';
 import type { EvmBaseState } from './state-adapter.js';
 import { type PooledVm, acquireVm, releaseVm } from './vm-pool.js';
 
-export interface CallArgs {
+export interface CallArgs extends FeeFields {
   from?: string;
   /** Absent: contract creation with data as init code. */
   to?: string;
@@ -20,6 +22,13 @@ export interface CallArgs {
   gas?: bigint;
   /** EIP-2930 access list: charged as intrinsic gas and pre-warmed, as a type-1/2 transaction would. */
   accessList?: { address: string; storageKeys: string[] }[];
+  /** Checked only where geth checks it (eth_simulateV1 with validation). */
+  nonce?: bigint;
+}
+
+/** What a call runs over besides its block environment (whose header overrides are in BlockEnv.header). */
+export interface CallOverrides {
+  state?: StateOverrideSet;
 }
 
 export interface CallOutcome {
@@ -128,8 +137,36 @@ export async function simulateCall(
   view: EvmBaseState,
   args: CallArgs,
   deadline = Number.POSITIVE_INFINITY,
+  overrides: CallOverrides = {},
 ): Promise<CallOutcome> {
-  return (await traced(env, view, args, deadline, false)).outcome;
+  return (await traced(env, view, args, deadline, false, overrides)).outcome;
+}
+
+/**
+ * A pooled VM over a fresh overlay of `view` with the state overrides written into it (and its precompiles
+ * moved as they say), ready for one run; release it with releaseVm. Throws OverrideError for a set geth refuses.
+ */
+export async function acquireOverridden(
+  env: BlockEnv,
+  view: EvmBaseState,
+  overrides: CallOverrides,
+  deadline: number,
+): Promise<PooledVm> {
+  const state = overrides.state;
+  const base = state ? new MaskedStorageState(view) : view;
+  const overlay = new StateOverlay(base);
+  const c = await acquireVm(env, overlay, base);
+  try {
+    c.guard.deadline = deadline;
+    if (state) {
+      movePrecompiles(c.vm, state);
+      await applyStateOverrides(c.adapter, overlay, base as MaskedStorageState, state);
+    }
+    return c;
+  } catch (err) {
+    releaseVm(c);
+    throw err;
+  }
 }
 
 async function traced(
@@ -138,10 +175,10 @@ async function traced(
   args: CallArgs,
   deadline: number,
   reportAccess: boolean,
+  overrides: CallOverrides,
 ): Promise<{ outcome: CallOutcome; accessed: AccessListItem[] }> {
-  const c = await acquireVm(env, new StateOverlay(view), view);
+  const c = await acquireOverridden(env, view, overrides, deadline);
   try {
-    c.guard.deadline = deadline;
     const journal = c.vm.evm.journal;
     if (reportAccess) journal.startReportingAccessList();
     const outcome = await runOn(c, args);
@@ -180,6 +217,7 @@ export async function createAccessList(
   view: EvmBaseState,
   args: CallArgs,
   deadline = Number.POSITIVE_INFINITY,
+  overrides: CallOverrides = {},
 ): Promise<AccessListOutcome> {
   const common = chainCommon(env.chainId, env.hardfork);
   let list: AccessListItem[] = (args.accessList ?? []).map((i) => ({
@@ -187,7 +225,7 @@ export async function createAccessList(
     storageKeys: i.storageKeys.map((k) => k.toLowerCase()),
   }));
   for (let round = 0; ; round++) {
-    const { outcome, accessed } = await traced(env, view, { ...args, accessList: list }, deadline, true);
+    const { outcome, accessed } = await traced(env, view, { ...args, accessList: list }, deadline, true, overrides);
     const skip = new Set<string>([(args.from ?? `0x${'00'.repeat(20)}`).toLowerCase()]);
     if (args.to) skip.add(args.to.toLowerCase());
     if (outcome.created) skip.add(outcome.created);
@@ -228,12 +266,31 @@ const failed = (error: string, gasUsed: bigint): CallOutcome => ({
   gasUsed,
 });
 
+/** The caller of a call: `from`, or the zero address when absent (geth). */
+export const callerOf = (args: CallArgs): Address => (args.from ? createAddressFromString(args.from) : createZeroAddress());
+
+/**
+ * geth's fee checks and gas purchase for a call with gas limit `gasLimit` (fees.ts), before it runs; the
+ * failure's words, or null. eth_call never checks the base fee against a call without fees (NoBaseFee).
+ */
+export async function chargeCallGas(c: PooledVm, args: CallArgs, gasLimit: bigint): Promise<string | null> {
+  try {
+    const fees = callFees(args, c.block.header.baseFeePerGas ?? 0n);
+    await buyGas(c, callerOf(args), fees, gasLimit, args.value ?? 0n, true);
+    return null;
+  } catch (err) {
+    if (err instanceof TxCheckError) return err.message;
+    throw err;
+  }
+}
+
 /**
  * Run `args` as eth_call does on a pooled VM: the caller (zero address when absent), the warm set of a
- * real transaction, gas price 0, balance checked only when value moves. `gas` is after intrinsic gas.
+ * real transaction, the price its fee fields give (0 without), balance checked only when value moves.
+ * `gas` is after intrinsic gas.
  */
 export function runAsCall(c: PooledVm, args: CallArgs, gas: bigint): Promise<EVMResult> {
-  const caller: Address = args.from ? createAddressFromString(args.from) : createZeroAddress();
+  const caller = callerOf(args);
   warmAsTransaction(c.vm, caller, args, c.block.header.coinbase);
   return c.vm.evm.runCall({
     block: c.block,
@@ -243,7 +300,7 @@ export function runAsCall(c: PooledVm, args: CallArgs, gas: bigint): Promise<EVM
     data: args.data ?? new Uint8Array(0),
     value: args.value ?? 0n,
     gasLimit: gas,
-    gasPrice: 0n,
+    gasPrice: callFees(args, c.block.header.baseFeePerGas ?? 0n).price,
     skipBalance: args.value === undefined || args.value === 0n,
   });
 }
@@ -257,6 +314,9 @@ async function runOn(c: PooledVm, args: CallArgs): Promise<CallOutcome> {
   if (!args.to && common.isActivatedEIP(3860) && dataLength > MAX_INITCODE_SIZE) {
     return failed(`max initcode size exceeded: code size ${dataLength} limit ${MAX_INITCODE_SIZE}`, gasLimit);
   }
+  // geth's order: the call's defaults (chain id), the fee checks and the gas purchase, then intrinsic gas.
+  const feeFailure = chainIdMismatch(args, c.env.chainId) ?? (await chargeCallGas(c, args, gasLimit));
+  if (feeFailure) return failed(feeFailure, gasLimit);
   let intrinsic: bigint;
   try {
     intrinsic = intrinsicGas(args, common);
@@ -289,6 +349,33 @@ async function runOn(c: PooledVm, args: CallArgs): Promise<CallOutcome> {
   return { ok: true, returnValue: ex.returnValue, reverted: false, gasUsed, gasSpent: spent, ...(created ? { created } : {}) };
 }
 
+/**
+ * geth's estimator with a fee cap: the search never goes above what the caller's balance (after the state
+ * overrides) pays for at that cap, beyond the value it sends; a value above the balance is its own error.
+ */
+async function gasAllowance(
+  env: BlockEnv,
+  view: EvmBaseState,
+  args: CallArgs,
+  deadline: number,
+  overrides: CallOverrides,
+): Promise<bigint | string> {
+  const c = await acquireOverridden(env, view, overrides, deadline);
+  try {
+    const { feeCap } = callFees(args, c.block.header.baseFeePerGas ?? 0n);
+    if (feeCap === 0n) return UNLIMITED;
+    const caller = callerOf(args);
+    const balance = (await c.adapter.getAccount(caller))?.balance ?? 0n;
+    const value = args.value ?? 0n;
+    if (value >= balance && value > 0n) return `insufficient funds for transfer: address ${toChecksumAddress(caller.toString())}`;
+    return (balance - value) / feeCap;
+  } finally {
+    releaseVm(c);
+  }
+}
+
+const UNLIMITED = (1n << 256n) - 1n;
+
 /** Gas a value-moving CALL hands its callee for free (and which the caller must hold to make it). */
 const CALL_STIPEND = 2300n;
 
@@ -309,15 +396,19 @@ export async function estimateCallGas(
   deadline = Number.POSITIVE_INFINITY,
   /** The caller raises a lower answer to this (the interface's 100,000 with data): the search may stop there. */
   floor = 0n,
+  overrides: CallOverrides = {},
 ): Promise<EstimateOutcome> {
-  if (args.to && (!args.data || args.data.length === 0)) {
+  if (args.to && (!args.data || args.data.length === 0) && !overrides.state?.has(args.to)) {
     const k = codeKey(args.to);
     await view.fetch?.(k);
     if (!view.get(k)) return { ok: true, gas: 21_000n };
   }
-  const top = await simulateCall(env, view, { ...args, gas: cap }, deadline);
+  const allowance = await gasAllowance(env, view, args, deadline, overrides);
+  if (typeof allowance === 'string') return { ok: false, failure: failed(allowance, 0n), cap };
+  if (allowance < cap) cap = allowance;
+  const top = await simulateCall(env, view, { ...args, gas: cap }, deadline, overrides);
   if (!top.ok) return { ok: false, failure: top, cap };
-  const succeedsAt = async (gas: bigint) => (await simulateCall(env, view, { ...args, gas }, deadline)).ok;
+  const succeedsAt = async (gas: bigint) => (await simulateCall(env, view, { ...args, gas }, deadline, overrides)).ok;
   // The used gas is a good first guess; most calls succeed at it (no 63/64 or refund effects).
   if (await succeedsAt(top.gasUsed)) return { ok: true, gas: top.gasUsed };
   let lo = top.gasUsed;

@@ -26,12 +26,35 @@ export {
   type AccessListOutcome,
   type CallArgs,
   type CallOutcome,
+  type CallOverrides,
   type EstimateOutcome,
   estimateCallGas,
   intrinsicGas,
   simulateCall,
 } from './call.js';
 export { CallTimeoutError } from './deadline.js';
+export {
+  MAX_SIMULATE_BLOCKS,
+  MAX_SIMULATE_CALLS_PER_BLOCK,
+  MAX_SIMULATE_TOTAL_CALLS,
+  SIM_ERROR_CODES,
+  type SimBlockResult,
+  type SimBlockSpec,
+  type SimCallResult,
+  type SimTx,
+  type SimulateOutcome,
+  type SimulateSpec,
+} from './simulate.js';
+export { NATIVE_TRANSFER_ADDRESS, type SimLog } from './sim-logs.js';
+export { type CallFees, type FeeFields, callFees, mixedFeesError } from './fees.js';
+export {
+  type AccountOverride,
+  type BlockOverrides,
+  type HeaderOverrides,
+  OverrideError,
+  type StateOverrideSet,
+  withBlockOverrides,
+} from './overrides.js';
 export type { CallKind, CallReply } from './call-task.js';
 export {
   CallPool,

@@ -13,24 +13,31 @@ import type { StateOverlay } from '../state/state-store.js';
 import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, type BlockEnv } from './block-executor.js';
 import { FEE_COLLECTOR, PARAMS_LOADED, chainCommon } from './common.js';
 import { type DeadlineGuard, installDeadline } from './deadline.js';
+import { restorePrecompiles } from './overrides.js';
 import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';
 
 export type EvmBlock = ReturnType<typeof createBlock>;
 
 /** The header fields every EVM run of a block sees (coinbase, gas limit, base fee): one rule for blocks, calls and traces. */
 export function evmBlockFor(env: BlockEnv, common: Common): EvmBlock {
-  return createBlock(
+  const o = env.header;
+  const block = createBlock(
     {
       header: {
         number: BigInt(env.height),
         timestamp: BigInt(env.timestamp),
-        coinbase: createAddressFromString(FEE_COLLECTOR),
-        gasLimit: BLOCK_GAS_LIMIT,
-        baseFeePerGas: BASE_FEE_PER_GAS,
+        coinbase: createAddressFromString(o?.coinbase ?? FEE_COLLECTOR),
+        gasLimit: o?.gasLimit ?? BLOCK_GAS_LIMIT,
+        baseFeePerGas: o?.baseFee ?? BASE_FEE_PER_GAS,
+        ...(o?.prevRandao ? { mixHash: o.prevRandao } : {}),
       },
     },
-    { common, params: PARAMS_LOADED, skipConsensusFormatValidation: true },
+    // A blob base fee override replaces the header's computed one (below): the header stays unfrozen then.
+    { common, params: PARAMS_LOADED, skipConsensusFormatValidation: true, freeze: o?.blobBaseFee === undefined },
   );
+  const blobBaseFee = o?.blobBaseFee;
+  if (blobBaseFee !== undefined) block.header.getBlobGasPrice = () => blobBaseFee;
+  return block;
 }
 
 /** A pooled VM with its state adapter, deadline guard and the block environment of its current run. */
@@ -43,6 +50,8 @@ export interface PooledVm {
   /** The environment of the run it serves now (BLOCKHASH reads it). */
   env: BlockEnv;
   block: EvmBlock;
+  /** Its block carries header overrides (BlockEnv.header): the next run builds its own. */
+  overridden?: boolean;
 }
 
 /** Idle VMs of this thread by chain; a run takes one and gives it back (in-process runs may interleave). */
@@ -82,12 +91,17 @@ export async function acquireVm(env: BlockEnv, overlay: StateOverlay, base: EvmB
   c.vm.evm.journal.cleanJournal();
   (c.vm.evm as EVM).transientStorage.clear();
   const h = c.block.header;
-  if (h.number !== BigInt(env.height) || h.timestamp !== BigInt(env.timestamp)) c.block = evmBlockFor(env, c.common);
+  // A run with header overrides gets its own block, and the next run after it a fresh one.
+  if (h.number !== BigInt(env.height) || h.timestamp !== BigInt(env.timestamp) || env.header || c.overridden) {
+    c.block = evmBlockFor(env, c.common);
+  }
+  c.overridden = env.header !== undefined;
   return c;
 }
 
 export function releaseVm(c: PooledVm): void {
   c.guard.deadline = Number.POSITIVE_INFINITY;
+  restorePrecompiles(c.vm);
   const events = c.vm.evm.events;
   for (const e of TRACE_EVENTS) events?.removeAllListeners(e);
   let list = idleVms.get(c.key);

@@ -4,6 +4,7 @@ import { NotFoundError } from '../util/errors.js';
 import { resolveHeight, stateHeightOf } from './eth.js';
 import { parseCallArgs } from './evm.js';
 import { parseBlockTag } from './params.js';
+import { traceCallOverrides } from './override-params.js';
 import { streamedStructLogs } from './streamed.js';
 import { RPC, type RpcCaller, RpcError, type RpcTable } from './types.js';
 
@@ -125,10 +126,13 @@ export const traceMethods: RpcTable = {
     handler: async (ctx, [call, ref, options], caller) => {
       const args = parseCallArgs(call);
       const opts = parseTraceOptions(options);
+      const overrides = traceCallOverrides(options);
       // As eth_call: on the state after the given block (from the state history), the head by default.
       const height = await stateHeightOf(ctx, ref, 1);
-      if (!streams(opts, caller)) return traceCall(ctx, args, opts, height);
-      return streamedStructLogs((sink) => traceCall(ctx, args, { ...opts, sink }, height) as Promise<Record<string, unknown>>);
+      if (!streams(opts, caller)) return traceCall(ctx, args, opts, height, overrides);
+      return streamedStructLogs(
+        (sink) => traceCall(ctx, args, { ...opts, sink }, height, overrides) as Promise<Record<string, unknown>>,
+      );
     },
   },
   native_traceTransaction: {

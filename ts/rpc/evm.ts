@@ -17,6 +17,7 @@ import { resolveHeight, stateHeightOf } from './eth.js';
 import { parseBlockTag, parseQuantity, parseStorageKey } from './params.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 import { getLogs } from './logs.js';
+import { callOverrides, parseFeeFields } from './override-params.js';
 
 const DATA_RE = /^0x([0-9a-fA-F]{2})*$/;
 const HASH_RE = /^0x[0-9a-fA-F]{64}$/;
@@ -43,6 +44,7 @@ export function parseCallArgs(raw: unknown): CallArgs {
   // Capped by the services layer (--rpc-gascap), like geth.
   if (o.gas !== undefined && o.gas !== null) args.gas = parseQuantity(o.gas, 0);
   if (o.accessList !== undefined && o.accessList !== null) args.accessList = parseAccessList(o.accessList);
+  parseFeeFields(o, args);
   return args;
 }
 
@@ -116,24 +118,28 @@ export const evmMethods: RpcTable = {
     },
   },
   eth_call: {
-    params: ['object', 'blockRef?'],
-    handler: async (ctx, [call, ref]) => {
+    params: ['object', 'blockRef?', 'any?', 'any?'],
+    handler: async (ctx, [call, ref, state, block]) => {
       const args = parseCallArgs(call);
-      return to0x(await reasoned(ethCall(ctx, args, await stateHeightOf(ctx, ref, 1))));
+      const overrides = callOverrides(state, block);
+      return to0x(await reasoned(ethCall(ctx, args, await stateHeightOf(ctx, ref, 1), overrides)));
     },
   },
   eth_estimateGas: {
-    params: ['object', 'blockRef?'],
-    handler: async (ctx, [call, ref]) => {
+    params: ['object', 'blockRef?', 'any?', 'any?'],
+    handler: async (ctx, [call, ref, state, block]) => {
       const args = parseCallArgs(call);
-      return qty(await reasoned(estimateGas(ctx, args, await stateHeightOf(ctx, ref, 1))));
+      const overrides = callOverrides(state, block);
+      return qty(await reasoned(estimateGas(ctx, args, await stateHeightOf(ctx, ref, 1), overrides)));
     },
   },
   eth_createAccessList: {
-    params: ['object', 'blockRef?'],
-    handler: async (ctx, [call, ref]) => {
+    // geth takes state overrides here, no block overrides.
+    params: ['object', 'blockRef?', 'any?'],
+    handler: async (ctx, [call, ref, state]) => {
       const args = parseCallArgs(call);
-      const out = await reasoned(createAccessList(ctx, args, await stateHeightOf(ctx, ref, 1)));
+      const overrides = callOverrides(state, undefined);
+      const out = await reasoned(createAccessList(ctx, args, await stateHeightOf(ctx, ref, 1), overrides));
       const answer: Record<string, unknown> = { accessList: out.accessList, gasUsed: qty(out.gasUsed) };
       if (out.failure) answer.error = callErrorText(out.failure);
       return answer;

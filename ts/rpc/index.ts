@@ -8,6 +8,7 @@ import { evmMethods } from './evm.js';
 import { filterMethods } from './filters.js';
 import { nativeMethods, netWeb3Methods } from './native.js';
 import { nftMethods } from './nft.js';
+import { simulateMethods } from './simulate.js';
 import { subscriptionMethods } from './subscriptions.js';
 import { txpoolMethods } from './txpool.js';
 import { RPC, RpcError, type RpcTable } from './types.js';
@@ -43,6 +44,7 @@ function evmGate(method: RpcTable[string]): RpcTable[string] {
 
 export const rpcMethods: RpcTable = {
   ...Object.fromEntries(EVM_METHODS.map((m) => [m, evmGate(evmMethods[m])])),
+  eth_simulateV1: evmGate(simulateMethods.eth_simulateV1),
   ...ethMethods,
   ...filterMethods,
   ...netWeb3Methods,

@@ -11,6 +11,9 @@ import {
   type CallState,
   InProcessCallRunner,
   type ReceiptRecord,
+  type BlockOverrides,
+  type StateOverrideSet,
+  withBlockOverrides,
 } from '../execution/index.js';
 import { codeKey, storageKey } from '../state/accounts.js';
 import { EvmBusyError, EvmTimeoutError, ExecutionRevertedError, type NodeError, ServerError } from '../util/errors.js';
@@ -55,10 +58,16 @@ export async function callEnv(ctx: ChainContext, height: number | undefined): Pr
   return ctx.chain.blockEnv(height + 1, next.validator, next.timestamp);
 }
 
+/** geth's overrides of a call: the state override set and the block overrides. */
+export interface QueryOverrides {
+  state?: StateOverrideSet;
+  block?: BlockOverrides;
+}
+
 /** Where no node runs (benches, service tests), calls run in-process with the default limits. */
 const inProcess = new InProcessCallRunner();
 
-const runnerOf = (ctx: ChainContext): CallRunner => (ctx as Partial<NodeContext>).evmCalls ?? inProcess;
+export const callRunnerOf = (ctx: ChainContext): CallRunner => (ctx as Partial<NodeContext>).evmCalls ?? inProcess;
 
 /** Gas of a call: its own `gas` (or the cap when absent), never above the RPC gas cap (geth's rule). */
 function cappedGas(gas: bigint | undefined, cap: bigint): bigint {
@@ -80,9 +89,10 @@ async function runAt(
   cap: bigint,
   height: number | undefined,
   floor?: bigint,
+  overrides: QueryOverrides = {},
 ): Promise<CallReply> {
-  const runner = runnerOf(ctx);
-  const env = await callEnv(ctx, height);
+  const runner = callRunnerOf(ctx);
+  const env = withBlockOverrides(await callEnv(ctx, height), overrides.block);
   let snapshot: CallState & { release(): void };
   if (height === undefined) {
     await ctx.chain.settled();
@@ -90,7 +100,7 @@ async function runAt(
   } else snapshot = await stateAt(ctx, height);
   let reply: CallReply;
   try {
-    reply = await runner.run({ kind, env, snapshot, args, cap, floor });
+    reply = await runner.run({ kind, env, snapshot, args, cap, floor, overrides: { state: overrides.state } });
   } catch (err) {
     if (err instanceof CallPoolBusyError) throw new EvmBusyError(err.message);
     throw err;
@@ -98,6 +108,7 @@ async function runAt(
     snapshot.release();
   }
   if (reply.kind === 'timeout') throw new EvmTimeoutError(runner.timeoutMs);
+  if (reply.kind === 'refused') throw new ServerError(reply.message);
   return reply;
 }
 
@@ -134,9 +145,14 @@ export function evmFailure(evmError: string | undefined): ServerError {
 export const DATA_GAS_FLOOR = 100_000n;
 
 /** eth_call: output bytes, or ExecutionRevertedError (code 3) / ServerError for other EVM errors. */
-export async function ethCall(ctx: ChainContext, args: CallArgs, height?: number): Promise<Uint8Array> {
-  const gas = cappedGas(args.gas, runnerOf(ctx).gasCap);
-  const reply = await runAt(ctx, 'call', { ...args, gas }, gas, height);
+export async function ethCall(
+  ctx: ChainContext,
+  args: CallArgs,
+  height?: number,
+  overrides?: QueryOverrides,
+): Promise<Uint8Array> {
+  const gas = cappedGas(args.gas, callRunnerOf(ctx).gasCap);
+  const reply = await runAt(ctx, 'call', { ...args, gas }, gas, height, undefined, overrides);
   if (reply.kind !== 'call') throw new Error(`unexpected call reply ${reply.kind}`);
   if (reply.outcome.ok) return reply.outcome.returnValue;
   throw callFailure(reply.outcome);
@@ -147,12 +163,17 @@ export async function ethCall(ctx: ChainContext, args: CallArgs, height?: number
  * for the lowest gas limit at which the call succeeds, up to the call's `gas`, else the block gas limit,
  * never above the RPC gas cap; raised to the spec's 100000 when the transaction carries data.
  */
-export async function estimateGas(ctx: NodeContext, args: CallArgs, height?: number): Promise<bigint> {
-  const top = cappedGas(args.gas ?? BLOCK_GAS_LIMIT, runnerOf(ctx).gasCap);
+export async function estimateGas(
+  ctx: NodeContext,
+  args: CallArgs,
+  height?: number,
+  overrides?: QueryOverrides,
+): Promise<bigint> {
+  const top = cappedGas(args.gas ?? BLOCK_GAS_LIMIT, callRunnerOf(ctx).gasCap);
   // The spec's floor with data, never above the caller's own cap (a transaction limited below it still gets an answer).
   const withData = args.data !== undefined && args.data.length > 0;
   const floor = withData ? (DATA_GAS_FLOOR < top ? DATA_GAS_FLOOR : top) : 0n;
-  const reply = await runAt(ctx, 'estimate', args, top, height, floor);
+  const reply = await runAt(ctx, 'estimate', args, top, height, floor, overrides);
   if (reply.kind !== 'estimate') throw new Error(`unexpected estimate reply ${reply.kind}`);
   const out = reply.outcome;
   if (out.ok) return out.gas > floor ? out.gas : floor;
@@ -166,9 +187,14 @@ export async function estimateGas(ctx: NodeContext, args: CallArgs, height?: num
  * eth_createAccessList: the addresses and slots the call touches (geth's iteration until the list is
  * stable) and the gas it uses with that list; a failing call still answers, with its error.
  */
-export async function createAccessList(ctx: NodeContext, args: CallArgs, height?: number): Promise<AccessListOutcome> {
-  const gas = cappedGas(args.gas ?? BLOCK_GAS_LIMIT, runnerOf(ctx).gasCap);
-  const reply = await runAt(ctx, 'accessList', { ...args, gas }, gas, height);
+export async function createAccessList(
+  ctx: NodeContext,
+  args: CallArgs,
+  height?: number,
+  overrides?: QueryOverrides,
+): Promise<AccessListOutcome> {
+  const gas = cappedGas(args.gas ?? BLOCK_GAS_LIMIT, callRunnerOf(ctx).gasCap);
+  const reply = await runAt(ctx, 'accessList', { ...args, gas }, gas, height, undefined, overrides);
   if (reply.kind !== 'accessList') throw new Error(`unexpected access list reply ${reply.kind}`);
   return reply.outcome;
 }

@@ -17,6 +17,7 @@ export * from './staking-queries.js';
 export * from './staking-rewards.js';
 export * from './stats-queries.js';
 export * from './evm-queries.js';
+export * from './simulate-queries.js';
 export * from './log-queries.js';
 export * from './evm-tokens.js';
 export * from './trace-queries.js';

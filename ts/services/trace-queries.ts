@@ -10,13 +10,14 @@ import {
   type TraceOptions,
   type TraceRunner,
   isEvmTransaction,
+  withBlockOverrides,
 } from '../execution/index.js';
 import { readDevPatch } from '../chain/dev-patches.js';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import type { StateChanges } from '../state/state-store.js';
 import { EvmBusyError, NodeError, NotFoundError, ServerError } from '../util/errors.js';
 import type { ChainContext, NodeContext } from './context.js';
-import { callEnv } from './evm-queries.js';
+import { type QueryOverrides, callEnv } from './evm-queries.js';
 import { stateAt } from './state-at.js';
 
 /** debug_traceTransaction on a native operation, or on an EVM transaction before EVM activation (spec). */
@@ -126,10 +127,16 @@ export async function traceNativeTransaction(ctx: ChainContext, txid: string): P
  * debug_traceCall: a call traced as eth_call runs it, on the state after block `height` (the head when
  * absent) in the environment eth_call gives it (the next block's).
  */
-export async function traceCall(ctx: ChainContext, args: CallArgs, opts: TraceOptions, height?: number): Promise<unknown> {
+export async function traceCall(
+  ctx: ChainContext,
+  args: CallArgs,
+  opts: TraceOptions,
+  height?: number,
+  overrides: QueryOverrides = {},
+): Promise<unknown> {
   const chain = ctx.chain;
   await chain.settled();
   const at = height ?? chain.height;
-  const env = await callEnv(ctx, height);
-  return runTrace(ctx, at, env, [], { kind: 'call', args }, opts);
+  const env = withBlockOverrides(await callEnv(ctx, height), overrides.block);
+  return runTrace(ctx, at, env, [], { kind: 'call', args, overrides: { state: overrides.state } }, opts);
 }

@@ -8,7 +8,10 @@ import type { VM } from '@ethereumjs/vm';
 import { BLOCK_GAS_LIMIT, type BlockEnv, executeBlock } from '../block-executor.js';
 import { CallTimeoutError } from '../deadline.js';
 import { acquireVm, releaseVm } from '../vm-pool.js';
-import { type CallArgs, intrinsicGas, runAsCall } from '../call.js';
+import { type CallArgs, type CallOverrides, chargeCallGas, intrinsicGas, runAsCall } from '../call.js';
+import { chainIdMismatch } from '../fees.js';
+import { MaskedStorageState, OverrideError, applyStateOverrides, movePrecompiles } from '../overrides.js';
+import { EvmStateAdapter } from '../state-adapter.js';
 import { typedTransactionOf } from '../evm-tx.js';
 import { MissingStateError } from '../remote-state.js';
 import { ServerError } from '../../util/errors.js';
@@ -331,17 +334,35 @@ export async function traceBlockTransactions(
  * debug_traceCall: trace a call as eth_call runs it (ts/execution/call.ts: intrinsic gas charged, the
  * warm set of a real transaction, no nonce or fee checks) on top of `site.parentState`.
  */
-export async function traceCall(site: TraceSite, args: CallArgs, opts: TraceOptions): Promise<unknown> {
-  const pre = new StateOverlay(site.parentState);
+export async function traceCall(
+  site: TraceSite,
+  args: CallArgs,
+  opts: TraceOptions,
+  overrides: CallOverrides = {},
+): Promise<unknown> {
+  // State overrides are the state before the call (geth applies them first): written into `pre`, the
+  // prestate tracer's view, over a base that hides the storage `state` overrides replace.
+  const store = overrides.state ? new MaskedStorageState(site.store) : site.store;
+  const pre = new StateOverlay(overrides.state ? store : site.parentState);
   const post = new StateOverlay(pre);
-  const c = await acquireVm(site.env, post, site.store);
-  const intrinsic = intrinsicGas(args, c.common);
+  const c = await acquireVm(site.env, post, store);
   const gasLimit = args.gas ?? BLOCK_GAS_LIMIT;
-  if (gasLimit < intrinsic) {
+  let intrinsic: bigint;
+  try {
+    if (overrides.state) {
+      movePrecompiles(c.vm, overrides.state);
+      await applyStateOverrides(new EvmStateAdapter(pre, store), pre, store as MaskedStorageState, overrides.state);
+    }
+    const feeFailure = chainIdMismatch(args, site.env.chainId) ?? (await chargeCallGas(c, args, gasLimit));
+    if (feeFailure) throw new ServerError(feeFailure);
+    intrinsic = intrinsicGas(args, c.common);
+    if (gasLimit < intrinsic) throw new ServerError(`intrinsic gas too low: have ${gasLimit}, want ${intrinsic}`);
+  } catch (err) {
     releaseVm(c);
-    throw new ServerError(`intrinsic gas too low: have ${gasLimit}, want ${intrinsic}`);
+    if (err instanceof OverrideError) throw new ServerError(err.message);
+    throw err;
   }
-  const { sink, finish } = makeSink(opts, pre, site.store, gasLimit, 0);
+  const { sink, finish } = makeSink(opts, pre, store, gasLimit, 0);
   let r: Awaited<ReturnType<typeof runAsCall>>;
   try {
     c.guard.deadline = site.deadline;

@@ -9,7 +9,7 @@ import type { KeyStr, StateChanges } from '../../state/state-store.js';
 import { NodeError } from '../../util/errors.js';
 import { RawJson } from '../../util/json.js';
 import type { BlockEnv } from '../block-executor.js';
-import type { CallArgs } from '../call.js';
+import type { CallArgs, CallOverrides } from '../call.js';
 import type { CallEnvData } from '../call-task.js';
 import { CallTimeoutError } from '../deadline.js';
 import { RemoteStateView, type StateChannel } from '../remote-state.js';
@@ -31,7 +31,7 @@ export type TraceJob =
   /** debug_traceBlockBy*: every transaction of the block; `evm[i]` says which are traced. */
   | { kind: 'block'; txs: SignedTransaction[]; evm: boolean[] }
   /** debug_traceCall */
-  | { kind: 'call'; args: CallArgs }
+  | { kind: 'call'; args: CallArgs; overrides?: CallOverrides }
   /** native_traceTransaction */
   | { kind: 'native'; tx: SignedTransaction; receipt?: NativeReceipt };
 
@@ -78,7 +78,7 @@ export async function runTraceJob(job: TraceJob, site: TraceSite, opts: TraceOpt
     case 'block':
       return traceBlockTransactions(site, job.txs, job.evm, opts);
     case 'call':
-      return traceCall(site, job.args, opts);
+      return traceCall(site, job.args, opts, job.overrides);
     case 'native':
       return traceNative(site, job.tx, job.receipt);
   }
