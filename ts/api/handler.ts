@@ -5,6 +5,8 @@ import type { HttpHandler, HttpRequest, HttpResponse } from '../http/index.js';
 import type { NodeContext } from '../services/index.js';
 import { NodeError } from '../util/errors.js';
 import { stringifyExact } from '../util/json.js';
+import type { ApiKeyRegistry } from './api-keys.js';
+import { type KeyHooks, UNKNOWN_KEY_LABEL, judgeKeyed, lookupKey } from './key-gate.js';
 import { ClientIpResolver, type RateBucket, RateLimiter, type RateLimitOptions } from './limits.js';
 import type { ApiResult, RouteDef } from './types.js';
 
@@ -14,6 +16,8 @@ export const UNMATCHED_ROUTE = 'unmatched';
 export const PREFLIGHT_ROUTE = 'preflight';
 /** Longest request path copied into an auth-failure report. */
 const MAX_REPORTED_PATH = 200;
+/** Reported instead of a path that carries a key (`POST /rpc/<key>`). */
+const KEY_IN_PATH = '/rpc/<key>';
 
 export interface AuthFailure {
   ip: string;
@@ -42,6 +46,10 @@ export interface ApiOptions {
   onRateLimited?: (bucket: RateBucket, ip: string) => void;
   /** Every answered request: route pattern (or unmatched/preflight), status and handler time. */
   onResponse?: (method: string, route: string, status: number, seconds: number) => void;
+  /** Per-key quotas (`--api-keys`); absent = per-IP rules for every request. */
+  apiKeys?: ApiKeyRegistry | null;
+  /** Metrics of keyed requests. */
+  keyHooks?: KeyHooks;
 }
 
 /**
@@ -49,13 +57,15 @@ export interface ApiOptions {
  * proxies every header is copied, so repeated X-Forwarded-For lines are joined and read from the right.
  */
 export function apiRequestHeaders(
-  opts: Pick<ApiOptions, 'trustedProxies' | 'corsOrigin' | 'apiKey'>,
+  opts: Pick<ApiOptions, 'trustedProxies' | 'corsOrigin' | 'apiKey'> & { apiKeysFile?: string },
 ): readonly string[] | undefined {
   if (opts.trustedProxies && opts.trustedProxies.length > 0) return undefined;
   const names: string[] = [];
   // Any origin ('*') is answered the same whatever Origin says: the header is not read.
   if (opts.corsOrigin && opts.corsOrigin !== '*') names.push('origin');
-  if (opts.apiKey) names.push('x-api-key');
+  if (opts.apiKey || opts.apiKeysFile) names.push('x-api-key');
+  // Validators (ETags) of cacheable answers.
+  names.push('if-none-match');
   return names;
 }
 
@@ -154,25 +164,38 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
     return toResponse(errorResult(err), base);
   };
 
+  const { apiKeys } = opts;
+  const keyHooks = opts.keyHooks ?? {};
+  const adminMatches = (given: string) => opts.apiKey !== undefined && apiKeyMatches(opts.apiKey, given);
+  /** A 401, reported (audit log, metrics); a key in the path is never reported. */
+  const unauthorized = (
+    req: HttpRequest,
+    route: RouteDef | null,
+    headers: Headers | undefined,
+    reason: AuthFailure['reason'],
+  ) => {
+    opts.onAuthFailure?.({
+      ip: clientOf(req),
+      method: req.method,
+      path: route?.keyInPath ? KEY_IN_PATH : req.path.slice(0, MAX_REPORTED_PATH),
+      route: route?.path ?? UNMATCHED_ROUTE,
+      reason,
+    });
+    return { status: 401, headers };
+  };
+
+  /** `keyed`: the request carries a key of the keys file (it passes the key check of every route but admin ones). */
   const handle = (
     req: HttpRequest,
     headers: Headers | undefined,
     route: RouteDef | null,
     params: object,
+    keyed = false,
   ): HttpResponse | Promise<HttpResponse> => {
-    if (route === null) return { status: 404, headers };
-    if (route.auth && opts.apiKey) {
+    if (route === null || (route.keyInPath && !apiKeys)) return { status: 404, headers };
+    if (route.auth && opts.apiKey && !(keyed && !route.admin)) {
       const given = req.headers['x-api-key'];
-      if (!apiKeyMatches(opts.apiKey, given)) {
-        opts.onAuthFailure?.({
-          ip: clientOf(req),
-          method: req.method,
-          path: req.path.slice(0, MAX_REPORTED_PATH),
-          route: route.path,
-          reason: given === undefined ? 'missing' : 'wrong',
-        });
-        return { status: 401, headers };
-      }
+      if (!apiKeyMatches(opts.apiKey, given)) return unauthorized(req, route, headers, given === undefined ? 'missing' : 'wrong');
     }
     let result: ApiResult | Promise<ApiResult>;
     try {
@@ -220,8 +243,17 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
       }
       label = found ? found.path : UNMATCHED_ROUTE;
       const headers = cors(req);
-      const limited = limiter?.check(clientOf(req), found?.write === true);
-      if (limited) {
+      const key =
+        apiKeys && !found?.noKey ? lookupKey(apiKeys, req, found, params as Record<string, string>, adminMatches) : null;
+      // A keyed request is counted per key, not per IP (an unknown key still counts against its IP).
+      const limited = found?.unlimited || key?.kind === 'grant' ? null : limiter?.check(clientOf(req), found?.write === true);
+      if (key?.kind === 'grant' && !limited) {
+        // Refused requests (403, 429) consume nothing.
+        res = judgeKeyed(key.grant, req, found, keyHooks, headers) ?? handle(req, headers, found, params, true);
+      } else if (key?.kind === 'unknown' && !limited) {
+        keyHooks.onKeyRefused?.(UNKNOWN_KEY_LABEL, 'unknown_key');
+        res = unauthorized(req, found, headers, 'wrong');
+      } else if (limited) {
         opts.onRateLimited?.(limited.bucket, clientOf(req));
         const h: Record<string, string> = { ...headers };
         h['retry-after'] = String(limited.retryAfterSecs);

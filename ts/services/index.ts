@@ -42,3 +42,4 @@ export * from './dev/index.js';
 export * from './verified-contracts.js';
 export * from './explorer-queries.js';
 export * from './abi-decode.js';
+export * from './readiness.js';
