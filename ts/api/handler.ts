@@ -6,6 +6,7 @@ import type { NodeContext } from '../services/index.js';
 import { NodeError } from '../util/errors.js';
 import { stringifyExact } from '../util/json.js';
 import type { ApiKeyRegistry } from './api-keys.js';
+import { IMMUTABLE_CACHE_CONTROL, NO_STORE, etagMatches, etagOf } from './cache.js';
 import { type KeyHooks, UNKNOWN_KEY_LABEL, judgeKeyed, lookupKey } from './key-gate.js';
 import { ClientIpResolver, type RateBucket, RateLimiter, type RateLimitOptions } from './limits.js';
 import type { ApiResult, RouteDef } from './types.js';
@@ -148,20 +149,23 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
     return req.headers.origin === corsOrigin ? corsMatch : CORS_VARY;
   };
 
-  const toResponse = (result: ApiResult, base: Headers | undefined): HttpResponse => {
+  const toResponse = (result: ApiResult, base: Headers | undefined, req: HttpRequest): HttpResponse => {
     const status = result.status ?? 200;
     const headers = base ? (result.headers ? joinHeaders(base, result.headers) : base) : result.headers;
     if (result.raw !== undefined) return { status, headers, body: result.raw };
     if (result.stream) return { status, headers, stream: result.stream };
     if (result.body === undefined) return { status, headers };
     const body = stringifyExact(result.body);
-    // Most JSON answers add no header: the shared frozen set (checked once by the HTTP layer).
-    return { status, headers: headers ? joinHeaders(headers, JSON_TYPE) : JSON_TYPE, body };
+    if (status === 200 && result.cache === 'immutable') return immutableAnswer(body, headers, req);
+    // A JSON GET answer is about the head unless marked immutable. Most add no header of their own: a
+    // shared frozen set (checked once by the HTTP layer).
+    const type = req.method === 'GET' || req.method === 'HEAD' ? JSON_NO_STORE : JSON_TYPE;
+    return { status, headers: headers ? joinHeaders(headers, type) : type, body };
   };
 
   const failed = (err: unknown, req: HttpRequest, base: Headers | undefined): HttpResponse => {
     if (!(err instanceof NodeError)) opts.onError?.(err, req);
-    return toResponse(errorResult(err), base);
+    return toResponse(errorResult(err), base, req);
   };
 
   const { apiKeys } = opts;
@@ -192,11 +196,12 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
     params: object,
     keyed = false,
   ): HttpResponse | Promise<HttpResponse> => {
-    if (route === null || (route.keyInPath && !apiKeys)) return { status: 404, headers };
+    if (route === null) return { status: 404, headers };
     if (route.auth && opts.apiKey && !(keyed && !route.admin)) {
       const given = req.headers['x-api-key'];
       if (!apiKeyMatches(opts.apiKey, given)) return unauthorized(req, route, headers, given === undefined ? 'missing' : 'wrong');
     }
+    if (route.keyInPath && !apiKeys) return { status: 404, headers };
     let result: ApiResult | Promise<ApiResult>;
     try {
       result = route.handler(ctx, req, params as Record<string, string>);
@@ -205,11 +210,11 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
     }
     if (isPromise(result)) {
       return result.then(
-        (r) => toResponse(r, headers),
+        (r) => toResponse(r, headers, req),
         (err) => failed(err, req, headers),
       );
     }
-    return toResponse(result, headers);
+    return toResponse(result, headers, req);
   };
 
   return (req: HttpRequest): HttpResponse | Promise<HttpResponse> => {
@@ -281,6 +286,16 @@ type Headers = Readonly<Record<string, string>>;
 
 const EMPTY_PARAMS = Object.freeze({});
 const JSON_TYPE: Headers = Object.freeze({ 'content-type': 'application/json' });
+const JSON_NO_STORE: Headers = Object.freeze({ 'content-type': 'application/json', 'cache-control': NO_STORE });
+
+/** An answer that never changes: cacheable for good, with a strong ETag; 304 when If-None-Match names it. */
+function immutableAnswer(body: string, headers: Headers | undefined, req: HttpRequest): HttpResponse {
+  const etag = etagOf(body);
+  const h: Record<string, string> = { ...headers, 'cache-control': IMMUTABLE_CACHE_CONTROL, etag };
+  if (etagMatches(req.headers['if-none-match'], etag)) return { status: 304, headers: h };
+  h['content-type'] = 'application/json';
+  return { status: 200, headers: h, body };
+}
 const CORS_ANY: Headers = Object.freeze({ 'access-control-allow-origin': '*' });
 const CORS_VARY: Headers = Object.freeze({ vary: 'Origin' });
 

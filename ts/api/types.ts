@@ -12,6 +12,8 @@ export interface ApiResult {
   raw?: string;
   /** A body written while it is produced (HttpResponse.stream: chunked, with back-pressure). */
   stream?: HttpResponse['stream'];
+  /** The answer can never change (ts/api/cache.ts): cacheable for good, with a strong ETag. */
+  cache?: 'immutable';
 }
 
 export type RouteHandler = (ctx: NodeContext, req: HttpRequest, params: Record<string, string>) => ApiResult | Promise<ApiResult>;
