@@ -5,7 +5,7 @@
  * If-None-Match names that ETag gets 304; every other JSON GET answer is about the head and carries
  * `Cache-Control: no-store`. A CDN or HAProxy's cache in front of a fleet can then serve the immutable ones.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { NodeContext } from '../services/index.js';
 
 /** One year: what "never changes" means to caches (RFC 8246's immutable adds: do not revalidate). */
@@ -24,7 +24,7 @@ export function cacheAt(ctx: NodeContext, height: number): 'immutable' | undefin
 
 /** A strong ETag of the exact bytes sent: the first 160 bits of their SHA-256, base64url. */
 export function etagOf(body: string): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  return `"${hash('sha256', body, 'base64url').slice(0, 27)}"`;
 }
 
 /**

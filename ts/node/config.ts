@@ -276,7 +276,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     ),
     verifyMemoryMb: int('verify-memory-mb', 'NATIVE_VERIFY_MEMORY_MB', DEFAULT_COMPILE_MEMORY_MB, 64),
     readyMaxLagBlocks: int('ready-max-lag-blocks', 'NATIVE_READY_MAX_LAG_BLOCKS', DEFAULT_READY_MAX_LAG_BLOCKS),
-    readyMaxAgeMs: readyMaxAge(str('ready-max-age', 'NATIVE_READY_MAX_AGE'), blockTimeMs),
+    readyMaxAgeMs: readyMaxAge(str('ready-max-age', 'NATIVE_READY_MAX_AGE'), blockTimeMs, dev),
     // The dev chain stops at once on Ctrl-C: nothing balances across it.
     drainSecs: int('drain-secs', 'NATIVE_DRAIN_SECS', dev ? 0 : DEFAULT_DRAIN_SECS),
     shutdownGraceSecs: int('shutdown-grace-secs', 'NATIVE_SHUTDOWN_GRACE_SECS', DEFAULT_SHUTDOWN_GRACE_SECS),
@@ -290,11 +290,11 @@ export const DEFAULT_DRAIN_SECS = 5;
 export const DEFAULT_SHUTDOWN_GRACE_SECS = 10;
 
 /**
- * `--ready-max-age`: a duration (`10s`, `500ms`, bare seconds) or `off`; default 10 block times (no age check
- * under automine, which has no block time).
+ * `--ready-max-age`: a duration (`10s`, `500ms`, bare seconds) or `off`; default 10 block times. Off on the dev
+ * chain: it makes blocks when its tools ask (automine, evm_mine), and an idle dev chain is still ready.
  */
-function readyMaxAge(raw: string | undefined, blockTimeMs: number): number | null {
-  if (raw === undefined || raw === '') return blockTimeMs === 0 ? null : DEFAULT_READY_MAX_AGE_BLOCKS * blockTimeMs;
+function readyMaxAge(raw: string | undefined, blockTimeMs: number, dev: boolean): number | null {
+  if (raw === undefined || raw === '') return dev ? null : DEFAULT_READY_MAX_AGE_BLOCKS * blockTimeMs;
   if (raw === 'off') return null;
   const ms = parseDurationMs(raw);
   if (ms === null || ms < 1)

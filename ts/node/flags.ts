@@ -386,7 +386,7 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
     name: 'ready-max-age',
     type: 'string',
     env: 'NATIVE_READY_MAX_AGE',
-    default: '10 block times; automine: off',
+    default: '10 block times; dev: off',
     value: 'DURATION|off',
     help: 'GET /ready: largest age of the head (10s, 500ms, or seconds)',
   },
