@@ -89,12 +89,14 @@ function writeCorked(res: UwsResponse, p: Prepared, isHead: boolean, close: bool
   // uWS writes "200 OK" itself when no status is given.
   if (p.status !== 200) res.writeStatus(p.statusLine);
   writeHeaders(res, p);
+  // endWithoutBody cannot close the connection here (any first argument, undefined too, becomes a
+  // Content-Length): a bodiless answer keeps its connection, also while draining.
   if (p.noBody) {
-    res.endWithoutBody(undefined, close);
+    res.endWithoutBody();
   } else if (isHead) {
     // uWS's endWithoutBody(n) would wait for n body bytes; announce the length by hand instead
     res.writeHeader('content-length', String(p.length));
-    res.endWithoutBody(undefined, close);
+    res.endWithoutBody();
   } else if (p.body === undefined) {
     res.end('', close);
   } else {
