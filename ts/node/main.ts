@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { ApiKeysFileError } from '../api/api-keys.js';
+import { ApiKeysFileError } from '../api/index.js';
 import { ListenError } from '../http/index.js';
 import { NODE_VERSION } from '../services/index.js';
 import { type Command, parseCommand } from './config.js';

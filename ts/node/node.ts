@@ -32,14 +32,7 @@ import { type HttpServer, startHttpServer } from '../http/index.js';
 import { TxAdmission } from '../mempool/admission.js';
 import { TxJournal } from '../mempool/tx-journal.js';
 import { DEFAULT_MEMPOOL_LIMITS, Mempool } from '../mempool/mempool.js';
-import {
-  ApiKeyMetrics,
-  closeMetrics,
-  createMetrics,
-  type NodeMetrics,
-  recordRpcCall,
-  registerRpcMethods,
-} from '../metrics/index.js';
+import { closeMetrics, createMetrics, type NodeMetrics, recordRpcCall, registerRpcMethods } from '../metrics/index.js';
 import type { BftEngine } from '../consensus/bft.js';
 import type { KeyPair } from '../ledger/keys.js';
 import type { P2PNetwork } from '../network/index.js';
@@ -63,7 +56,7 @@ import { CompilePool, VERIFY_CHAINS, VerificationService, VerificationStore, ver
 import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
 import { rpcWarmUpApplies, warmUpDevRpc } from './dev-warm-up.js';
-import { loadApiKeys, readinessSource } from './fleet.js';
+import { keyQuotas, readinessSource, reloadApiKeys } from './fleet.js';
 import { chainParamsFor } from './genesis-params.js';
 import { type Networking, startNetworking } from './network.js';
 import { loadOrCreateValidatorKey } from './validator-key.js';
@@ -337,8 +330,7 @@ export class NativeNode {
       rpcHooks.onCall = recordRpcCall;
       rpcHooks.onInternalError = (err, method) => log.error({ err, method }, 'JSON-RPC method failed');
       explorerHooks.onError = (err, path) => log.error({ err, path }, 'explorer page failed');
-      const apiKeys = loadApiKeys(config, log);
-      const keyMetrics = new ApiKeyMetrics(m.registry);
+      const { apiKeys, keyHooks } = keyQuotas(config, log, m.registry);
       ctx.readiness = readinessSource(config, db, drainState);
       // One limiter for POST /rpc and WebSocket messages: a client's budget is the same on both.
       const limiter = createLimiter({
@@ -359,10 +351,7 @@ export class NativeNode {
         onRateLimited: (bucket) => m.rateLimit(bucket),
         onResponse: (method, route, status, seconds) => m.observeHttp(method, route, status, seconds),
         apiKeys,
-        keyHooks: {
-          onKeyRequest: (label, weight) => keyMetrics.admitted(label, weight),
-          onKeyRefused: (label, reason) => keyMetrics.refusedBy(label, reason),
-        },
+        keyHooks,
       });
       const grpcService = new NativeGrpcService(ctx, {
         metrics: new GrpcMetrics(m.registry),
@@ -508,13 +497,7 @@ export class NativeNode {
 
   /** SIGHUP: re-read the keys file; a bad file keeps the keys in force (logged). */
   reloadApiKeys(): void {
-    if (!this.apiKeys || !this.config.apiKeysFile) return;
-    try {
-      this.apiKeys.reload(this.config.apiKeysFile);
-      this.log.info({ keys: this.apiKeys.size, file: this.config.apiKeysFile }, 'API keys reloaded');
-    } catch (err) {
-      this.log.error({ err: (err as Error).message }, 'API keys file not reloaded; the keys in force stay');
-    }
+    reloadApiKeys(this.apiKeys, this.config, this.log);
   }
 
   /** Stop producing, close the API, flush the audit log, close the database. Idempotent. */
