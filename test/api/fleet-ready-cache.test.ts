@@ -245,3 +245,32 @@ for (const backend of ['uws', 'node'] as const) {
     await again.arrayBuffer();
   });
 }
+
+test('config: fleet flags (--ready-max-lag-blocks, --ready-max-age, --drain-secs, --shutdown-grace-secs, --api-keys): defaults, env, bad values', async (t) => {
+  const { ConfigError, parseConfig } = await import('../../ts/node/config.js');
+  const main = parseConfig(['--network', 'testnet'], {});
+  t.is(main.readyMaxLagBlocks, 2);
+  t.is(main.readyMaxAgeMs, 10_000, '10 block times of 1 s');
+  t.is(main.drainSecs, 5);
+  t.is(main.shutdownGraceSecs, 10);
+  t.is(main.apiKeysFile, undefined);
+  t.is(parseConfig(['--network', 'testnet', '--block-time-ms', '2000'], {}).readyMaxAgeMs, 20_000);
+  const dev = parseConfig(['--dev'], {});
+  t.is(dev.readyMaxAgeMs, null, 'no age check on the dev chain');
+  t.is(dev.drainSecs, 0, 'the dev chain stops at once');
+  const set = parseConfig(
+    ['--ready-max-lag-blocks', '0', '--ready-max-age', '30s', '--drain-secs', '12', '--api-keys', '/etc/keys.json'],
+    { NATIVE_SHUTDOWN_GRACE_SECS: '3' },
+  );
+  t.like(set, {
+    readyMaxLagBlocks: 0,
+    readyMaxAgeMs: 30_000,
+    drainSecs: 12,
+    shutdownGraceSecs: 3,
+    apiKeysFile: '/etc/keys.json',
+  });
+  t.is(parseConfig([], { NATIVE_READY_MAX_AGE: 'off' }).readyMaxAgeMs, null);
+  t.is(parseConfig([], { NATIVE_READY_MAX_AGE: '1500ms' }).readyMaxAgeMs, 1500);
+  t.throws(() => parseConfig(['--ready-max-age', 'soon'], {}), { instanceOf: ConfigError, message: /--ready-max-age/ });
+  t.throws(() => parseConfig(['--drain-secs', '-1'], {}), { instanceOf: ConfigError, message: /--drain-secs/ });
+});
