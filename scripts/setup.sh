@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES="librust-sha2-dev librust-sha3-dev librust-rayon-dev libsecp256k1-dev wrk chromium"
 # h2load (gRPC over HTTP/2 load in bench/grpc.ts)
 APT_PACKAGES="$APT_PACKAGES nghttp2-client"
+# HAProxy (the fleet test test/fleet/haproxy-fleet.test.ts and bench/fleet.ts; deploy/haproxy.cfg)
+APT_PACKAGES="$APT_PACKAGES haproxy"
 
 have_pkgs() { dpkg -s $APT_PACKAGES >/dev/null 2>&1; }
 

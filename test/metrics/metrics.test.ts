@@ -4,6 +4,7 @@ import { Registry } from 'prom-client';
 import { DEV_MNEMONIC, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
 import { signTransaction } from '../../ts/ledger/transaction.js';
 import {
+  ApiKeyMetrics,
   closeMetrics,
   createMetrics,
   METRICS_CONTENT_TYPE,
@@ -217,6 +218,8 @@ test('docs/grafana-dashboard.json is valid JSON and uses only metric names the n
   const dash = JSON.parse(readFileSync(new URL('../../../docs/grafana-dashboard.json', import.meta.url), 'utf8'));
   const m = createMetrics(new Registry(), sources);
   t.teardown(() => closeMetrics(m));
+  // The per-key counters (--api-keys) live beside the node's metrics in the same registry.
+  new ApiKeyMetrics(m.registry);
   const families = new Set([...(await m.scrape()).matchAll(/^# TYPE (\S+) /gm)].map((x) => x[1]));
   const exprs: string[] = [];
   const walk = (o: unknown): void => {

@@ -5,6 +5,9 @@ import type { HttpHandler, HttpRequest, HttpResponse } from '../http/index.js';
 import type { NodeContext } from '../services/index.js';
 import { NodeError } from '../util/errors.js';
 import { stringifyExact } from '../util/json.js';
+import type { ApiKeyRegistry } from './api-keys.js';
+import { IMMUTABLE_CACHE_CONTROL, NO_STORE, etagMatches, etagOf } from './cache.js';
+import { type KeyHooks, UNKNOWN_KEY_LABEL, judgeKeyed, lookupKey } from './key-gate.js';
 import { ClientIpResolver, type RateBucket, RateLimiter, type RateLimitOptions } from './limits.js';
 import type { ApiResult, RouteDef } from './types.js';
 
@@ -14,6 +17,8 @@ export const UNMATCHED_ROUTE = 'unmatched';
 export const PREFLIGHT_ROUTE = 'preflight';
 /** Longest request path copied into an auth-failure report. */
 const MAX_REPORTED_PATH = 200;
+/** Reported instead of a path that carries a key (`POST /rpc/<key>`). */
+const KEY_IN_PATH = '/rpc/<key>';
 
 export interface AuthFailure {
   ip: string;
@@ -42,6 +47,10 @@ export interface ApiOptions {
   onRateLimited?: (bucket: RateBucket, ip: string) => void;
   /** Every answered request: route pattern (or unmatched/preflight), status and handler time. */
   onResponse?: (method: string, route: string, status: number, seconds: number) => void;
+  /** Per-key quotas (`--api-keys`); absent = per-IP rules for every request. */
+  apiKeys?: ApiKeyRegistry | null;
+  /** Metrics of keyed requests. */
+  keyHooks?: KeyHooks;
 }
 
 /**
@@ -49,13 +58,15 @@ export interface ApiOptions {
  * proxies every header is copied, so repeated X-Forwarded-For lines are joined and read from the right.
  */
 export function apiRequestHeaders(
-  opts: Pick<ApiOptions, 'trustedProxies' | 'corsOrigin' | 'apiKey'>,
+  opts: Pick<ApiOptions, 'trustedProxies' | 'corsOrigin' | 'apiKey'> & { apiKeysFile?: string },
 ): readonly string[] | undefined {
   if (opts.trustedProxies && opts.trustedProxies.length > 0) return undefined;
   const names: string[] = [];
   // Any origin ('*') is answered the same whatever Origin says: the header is not read.
   if (opts.corsOrigin && opts.corsOrigin !== '*') names.push('origin');
-  if (opts.apiKey) names.push('x-api-key');
+  if (opts.apiKey || opts.apiKeysFile) names.push('x-api-key');
+  // Validators (ETags) of cacheable answers.
+  names.push('if-none-match');
   return names;
 }
 
@@ -138,42 +149,59 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
     return req.headers.origin === corsOrigin ? corsMatch : CORS_VARY;
   };
 
-  const toResponse = (result: ApiResult, base: Headers | undefined): HttpResponse => {
+  const toResponse = (result: ApiResult, base: Headers | undefined, req: HttpRequest): HttpResponse => {
     const status = result.status ?? 200;
     const headers = base ? (result.headers ? joinHeaders(base, result.headers) : base) : result.headers;
     if (result.raw !== undefined) return { status, headers, body: result.raw };
     if (result.stream) return { status, headers, stream: result.stream };
     if (result.body === undefined) return { status, headers };
     const body = stringifyExact(result.body);
-    // Most JSON answers add no header: the shared frozen set (checked once by the HTTP layer).
-    return { status, headers: headers ? joinHeaders(headers, JSON_TYPE) : JSON_TYPE, body };
+    if (status === 200 && result.cache === 'immutable') return immutableAnswer(body, headers, req);
+    // A JSON GET answer is about the head unless marked immutable. Most add no header of their own: a
+    // shared frozen set (checked once by the HTTP layer).
+    const type = req.method === 'GET' || req.method === 'HEAD' ? JSON_NO_STORE : JSON_TYPE;
+    return { status, headers: headers ? joinHeaders(headers, type) : type, body };
   };
 
   const failed = (err: unknown, req: HttpRequest, base: Headers | undefined): HttpResponse => {
     if (!(err instanceof NodeError)) opts.onError?.(err, req);
-    return toResponse(errorResult(err), base);
+    return toResponse(errorResult(err), base, req);
   };
 
+  const { apiKeys } = opts;
+  const keyHooks = opts.keyHooks ?? {};
+  const adminMatches = (given: string) => opts.apiKey !== undefined && apiKeyMatches(opts.apiKey, given);
+  /** A 401, reported (audit log, metrics); a key in the path is never reported. */
+  const unauthorized = (
+    req: HttpRequest,
+    route: RouteDef | null,
+    headers: Headers | undefined,
+    reason: AuthFailure['reason'],
+  ) => {
+    opts.onAuthFailure?.({
+      ip: clientOf(req),
+      method: req.method,
+      path: route?.keyInPath ? KEY_IN_PATH : req.path.slice(0, MAX_REPORTED_PATH),
+      route: route?.path ?? UNMATCHED_ROUTE,
+      reason,
+    });
+    return { status: 401, headers };
+  };
+
+  /** `keyed`: the request carries a key of the keys file (it passes the key check of every route but admin ones). */
   const handle = (
     req: HttpRequest,
     headers: Headers | undefined,
     route: RouteDef | null,
     params: object,
+    keyed = false,
   ): HttpResponse | Promise<HttpResponse> => {
     if (route === null) return { status: 404, headers };
-    if (route.auth && opts.apiKey) {
+    if (route.auth && opts.apiKey && !(keyed && !route.admin)) {
       const given = req.headers['x-api-key'];
-      if (!apiKeyMatches(opts.apiKey, given)) {
-        opts.onAuthFailure?.({
-          ip: clientOf(req),
-          method: req.method,
-          path: req.path.slice(0, MAX_REPORTED_PATH),
-          route: route.path,
-          reason: given === undefined ? 'missing' : 'wrong',
-        });
-        return { status: 401, headers };
-      }
+      if (!apiKeyMatches(opts.apiKey, given)) return unauthorized(req, route, headers, given === undefined ? 'missing' : 'wrong');
     }
+    if (route.keyInPath && !apiKeys) return { status: 404, headers };
     let result: ApiResult | Promise<ApiResult>;
     try {
       result = route.handler(ctx, req, params as Record<string, string>);
@@ -182,11 +210,11 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
     }
     if (isPromise(result)) {
       return result.then(
-        (r) => toResponse(r, headers),
+        (r) => toResponse(r, headers, req),
         (err) => failed(err, req, headers),
       );
     }
-    return toResponse(result, headers);
+    return toResponse(result, headers, req);
   };
 
   return (req: HttpRequest): HttpResponse | Promise<HttpResponse> => {
@@ -220,8 +248,17 @@ export function createApiHandler(ctx: NodeContext, routes: RouteDef[], opts: Api
       }
       label = found ? found.path : UNMATCHED_ROUTE;
       const headers = cors(req);
-      const limited = limiter?.check(clientOf(req), found?.write === true);
-      if (limited) {
+      const key =
+        apiKeys && !found?.noKey ? lookupKey(apiKeys, req, found, params as Record<string, string>, adminMatches) : null;
+      // A keyed request is counted per key, not per IP (an unknown key still counts against its IP).
+      const limited = found?.unlimited || key?.kind === 'grant' ? null : limiter?.check(clientOf(req), found?.write === true);
+      if (key?.kind === 'grant' && !limited) {
+        // Refused requests (403, 429) consume nothing.
+        res = judgeKeyed(key.grant, req, found, keyHooks, headers) ?? handle(req, headers, found, params, true);
+      } else if (key?.kind === 'unknown' && !limited) {
+        keyHooks.onKeyRefused?.(UNKNOWN_KEY_LABEL, 'unknown_key');
+        res = unauthorized(req, found, headers, 'wrong');
+      } else if (limited) {
         opts.onRateLimited?.(limited.bucket, clientOf(req));
         const h: Record<string, string> = { ...headers };
         h['retry-after'] = String(limited.retryAfterSecs);
@@ -249,6 +286,16 @@ type Headers = Readonly<Record<string, string>>;
 
 const EMPTY_PARAMS = Object.freeze({});
 const JSON_TYPE: Headers = Object.freeze({ 'content-type': 'application/json' });
+const JSON_NO_STORE: Headers = Object.freeze({ 'content-type': 'application/json', 'cache-control': NO_STORE });
+
+/** An answer that never changes: cacheable for good, with a strong ETag; 304 when If-None-Match names it. */
+function immutableAnswer(body: string, headers: Headers | undefined, req: HttpRequest): HttpResponse {
+  const etag = etagOf(body);
+  const h: Record<string, string> = { ...headers, 'cache-control': IMMUTABLE_CACHE_CONTROL, etag };
+  if (etagMatches(req.headers['if-none-match'], etag)) return { status: 304, headers: h };
+  h['content-type'] = 'application/json';
+  return { status: 200, headers: h, body };
+}
 const CORS_ANY: Headers = Object.freeze({ 'access-control-allow-origin': '*' });
 const CORS_VARY: Headers = Object.freeze({ vary: 'Origin' });
 

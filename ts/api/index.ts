@@ -9,6 +9,7 @@ import { explorerRouteDefs } from './routes/explorer.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { nftRoutes } from './routes/nft.js';
 import { opsRoutes } from './routes/ops.js';
+import { readyRoutes } from './routes/ready.js';
 import { recentTransactionRoutes } from './routes/recent-transactions.js';
 import { rootRoutes } from './routes/root.js';
 import { rpcRoutes } from './routes/rpc.js';
@@ -20,6 +21,8 @@ import { validatorRoutes } from './routes/validators.js';
 import { verifyApiRoutes } from './routes/verify.js';
 import type { RouteDef } from './types.js';
 
+export { ApiKeyRegistry, ApiKeysFileError, parseApiKeys } from './api-keys.js';
+export type { KeyHooks } from './key-gate.js';
 export { createApiHandler, apiKeyMatches, apiRequestHeaders, createLimiter, errorResult, type ApiOptions } from './handler.js';
 export { DEFAULT_WS_LIMITS, type WsLimits, rpcWebSocket } from './ws.js';
 export type { ApiResult, RouteDef, RouteHandler } from './types.js';
@@ -28,6 +31,7 @@ export type { ApiResult, RouteDef, RouteHandler } from './types.js';
 export const restRoutes: RouteDef[] = [
   ...rootRoutes,
   ...opsRoutes,
+  ...readyRoutes,
   ...chainRoutes,
   ...chainInfoRoutes,
   ...consensusRoutes,

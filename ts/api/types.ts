@@ -12,6 +12,8 @@ export interface ApiResult {
   raw?: string;
   /** A body written while it is produced (HttpResponse.stream: chunked, with back-pressure). */
   stream?: HttpResponse['stream'];
+  /** The answer can never change (ts/api/cache.ts): cacheable for good, with a strong ETag. */
+  cache?: 'immutable';
 }
 
 export type RouteHandler = (ctx: NodeContext, req: HttpRequest, params: Record<string, string>) => ApiResult | Promise<ApiResult>;
@@ -24,6 +26,16 @@ export interface RouteDef {
   auth?: boolean;
   /** Counts against the write rate limit. */
   write?: boolean;
+  /** Exempt from the per-IP rate limits (GET /ready: a balancer's checks all come from one address). */
+  unlimited?: boolean;
+  /** Needs no key and ignores one (GET /health, /ready, /metrics): never judged by the keys file. */
+  noKey?: boolean;
+  /** A JSON-RPC endpoint: a keyed request is judged per call by method name (ts/api/key-gate.ts). */
+  rpc?: boolean;
+  /** The key may be the last path segment (`POST /rpc/:key`); such a route exists only with a keys file. */
+  keyInPath?: boolean;
+  /** An admin route: only the node's `--api-key` passes its key check, never a keys-file key. */
+  admin?: boolean;
   // Documentation, declared once per route; ts/api/openapi.ts builds GET /openapi.json from it.
   /** One-line summary. */
   summary?: string;

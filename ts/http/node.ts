@@ -64,6 +64,8 @@ export async function startNodeServer(cfg: ServerConfig, handler: HttpHandler): 
   const slots = new Slots(cfg.maxConcurrent);
   const rejectTooLarge = tooLarge(maxBodyBytes);
   let closed = false;
+  /** Draining: every answer closes its connection (HttpServer.drain). */
+  let closeAfter = false;
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     if (closed) {
@@ -96,7 +98,7 @@ export async function startNodeServer(cfg: ServerConfig, handler: HttpHandler): 
       if (!aborted && !closed && !res.destroyed && !res.writableEnded) {
         try {
           if (p.stream) streaming = startStream(res, p, logger);
-          else write(res, p, close);
+          else write(res, p, close || closeAfter);
         } catch (err) {
           safeLog(logger, 'error', { err, backend: 'node', method, path }, 'http response write failed');
           res.destroy();
@@ -192,18 +194,34 @@ export async function startNodeServer(cfg: ServerConfig, handler: HttpHandler): 
   const port = (server.address() as AddressInfo).port;
 
   let closing: Promise<void> | undefined;
+  /** Resolves once the listener is closed and the last connection has ended. */
+  let serverClosed: Promise<void> | undefined;
+  const closeServer = () => (serverClosed ??= new Promise<void>((resolve) => server.close(() => resolve())));
+  const stopListening = () => {
+    closeAfter = true;
+    if (serverClosed) return;
+    // Stops accepting; the idle keep-alive connections close now, the busy ones once their answer (with
+    // Connection: close) is written.
+    void closeServer();
+    server.closeIdleConnections();
+  };
   return {
     backend: 'node',
     port,
     wsConnections: () => ws?.count() ?? 0,
+    drain: () => {
+      closeAfter = true;
+    },
+    stopListening,
+    inFlight: () => slots.inFlight,
+    closeWebSockets: (code, reason) => ws?.closeWith(code, reason),
     close(): Promise<void> {
       if (!closing) {
         closed = true;
         ws?.closeAll();
-        closing = new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
+        const done = closeServer();
+        server.closeAllConnections();
+        closing = done;
       }
       return closing;
     },

@@ -130,6 +130,20 @@ export interface HttpServer {
   readonly port: number;
   /** Open WebSocket connections. */
   readonly wsConnections: () => number;
+  /**
+   * Graceful drain, first step: from now on every answer closes its connection (`Connection: close`), so
+   * keep-alive clients and balancers open their next request elsewhere while this server still answers.
+   */
+  drain(): void;
+  /**
+   * Graceful drain, second step: the listener closes (no new connections), idle keep-alive connections
+   * are closed and open ones finish what they are doing (each answer closes its connection). Idempotent.
+   */
+  stopListening(): void;
+  /** Requests in flight: reading their body or in the handler (a streamed answer counts until it starts). */
+  inFlight(): number;
+  /** Closes every WebSocket connection with `code` (1001 "going away" at the end of a drain). */
+  closeWebSockets(code: number, reason: string): void;
   /** Stops listening, drops open connections (in-flight requests are abandoned) and resolves once closed. Idempotent. */
   close(): Promise<void>;
 }

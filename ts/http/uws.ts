@@ -89,6 +89,8 @@ function writeCorked(res: UwsResponse, p: Prepared, isHead: boolean, close: bool
   // uWS writes "200 OK" itself when no status is given.
   if (p.status !== 200) res.writeStatus(p.statusLine);
   writeHeaders(res, p);
+  // endWithoutBody cannot close the connection here (any first argument, undefined too, becomes a
+  // Content-Length): a bodiless answer keeps its connection, also while draining.
   if (p.noBody) {
     res.endWithoutBody();
   } else if (isHead) {
@@ -194,6 +196,8 @@ export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler:
   const slots = new Slots(cfg.maxConcurrent);
   const rejectTooLarge = tooLarge(maxBodyBytes);
   let closed = false;
+  /** Draining: every answer closes its connection (HttpServer.drain). */
+  let closeAfter = false;
   const app = uws.App();
 
   const onRequest = (res: UwsResponse, req: UwsRequest): void => {
@@ -236,7 +240,7 @@ export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler:
       if (!aborted && !closed) {
         try {
           if (p.stream) streaming = startStream(res, p, logger);
-          else write(res, p, isHead, close, corked);
+          else write(res, p, isHead, close || closeAfter, corked);
         } catch (err) {
           safeLog(logger, 'error', { err, backend: 'uws', method, path }, 'http response write failed');
         }
@@ -307,7 +311,7 @@ export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler:
   };
 
   // WebSocket routes take GET upgrade requests only (uWS yields others to the routes below).
-  const wsConnections = cfg.websocket ? attachUwsWebSocket(app, cfg.websocket, logger) : () => 0;
+  const ws = cfg.websocket ? attachUwsWebSocket(app, cfg.websocket, logger) : null;
   app.any('/*', onRequest);
 
   const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
@@ -324,14 +328,29 @@ export async function startUwsServer(uws: UwsModule, cfg: ServerConfig, handler:
   const port = uws.us_socket_local_port(listenSocket);
 
   let closing: Promise<void> | undefined;
+  let listening = true;
+  const stopListening = () => {
+    closeAfter = true;
+    if (!listening) return;
+    listening = false;
+    uws.us_listen_socket_close(listenSocket);
+  };
   return {
     backend: 'uws',
     port,
-    wsConnections,
+    wsConnections: () => ws?.count() ?? 0,
+    drain: () => {
+      closeAfter = true;
+    },
+    // Idle keep-alive connections stay until uWS's idle timeout or close(); a request on one is answered
+    // and its connection closed.
+    stopListening,
+    inFlight: () => slots.inFlight,
+    closeWebSockets: (code, reason) => ws?.closeAll(code, reason),
     close(): Promise<void> {
       if (!closing) {
         closed = true;
-        uws.us_listen_socket_close(listenSocket);
+        stopListening();
         // drops every open connection; pending responses get onAborted
         closeApp(app);
         closing = new Promise<void>((resolve) => setImmediate(resolve));

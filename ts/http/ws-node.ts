@@ -15,7 +15,7 @@ export function attachNodeWebSocket(
   server: Server,
   ep: WsEndpoint,
   logger: HttpLogger,
-): { count: () => number; closeAll: () => void } {
+): { count: () => number; closeAll: () => void; closeWith: (code: number, reason: string) => void } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: ep.maxMessageBytes, perMessageDeflate: false });
   const alive = new Map<WebSocket, boolean>();
   const paths = new Set(ep.paths);
@@ -96,6 +96,10 @@ export function attachNodeWebSocket(
 
   return {
     count: () => alive.size,
+    // A closing handshake (the client reads the code), unlike closeAll's terminate.
+    closeWith: (code, reason) => {
+      for (const ws of alive.keys()) ws.close(code, reason);
+    },
     closeAll: () => {
       clearInterval(heartbeat);
       for (const ws of alive.keys()) ws.terminate();

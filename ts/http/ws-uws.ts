@@ -23,9 +23,13 @@ function refuse(res: UwsResponse, status: number): void {
   });
 }
 
-/** Serve `ep` on `app`; returns the live connection count. */
-export function attachUwsWebSocket(app: TemplatedApp, ep: WsEndpoint, logger: HttpLogger): () => number {
-  let open = 0;
+/** Serve `ep` on `app`; returns the live connection count and a close-all function (code and reason sent). */
+export function attachUwsWebSocket(
+  app: TemplatedApp,
+  ep: WsEndpoint,
+  logger: HttpLogger,
+): { count: () => number; closeAll: (code: number, reason: string) => void } {
+  const live = new Set<WebSocket<Conn>>();
   const behavior = {
     maxPayloadLength: ep.maxMessageBytes,
     // uWS holds at most this much for a slow reader; a send beyond it is dropped and the socket closed.
@@ -39,7 +43,7 @@ export function attachUwsWebSocket(app: TemplatedApp, ep: WsEndpoint, logger: Ht
       req.forEach((k, v) => addHeader(headers, k, v));
       const ip = formatIp(new Uint8Array(res.getRemoteAddress()));
       const request = new Request('GET', req.getUrl(), req.getQuery() ?? '', headers, ip);
-      const status = upgradeRefusal(ep, request, open, logger, 'uws');
+      const status = upgradeRefusal(ep, request, live.size, logger, 'uws');
       if (status !== null) return refuse(res, status);
       const conn: Conn = { request, closed: false };
       res.upgrade(
@@ -52,7 +56,7 @@ export function attachUwsWebSocket(app: TemplatedApp, ep: WsEndpoint, logger: Ht
     },
     open: (ws: WebSocket<Conn>) => {
       const c = ws.getUserData();
-      open++;
+      live.add(ws);
       const drop = () => {
         if (!c.closed) ws.close();
       };
@@ -84,7 +88,7 @@ export function attachUwsWebSocket(app: TemplatedApp, ep: WsEndpoint, logger: Ht
     close: (ws: WebSocket<Conn>, code: number) => {
       const c = ws.getUserData();
       c.closed = true;
-      open--;
+      live.delete(ws);
       try {
         c.handlers?.closed(code);
       } catch (err) {
@@ -93,5 +97,10 @@ export function attachUwsWebSocket(app: TemplatedApp, ep: WsEndpoint, logger: Ht
     },
   };
   for (const path of ep.paths) app.ws(path, behavior as never);
-  return () => open;
+  return {
+    count: () => live.size,
+    closeAll: (code, reason) => {
+      for (const ws of [...live]) if (!ws.getUserData().closed) ws.end(code, reason);
+    },
+  };
 }

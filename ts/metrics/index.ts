@@ -36,3 +36,4 @@ export function recordRpcCall(method: string, ok: boolean, seconds: number): voi
   for (const m of live) m.recordRpcCall(method, ok, seconds);
 }
 export { NetworkMetrics, type NetworkMetricsSources } from './network-metrics.js';
+export { ApiKeyMetrics } from './api-key-metrics.js';

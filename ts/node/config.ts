@@ -20,6 +20,7 @@ import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/common.j
 import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/mempool.js';
 import { DEFAULT_COMPILE_MEMORY_MB, DEFAULT_COMPILE_TIMEOUT_MS } from '../verify/index.js';
 import { DEFAULT_STATE_CACHE_MB } from '../state/state-store.js';
+import { DEFAULT_READY_MAX_AGE_BLOCKS, DEFAULT_READY_MAX_LAG_BLOCKS, parseDurationMs } from '../services/readiness.js';
 import { NODE_FLAGS } from './flags.js';
 
 export type Network = 'mainnet' | 'testnet' | 'dev';
@@ -102,6 +103,16 @@ export interface NodeConfig {
   verifyTimeoutMs: number;
   /** Memory limit of one verification's compilation. */
   verifyMemoryMb: number;
+  /** GET /ready: blocks the head may trail the best proven peer height. */
+  readyMaxLagBlocks: number;
+  /** GET /ready: largest head age in ms; null = no age check (automine). */
+  readyMaxAgeMs: number | null;
+  /** SIGTERM: seconds the node keeps answering (with /ready 503) before it closes its listener. */
+  drainSecs: number;
+  /** SIGTERM: seconds in-flight requests may take to finish once the listener is closed. */
+  shutdownGraceSecs: number;
+  /** Per-key quotas file (`--api-keys`); re-read on SIGHUP. */
+  apiKeysFile?: string;
 }
 
 /** The gRPC port of the dev chain when none is set (mainnet and testnet: off unless set). */
@@ -264,7 +275,31 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
       'verify-timeout / NATIVE_VERIFY_TIMEOUT',
     ),
     verifyMemoryMb: int('verify-memory-mb', 'NATIVE_VERIFY_MEMORY_MB', DEFAULT_COMPILE_MEMORY_MB, 64),
+    readyMaxLagBlocks: int('ready-max-lag-blocks', 'NATIVE_READY_MAX_LAG_BLOCKS', DEFAULT_READY_MAX_LAG_BLOCKS),
+    readyMaxAgeMs: readyMaxAge(str('ready-max-age', 'NATIVE_READY_MAX_AGE'), blockTimeMs, dev),
+    // The dev chain stops at once on Ctrl-C: nothing balances across it.
+    drainSecs: int('drain-secs', 'NATIVE_DRAIN_SECS', dev ? 0 : DEFAULT_DRAIN_SECS),
+    shutdownGraceSecs: int('shutdown-grace-secs', 'NATIVE_SHUTDOWN_GRACE_SECS', DEFAULT_SHUTDOWN_GRACE_SECS),
+    apiKeysFile: str('api-keys', 'NATIVE_API_KEYS_FILE') || undefined,
   };
+}
+
+/** SIGTERM: seconds the node keeps answering before it closes its listener (`--drain-secs`). */
+export const DEFAULT_DRAIN_SECS = 5;
+/** SIGTERM: seconds in-flight requests may take once the listener is closed (`--shutdown-grace-secs`). */
+export const DEFAULT_SHUTDOWN_GRACE_SECS = 10;
+
+/**
+ * `--ready-max-age`: a duration (`10s`, `500ms`, bare seconds) or `off`; default 10 block times. Off on the dev
+ * chain: it makes blocks when its tools ask (automine, evm_mine), and an idle dev chain is still ready.
+ */
+function readyMaxAge(raw: string | undefined, blockTimeMs: number, dev: boolean): number | null {
+  if (raw === undefined || raw === '') return dev ? null : DEFAULT_READY_MAX_AGE_BLOCKS * blockTimeMs;
+  if (raw === 'off') return null;
+  const ms = parseDurationMs(raw);
+  if (ms === null || ms < 1)
+    throw new ConfigError(`--ready-max-age / NATIVE_READY_MAX_AGE must be a duration like 10s or 500ms, or off, got ${raw}`);
+  return ms;
 }
 
 /**

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
+import { ApiKeysFileError } from '../api/index.js';
 import { ListenError } from '../http/index.js';
 import { NODE_VERSION } from '../services/index.js';
 import { type Command, parseCommand } from './config.js';
 import { nodeHelp } from './flags.js';
 import { createLogger } from './log.js';
 import { DataDirInUseError, NativeNode } from './node.js';
+import { installSignalHandlers } from './shutdown.js';
 import { TESTNET_USAGE, generateTestnet, parseTestnetArgs } from './testnet.js';
 
 /** Exit codes: 1 the node could not start or failed, 2 bad configuration. */
@@ -12,7 +14,8 @@ const EXIT_FAILED = 1;
 const EXIT_CONFIG = 2;
 
 /** Start-up failures a user can fix: one plain line, no stack trace. */
-const isUserFixable = (err: unknown): err is Error => err instanceof ListenError || err instanceof DataDirInUseError;
+const isUserFixable = (err: unknown): err is Error =>
+  err instanceof ListenError || err instanceof DataDirInUseError || err instanceof ApiKeysFileError;
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'testnet') {
@@ -57,18 +60,17 @@ async function main(): Promise<void> {
     process.stderr.write(`error: ${err.message}\n`);
     process.exit(EXIT_FAILED);
   }
-  const shutdown = (signal: string): void => {
-    log.info({ signal }, 'shutting down');
-    node.stop().then(
-      () => process.exit(0),
-      (err) => {
-        log.error({ err }, 'shutdown failed');
-        process.exit(EXIT_FAILED);
-      },
-    );
-  };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  installSignalHandlers(node, {
+    drainSecs: config.drainSecs,
+    shutdownGraceSecs: config.shutdownGraceSecs,
+    log,
+    reload: () => node.reloadApiKeys(),
+    onStopped: (err) => {
+      if (err === undefined) process.exit(0);
+      log.error({ err }, 'shutdown failed');
+      process.exit(EXIT_FAILED);
+    },
+  });
 }
 
 main().catch((err) => {

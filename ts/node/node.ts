@@ -3,7 +3,14 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { apiRequestHeaders, createApiHandler, createLimiter, restRoutes, rpcWebSocket } from '../api/index.js';
+import {
+  type ApiKeyRegistry,
+  apiRequestHeaders,
+  createApiHandler,
+  createLimiter,
+  restRoutes,
+  rpcWebSocket,
+} from '../api/index.js';
 import { explorerHooks } from '../api/routes/explorer.js';
 import { rpcHooks } from '../api/routes/rpc.js';
 import { Chain } from '../chain/chain.js';
@@ -49,6 +56,7 @@ import { CompilePool, VERIFY_CHAINS, VerificationService, VerificationStore, ver
 import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
 import { rpcWarmUpApplies, warmUpDevRpc } from './dev-warm-up.js';
+import { keyQuotas, readinessSource, reloadApiKeys } from './fleet.js';
 import { chainParamsFor } from './genesis-params.js';
 import { type Networking, startNetworking } from './network.js';
 import { loadOrCreateValidatorKey } from './validator-key.js';
@@ -173,6 +181,10 @@ export class NativeNode {
   grpc: GrpcServer | null = null;
   /** The journal of accepted transactions (absent with --tx-journal off). */
   txJournal: TxJournal | null = null;
+  /** Set by a drain (SIGTERM): GET /ready answers 503. */
+  private drainState = { draining: false };
+  /** The keys file in force (`--api-keys`); null without one. */
+  private apiKeys: ApiKeyRegistry | null = null;
 
   private constructor(
     readonly config: NodeConfig,
@@ -226,6 +238,7 @@ export class NativeNode {
       onError: (err) => log.error({ err }, 'call worker failed'),
     });
     const evmTraces = new TracePool({ onError: (err) => log.error({ err }, 'trace worker failed') });
+    const drainState = { draining: false };
     try {
       const chain = new Chain(params, db, config.windowSize, {
         history: config.history,
@@ -317,6 +330,8 @@ export class NativeNode {
       rpcHooks.onCall = recordRpcCall;
       rpcHooks.onInternalError = (err, method) => log.error({ err, method }, 'JSON-RPC method failed');
       explorerHooks.onError = (err, path) => log.error({ err, path }, 'explorer page failed');
+      const { apiKeys, keyHooks } = keyQuotas(config, log, m.registry);
+      ctx.readiness = readinessSource(config, db, drainState);
       // One limiter for POST /rpc and WebSocket messages: a client's budget is the same on both.
       const limiter = createLimiter({
         global: config.rateLimitGlobal,
@@ -335,6 +350,8 @@ export class NativeNode {
         },
         onRateLimited: (bucket) => m.rateLimit(bucket),
         onResponse: (method, route, status, seconds) => m.observeHttp(method, route, status, seconds),
+        apiKeys,
+        keyHooks,
       });
       const grpcService = new NativeGrpcService(ctx, {
         metrics: new GrpcMetrics(m.registry),
@@ -382,6 +399,8 @@ export class NativeNode {
       }
       const node = new NativeNode(config, ctx, consensus, http, auditLog, m, db, log, evmCalls, evmTraces, grpcWebStop);
       node.grpc = grpc;
+      node.drainState = drainState;
+      node.apiKeys = apiKeys;
       consensus.onPoolChanged = () => admission.onBlock();
       consensus.onProduced = (info) => {
         m.blockProduced(info);
@@ -465,6 +484,20 @@ export class NativeNode {
 
   get sync(): BlockSync | null {
     return this.networking?.sync ?? null;
+  }
+
+  /** A drain began (ts/node/shutdown.ts): GET /ready answers 503 from now on. */
+  beginDrain(): void {
+    this.drainState.draining = true;
+  }
+
+  get draining(): boolean {
+    return this.drainState.draining;
+  }
+
+  /** SIGHUP: re-read the keys file; a bad file keeps the keys in force (logged). */
+  reloadApiKeys(): void {
+    reloadApiKeys(this.apiKeys, this.config, this.log);
   }
 
   /** Stop producing, close the API, flush the audit log, close the database. Idempotent. */

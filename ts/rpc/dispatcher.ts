@@ -7,6 +7,7 @@ import { checkParams } from './params.js';
 import { LOCAL_CALLER, RPC, type RpcCaller, type RpcTable } from './types.js';
 
 export const MAX_BATCH = 100;
+const PARSE_ERROR_MESSAGE = 'Parse error: request body is not valid JSON';
 
 /** A bigint id (beyond 2^53) is echoed exactly, as geth echoes the raw JSON. */
 type Id = string | number | bigint | null;
@@ -29,6 +30,9 @@ const err = (id: Id, code: number, message: string, data?: unknown): RpcResponse
   id,
   error: data === undefined ? { code, message } : { code, message, data },
 });
+
+/** The answer to a body that is not JSON. */
+export const PARSE_ERROR: RpcResponse = Object.freeze(err(null, RPC.parseError, PARSE_ERROR_MESSAGE)) as RpcResponse;
 
 const validId = (v: unknown): v is Id =>
   v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'bigint';
@@ -68,15 +72,26 @@ export class RpcDispatcher {
     try {
       parsed = parseJsonExact(body.toString('utf8'));
     } catch {
-      return err(null, RPC.parseError, 'Parse error: request body is not valid JSON');
+      return PARSE_ERROR;
     }
-    if (!Array.isArray(parsed)) return this.call(parsed, caller);
+    return this.handleParsed(parsed, caller);
+  }
+
+  /** Batch limits of a parsed body: the error answer when it is an empty or too large batch, else null. */
+  batchError(parsed: unknown): RpcResponse | null {
+    if (!Array.isArray(parsed)) return null;
     const max = this.opts.maxBatch ?? MAX_BATCH;
     if (parsed.length === 0) return err(null, RPC.invalidRequest, 'Invalid Request: empty batch');
     if (parsed.length > max) {
       return err(null, RPC.invalidRequest, `Invalid Request: batch too large: max ${max} requests, received ${parsed.length}`);
     }
-    return this.batch(parsed, caller);
+    return null;
+  }
+
+  /** A body already parsed (per-key quotas read the method names first). */
+  handleParsed(parsed: unknown, caller: RpcCaller = LOCAL_CALLER): RpcOutcome | Promise<RpcOutcome> {
+    if (!Array.isArray(parsed)) return this.call(parsed, caller);
+    return this.batchError(parsed) ?? this.batch(parsed, caller);
   }
 
   /** Sequential on purpose: calls in a batch see each other's effects in order (e.g. nonces). */
@@ -109,6 +124,14 @@ export class RpcDispatcher {
     if (!Array.isArray(params)) return err(id, RPC.invalidParams, 'invalid params: params must be an array');
     const entry = this.table.get(method);
     const t0 = performance.now();
+    if (caller.admit && !caller.admit(method)) {
+      return this.done(
+        entry ? method : 'other',
+        err(id, RPC.methodNotFound, 'method not allowed for this key'),
+        t0,
+        isNotification,
+      );
+    }
     if (!entry) {
       const miss = err(id, RPC.methodNotFound, `the method ${method.slice(0, 100)} does not exist/is not available`);
       return this.done('other', miss, t0, isNotification);

@@ -13,7 +13,15 @@ import { subscriptionMethods } from './subscriptions.js';
 import { txpoolMethods } from './txpool.js';
 import { RPC, RpcError, type RpcTable } from './types.js';
 
-export { MAX_BATCH, RpcDispatcher, type DispatchOptions, type RpcOutcome, idJson, serializeRpc } from './dispatcher.js';
+export {
+  MAX_BATCH,
+  PARSE_ERROR,
+  RpcDispatcher,
+  type DispatchOptions,
+  type RpcOutcome,
+  idJson,
+  serializeRpc,
+} from './dispatcher.js';
 export { StreamedResult, type StreamTarget, runStreamed } from './streamed.js';
 export { RPC, RpcError, type RpcCaller, type RpcTable } from './types.js';
 export { ConnectionSubscriptions, type NotificationSink } from './subscriptions.js';

@@ -45,6 +45,8 @@ export interface RpcCaller {
   subscriptions?: SubscriptionHost;
   /** The answer may be a StreamedResult (rpc/streamed.ts): a single request over HTTP, not a batch item. */
   canStream?: boolean;
+  /** Per-key allow/deny (ts/api/api-keys.ts): a method it refuses answers -32601 "method not allowed for this key". */
+  admit?: (method: string) => boolean;
 }
 
 /** eth_subscribe / eth_unsubscribe on a push-capable connection (rpc/subscriptions.ts). */

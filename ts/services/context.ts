@@ -10,6 +10,7 @@ import type { AuditLog } from './audit-log.js';
 import type { ChainEventFeed } from './chain-events.js';
 import type { DevChain } from './dev/index.js';
 import type { FilterRegistry } from './filters.js';
+import type { ReadinessSource } from './readiness.js';
 
 /** Everything a query or command needs; built once by ts/node and passed to every interface. */
 export interface NodeContext {
@@ -43,6 +44,8 @@ export interface NodeContext {
   network?: NetworkView;
   /** The contract verification service (ts/verify) on this node's chain; absent in contexts built without ts/node. */
   verification?: VerificationService;
+  /** Thresholds and state behind GET /ready (ts/services/readiness.ts); absent in contexts built without ts/node. */
+  readiness?: ReadinessSource;
 }
 
 /** What queries read of the P2P layer (ts/network, ts/sync, the BFT engine and evidence pool). */

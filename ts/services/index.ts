@@ -43,3 +43,5 @@ export * from './dev/index.js';
 export * from './verified-contracts.js';
 export * from './explorer-queries.js';
 export * from './abi-decode.js';
+export * from './readiness.js';
+export * from './at-height-queries.js';

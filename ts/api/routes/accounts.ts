@@ -1,24 +1,12 @@
 import { accountProof, balanceBaseAt, getBalanceBase, getNonce, nonceAt } from '../../services/index.js';
-import { InvalidParamsError } from '../../util/errors.js';
 import { addressParam } from '../params.js';
 import { address, amount, arr, hash, int, nullable, obj, str } from '../schema.js';
 import * as S from '../schemas.js';
+import { cacheAt } from '../cache.js';
 import type { RouteDef } from '../types.js';
-import { contractParam } from './common.js';
+import { atHeight, atHeightParam, contractParam } from './common.js';
 
 const addr = { address: S.addressParam };
-const atHeight = {
-  at_height: int('read the state after this block (any height the node keeps history for, see --history)', { minimum: 0 }),
-};
-
-/** `at_height`: undefined when absent (the head state). */
-function atHeightParam(q: URLSearchParams): number | undefined {
-  const raw = q.get('at_height');
-  if (raw === null || raw === '') return undefined;
-  if (!/^\d{1,15}$/.test(raw)) throw new InvalidParamsError('invalid query parameter at_height: expected a block height');
-  return Number(raw);
-}
-
 export const accountRoutes: RouteDef[] = [
   {
     method: 'GET',
@@ -32,7 +20,7 @@ export const accountRoutes: RouteDef[] = [
       const address = addressParam(p.address);
       const height = atHeightParam(req.query);
       if (height === undefined) return { body: { address, balance: getBalanceBase(ctx, address) } };
-      return balanceBaseAt(ctx, address, height).then((balance) => ({ body: { address, balance } }));
+      return balanceBaseAt(ctx, address, height).then((balance) => ({ body: { address, balance }, cache: cacheAt(ctx, height) }));
     },
   },
   {
@@ -47,7 +35,7 @@ export const accountRoutes: RouteDef[] = [
       const address = addressParam(p.address);
       const height = atHeightParam(req.query);
       if (height === undefined) return { body: { address, nonce: getNonce(ctx, address) } };
-      return nonceAt(ctx, address, height).then((nonce) => ({ body: { address, nonce } }));
+      return nonceAt(ctx, address, height).then((nonce) => ({ body: { address, nonce }, cache: cacheAt(ctx, height) }));
     },
   },
   {

@@ -19,6 +19,7 @@ export const adminRoutes: RouteDef[] = [
     method: 'GET',
     path: '/admin/log',
     auth: true,
+    admin: true,
     tag: 'admin',
     summary: 'Audit log: configuration at start, authentication failures, admin actions (newest first)',
     description: `Rolling ${AUDIT_LOG_MAX_ENTRIES} entries, persisted across restarts. Key-checked when NATIVE_API_KEY is set.`,

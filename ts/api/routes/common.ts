@@ -3,6 +3,7 @@ import { MAX_LIST_OFFSET, isTokenContract, normContract } from '../../services/i
 import { InvalidParamsError } from '../../util/errors.js';
 import { isHash } from '../../util/hex.js';
 import { intParam, jsonBody } from '../params.js';
+import { int } from '../schema.js';
 
 const given = (q: URLSearchParams, name: string): boolean => (q.get(name) ?? '') !== '';
 
@@ -40,4 +41,16 @@ export function transactionEnvelope(body: Buffer): unknown {
   if (!('transaction' in o)) throw new InvalidParamsError('missing field transaction');
   for (const k of Object.keys(o)) if (k !== 'transaction') throw new InvalidParamsError(`unknown field ${k}`);
   return o.transaction;
+}
+
+export const atHeight = {
+  at_height: int('read the state after this block (any height the node keeps history for, see --history)', { minimum: 0 }),
+};
+
+/** `at_height`: undefined when absent (the head state). */
+export function atHeightParam(q: URLSearchParams): number | undefined {
+  const raw = q.get('at_height');
+  if (raw === null || raw === '') return undefined;
+  if (!/^\d{1,15}$/.test(raw)) throw new InvalidParamsError('invalid query parameter at_height: expected a block height');
+  return Number(raw);
 }

@@ -6,6 +6,7 @@ export const metricsRoutes: RouteDef[] = [
     method: 'GET',
     path: '/metrics',
     tag: 'ops',
+    noKey: true,
     summary: 'Prometheus metrics (text format 0.0.4)',
     description: 'Node, HTTP, JSON-RPC, mempool and block production metrics plus process metrics; see docs/operations.md.',
     produces: 'text/plain; version=0.0.4; charset=utf-8',

@@ -14,6 +14,7 @@ import {
   nftCollectionsOf,
   nftOperatorsOf,
   nftToken,
+  nftTokenAt,
   nftTokenHistory,
   nftTokensOf,
   submitNftOperation,
@@ -23,7 +24,8 @@ import { NotFoundError } from '../../util/errors.js';
 import { type JsonSchema, address, arr, bool, int, nullable, obj, str } from '../schema.js';
 import * as S from '../schemas.js';
 import type { RouteDef, RouteHandler } from '../types.js';
-import { listParams, transactionEnvelope } from './common.js';
+import { cacheAt } from '../cache.js';
+import { atHeight, atHeightParam, listParams, transactionEnvelope } from './common.js';
 
 const U64 = (1n << 64n) - 1n;
 const collectionAddr = str('collection: SRC721_ + 40 hex', { pattern: '^SRC721_[0-9a-fA-F]{40}$' });
@@ -165,14 +167,19 @@ export const nftRoutes: RouteDef[] = [
     method: 'GET',
     path: '/nft/token/:collection/:token_id',
     tag: 'nft',
-    summary: 'A token (TokenInfo); 404 when never minted or burned',
+    summary: 'A token (TokenInfo), after block at_height when given; 404 when never minted or burned',
+    description: 'With at_height at a finalized height the answer is immutable (Cache-Control immutable, strong ETag).',
     params: tokenPath,
+    query: atHeight,
     statuses: { 404: 'unknown collection or token' },
     response: token,
-    handler: async (ctx, _req, p) => {
-      const t = await nftToken(ctx, collectionParam(p.collection), tokenIdParam(p.token_id));
+    handler: async (ctx, req, p) => {
+      const c = collectionParam(p.collection);
+      const id = tokenIdParam(p.token_id);
+      const height = atHeightParam(req.query);
+      const t = height === undefined ? await nftToken(ctx, c, id) : await nftTokenAt(ctx, c, id, height);
       if (!t) throw new NotFoundError('unknown token');
-      return { body: t };
+      return { body: t, cache: height === undefined ? undefined : cacheAt(ctx, height) };
     },
   },
   {

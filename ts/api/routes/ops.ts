@@ -7,6 +7,7 @@ export const opsRoutes: RouteDef[] = [
     method: 'GET',
     path: '/health',
     tag: 'ops',
+    noKey: true,
     summary: 'Liveness',
     response: obj({ status: literal('ok'), node: str('node name') }),
     handler: (ctx) => ({ body: health(ctx) }),

@@ -8,6 +8,7 @@ import {
   listTokens,
   submitTokenOperation,
   tokenBalance,
+  tokenBalanceAt,
   tokenHolders,
   tokenTransfers,
 } from '../../services/index.js';
@@ -16,7 +17,8 @@ import { addressParam } from '../params.js';
 import { type JsonSchema, address, arr, int, num, obj, str } from '../schema.js';
 import * as S from '../schemas.js';
 import type { RouteDef, RouteHandler } from '../types.js';
-import { contractParam, listParams, transactionEnvelope } from './common.js';
+import { cacheAt } from '../cache.js';
+import { atHeight, atHeightParam, contractParam, listParams, transactionEnvelope } from './common.js';
 
 const tokenAmount = (d?: string): JsonSchema => int(d ?? 'token base units (u128)', { maximum: (1n << 128n) - 1n });
 
@@ -113,13 +115,17 @@ export const tokenRoutes: RouteDef[] = [
     method: 'GET',
     path: '/tokens/:contract/balance/:addr',
     tag: 'tokens',
-    summary: 'Token balance of an address',
+    summary: 'Token balance of an address (after block at_height when given)',
+    description: 'With at_height at a finalized height the answer is immutable (Cache-Control immutable, strong ETag).',
     params: { ...contract, addr: S.addressParam },
+    query: atHeight,
     statuses: unknown,
     response: obj({ contract: S.contractParam, address: address(), balance: tokenAmount(), symbol: str(), decimals: int() }),
-    handler: (ctx, _req, p) => {
+    handler: (ctx, req, p) => {
       const c = contractParam(p.contract);
-      return { body: tokenBalance(ctx, c, addressParam(p.addr)) };
+      const height = atHeightParam(req.query);
+      if (height === undefined) return { body: tokenBalance(ctx, c, addressParam(p.addr)) };
+      return tokenBalanceAt(ctx, c, addressParam(p.addr), height).then((body) => ({ body, cache: cacheAt(ctx, height) }));
     },
   },
   {

@@ -1,6 +1,7 @@
 import { getTransaction, mempoolView, submitTransaction } from '../../services/index.js';
 import { arr, int, obj } from '../schema.js';
 import * as S from '../schemas.js';
+import { cacheAt } from '../cache.js';
 import type { RouteDef } from '../types.js';
 import { transactionEnvelope, txidParam } from './common.js';
 
@@ -29,7 +30,9 @@ export const transactionRoutes: RouteDef[] = [
     response: S.txView,
     handler: async (ctx, _req, p) => {
       const tx = await getTransaction(ctx, txidParam(p.txid));
-      return tx ? { body: tx } : { status: 404 };
+      if (!tx) return { status: 404 };
+      // In a final block a transaction never moves (a cached copy keeps the confirmations it was fetched with).
+      return { body: tx, cache: tx.block_index === null ? undefined : cacheAt(ctx, tx.block_index) };
     },
   },
   {

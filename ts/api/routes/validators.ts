@@ -61,6 +61,7 @@ export const validatorRoutes: RouteDef[] = [
     method: 'POST',
     path: '/validators',
     auth: true,
+    admin: true,
     tag: 'validators',
     summary: 'Add a validator (admin)',
     description:
