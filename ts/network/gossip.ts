@@ -93,8 +93,11 @@ export class Gossip {
     return null;
   }
 
-  /** Publish on a topic (a block too large for gossip is left to range requests: peers see the gap). */
-  async publish(kind: 'block' | 'consensus' | 'evidence', bytes: Uint8Array): Promise<void> {
+  /**
+   * Publish bytes on a topic as they are (a transaction batch must be one already). A block too large for
+   * gossip is left to range requests: peers see the gap.
+   */
+  async publish(kind: GossipTopic, bytes: Uint8Array): Promise<void> {
     if (kind === 'block' && bytes.length > MAX_GOSSIP_BYTES) return;
     await this.deps
       .pubsub()

@@ -23,7 +23,7 @@ import {
 import { PeerMisbehaviour } from './errors.js';
 import { gossipScoreParams, gossipScoreThresholds } from './gossip-score.js';
 import { Gossip, type GossipTopics, type PubSub } from './gossip.js';
-import type { GossipHandler } from './gossip-validation.js';
+import type { GossipHandler, GossipTopic } from './gossip-validation.js';
 import { PeerScores } from './peer-score.js';
 
 export { MAX_BLOCKS_PER_REQUEST, MAX_FRAME_BYTES, MAX_RANGE_BYTES, RangeInterrupted } from './block-range.js';
@@ -145,6 +145,11 @@ export class P2PNetwork {
 
   publishEvidence(bytes: Uint8Array): Promise<void> {
     return this.gossip.publish('evidence', bytes);
+  }
+
+  /** Publish bytes on a topic as they are, unbatched and unchecked (tests: an adversarial peer). */
+  publishRaw(topic: GossipTopic, bytes: Uint8Array): Promise<void> {
+    return this.gossip.publish(topic, bytes);
   }
 
   private get statusProtocol(): string {
