@@ -6,8 +6,7 @@
  * cannot be checked yet. Every RLP payload is walked by the bounded decoder (no copy per level, a depth
  * limit) before anything else reads it.
  */
-import { sha256 } from '../crypto/index.js';
-import { toHex } from '../util/hex.js';
+import { createHash } from 'node:crypto';
 import { RlpDecodeError, checkRlp, decodeRlp } from '../util/rlp-bounded.js';
 import { PeerMisbehaviour } from './errors.js';
 
@@ -88,7 +87,7 @@ async function block(data: Uint8Array, from: string, h: GossipHandlers): Promise
   checkRlp(data, BLOCK_RLP_DEPTH);
   const top = decodeRlp(data, BLOCK_RLP_DEPTH);
   if (!Array.isArray(top) || !(top[0] instanceof Uint8Array)) throw new PeerMisbehaviour('a block must be a list');
-  const hash = toHex(sha256(top[0]));
+  const hash = createHash('sha256').update(top[0]).digest('hex');
   const before = h.head().height;
   const verdict = await h.onBlock(data, from);
   if (verdict === 'ignore') return 'ignore';

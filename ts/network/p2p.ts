@@ -24,7 +24,7 @@ import { PeerMisbehaviour } from './errors.js';
 import { gossipScoreParams, gossipScoreThresholds } from './gossip-score.js';
 import { Gossip, type GossipTopics, type PubSub } from './gossip.js';
 import type { GossipHandler, GossipTopic } from './gossip-validation.js';
-import { PeerScores } from './peer-score.js';
+import { PeerScores, ipOf } from './peer-score.js';
 
 export { MAX_BLOCKS_PER_REQUEST, MAX_FRAME_BYTES, MAX_RANGE_BYTES, RangeInterrupted } from './block-range.js';
 export { INVALID_MESSAGE_PENALTY, PeerMisbehaviour } from './errors.js';
@@ -94,7 +94,7 @@ export class P2PNetwork {
   /** Penalties, bans (they expire) and per-IP offences: peer-score.ts. */
   readonly scores = new PeerScores();
   /** Peer ids of the static peers: never refused for their IP's offences (they share it with others). */
-  private readonly staticPeers = new Set<string>();
+  private readonly staticPeers: Set<string>;
   private readonly heights = new Map<string, number>();
   private readonly handshaking = new Set<string>();
   private redial: NodeJS.Timeout | null = null;
@@ -104,10 +104,7 @@ export class P2PNetwork {
 
   constructor(private readonly opts: P2POptions) {
     this.prefix = `/native/${opts.chainId}/${opts.genesisHash.slice(0, 16)}`;
-    for (const addr of opts.peers) {
-      const id = /\/p2p\/([^/]+)/.exec(addr)?.[1];
-      if (id) this.staticPeers.add(id);
-    }
+    this.staticPeers = new Set(opts.peers.flatMap((a) => /\/p2p\/([^/]+)/.exec(a)?.[1] ?? []));
     this.gossip = new Gossip(this.prefix, {
       pubsub: () => this.pubsub(),
       handlers: {
@@ -131,26 +128,12 @@ export class P2PNetwork {
     return this.gossip.counters;
   }
 
-  publishTransaction(bytes: Uint8Array): void {
-    this.gossip.publishTransaction(bytes);
-  }
-
-  publishBlock(bytes: Uint8Array): Promise<void> {
-    return this.gossip.publish('block', bytes);
-  }
-
-  publishConsensus(bytes: Uint8Array): Promise<void> {
-    return this.gossip.publish('consensus', bytes);
-  }
-
-  publishEvidence(bytes: Uint8Array): Promise<void> {
-    return this.gossip.publish('evidence', bytes);
-  }
-
+  readonly publishTransaction = (bytes: Uint8Array): void => this.gossip.publishTransaction(bytes);
+  readonly publishBlock = (bytes: Uint8Array): Promise<void> => this.gossip.publish('block', bytes);
+  readonly publishConsensus = (bytes: Uint8Array): Promise<void> => this.gossip.publish('consensus', bytes);
+  readonly publishEvidence = (bytes: Uint8Array): Promise<void> => this.gossip.publish('evidence', bytes);
   /** Publish bytes on a topic as they are, unbatched and unchecked (tests: an adversarial peer). */
-  publishRaw(topic: GossipTopic, bytes: Uint8Array): Promise<void> {
-    return this.gossip.publish(topic, bytes);
-  }
+  readonly publishRaw = (topic: GossipTopic, bytes: Uint8Array): Promise<void> => this.gossip.publish(topic, bytes);
 
   private get statusProtocol(): string {
     return `${this.prefix}/status/1`;
@@ -498,12 +481,6 @@ export class P2PNetwork {
   notePeerHeight(peer: string, height: number): void {
     if (height > (this.heights.get(peer) ?? -1)) this.heights.set(peer, height);
   }
-}
-
-/** The IP of a multiaddr (/ip4/… or /ip6/…), or undefined. */
-function ipOf(addr: Multiaddr): string | undefined {
-  const c = addr.getComponents().find((x) => x.name === 'ip4' || x.name === 'ip6');
-  return c?.value;
 }
 
 /** The peer id of a node key, for writing peer lists (testnet generator). */

@@ -6,6 +6,13 @@
  * injected so tests can move time.
  */
 
+import type { Multiaddr } from '@multiformats/multiaddr';
+
+/** The IP of a peer's address (/ip4/… or /ip6/…), the key of per-IP accounting. */
+export function ipOf(addr: Multiaddr): string | undefined {
+  return addr.getComponents().find((x) => x.name === 'ip4' || x.name === 'ip6')?.value;
+}
+
 export interface PeerScoreConfig {
   /** A peer whose score falls to this is disconnected and refused until its ban expires. */
   banScore: number;
