@@ -29,6 +29,7 @@ export interface PubSub {
   publish(t: string, d: Uint8Array): Promise<unknown>;
   addEventListener(ev: 'gossipsub:message', cb: (e: CustomEvent<GossipsubMessage>) => void): void;
   reportMessageValidationResult(msgId: string, propagationSource: string, acceptance: TopicValidatorResult): void;
+  getSubscribers(topic: string): { toString(): string }[];
 }
 
 export interface GossipDeps {
@@ -63,6 +64,14 @@ export class Gossip {
     const pubsub = this.deps.pubsub();
     for (const t of Object.values(this.topics)) pubsub.subscribe(t);
     pubsub.addEventListener('gossipsub:message', (e) => void this.onMessage(e.detail));
+  }
+
+  /** Peers known to subscribe to a topic (what a publish reaches). */
+  subscribers(kind: GossipTopic): string[] {
+    return this.deps
+      .pubsub()
+      .getSubscribers(this.topics[kind])
+      .map((p) => p.toString());
   }
 
   stop(): void {

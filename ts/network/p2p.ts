@@ -132,6 +132,7 @@ export class P2PNetwork {
   readonly publishBlock = (bytes: Uint8Array): Promise<void> => this.gossip.publish('block', bytes);
   readonly publishConsensus = (bytes: Uint8Array): Promise<void> => this.gossip.publish('consensus', bytes);
   readonly publishEvidence = (bytes: Uint8Array): Promise<void> => this.gossip.publish('evidence', bytes);
+  readonly subscribers = (topic: GossipTopic): string[] => this.gossip.subscribers(topic);
   /** Publish bytes on a topic as they are, unbatched and unchecked (tests: an adversarial peer). */
   readonly publishRaw = (topic: GossipTopic, bytes: Uint8Array): Promise<void> => this.gossip.publish(topic, bytes);
 
