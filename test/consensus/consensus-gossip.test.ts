@@ -2,12 +2,15 @@
  * Gossip validation of the consensus topic on a real chain (RocksDB, real signatures): what is ACCEPTed
  * (and handed to the engine), IGNOREd (and held for later, within bounds) or REJECTed (thrown).
  */
+import { RLP } from '@ethereumjs/rlp';
 import test from 'ava';
 import type { Block } from '../../ts/chain/block.js';
 import type { Chain } from '../../ts/chain/chain.js';
 import { PRECOMMIT, PREVOTE, type Vote, encodeJustification, voteDigest } from '../../ts/chain/justification.js';
 import { proposerAt } from '../../ts/chain/schedule.js';
+import { doubleSignEvidence, encodeEvidence } from '../../ts/chain/evidence.js';
 import { ConsensusGossip, FUTURE_HEIGHTS, futurePerPeer } from '../../ts/consensus/consensus-gossip.js';
+import { EvidencePool, InvalidEvidenceError } from '../../ts/consensus/evidence-pool.js';
 import { type ConsensusMessage, InvalidConsensusMessage, encodeConsensusMessage } from '../../ts/consensus/messages.js';
 import { type KeyPair, keyPairFromMnemonic, signDigest } from '../../ts/ledger/keys.js';
 import { toHex } from '../../ts/util/hex.js';
@@ -135,4 +138,26 @@ test('a full node (no engine) checks and relays the height being decided, and ho
   await t.throwsAsync(gossip.validate(wire(forged(vote(1, keys[0]))), 'peer-a'), { instanceOf: InvalidConsensusMessage });
   t.is(await gossip.validate(wire(vote(2, keys[0])), 'peer-a'), 'ignore');
   t.is(gossip.heldCount, 0);
+});
+
+test('gossiped evidence: new is added, known is nothing new, a re-encoded variant is refused', async (t) => {
+  const tmp = tempDir();
+  const { chain, db } = await openFixtureChain(tmp.dir, params);
+  t.teardown(async () => {
+    await db.close();
+    tmp.cleanup();
+  });
+  const pool = new EvidencePool(chain);
+  const [a, b] = [vote(1, keys[0], 0, PREVOTE, 'aa'.repeat(32)), vote(1, keys[0], 0, PREVOTE, 'bb'.repeat(32))];
+  if (a.kind !== 'vote' || b.kind !== 'vote') throw new Error('votes');
+  const e = doubleSignEvidence(a.vote, b.vote);
+  const bytes = encodeEvidence(e);
+  const fields = RLP.decode(bytes) as Uint8Array[];
+  fields[0] = Buffer.concat([Buffer.from([0]), fields[0]]); // height 1 as 0x0001
+  await t.throwsAsync(async () => pool.addEncoded(RLP.encode(fields)), {
+    instanceOf: InvalidEvidenceError,
+    message: /canonical/,
+  });
+  t.truthy(pool.addEncoded(bytes));
+  t.is(pool.addEncoded(bytes), null, 'known');
 });
