@@ -57,13 +57,19 @@ async function commitNext(chain: Chain): Promise<Block> {
   return final;
 }
 
-async function setup(t: import('ava').ExecutionContext) {
+/** A fixture chain of the four validators in a temp dir, closed and removed after the test. */
+async function openChain(t: import('ava').ExecutionContext): Promise<Chain> {
   const tmp = tempDir();
   const { chain, db } = await openFixtureChain(tmp.dir, params);
   t.teardown(async () => {
     await db.close();
     tmp.cleanup();
   });
+  return chain;
+}
+
+async function setup(t: import('ava').ExecutionContext) {
+  const chain = await openChain(t);
   const received: { m: ConsensusMessage; from: string }[] = [];
   const gossip = new ConsensusGossip(chain, () => ({ receive: async (m, from) => void received.push({ m, from }) }));
   return { chain, gossip, received };
@@ -127,12 +133,7 @@ test('later heights are ignored and held within bounds, earlier ones ignored; he
 });
 
 test('a full node (no engine) checks and relays the height being decided, and holds nothing', async (t) => {
-  const tmp = tempDir();
-  const { chain, db } = await openFixtureChain(tmp.dir, params);
-  t.teardown(async () => {
-    await db.close();
-    tmp.cleanup();
-  });
+  const chain = await openChain(t);
   const gossip = new ConsensusGossip(chain, () => null);
   t.is(await gossip.validate(wire(vote(1, keys[0])), 'peer-a'), 'accept');
   await t.throwsAsync(gossip.validate(wire(forged(vote(1, keys[0]))), 'peer-a'), { instanceOf: InvalidConsensusMessage });
@@ -141,12 +142,7 @@ test('a full node (no engine) checks and relays the height being decided, and ho
 });
 
 test('gossiped evidence: new is added, known is nothing new, a re-encoded variant is refused', async (t) => {
-  const tmp = tempDir();
-  const { chain, db } = await openFixtureChain(tmp.dir, params);
-  t.teardown(async () => {
-    await db.close();
-    tmp.cleanup();
-  });
+  const chain = await openChain(t);
   const pool = new EvidencePool(chain);
   const [a, b] = [vote(1, keys[0], 0, PREVOTE, 'aa'.repeat(32)), vote(1, keys[0], 0, PREVOTE, 'bb'.repeat(32))];
   if (a.kind !== 'vote' || b.kind !== 'vote') throw new Error('votes');
