@@ -9,7 +9,13 @@ import type { Chain } from '../../ts/chain/chain.js';
 import { PRECOMMIT, PREVOTE, type Vote, encodeJustification, voteDigest } from '../../ts/chain/justification.js';
 import { proposerAt } from '../../ts/chain/schedule.js';
 import { doubleSignEvidence, encodeEvidence } from '../../ts/chain/evidence.js';
-import { ConsensusGossip, FUTURE_HEIGHTS, futurePerPeer } from '../../ts/consensus/consensus-gossip.js';
+import {
+  ConsensusGossip,
+  FUTURE_HEIGHTS,
+  PROPOSAL_ROUNDS_AHEAD,
+  VOTE_ROUNDS_AHEAD,
+  futurePerPeer,
+} from '../../ts/consensus/consensus-gossip.js';
 import { EvidencePool, InvalidEvidenceError } from '../../ts/consensus/evidence-pool.js';
 import { type ConsensusMessage, InvalidConsensusMessage, encodeConsensusMessage } from '../../ts/consensus/messages.js';
 import { type KeyPair, keyPairFromMnemonic, signDigest } from '../../ts/ledger/keys.js';
@@ -156,4 +162,21 @@ test('gossiped evidence: new is added, known is nothing new, a re-encoded varian
   });
   t.truthy(pool.addEncoded(bytes));
   t.is(pool.addEncoded(bytes), null, 'known');
+});
+
+test("rounds far ahead of the engine's are ignored: proposals beyond 10, votes beyond 100", async (t) => {
+  const chain = await openChain(t);
+  const received: ConsensusMessage[] = [];
+  const engine = { state: { round: 3 }, receive: async (m: ConsensusMessage) => void received.push(m) };
+  const gossip = new ConsensusGossip(chain, () => engine);
+  t.is(await gossip.validate(wire(vote(1, keys[0], 3 + VOTE_ROUNDS_AHEAD)), 'peer-a'), 'accept');
+  t.is(await gossip.validate(wire(vote(1, keys[0], 4 + VOTE_ROUNDS_AHEAD)), 'peer-a'), 'ignore');
+  // Checked for its round before its signature: a forged one far ahead is only ignored.
+  const far = 4 + PROPOSAL_ROUNDS_AHEAD;
+  const ref: ConsensusMessage = {
+    kind: 'proposal_ref',
+    ref: { height: 1, round: far, pol_round: -1, block_hash: 'cd'.repeat(32), signature: '11'.repeat(64) },
+  };
+  t.is(await gossip.validate(wire(ref), 'peer-a'), 'ignore');
+  t.is(received.length, 1);
 });

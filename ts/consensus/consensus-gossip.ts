@@ -33,9 +33,20 @@ export const futurePerPeer = (validators: number): number => 32 + 4 * validators
 export const futurePerHeight = (validators: number): number => 256 + 16 * validators;
 /** Messages kept in all. */
 export const FUTURE_TOTAL = 4096;
+/**
+ * Rounds ahead of this validator's own that it takes messages for. A proposal carries up to 1 MiB of
+ * block and every validator is the proposer of every n-th round: without a bound, one faulty validator
+ * could sign proposals for ever later rounds until memory ran out. Votes (small) may run further ahead,
+ * so a validator left behind in rounds still sees the later round's votes and jumps to it; a proposal it
+ * IGNOREd it pulls with P/consensus-sync/1 once the height stalls.
+ */
+export const PROPOSAL_ROUNDS_AHEAD = 10;
+export const VOTE_ROUNDS_AHEAD = 100;
 
 interface Receiver {
   receive(m: ConsensusMessage, from: string): Promise<void>;
+  /** The engine's position (its round bounds the rounds it takes messages for). */
+  readonly state?: { round: number };
 }
 
 interface Held {
@@ -82,10 +93,17 @@ export class ConsensusGossip {
       if (h <= deciding + FUTURE_HEIGHTS) this.hold(h, m, from);
       return 'ignore';
     }
-    if (this.chain.consensusAt(h) !== 'DPoS+BFT') return 'ignore';
+    if (this.chain.consensusAt(h) !== 'DPoS+BFT' || this.tooFarAhead(m)) return 'ignore';
     verifyConsensusMessage(this.chain, m);
     await this.engine()?.receive(m, from);
     return 'accept';
+  }
+
+  private tooFarAhead(m: ConsensusMessage): boolean {
+    const round = this.engine()?.state?.round;
+    if (round === undefined) return false;
+    const r = m.kind === 'vote' ? m.vote.round : m.kind === 'proposal' ? m.proposal.round : m.ref.round;
+    return r > round + (m.kind === 'vote' ? VOTE_ROUNDS_AHEAD : PROPOSAL_ROUNDS_AHEAD);
   }
 
   private hold(height: number, m: ConsensusMessage, from: string): void {
