@@ -19,6 +19,7 @@ import { toHex } from '../../ts/util/hex.js';
 import {
   type Running,
   assertAgree,
+  assertNoHonestPenalties,
   diagnose,
   exited,
   freeBasePort,
@@ -140,6 +141,12 @@ test.afterEach.always(async (t) => {
 test.after.always(async () => {
   await stopAll(running.filter((r): r is Running => r !== null));
   cleanup();
+});
+
+// Every step's misbehaving peers are outsiders: whatever the faults, no node ever penalized another (their
+// penalty lines, scanned from every node's log across restarts; docs/p2p.md).
+test.afterEach('no node of the network penalized another', (t) => {
+  assertNoHonestPenalties(t, nodes);
 });
 
 test.serial(

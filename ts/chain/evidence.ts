@@ -7,6 +7,7 @@
  * tombstones the validator.
  */
 import { RLP } from '@ethereumjs/rlp';
+import { decodeRlp } from '../util/rlp-bounded.js';
 import { sha256 } from '../crypto/index.js';
 import { applyDoubleSign } from '../ledger/executor.js';
 import type { OperationEnv } from '../ledger/operation-context.js';
@@ -53,7 +54,7 @@ export function decodeEvidence(bytes: Uint8Array): DoubleSignEvidence {
   if (bytes.length > MAX_EVIDENCE_BYTES) throw new EvidenceDecodeError(`evidence of ${bytes.length} bytes`);
   let f: unknown;
   try {
-    f = RLP.decode(bytes);
+    f = decodeRlp(bytes);
   } catch (err) {
     throw new EvidenceDecodeError(`evidence is not RLP: ${(err as Error).message}`);
   }

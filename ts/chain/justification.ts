@@ -6,6 +6,7 @@
  * justification, stored with the block and verified by every follower, by sync and by /chain/validate.
  */
 import { RLP } from '@ethereumjs/rlp';
+import { decodeRlp } from '../util/rlp-bounded.js';
 import { crypto, sha256 } from '../crypto/index.js';
 import { isLowS } from '../ledger/rules.js';
 import { bigToBytes, bytesToBig, fromHex, to0x, toHex } from '../util/hex.js';
@@ -94,7 +95,7 @@ export function decodeJustification(bytes: Uint8Array): Justification {
 }
 
 function decodeJustificationBytes(bytes: Uint8Array): Justification {
-  const d = RLP.decode(bytes) as unknown;
+  const d = decodeRlp(bytes) as unknown;
   if (!Array.isArray(d) || d.length !== 2 || !(d[0] instanceof Uint8Array) || !Array.isArray(d[1])) {
     throw new Error('justification is not [round, precommits]');
   }

@@ -12,14 +12,13 @@ import {
 } from '../chain/justification.js';
 import { proposerAt, validatorSetAt } from '../chain/schedule.js';
 import type { CheckedBlock } from '../chain/validate-block.js';
-import { crypto } from '../crypto/index.js';
 import { type KeyPair, signDigest } from '../ledger/keys.js';
-import { isLowS } from '../ledger/rules.js';
 import type { Mempool } from '../mempool/mempool.js';
-import { fromHex, toHex } from '../util/hex.js';
+import { toHex } from '../util/hex.js';
 import { type BftOptions, type BftStatus, type FinalizedInfo, type ResumeInfo, type Step, roundTimeouts } from './bft-options.js';
-import { type ConsensusMessage, InvalidConsensusMessage, type Proposal, type ProposalRef, messageHeight } from './messages.js';
+import { type ConsensusMessage, type Proposal, type ProposalRef, messageHeight } from './messages.js';
 import { STEP_PRECOMMIT, STEP_PREVOTE, STEP_PROPOSE, type SignGuard } from './privval.js';
+import { verifyProposalSignature } from './verify-message.js';
 import { HeightVotes } from './vote-set.js';
 
 export { type ConsensusMessage, InvalidConsensusMessage, type Proposal } from './messages.js';
@@ -334,18 +333,8 @@ export class BftEngine {
     }
   }
 
-  private checkProposalSignature(p: Omit<Proposal, 'block'>, blockHash: string): void {
-    const proposer = proposerAt(this.chain.params, this.chain.state, p.height, p.round);
-    const sig = /^[0-9a-f]{128}$/.test(p.signature) ? fromHex(p.signature) : null;
-    const digest = proposalDigest(this.chain.params.chainId, p.height, p.round, p.pol_round, blockHash);
-    if (!proposer || !sig || !isLowS(sig) || !crypto().verify(sig, digest, fromHex(proposer.public_key))) {
-      throw new InvalidConsensusMessage(`proposal for ${p.height}/${p.round} is not signed by its proposer`);
-    }
-    if (p.pol_round < -1 || p.pol_round >= p.round) throw new InvalidConsensusMessage('pol_round out of range');
-  }
-
   private async addProposal(p: Proposal): Promise<void> {
-    this.checkProposalSignature(p, p.block.hash);
+    verifyProposalSignature(this.chain, p, p.block.hash);
     if (this.proposals.has(p.round)) return;
     this.reusePoolTransactions(p.block);
     this.proposals.set(p.round, p);
@@ -356,7 +345,7 @@ export class BftEngine {
   }
 
   private async addProposalRef(ref: ProposalRef, from: string): Promise<void> {
-    this.checkProposalSignature(ref, ref.block_hash);
+    verifyProposalSignature(this.chain, ref, ref.block_hash);
     if (this.proposals.has(ref.round) || !this.opts.fetchBlock) return;
     const block = this.proposalBlock(ref.block_hash) ?? (await this.opts.fetchBlock(ref.block_hash, from));
     if (!block || block.hash !== ref.block_hash || ref.height !== this.height) return;

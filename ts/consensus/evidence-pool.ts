@@ -84,6 +84,8 @@ export class EvidencePool {
     } catch (err) {
       throw new InvalidEvidenceError((err as Error).message);
     }
+    // One item, one encoding (integers without leading zeros): a variant would travel as a new gossip message.
+    if (!Buffer.from(encodeEvidence(e)).equals(bytes)) throw new InvalidEvidenceError('evidence not in its canonical encoding');
     return this.add(e) ? e : null;
   }
 

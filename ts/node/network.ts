@@ -7,7 +7,8 @@ import { decodeBlock, encodeBlock } from '../chain/block.js';
 import type { Chain } from '../chain/chain.js';
 import { encodeEvidence } from '../chain/evidence.js';
 import { genesisIdentity } from '../chain/genesis.js';
-import { BftEngine, type ConsensusMessage, InvalidConsensusMessage } from '../consensus/bft.js';
+import { BftEngine, InvalidConsensusMessage } from '../consensus/bft.js';
+import { ConsensusGossip } from '../consensus/consensus-gossip.js';
 import { EvidencePool, InvalidEvidenceError } from '../consensus/evidence-pool.js';
 import { decodeConsensusMessage, encodeConsensusMessage, encodeForGossip } from '../consensus/messages.js';
 import type { PoaEngine } from '../consensus/poa.js';
@@ -86,6 +87,7 @@ export async function startNetworking(d: NetworkDeps): Promise<Networking> {
     lastFinalizedAt = Date.now();
   });
 
+  const consensusGossip = new ConsensusGossip(chain, () => bft, logger);
   const net = new P2PNetwork({
     nodeKey: loadOrCreateNodeKey(config.dataDir),
     host: config.p2pHost,
@@ -106,11 +108,10 @@ export async function startNetworking(d: NetworkDeps): Promise<Networking> {
     onBlock: (bytes, from) => sync.onGossipBlock(bytes, from),
     onPeerStatus: () => sync.poke(),
     consensusAt: (height) => (bft?.messagesAt(height) ?? []).map(encodeConsensusMessage),
+    // Checked here on every node, validator or not, before it is relayed (consensus-gossip.ts).
     onConsensus: async (bytes, from) => {
-      let m: ConsensusMessage;
       try {
-        m = decodeConsensusMessage(bytes);
-        await bft?.receive(m, from);
+        return await consensusGossip.validate(bytes, from);
       } catch (err) {
         if (err instanceof InvalidConsensusMessage) throw new PeerMisbehaviour(err.message);
         throw err;
@@ -118,8 +119,12 @@ export async function startNetworking(d: NetworkDeps): Promise<Networking> {
     },
     onEvidence: async (bytes) => {
       try {
-        if (evidence.addEncoded(bytes)) networkMetrics.evidenceSeen();
+        if (!evidence.addEncoded(bytes)) return 'ignore';
+        networkMetrics.evidenceSeen();
+        return 'accept';
       } catch (err) {
+        // Age depends on this node's head: an honest peer a little behind may still relay it.
+        if (err instanceof InvalidEvidenceError && /older than/.test(err.message)) return 'ignore';
         if (err instanceof InvalidEvidenceError) throw new PeerMisbehaviour(`invalid evidence: ${err.message}`);
         throw err;
       }
