@@ -29,12 +29,12 @@ import { closeMetrics, createMetrics, type NodeMetrics, recordRpcCall, registerR
 import type { BftEngine } from '../consensus/bft.js';
 import type { KeyPair } from '../ledger/keys.js';
 import type { P2PNetwork } from '../network/index.js';
+import { DevChain } from '../dev/index.js';
 import { devRpcMethods, rpcMethods } from '../rpc/index.js';
 import type { BlockSync } from '../sync/index.js';
 import {
   AuditLog,
   ChainEventFeed,
-  DevChain,
   FilterRegistry,
   NODE_VERSION,
   followRollbacks,

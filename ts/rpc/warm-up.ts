@@ -7,7 +7,8 @@
  * first use; a fresh node otherwise spent that on the suite's first requests (about half of the server's CPU
  * during the Hardhat oracle's suite, bench/hardhat-oracle.ts).
  */
-import { type NodeContext, WARM_UP_INIT_CODE } from '../services/index.js';
+import { WARM_UP_INIT_CODE } from '../dev/index.js';
+import type { NodeContext } from '../services/index.js';
 import { type RpcResponse, serializeRpc } from './dispatcher.js';
 import { createRpcDispatcher } from './index.js';
 

@@ -8,7 +8,6 @@ import type { Mempool } from '../mempool/mempool.js';
 import type { VerificationService } from '../verify/index.js';
 import type { AuditLog } from './audit-log.js';
 import type { ChainEventFeed } from './chain-events.js';
-import type { DevChain } from './dev/index.js';
 import type { FilterRegistry } from './filters.js';
 
 /** Everything a query or command needs; built once by ts/node and passed to every interface. */
@@ -35,14 +34,38 @@ export interface NodeContext {
   events?: ChainEventFeed;
   /** This node's validator key: POST /validators signs the genesis admin's AddAuthority with it when it is the admin's. */
   validatorKey?: KeyPair;
-  /** The dev chain's test controls (`--dev` only): accounts, automine, clock, state writes, snapshots. */
-  dev?: DevChain;
+  /** The dev chain's test controls (`--dev` only: ts/dev's DevChain): what transports read of it; its own tables use ts/dev's devChainOf. */
+  dev?: DevChainView;
   /** Polled filters (eth_newFilter and friends); absent where no node runs (benches, service tests). */
   filters?: FilterRegistry;
   /** The P2P view (peers, sync); absent on a node started without networking. */
   network?: NetworkView;
   /** The contract verification service (ts/verify) on this node's chain; absent in contexts built without ts/node. */
   verification?: VerificationService;
+}
+
+/**
+ * What code outside ts/dev reads of the dev chain (ts/dev's DevChain implements it). The dev chain's own JSON-RPC
+ * tables (rpc/dev.ts, rpc/accounts.ts) get the whole DevChain through ts/dev's devChainOf; ts/services does not
+ * import ts/dev (the dev chain is built on the queries here).
+ */
+export interface DevChainView {
+  /** web3_clientVersion starts with `anvil/` (`--anvil-compat`). Consumer: rpc/native.ts, rpc/index.ts. */
+  readonly anvilCompat: boolean;
+  /** Whether a send admitted now is mined once settled() resolves (automine). Consumer: eth_sendRawTransaction. */
+  readonly minesOnAdmission: boolean;
+  /** Resolves once automine has mined what was admitted so far. Consumer: the send methods (rpc/evm.ts, rpc/native.ts). */
+  settled(): Promise<void>;
+  /** The mining mode. Consumer: ts/node (whether the JSON-RPC warm-up runs). */
+  readonly miner: { readonly automine: boolean; readonly intervalMs: number };
+  /** Snapshot ids start again from 1. Consumer: the JSON-RPC warm-up (rpc/warm-up.ts). */
+  readonly snapshots: { restartIds(): void };
+  /** Take over block production. Consumer: ts/node at start. */
+  start(): void;
+  /** Stop mining. Consumer: ts/node at shutdown. */
+  stop(): Promise<void>;
+  /** The services warm-up before the node reports ready. Consumer: ts/node at start. */
+  warmUp(ctx: NodeContext): Promise<void>;
 }
 
 /** What queries read of the P2P layer (ts/network, ts/sync, the BFT engine and evidence pool). */

@@ -38,7 +38,6 @@ export {
 } from './state-index.js';
 export * from './filters.js';
 export * from './txpool-queries.js';
-export * from './dev/index.js';
 export * from './verified-contracts.js';
 export * from './explorer-queries.js';
 export * from './abi-decode.js';

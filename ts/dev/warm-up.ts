@@ -8,11 +8,11 @@
  * transaction and receipt shaped as the JSON-RPC answers them.
  */
 import { createTx } from '@ethereumjs/tx';
-import { PARAMS_LOADED, chainCommon, decodeSignedEvmTransaction, storedEvmTransaction } from '../../execution/index.js';
-import { getNonce } from '../account-queries.js';
-import type { NodeContext } from '../context.js';
-import { INITIAL_BASE_FEE_WEI, ethReceipt, ethTransaction } from '../eth-shapes.js';
-import { estimateGas, ethCall } from '../evm-queries.js';
+import { PARAMS_LOADED, chainCommon, decodeSignedEvmTransaction, storedEvmTransaction } from '../execution/index.js';
+import { getNonce } from '../services/account-queries.js';
+import type { NodeContext } from '../services/context.js';
+import { INITIAL_BASE_FEE_WEI, ethReceipt, ethTransaction } from '../services/eth-shapes.js';
+import { estimateGas, ethCall } from '../services/evm-queries.js';
 import type { DevAccounts } from './accounts.js';
 
 /**

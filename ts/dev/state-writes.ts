@@ -3,12 +3,12 @@
  * the hardhat_ aliases): computed on an overlay of the live state, then written through the chain, which makes
  * them part of the next block (chain/dev-patches.ts, docs/dev-chain.md).
  */
-import type { Chain } from '../../chain/chain.js';
-import { keccak256 } from '../../crypto/index.js';
-import { getSupply, putSupply } from '../../ledger/supply.js';
-import { codeKey, getAccount, putAccount, storageKey } from '../../state/accounts.js';
-import { StateOverlay } from '../../state/state-store.js';
-import { fromHex } from '../../util/hex.js';
+import type { Chain } from '../chain/chain.js';
+import { keccak256 } from '../crypto/index.js';
+import { getSupply, putSupply } from '../ledger/supply.js';
+import { codeKey, getAccount, putAccount, storageKey } from '../state/accounts.js';
+import { StateOverlay } from '../state/state-store.js';
+import { fromHex } from '../util/hex.js';
 
 async function write(chain: Chain, edit: (o: StateOverlay) => void): Promise<void> {
   await chain.settled();
