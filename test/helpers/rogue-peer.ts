@@ -16,12 +16,14 @@ import {
   lastCommitHash,
   receiptsRootOf,
   txMerkleRoot,
-} from '../../ts/chain/block.js';
+  PRECOMMIT,
+  encodeJustification,
+  voteDigest,
+} from '../../ts/chain/index.js';
 import { encodeReceipts } from '../../ts/execution/index.js';
-import { PRECOMMIT, encodeJustification, voteDigest } from '../../ts/chain/justification.js';
-import { type KeyPair, signDigest } from '../../ts/ledger/keys.js';
+import { type KeyPair, signDigest } from '../../ts/ledger/index.js';
 import { P2PNetwork, peerIdOfNodeKey } from '../../ts/network/index.js';
-import { fromHex, toHex } from '../../ts/util/hex.js';
+import { fromHex, toHex } from '../../ts/util/index.js';
 
 export interface RoguePeer {
   net: P2PNetwork;

@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
-import { genesisIdentity, readGenesisFile } from '../../ts/chain/genesis.js';
-import { generateTestnet } from '../../ts/node/testnet.js';
+import { genesisIdentity, readGenesisFile } from '../../ts/chain/index.js';
+import { generateTestnet } from '../../ts/node/index.js';
 import { type Running, assertAgree, diagnose, freeBasePort, heights, startNode, stopAll, tail } from '../helpers/devnet.js';
 import { httpJson } from '../helpers/node.js';
 import { tempDir, waitFor } from '../helpers/util.js';

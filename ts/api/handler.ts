@@ -3,8 +3,7 @@ import { performance } from 'node:perf_hooks';
 import FindMyWay from 'find-my-way';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/index.js';
 import type { NodeContext } from '../services/index.js';
-import { NodeError } from '../util/errors.js';
-import { stringifyExact } from '../util/json.js';
+import { NodeError, stringifyExact } from '../util/index.js';
 import { ClientIpResolver, type RateBucket, RateLimiter, type RateLimitOptions } from './limits.js';
 import type { ApiResult, RouteDef } from './types.js';
 

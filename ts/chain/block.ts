@@ -6,9 +6,8 @@ import {
   decodeTransactionFields,
   encodeTransaction,
   transactionFields,
-} from '../ledger/transaction.js';
-import { bigToBytes, bytesToBig, fromHex, to0x, toHex } from '../util/hex.js';
-import { rlpBytesList, rlpIntHex, rlpListHex, rlpStrHex } from '../util/rlp-hex.js';
+} from '../ledger/index.js';
+import { bigToBytes, bytesToBig, fromHex, to0x, toHex, rlpBytesList, rlpIntHex, rlpListHex, rlpStrHex } from '../util/index.js';
 
 /** `DPoS` is the stake-weighted phase before BFT finality runs (fewer than 4 validators, or no BFT engine). */
 export type ConsensusPhase = 'PoA' | 'DPoS' | 'DPoS+BFT';

@@ -7,8 +7,8 @@
  */
 import { RLP } from '@ethereumjs/rlp';
 import { crypto, sha256 } from '../crypto/index.js';
-import { isLowS } from '../ledger/rules.js';
-import { bigToBytes, bytesToBig, fromHex, to0x, toHex } from '../util/hex.js';
+import { isLowS } from '../ledger/index.js';
+import { bigToBytes, bytesToBig, fromHex, to0x, toHex } from '../util/index.js';
 import type { GenesisValidator } from './params.js';
 import { type ActiveValidator, totalPower } from './schedule.js';
 import { type SignatureCheck, firstFailing, publicKeyBytes } from './signature-checks.js';

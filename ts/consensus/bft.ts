@@ -1,7 +1,8 @@
-import type { Block } from '../chain/block.js';
-import { type Chain, checkedOf } from '../chain/chain.js';
-import type { DoubleSignEvidence } from '../chain/evidence.js';
 import {
+  type Block,
+  type Chain,
+  checkedOf,
+  type DoubleSignEvidence,
   PRECOMMIT,
   PREVOTE,
   type Vote,
@@ -9,14 +10,14 @@ import {
   encodeJustification,
   proposalDigest,
   voteDigest,
-} from '../chain/justification.js';
-import { proposerAt, validatorSetAt } from '../chain/schedule.js';
-import type { CheckedBlock } from '../chain/validate-block.js';
+  proposerAt,
+  validatorSetAt,
+  type CheckedBlock,
+} from '../chain/index.js';
 import { crypto } from '../crypto/index.js';
-import { type KeyPair, signDigest } from '../ledger/keys.js';
-import { isLowS } from '../ledger/rules.js';
-import type { Mempool } from '../mempool/mempool.js';
-import { fromHex, toHex } from '../util/hex.js';
+import { type KeyPair, signDigest, isLowS } from '../ledger/index.js';
+import type { Mempool } from '../mempool/index.js';
+import { fromHex, toHex } from '../util/index.js';
 import { type BftOptions, type BftStatus, type FinalizedInfo, type ResumeInfo, type Step, roundTimeouts } from './bft-options.js';
 import { type ConsensusMessage, InvalidConsensusMessage, type Proposal, type ProposalRef, messageHeight } from './messages.js';
 import { STEP_PRECOMMIT, STEP_PREVOTE, STEP_PROPOSE, type SignGuard } from './privval.js';

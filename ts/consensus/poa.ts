@@ -1,8 +1,6 @@
-import type { Chain } from '../chain/chain.js';
-import { StaleExecutionError } from '../chain/chain.js';
-import { proposerAt } from '../chain/schedule.js';
-import type { KeyPair } from '../ledger/keys.js';
-import type { Mempool } from '../mempool/mempool.js';
+import { type Chain, StaleExecutionError, proposerAt } from '../chain/index.js';
+import type { KeyPair } from '../ledger/index.js';
+import type { Mempool } from '../mempool/index.js';
 import type { PackLimit } from '../execution/index.js';
 import type { ConsensusEngine, ProducedBlockInfo } from './interface.js';
 

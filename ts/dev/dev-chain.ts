@@ -3,11 +3,11 @@
  * clock, automine and manual mining, direct state writes, snapshots and reset. Built by ts/node on `--dev` only, and the
  * JSON-RPC methods that use it (rpc/dev.ts) exist only then.
  */
-import type { PoaEngine } from '../consensus/poa.js';
-import type { SignedTransaction } from '../ledger/transaction.js';
-import type { MempoolContents } from '../mempool/mempool.js';
-import type { StateChanges } from '../state/state-store.js';
-import type { DevChainView, NodeContext } from '../services/context.js';
+import type { PoaEngine } from '../consensus/index.js';
+import type { SignedTransaction } from '../ledger/index.js';
+import type { MempoolContents } from '../mempool/index.js';
+import type { StateChanges } from '../state/index.js';
+import type { DevChainView, NodeContext } from '../services/index.js';
 import { DevAccounts } from './accounts.js';
 import { DevClock } from './clock.js';
 import { DevMiner, type MiningMode } from './miner.js';

@@ -5,12 +5,9 @@
  */
 import { type TypedTxData, createTx } from '@ethereumjs/tx';
 import { type CallArgs, PARAMS_LOADED, chainCommon, impersonatedRawTransaction } from '../execution/index.js';
-import type { SignedTransaction } from '../ledger/transaction.js';
-import { InvalidParamsError } from '../util/errors.js';
-import { getPendingNonce } from '../services/account-queries.js';
-import type { NodeContext } from '../services/context.js';
-import { INITIAL_BASE_FEE_WEI } from '../services/eth-shapes.js';
-import { estimateGas } from '../services/evm-queries.js';
+import type { SignedTransaction } from '../ledger/index.js';
+import { InvalidParamsError } from '../util/index.js';
+import { getPendingNonce, type NodeContext, INITIAL_BASE_FEE_WEI, estimateGas } from '../services/index.js';
 import type { DevAccounts } from './accounts.js';
 
 export interface SendArgs extends CallArgs {

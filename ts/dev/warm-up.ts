@@ -9,10 +9,15 @@
  */
 import { createTx } from '@ethereumjs/tx';
 import { PARAMS_LOADED, chainCommon, decodeSignedEvmTransaction, storedEvmTransaction } from '../execution/index.js';
-import { getNonce } from '../services/account-queries.js';
-import type { NodeContext } from '../services/context.js';
-import { INITIAL_BASE_FEE_WEI, ethReceipt, ethTransaction } from '../services/eth-shapes.js';
-import { estimateGas, ethCall } from '../services/evm-queries.js';
+import {
+  getNonce,
+  type NodeContext,
+  INITIAL_BASE_FEE_WEI,
+  ethReceipt,
+  ethTransaction,
+  estimateGas,
+  ethCall,
+} from '../services/index.js';
 import type { DevAccounts } from './accounts.js';
 
 /**

@@ -3,7 +3,7 @@
  * (block execution, calls, traces, admission). Its own file so the executor, the VM factory and the EVM
  * transaction rules all read it without importing each other.
  */
-import type { LedgerParams } from '../ledger/operation-context.js';
+import type { LedgerParams } from '../ledger/index.js';
 
 export const BLOCK_GAS_LIMIT = 30_000_000n;
 export const BLOCK_GAS_TARGET = 15_000_000n;

@@ -1,16 +1,25 @@
 import type { Common } from '@ethereumjs/common';
 import type { EVM } from '@ethereumjs/evm';
 import { type VM, runTx } from '@ethereumjs/vm';
-import { applyNativeTransaction, endBlock } from '../ledger/executor.js';
-import { hasBondedActiveSet } from '../ledger/staking/index.js';
-import type { OperationEnv } from '../ledger/operation-context.js';
-import { type NativeRuleContext, checkNativeTransaction, operationActivation } from '../ledger/rules.js';
-import { TREASURY_ADDRESS, blockReward } from '../ledger/rewards.js';
-import { getSupply, maxSupplyBase, putSupply } from '../ledger/supply.js';
-import type { SignedTransaction } from '../ledger/transaction.js';
-import { NATIVE_TX_GAS, WEI_PER_BASE, baseToWei } from '../ledger/units.js';
-import { accountKey, getAccount, putAccount } from '../state/accounts.js';
-import { type KeyStr, StateOverlay, type StateReader } from '../state/state-store.js';
+import {
+  applyNativeTransaction,
+  endBlock,
+  hasBondedActiveSet,
+  type OperationEnv,
+  type NativeRuleContext,
+  checkNativeTransaction,
+  operationActivation,
+  TREASURY_ADDRESS,
+  blockReward,
+  getSupply,
+  maxSupplyBase,
+  putSupply,
+  type SignedTransaction,
+  NATIVE_TX_GAS,
+  WEI_PER_BASE,
+  baseToWei,
+} from '../ledger/index.js';
+import { accountKey, getAccount, putAccount, type KeyStr, StateOverlay, type StateReader } from '../state/index.js';
 import { FEE_COLLECTOR, chainCommon } from './common.js';
 import { CallTimeoutError, installDeadline } from './deadline.js';
 import { checkStoredEvmTransaction } from './evm-rules.js';

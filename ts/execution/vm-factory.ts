@@ -8,7 +8,7 @@ import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { createAddressFromString } from '@ethereumjs/util';
 import { type VM, createVM } from '@ethereumjs/vm';
-import type { StateOverlay } from '../state/state-store.js';
+import type { StateOverlay } from '../state/index.js';
 import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, type BlockEnv } from './block-env.js';
 import { FEE_COLLECTOR, PARAMS_LOADED, chainCommon } from './common.js';
 import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';

@@ -7,7 +7,7 @@
 import type { Common } from '@ethereumjs/common';
 import type { EVM } from '@ethereumjs/evm';
 import type { VM } from '@ethereumjs/vm';
-import type { StateOverlay } from '../state/state-store.js';
+import type { StateOverlay } from '../state/index.js';
 import type { BlockEnv } from './block-env.js';
 import { type DeadlineGuard, installDeadline } from './deadline.js';
 import type { EvmBaseState, EvmStateAdapter } from './state-adapter.js';

@@ -1,9 +1,19 @@
 import { RLP } from '@ethereumjs/rlp';
 import { sha256 } from '../crypto/index.js';
-import { InvalidTransactionError } from '../util/errors.js';
-import { bigToBytes, bytesToBig, isAddress, isHash, normHash, to0x, toHex } from '../util/hex.js';
-import { asUint } from '../util/json.js';
-import { rlpIntHex, rlpListHex, rlpStrHex } from '../util/rlp-hex.js';
+import {
+  InvalidTransactionError,
+  bigToBytes,
+  bytesToBig,
+  isAddress,
+  isHash,
+  normHash,
+  to0x,
+  toHex,
+  asUint,
+  rlpIntHex,
+  rlpListHex,
+  rlpStrHex,
+} from '../util/index.js';
 import { type KeyPair, signDigest } from './keys.js';
 import { MAX_U64 } from './units.js';
 

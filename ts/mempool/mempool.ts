@@ -1,4 +1,4 @@
-import type { SignedTransaction } from '../ledger/transaction.js';
+import type { SignedTransaction } from '../ledger/index.js';
 
 export interface MempoolLimits {
   /** Pending transactions one sender may have (spec: "bounded"). */

@@ -6,7 +6,7 @@
  */
 import { type DevChain, type SendArgs, devChainOf, signMessage, signTypedData } from '../dev/index.js';
 import type { NodeContext } from '../services/index.js';
-import { fromHex, isAddress } from '../util/hex.js';
+import { fromHex, isAddress } from '../util/index.js';
 import { parseCallArgs } from './evm.js';
 import { parseQuantity } from './params.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';

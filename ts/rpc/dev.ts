@@ -4,7 +4,7 @@
  */
 import { type DevChain, MAX_MINE_BLOCKS, devChainOf } from '../dev/index.js';
 import type { NodeContext } from '../services/index.js';
-import { fromHex } from '../util/hex.js';
+import { fromHex } from '../util/index.js';
 import { clientVersion } from './native.js';
 import { parseQuantity, parseStorageKey } from './params.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';

@@ -1,10 +1,9 @@
-import type { Chain } from '../chain/chain.js';
-import type { EvidenceEntry } from '../consensus/evidence-pool.js';
+import type { Chain } from '../chain/index.js';
+import type { EvidenceEntry } from '../consensus/index.js';
 import type { ConsensusEngine } from '../consensus/interface.js';
 import type { CallRunner, TraceRunner } from '../execution/index.js';
-import type { KeyPair } from '../ledger/keys.js';
-import type { TxAdmission } from '../mempool/admission.js';
-import type { Mempool } from '../mempool/mempool.js';
+import type { KeyPair } from '../ledger/index.js';
+import type { TxAdmission, Mempool } from '../mempool/index.js';
 import type { VerificationService } from '../verify/index.js';
 import type { AuditLog } from './audit-log.js';
 import type { ChainEventFeed } from './chain-events.js';
@@ -92,7 +91,7 @@ export interface BftView {
   proposer: string | null;
 }
 
-export type { EvidenceEntry as EvidenceView } from '../consensus/evidence-pool.js';
+export type { EvidenceEntry as EvidenceView } from '../consensus/index.js';
 
 /** The part of the context that chain queries read (benches and tests build it from a Chain alone). */
 export type ChainContext = Pick<NodeContext, 'chain'>;

@@ -11,10 +11,16 @@ import {
   type CallState,
   InProcessCallRunner,
 } from '../execution/index.js';
-import { codeKey, storageKey } from '../state/accounts.js';
-import { EvmBusyError, EvmTimeoutError, ExecutionRevertedError, type NodeError, ServerError } from '../util/errors.js';
-import { fromHex, to0x } from '../util/hex.js';
-import type { StateReader } from '../state/state-store.js';
+import { codeKey, storageKey, type StateReader } from '../state/index.js';
+import {
+  EvmBusyError,
+  EvmTimeoutError,
+  ExecutionRevertedError,
+  type NodeError,
+  ServerError,
+  fromHex,
+  to0x,
+} from '../util/index.js';
 import type { ChainContext, NodeContext } from './context.js';
 import { type LocatedReceipt, locateReceipts } from './log-queries.js';
 import { stateAt, withStateAt } from './state-at.js';

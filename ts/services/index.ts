@@ -26,8 +26,8 @@ export * from './nft-queries.js';
 export { nftIndexOf } from './nft-index.js';
 export * from './event-replay.js';
 export * from './state-at.js';
-export { HistoryUnavailableError, StaleStateViewError } from '../chain/state-history.js';
-export { NoSuchHeightError } from '../chain/chain.js';
+export { HistoryUnavailableError, StaleStateViewError } from '../chain/index.js';
+export { NoSuchHeightError } from '../chain/index.js';
 export {
   openStateIndex,
   RankedBalances,

@@ -1,5 +1,4 @@
-import type { LogSource } from '../chain/block-store.js';
-import type { Chain } from '../chain/chain.js';
+import type { LogSource, Chain } from '../chain/index.js';
 import type { LogRecord, ReceiptRecord } from '../execution/index.js';
 
 /** An eth_getLogs filter after parsing (rpc/logs.ts checks the raw one against the spec's rules). */

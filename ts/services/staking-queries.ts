@@ -3,7 +3,7 @@
  * uptime, delegations with their pending F1 rewards, unbonding entries, per-epoch records, and the signed
  * RegisterValidator submission.
  */
-import { epochOf as epochAt, validatorSetAt } from '../chain/schedule.js';
+import { epochOf as epochAt, validatorSetAt } from '../chain/index.js';
 import {
   MAX_COMMISSION_BPS as MAX_COMMISSION,
   MIN_SELF_STAKE_BASE,
@@ -21,10 +21,10 @@ import {
   pendingReward,
   registry,
   sharesValue,
-} from '../ledger/staking/index.js';
-import { parseSignedTransaction } from '../ledger/transaction.js';
-import { txKind } from '../ledger/tx-kind.js';
-import { InvalidParamsError } from '../util/errors.js';
+  parseSignedTransaction,
+  txKind,
+} from '../ledger/index.js';
+import { InvalidParamsError } from '../util/index.js';
 import { chainIndex } from './chain-index.js';
 import type { ChainContext, NodeContext } from './context.js';
 import { epochEnd, epochOf, epochStart, epochView } from './epochs.js';

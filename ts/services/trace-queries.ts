@@ -1,4 +1,4 @@
-import type { Block } from '../chain/block.js';
+import type { Block } from '../chain/index.js';
 import {
   type BlockEnv,
   type BlockTraceEntry,
@@ -12,8 +12,8 @@ import {
   WorkerFailedError,
   isEvmTransaction,
 } from '../execution/index.js';
-import type { SignedTransaction } from '../ledger/transaction.js';
-import { EvmBusyError, NodeError, NotFoundError, ServerError } from '../util/errors.js';
+import type { SignedTransaction } from '../ledger/index.js';
+import { EvmBusyError, NodeError, NotFoundError, ServerError } from '../util/index.js';
 import type { ChainContext, NodeContext } from './context.js';
 import { callEnv } from './evm-queries.js';
 import { stateAt } from './state-at.js';

@@ -2,19 +2,23 @@
  * The validator set. Until the staking module (DPoS) arrives, the set is the genesis authority set
  * (chain.params.validators), every member active, with no stake; production counts come from the chain index.
  */
-import type { GenesisValidator } from '../chain/params.js';
-import { addressFromPublicKey } from '../ledger/keys.js';
-import { InvalidParamsError, NotFoundError } from '../util/errors.js';
-import { fromHex } from '../util/hex.js';
+import { type GenesisValidator, validatorSetAt, ledgerParams } from '../chain/index.js';
+import {
+  addressFromPublicKey,
+  getDelegation,
+  getEpochStats,
+  getPoaSet,
+  getValidator,
+  pendingReward,
+  sharesValue,
+  signTransaction,
+  MIN_TX_FEE_BASE,
+  ZERO_ADDRESS,
+} from '../ledger/index.js';
+import { InvalidParamsError, NotFoundError, fromHex, NodeError } from '../util/index.js';
 import { type IndexCoverage, type ProducerTally, chainIndex } from './chain-index.js';
 import type { NodeContext } from './context.js';
 import { epochEnd, epochOf, epochStart } from './epochs.js';
-import { validatorSetAt } from '../chain/schedule.js';
-import { ledgerParams } from '../chain/params.js';
-import { getDelegation, getEpochStats, getPoaSet, getValidator, pendingReward, sharesValue } from '../ledger/staking/index.js';
-import { signTransaction } from '../ledger/transaction.js';
-import { MIN_TX_FEE_BASE, ZERO_ADDRESS } from '../ledger/units.js';
-import { NodeError } from '../util/errors.js';
 import { getPendingNonce } from './account-queries.js';
 import { type ValidatorStatusView, validatorViews } from './staking-queries.js';
 import { stateIndex } from './state-index.js';

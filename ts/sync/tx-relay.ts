@@ -1,7 +1,6 @@
-import { TxRuleError } from '../ledger/rules.js';
-import { type SignedTransaction, decodeTransaction } from '../ledger/transaction.js';
-import type { TxAdmission } from '../mempool/admission.js';
-import { PeerMisbehaviour } from '../network/p2p.js';
+import { TxRuleError, type SignedTransaction, decodeTransaction } from '../ledger/index.js';
+import type { TxAdmission } from '../mempool/index.js';
+import { PeerMisbehaviour } from '../network/index.js';
 
 /**
  * A transaction gossiped by a peer (its typed encoding): admitted through the same door as API

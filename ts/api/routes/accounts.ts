@@ -1,5 +1,5 @@
 import { accountProof, balanceBaseAt, getBalanceBase, getNonce, nonceAt } from '../../services/index.js';
-import { InvalidParamsError } from '../../util/errors.js';
+import { InvalidParamsError } from '../../util/index.js';
 import { addressParam } from '../params.js';
 import { address, amount, arr, hash, int, nullable, obj, str } from '../schema.js';
 import * as S from '../schemas.js';

@@ -1,4 +1,4 @@
-import { bytesToBig } from '../../util/hex.js';
+import { bytesToBig } from '../../util/index.js';
 import type { StepEvent } from './types.js';
 
 /** One frame of geth's callTracer result (quantities as 0x hex, bytes as 0x hex). */

@@ -2,7 +2,7 @@
  * The staking operations (docs/tokens-and-staking.md). Each throws OperationFailed naming the problem:
  * a 400 at admission, a status-0 receipt at inclusion.
  */
-import { getAccount, putAccount } from '../../state/accounts.js';
+import { getAccount, putAccount } from '../../state/index.js';
 import { type OperationCall, OperationFailed } from '../operation-context.js';
 import type { OperationName } from '../operations.js';
 import { baseToWei } from '../units.js';
