@@ -26,8 +26,17 @@ async function folderGraph() {
   const r = await cruise(['ts'], { ...config.options, includeOnly: '^ts/', collapse: '^ts/[^/]+', outputType: 'mermaid' }, undefined, {
     tsConfig,
   });
-  const body = String(r.output).trim().replace(/^flowchart LR/, 'flowchart TD');
-  return `${START}\n\`\`\`mermaid\n${body}\n\`\`\`\n${END}`;
+  // The reporter names nodes by generated ids (1, 2, …, A, B, …); written with the folder names, the block reads as text too.
+  const names = new Map();
+  const edges = [];
+  for (const line of String(r.output).split('\n')) {
+    const node = /^(\w+)\["ts\/?([^"]*)"\]$/.exec(line) ?? /^(\w+)\["([^"]+)"\]$/.exec(line);
+    if (node) names.set(node[1], node[2]);
+    const edge = /^(\w+)-->(\w+)$/.exec(line);
+    if (edge) edges.push([edge[1], edge[2]]);
+  }
+  const lines = edges.map(([a, b]) => `  ${names.get(a)} --> ${names.get(b)}`).sort();
+  return `${START}\n\`\`\`mermaid\nflowchart TD\n${lines.join('\n')}\n\`\`\`\n${END}`;
 }
 
 function withGraph(doc, graph) {
