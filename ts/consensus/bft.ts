@@ -16,7 +16,7 @@ import {
 } from '../chain/index.js';
 import { crypto } from '../crypto/index.js';
 import { type KeyPair, signDigest, isLowS } from '../ledger/index.js';
-import type { Mempool } from '../mempool/index.js';
+import type { BlockTxPool } from '../mempool/interface.js';
 import { fromHex, toHex } from '../util/index.js';
 import { type BftOptions, type BftStatus, type FinalizedInfo, type ResumeInfo, type Step, roundTimeouts } from './bft-options.js';
 import { type ConsensusMessage, InvalidConsensusMessage, type Proposal, type ProposalRef, messageHeight } from './messages.js';
@@ -77,7 +77,7 @@ export class BftEngine {
 
   constructor(
     private readonly chain: Chain,
-    private readonly mempool: Mempool,
+    private readonly mempool: BlockTxPool,
     private readonly key: KeyPair,
     private readonly opts: BftOptions,
     private readonly guard: SignGuard,

@@ -7,7 +7,8 @@ import {
   forgetVerifiedAhead,
   type VerifiedAhead,
 } from '../chain/index.js';
-import type { TxAdmission, Mempool } from '../mempool/index.js';
+import type { TxAdmission } from '../mempool/index.js';
+import type { BlockTxPool } from '../mempool/interface.js';
 import {
   type ChainStatus,
   MAX_BLOCKS_PER_REQUEST,
@@ -59,7 +60,7 @@ export class BlockSync {
 
   constructor(
     private readonly chain: Chain,
-    private readonly mempool: Mempool,
+    private readonly mempool: BlockTxPool,
     private readonly admission: TxAdmission,
     private readonly net: P2PNetwork,
     private readonly log: SyncLog,
