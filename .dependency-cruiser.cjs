@@ -64,6 +64,13 @@ module.exports = {
     },
     ...layerRules,
     {
+      name: 'folder-in-a-layer',
+      comment: 'Every folder of ts/ has its place in LAYERS above (and a paragraph in docs/architecture.md)',
+      severity: 'error',
+      from: { path: '^ts/[^/]+/', pathNot: folderRe(LAYERS.flat()) },
+      to: {},
+    },
+    {
       name: 'no-circular',
       comment: 'No import cycles, type-only ones included',
       severity: 'error',

@@ -54,7 +54,7 @@ if (process.argv[2] === 'graph') {
     tsConfig,
   });
   const report = await format(result.output, { outputType: 'err' });
-  process.stdout.write(report.output);
+  process.stdout.write(report.output.endsWith('\n') ? report.output : `${report.output}\n`);
   let failed = result.exitCode !== 0;
   const doc = readFileSync(DOC, 'utf8');
   if (withGraph(doc, await folderGraph()) !== doc) {
