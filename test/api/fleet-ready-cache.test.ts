@@ -6,7 +6,7 @@
 import { connect } from 'node:net';
 import test from 'ava';
 import { etagMatches } from '../../ts/api/cache.js';
-import { parseDurationMs, parseReadinessQuery, readiness } from '../../ts/services/readiness.js';
+import { parseDurationMs, parseReadinessQuery, readiness } from '../../ts/services/index.js';
 import { httpJson, startTestNode } from '../helpers/node.js';
 import { waitFor } from '../helpers/util.js';
 
@@ -247,7 +247,7 @@ for (const backend of ['uws', 'node'] as const) {
 }
 
 test('config: fleet flags (--ready-max-lag-blocks, --ready-max-age, --drain-secs, --shutdown-grace-secs, --api-keys): defaults, env, bad values', async (t) => {
-  const { ConfigError, parseConfig } = await import('../../ts/node/config.js');
+  const { ConfigError, parseConfig } = await import('../../ts/node/index.js');
   const main = parseConfig(['--network', 'testnet'], {});
   t.is(main.readyMaxLagBlocks, 2);
   t.is(main.readyMaxAgeMs, 10_000, '10 block times of 1 s');

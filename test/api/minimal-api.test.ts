@@ -1,8 +1,12 @@
 import test from 'ava';
-import { DEV_MNEMONIC, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
-import { type SignedTransaction, signTransaction } from '../../ts/ledger/transaction.js';
-import { BASE_PER_COIN } from '../../ts/ledger/units.js';
-import { stringifyExact } from '../../ts/util/json.js';
+import {
+  DEV_MNEMONIC,
+  keyPairFromMnemonic,
+  type SignedTransaction,
+  signTransaction,
+  BASE_PER_COIN,
+} from '../../ts/ledger/index.js';
+import { stringifyExact } from '../../ts/util/index.js';
 import { httpJson, startTestNode } from '../helpers/node.js';
 import { waitFor } from '../helpers/util.js';
 

@@ -1,9 +1,8 @@
 import test from 'ava';
 import { restRoutes } from '../../ts/api/index.js';
 import { openApiPath } from '../../ts/api/openapi.js';
-import { randomKeyPair } from '../../ts/ledger/keys.js';
-import { toHex } from '../../ts/util/hex.js';
-import { stringifyExact } from '../../ts/util/json.js';
+import { randomKeyPair } from '../../ts/ledger/index.js';
+import { toHex, stringifyExact } from '../../ts/util/index.js';
 import { httpJson, startTestNode } from '../helpers/node.js';
 import { waitFor } from '../helpers/util.js';
 import {

@@ -11,10 +11,14 @@ import type { Chain } from '../../ts/chain/chain.js';
 import { PRECOMMIT, encodeJustification, voteDigest } from '../../ts/chain/justification.js';
 import { proposerAt } from '../../ts/chain/schedule.js';
 import { type BlockRule, InvalidBlockError } from '../../ts/chain/validate-block.js';
-import { type KeyPair, keyPairFromMnemonic, signDigest } from '../../ts/ledger/keys.js';
-import { isSignatureVerified } from '../../ts/ledger/rules.js';
-import type { SignedTransaction } from '../../ts/ledger/transaction.js';
-import { toHex } from '../../ts/util/hex.js';
+import {
+  type KeyPair,
+  keyPairFromMnemonic,
+  signDigest,
+  isSignatureVerified,
+  type SignedTransaction,
+} from '../../ts/ledger/index.js';
+import { toHex } from '../../ts/util/index.js';
 import { NOW, alice, bob, fixtureParams, openFixtureChain, reseal, transfer } from '../helpers/chain-fixture.js';
 import { tempDir } from '../helpers/util.js';
 

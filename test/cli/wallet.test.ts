@@ -5,8 +5,7 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { formatBase, formatWei, parseAmount } from '../../ts/cli/amounts.js';
 import { runWallet } from '../../ts/cli/wallet.js';
-import { DEV_MNEMONIC, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
-import { BASE_PER_COIN } from '../../ts/ledger/units.js';
+import { DEV_MNEMONIC, keyPairFromMnemonic, BASE_PER_COIN } from '../../ts/ledger/index.js';
 import { httpJson, startTestNode } from '../helpers/node.js';
 
 const WALLET = fileURLToPath(new URL('../../ts/cli/wallet.js', import.meta.url));

@@ -4,11 +4,18 @@
  */
 import { RLP } from '@ethereumjs/rlp';
 import test from 'ava';
-import type { Block } from '../../ts/chain/block.js';
-import type { Chain } from '../../ts/chain/chain.js';
-import { PRECOMMIT, PREVOTE, type Vote, encodeJustification, voteDigest } from '../../ts/chain/justification.js';
-import { proposerAt } from '../../ts/chain/schedule.js';
-import { doubleSignEvidence, encodeEvidence } from '../../ts/chain/evidence.js';
+import {
+  type Block,
+  type Chain,
+  PRECOMMIT,
+  PREVOTE,
+  type Vote,
+  encodeJustification,
+  voteDigest,
+  proposerAt,
+  doubleSignEvidence,
+  encodeEvidence,
+} from '../../ts/chain/index.js';
 import {
   ConsensusGossip,
   FUTURE_HEIGHTS,
@@ -18,8 +25,8 @@ import {
 } from '../../ts/consensus/consensus-gossip.js';
 import { EvidencePool, InvalidEvidenceError } from '../../ts/consensus/evidence-pool.js';
 import { type ConsensusMessage, InvalidConsensusMessage, encodeConsensusMessage } from '../../ts/consensus/messages.js';
-import { type KeyPair, keyPairFromMnemonic, signDigest } from '../../ts/ledger/keys.js';
-import { toHex } from '../../ts/util/hex.js';
+import { type KeyPair, keyPairFromMnemonic, signDigest } from '../../ts/ledger/index.js';
+import { toHex } from '../../ts/util/index.js';
 import { NOW, fixtureParams, openFixtureChain } from '../helpers/chain-fixture.js';
 import { tempDir, waitFor } from '../helpers/util.js';
 

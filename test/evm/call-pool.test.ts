@@ -1,7 +1,7 @@
 import test from 'ava';
 import { ethers } from 'ethers';
 import type { CallPool } from '../../ts/execution/index.js';
-import { parseConfig } from '../../ts/node/config.js';
+import { parseConfig } from '../../ts/node/index.js';
 import { compiled } from '../helpers/contracts.js';
 import { ethersWallet, headHeight, rpc, rpcOk, signCall, waitReceipt } from '../helpers/evm.js';
 import { httpJson, startTestNode } from '../helpers/node.js';

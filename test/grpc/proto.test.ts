@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import { ConfigError, parseConfig } from '../../ts/node/config.js';
+import { ConfigError, parseConfig } from '../../ts/node/index.js';
 import { loadSync } from '@grpc/proto-loader';
 import { PROTO_FILE } from './client.js';
 

@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExecutionContext } from 'ava';
-import type { TestnetNode } from '../../ts/node/testnet.js';
+import type { TestnetNode } from '../../ts/node/index.js';
 import { rpcOk } from './evm.js';
 import { httpJson } from './node.js';
 

@@ -1,7 +1,6 @@
 import { pino } from 'pino';
-import { type NodeConfig, parseConfig } from '../../ts/node/config.js';
-import { NativeNode } from '../../ts/node/node.js';
-import { parseJsonExact, stringifyExact } from '../../ts/util/json.js';
+import { type NodeConfig, parseConfig, NativeNode } from '../../ts/node/index.js';
+import { parseJsonExact, stringifyExact } from '../../ts/util/index.js';
 import { tempDir } from './util.js';
 
 export interface TestNode {

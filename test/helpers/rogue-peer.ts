@@ -16,13 +16,14 @@ import {
   lastCommitHash,
   receiptsRootOf,
   txMerkleRoot,
-} from '../../ts/chain/block.js';
+  PRECOMMIT,
+  encodeJustification,
+  voteDigest,
+} from '../../ts/chain/index.js';
 import { encodeReceipts } from '../../ts/execution/index.js';
-import { PRECOMMIT, encodeJustification, voteDigest } from '../../ts/chain/justification.js';
-import { type KeyPair, signDigest } from '../../ts/ledger/keys.js';
-import { P2PNetwork, peerIdOfNodeKey } from '../../ts/network/index.js';
-import type { GossipTopic } from '../../ts/network/gossip-validation.js';
-import { fromHex, toHex } from '../../ts/util/hex.js';
+import { type KeyPair, signDigest } from '../../ts/ledger/index.js';
+import { P2PNetwork, peerIdOfNodeKey, type GossipTopic } from '../../ts/network/index.js';
+import { fromHex, toHex } from '../../ts/util/index.js';
 
 export interface RoguePeer {
   net: P2PNetwork;

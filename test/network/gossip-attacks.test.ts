@@ -10,11 +10,10 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { RLP } from '@ethereumjs/rlp';
 import test, { type ExecutionContext } from 'ava';
-import { genesisIdentity, readGenesisFile } from '../../ts/chain/genesis.js';
-import { PREVOTE, PRECOMMIT, type Vote } from '../../ts/chain/justification.js';
-import { type ConsensusMessage, decodeConsensusMessage, encodeConsensusMessage } from '../../ts/consensus/messages.js';
-import { type TestnetNode, generateTestnet } from '../../ts/node/testnet.js';
-import { toHex } from '../../ts/util/hex.js';
+import { genesisIdentity, readGenesisFile, PREVOTE, PRECOMMIT, type Vote } from '../../ts/chain/index.js';
+import { type ConsensusMessage, decodeConsensusMessage, encodeConsensusMessage } from '../../ts/consensus/index.js';
+import { type TestnetNode, generateTestnet } from '../../ts/node/index.js';
+import { toHex } from '../../ts/util/index.js';
 import {
   type Running,
   assertNoHonestPenalties,

@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
-import { genesisIdentity, readGenesisFile } from '../../ts/chain/genesis.js';
-import { generateTestnet } from '../../ts/node/testnet.js';
+import { genesisIdentity, readGenesisFile } from '../../ts/chain/index.js';
+import { generateTestnet } from '../../ts/node/index.js';
 import {
   type Running,
   assertAgree,

@@ -7,7 +7,7 @@ import type { ethers } from 'ethers';
 import { createWalletClient, http, NonceTooHighError, NonceTooLowError } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { gethWords } from '../../ts/rpc/geth-errors.js';
-import { signTransaction } from '../../ts/ledger/transaction.js';
+import { signTransaction } from '../../ts/ledger/index.js';
 import {
   CHAIN_ID,
   devKey,

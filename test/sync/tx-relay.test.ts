@@ -5,12 +5,11 @@
  */
 import { RLP } from '@ethereumjs/rlp';
 import test from 'ava';
-import { TX_TYPE_NATIVE, encodeTransaction, transactionFields } from '../../ts/ledger/transaction.js';
-import { TxAdmission } from '../../ts/mempool/admission.js';
-import { DEFAULT_MEMPOOL_LIMITS, Mempool } from '../../ts/mempool/mempool.js';
+import { TX_TYPE_NATIVE, encodeTransaction, transactionFields } from '../../ts/ledger/index.js';
+import { TxAdmission, DEFAULT_MEMPOOL_LIMITS, Mempool } from '../../ts/mempool/index.js';
 import { PeerMisbehaviour } from '../../ts/network/index.js';
 import { admitGossipedTransaction } from '../../ts/sync/tx-relay.js';
-import { toHex } from '../../ts/util/hex.js';
+import { toHex } from '../../ts/util/index.js';
 import { NOW, alice, openFixtureChain, transfer } from '../helpers/chain-fixture.js';
 import { tempDir } from '../helpers/util.js';
 

@@ -1,9 +1,6 @@
-import { type ReceiptRecord, decodeReceipts, encodeReceipts } from '../execution/receipts.js';
-import type { NativeEvent } from '../ledger/events.js';
-import type { SignedTransaction } from '../ledger/transaction.js';
-import { ZERO_ADDRESS } from '../ledger/units.js';
-import type { StateChanges, StateUndo } from '../state/state-store.js';
-import { keyBytes } from '../state/state-store.js';
+import { type ReceiptRecord, decodeReceipts, encodeReceipts } from '../execution/index.js';
+import { type NativeEvent, type SignedTransaction, ZERO_ADDRESS } from '../ledger/index.js';
+import { type StateChanges, type StateUndo, keyBytes } from '../state/index.js';
 import {
   type KvOp,
   type KvStore,
@@ -20,7 +17,7 @@ import {
   stateKey,
   txKey,
 } from '../storage/index.js';
-import { normHash, toHex, u32be, u64be } from '../util/hex.js';
+import { normHash, toHex, u32be, u64be } from '../util/index.js';
 import { type Block, decodeBlock, decodeBlockRefs, encodeBlock } from './block.js';
 import { EventIndex, type EventLocation } from './event-index.js';
 import { LogIndex, logIndexOps } from './log-index.js';

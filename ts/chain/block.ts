@@ -1,5 +1,16 @@
 import { RLP } from '@ethereumjs/rlp';
-import { decodeRlp } from '../util/rlp-bounded.js';
+import {
+  decodeRlp,
+  bigToBytes,
+  bytesToBig,
+  fromHex,
+  to0x,
+  toHex,
+  rlpBytesList,
+  rlpIntHex,
+  rlpListHex,
+  rlpStrHex,
+} from '../util/index.js';
 import { crypto, sha256 } from '../crypto/index.js';
 import {
   type SignedTransaction,
@@ -7,9 +18,7 @@ import {
   decodeTransactionFields,
   encodeTransaction,
   transactionFields,
-} from '../ledger/transaction.js';
-import { bigToBytes, bytesToBig, fromHex, to0x, toHex } from '../util/hex.js';
-import { rlpBytesList, rlpIntHex, rlpListHex, rlpStrHex } from '../util/rlp-hex.js';
+} from '../ledger/index.js';
 
 /** `DPoS` is the stake-weighted phase before BFT finality runs (fewer than 4 validators, or no BFT engine). */
 export type ConsensusPhase = 'PoA' | 'DPoS' | 'DPoS+BFT';

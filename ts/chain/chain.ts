@@ -8,13 +8,10 @@ import {
   executeBlock,
   operationEnv,
 } from '../execution/index.js';
-import { type KeyPair, signDigest } from '../ledger/keys.js';
-import type { NativeRuleContext } from '../ledger/rules.js';
-import type { SignedTransaction } from '../ledger/transaction.js';
-import { type StateChanges, StateOverlay, StateStore, type StateUndo } from '../state/state-store.js';
+import { type KeyPair, signDigest, type NativeRuleContext, type SignedTransaction } from '../ledger/index.js';
+import { type StateChanges, StateOverlay, StateStore, type StateUndo } from '../state/index.js';
 import type { KvOp, KvStore } from '../storage/index.js';
-import { NodeError } from '../util/errors.js';
-import { fromHex, toHex } from '../util/hex.js';
+import { NodeError, fromHex, toHex } from '../util/index.js';
 import {
   BFT_HEADER_VERSION,
   type Block,

@@ -1,7 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { sha256 } from '../crypto/index.js';
-import { isAddress, toHex } from '../util/hex.js';
-import { asUint, parseJsonExact, stringifyExact } from '../util/json.js';
+import { isAddress, toHex, asUint, parseJsonExact, stringifyExact } from '../util/index.js';
 import {
   type ActivationHeights,
   type ChainParams,

@@ -6,10 +6,9 @@
  * justification, stored with the block and verified by every follower, by sync and by /chain/validate.
  */
 import { RLP } from '@ethereumjs/rlp';
-import { decodeRlp } from '../util/rlp-bounded.js';
+import { decodeRlp, bigToBytes, bytesToBig, fromHex, to0x, toHex } from '../util/index.js';
 import { crypto, sha256 } from '../crypto/index.js';
-import { isLowS } from '../ledger/rules.js';
-import { bigToBytes, bytesToBig, fromHex, to0x, toHex } from '../util/hex.js';
+import { isLowS } from '../ledger/index.js';
 import type { GenesisValidator } from './params.js';
 import { type ActiveValidator, totalPower } from './schedule.js';
 import { type SignatureCheck, firstFailing, publicKeyBytes } from './signature-checks.js';

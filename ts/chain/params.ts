@@ -1,5 +1,4 @@
-import type { LedgerParams } from '../ledger/operation-context.js';
-import { BASE_PER_COIN } from '../ledger/units.js';
+import { type LedgerParams, BASE_PER_COIN } from '../ledger/index.js';
 
 /** Heights at which behaviour changes; a genesis setting. */
 export interface ActivationHeights {

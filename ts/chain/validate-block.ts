@@ -28,11 +28,11 @@ import {
   isLowS,
   isSignatureVerified,
   markSignatureVerified,
-} from '../ledger/rules.js';
-import { type SignedTransaction, encodeTransaction } from '../ledger/transaction.js';
-import { StateOverlay, type StateReader, type StateStore, type StateUndo } from '../state/state-store.js';
-import { NodeError } from '../util/errors.js';
-import { fromHex, isAddress, isHash, toHex } from '../util/hex.js';
+  type SignedTransaction,
+  encodeTransaction,
+} from '../ledger/index.js';
+import { StateOverlay, type StateReader, type StateStore, type StateUndo } from '../state/index.js';
+import { NodeError, fromHex, isAddress, isHash, toHex } from '../util/index.js';
 import {
   BFT_HEADER_VERSION,
   type Block,

@@ -1,5 +1,5 @@
 /** The BFT engine's options, round timeouts and the views of its progress it reports (ts/consensus/bft.ts). */
-import type { Block } from '../chain/block.js';
+import type { Block } from '../chain/index.js';
 import type { PackLimit } from '../execution/index.js';
 import type { EvidencePool } from './evidence-pool.js';
 

@@ -1,6 +1,3 @@
-import type { Block } from '../chain/block.js';
-import { type Chain, checkedOf } from '../chain/chain.js';
-import type { DoubleSignEvidence } from '../chain/evidence.js';
 import {
   PRECOMMIT,
   PREVOTE,
@@ -9,20 +6,25 @@ import {
   encodeJustification,
   proposalDigest,
   voteDigest,
-} from '../chain/justification.js';
-import { proposerAt, validatorSetAt } from '../chain/schedule.js';
-import type { CheckedBlock } from '../chain/validate-block.js';
-import { type KeyPair, signDigest } from '../ledger/keys.js';
-import type { Mempool } from '../mempool/mempool.js';
-import { toHex } from '../util/hex.js';
+  proposerAt,
+  validatorSetAt,
+  type CheckedBlock,
+  type Block,
+  type Chain,
+  checkedOf,
+  type DoubleSignEvidence,
+} from '../chain/index.js';
+import { type KeyPair, signDigest, isLowS } from '../ledger/index.js';
+import { toHex, fromHex } from '../util/index.js';
 import { type BftOptions, type BftStatus, type FinalizedInfo, type ResumeInfo, type Step, roundTimeouts } from './bft-options.js';
 import { type ConsensusMessage, type Proposal, type ProposalRef, messageHeight } from './messages.js';
 import { STEP_PRECOMMIT, STEP_PREVOTE, STEP_PROPOSE, type SignGuard } from './privval.js';
 import { verifyProposalSignature } from './verify-message.js';
 import { HeightVotes } from './vote-set.js';
-
 export { type ConsensusMessage, InvalidConsensusMessage, type Proposal } from './messages.js';
 export { type BftOptions, type BftStatus, type FinalizedInfo, type ResumeInfo, roundTimeouts } from './bft-options.js';
+import { crypto } from '../crypto/index.js';
+import type { BlockTxPool } from '../mempool/interface.js';
 
 /**
  * Tendermint consensus (arXiv 1807.04938, Algorithm 1) for the DPoS+BFT phase: rounds of propose,
@@ -75,7 +77,7 @@ export class BftEngine {
 
   constructor(
     private readonly chain: Chain,
-    private readonly mempool: Mempool,
+    private readonly mempool: BlockTxPool,
     private readonly key: KeyPair,
     private readonly opts: BftOptions,
     private readonly guard: SignGuard,

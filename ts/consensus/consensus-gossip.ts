@@ -9,8 +9,7 @@
  * height comes. An IGNOREd message is neither relayed nor held against its sender (issue 29, finding 1: a
  * forged next-height vote relayed unchecked got the honest validator that relayed it banned).
  */
-import type { Chain } from '../chain/chain.js';
-import { validatorSetAt } from '../chain/schedule.js';
+import { type Chain, validatorSetAt } from '../chain/index.js';
 import {
   type ConsensusMessage,
   InvalidConsensusMessage,

@@ -1,15 +1,15 @@
-import type { Block } from '../chain/block.js';
-import type { Chain } from '../chain/chain.js';
 import {
+  type Block,
+  type Chain,
   type DoubleSignEvidence,
   MAX_EVIDENCE_PER_BLOCK,
   decodeEvidence,
   encodeEvidence,
   evidenceId,
   evidenceProblem,
-} from '../chain/evidence.js';
-import { validatorSetAt } from '../chain/schedule.js';
-import { getValidator } from '../ledger/staking/index.js';
+  validatorSetAt,
+} from '../chain/index.js';
+import { getValidator } from '../ledger/index.js';
 
 /** Pending evidence kept at most (older entries are dropped first). */
 export const MAX_PENDING_EVIDENCE = 1000;

@@ -4,10 +4,8 @@
  * would exceed the gossip limit), and a vote. Decoding is strict: anything malformed is the sender's fault.
  */
 import { RLP } from '@ethereumjs/rlp';
-import { decodeRlp } from '../util/rlp-bounded.js';
-import { type Block, decodeBlock, encodeBlock } from '../chain/block.js';
-import { PRECOMMIT, PREVOTE, type Vote } from '../chain/justification.js';
-import { bigToBytes, bytesToBig, fromHex, toHex } from '../util/hex.js';
+import { decodeRlp, bigToBytes, bytesToBig, fromHex, toHex } from '../util/index.js';
+import { type Block, decodeBlock, encodeBlock, PRECOMMIT, PREVOTE, type Vote } from '../chain/index.js';
 
 export interface Proposal {
   height: number;

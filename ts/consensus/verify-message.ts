@@ -3,12 +3,10 @@
  * height's validator set names (the proposer of (height, round), a member for a vote) and the signature
  * verifies. Shared by the BFT engine and by gossip validation on every node, validator or not.
  */
-import type { Chain } from '../chain/chain.js';
-import { type Vote, proposalDigest, verifyVote } from '../chain/justification.js';
-import { proposerAt, validatorSetAt } from '../chain/schedule.js';
+import { type Chain, type Vote, proposalDigest, verifyVote, proposerAt, validatorSetAt } from '../chain/index.js';
 import { crypto } from '../crypto/index.js';
-import { isLowS } from '../ledger/rules.js';
-import { fromHex } from '../util/hex.js';
+import { isLowS } from '../ledger/index.js';
+import { fromHex } from '../util/index.js';
 import { type ConsensusMessage, InvalidConsensusMessage, type Proposal } from './messages.js';
 
 /** Throws InvalidConsensusMessage unless the proposer of (height, round) signed this proposal of blockHash. */

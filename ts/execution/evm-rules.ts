@@ -5,9 +5,8 @@
  */
 import type { Common } from '@ethereumjs/common';
 import { Capability, type TypedTransaction } from '@ethereumjs/tx';
-import { TxRuleError } from '../ledger/rules.js';
-import type { SignedTransaction } from '../ledger/transaction.js';
-import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT } from './block-executor.js';
+import { TxRuleError, type SignedTransaction } from '../ledger/index.js';
+import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT } from './block-env.js';
 import { decodeRawTransaction, evmToSignedTransaction, maxPricePerGas, rememberTypedTransaction } from './evm-tx.js';
 import { impersonatedSender } from './impersonation.js';
 

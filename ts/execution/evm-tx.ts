@@ -1,14 +1,12 @@
 import type { Common } from '@ethereumjs/common';
 import { type TypedTransaction, createTxFromRLP } from '@ethereumjs/tx';
-import type { SignedTransaction } from '../ledger/transaction.js';
-import { WEI_PER_BASE, ZERO_ADDRESS } from '../ledger/units.js';
-import { toHex } from '../util/hex.js';
+import { type SignedTransaction, WEI_PER_BASE, ZERO_ADDRESS, EVM_DATA_PREFIX } from '../ledger/index.js';
+import { toHex } from '../util/index.js';
 
-import { EVM_DATA_PREFIX } from '../ledger/tx-kind.js';
 import { PARAMS_LOADED } from './common.js';
 import { impersonatedSender, withImpersonatedSender } from './impersonation.js';
 
-export { EVM_DATA_PREFIX, isEvmTransaction } from '../ledger/tx-kind.js';
+export { EVM_DATA_PREFIX, isEvmTransaction } from '../ledger/index.js';
 
 const ceilDiv = (a: bigint, b: bigint): bigint => (a + b - 1n) / b;
 

@@ -7,7 +7,7 @@ import type { EVM } from '@ethereumjs/evm';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { toChecksumAddress } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
-import { StateOverlay } from '../state/state-store.js';
+import { StateOverlay } from '../state/index.js';
 import { BASE_FEE_PER_GAS, type BlockEnv } from './block-executor.js';
 import { type CallArgs, MAX_INITCODE_SIZE, callerOf, intrinsicGas, runAsCall } from './call.js';
 import { FEE_COLLECTOR, PARAMS_LOADED } from './common.js';

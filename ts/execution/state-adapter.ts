@@ -1,8 +1,17 @@
 import type { StateManagerInterface } from '@ethereumjs/common';
 import { Account, type Address, KECCAK256_NULL, KECCAK256_RLP, createAccount } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
-import { NS, accountKey, codeKey, decodeAccount, encodeAccount, storageKey } from '../state/accounts.js';
-import type { KeyStr, StateOverlay, StateReader } from '../state/state-store.js';
+import {
+  NS,
+  accountKey,
+  codeKey,
+  decodeAccount,
+  encodeAccount,
+  storageKey,
+  type KeyStr,
+  type StateOverlay,
+  type StateReader,
+} from '../state/index.js';
 
 const EMPTY = new Uint8Array(0);
 type Journal = Map<KeyStr, Buffer | null | undefined>;

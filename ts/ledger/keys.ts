@@ -3,7 +3,7 @@ import { mnemonicToSeedSync, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { crypto, keccak256 } from '../crypto/index.js';
-import { fromHex, to0x, toHex } from '../util/hex.js';
+import { fromHex, to0x, toHex } from '../util/index.js';
 
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
 

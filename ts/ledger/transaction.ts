@@ -1,9 +1,20 @@
-import { checkRlp, decodeRlp } from '../util/rlp-bounded.js';
+import {
+  checkRlp,
+  decodeRlp,
+  InvalidTransactionError,
+  bigToBytes,
+  bytesToBig,
+  isAddress,
+  isHash,
+  normHash,
+  to0x,
+  toHex,
+  asUint,
+  rlpIntHex,
+  rlpListHex,
+  rlpStrHex,
+} from '../util/index.js';
 import { sha256 } from '../crypto/index.js';
-import { InvalidTransactionError } from '../util/errors.js';
-import { bigToBytes, bytesToBig, isAddress, isHash, normHash, to0x, toHex } from '../util/hex.js';
-import { asUint } from '../util/json.js';
-import { rlpIntHex, rlpListHex, rlpStrHex } from '../util/rlp-hex.js';
 import { type KeyPair, signDigest } from './keys.js';
 import { MAX_U64 } from './units.js';
 

@@ -7,7 +7,7 @@
  * limit) before anything else reads it.
  */
 import { createHash } from 'node:crypto';
-import { RlpDecodeError, checkRlp, decodeRlp } from '../util/rlp-bounded.js';
+import { RlpDecodeError, checkRlp, decodeRlp } from '../util/index.js';
 import { PeerMisbehaviour } from './errors.js';
 
 /** Gossip messages stay far below gossipsub's silent ~4 MiB drop; larger blocks go by request/response. */

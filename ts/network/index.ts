@@ -8,5 +8,7 @@ export {
   type PeerInfo,
   PeerMisbehaviour,
   peerIdOfNodeKey,
+  MAX_GOSSIP_BYTES,
 } from './p2p.js';
 export { loadOrCreateNodeKey, saveNodeKey } from './node-key.js';
+export type { GossipTopic } from './gossip-validation.js';

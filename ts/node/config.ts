@@ -1,13 +1,18 @@
 import { parseArgs } from 'node:util';
-import { DEFAULT_WS_LIMITS } from '../api/ws.js';
 import {
+  DEFAULT_WS_LIMITS,
   ClientIpResolver,
   DEFAULT_RATE_LIMIT_GLOBAL,
   DEFAULT_RATE_LIMIT_WINDOW_SECS,
   DEFAULT_RATE_LIMIT_WRITE,
-} from '../api/limits.js';
-import { DEFAULT_API_PORT, MAINNET_CHAIN_ID, TESTNET_CHAIN_ID } from '../chain/params.js';
-import { type HistoryRetention, parseHistoryRetention } from '../chain/state-history.js';
+} from '../api/index.js';
+import {
+  DEFAULT_API_PORT,
+  MAINNET_CHAIN_ID,
+  TESTNET_CHAIN_ID,
+  type HistoryRetention,
+  parseHistoryRetention,
+} from '../chain/index.js';
 import { DEFAULT_PACK_GAS_LIMIT } from '../consensus/interface.js';
 import {
   DEFAULT_RPC_EVM_QUEUE,
@@ -16,11 +21,11 @@ import {
   DEV_RPC_EVM_INLINE_MS,
   defaultCallWorkers,
 } from '../execution/index.js';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/common.js';
-import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/mempool.js';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/index.js';
+import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/index.js';
 import { DEFAULT_COMPILE_MEMORY_MB, DEFAULT_COMPILE_TIMEOUT_MS } from '../verify/index.js';
-import { DEFAULT_STATE_CACHE_MB } from '../state/state-store.js';
-import { DEFAULT_READY_MAX_AGE_BLOCKS, DEFAULT_READY_MAX_LAG_BLOCKS, parseDurationMs } from '../services/readiness.js';
+import { DEFAULT_STATE_CACHE_MB } from '../state/index.js';
+import { DEFAULT_READY_MAX_AGE_BLOCKS, DEFAULT_READY_MAX_LAG_BLOCKS, parseDurationMs } from '../services/index.js';
 import { NODE_FLAGS } from './flags.js';
 
 export type Network = 'mainnet' | 'testnet' | 'dev';

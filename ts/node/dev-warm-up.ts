@@ -4,9 +4,9 @@
  * metrics) paused, so the warm-up's blocks, reverted at once, appear nowhere.
  */
 import type { Logger } from 'pino';
-import { dispatcherOf } from '../api/routes/rpc.js';
-import type { PoaEngine } from '../consensus/poa.js';
-import { warmUpRpc } from '../rpc/warm-up.js';
+import { dispatcherOf } from '../api/index.js';
+import type { PoaEngine } from '../consensus/index.js';
+import { createRpcDispatcher, warmUpRpc } from '../rpc/index.js';
 import type { NodeContext } from '../services/index.js';
 
 /** Whether the JSON-RPC warm-up runs: automine without interval mining. */
@@ -23,7 +23,7 @@ export async function warmUpDevRpc(ctx: NodeContext, poa: PoaEngine, log: Logger
   poa.onProduced = undefined;
   let complete: boolean;
   try {
-    complete = await warmUpRpc(ctx);
+    complete = await warmUpRpc(ctx, createRpcDispatcher(ctx));
   } finally {
     poa.onProduced = onProduced;
   }

@@ -3,9 +3,9 @@
  * line of help. `parseConfig` builds its parser from this table and `--help` prints it, so the two (and the
  * README's table, which a test compares) cannot drift apart.
  */
-import { DEFAULT_RATE_LIMIT_GLOBAL, DEFAULT_RATE_LIMIT_WINDOW_SECS, DEFAULT_RATE_LIMIT_WRITE } from '../api/limits.js';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/common.js';
-import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/mempool.js';
+import { DEFAULT_RATE_LIMIT_GLOBAL, DEFAULT_RATE_LIMIT_WINDOW_SECS, DEFAULT_RATE_LIMIT_WRITE } from '../api/index.js';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/index.js';
+import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/index.js';
 
 export interface FlagSpec {
   /** Long name without the dashes. */

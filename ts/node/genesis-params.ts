@@ -1,7 +1,12 @@
-import { readGenesisFile } from '../chain/genesis.js';
-import { type ChainParams, DEFAULT_EPOCH_LENGTH, DEV_ACCOUNT_BALANCE_BASE, PRESET_ACTIVATION } from '../chain/params.js';
-import { DEV_MNEMONIC, type KeyPair, keyPairFromMnemonic } from '../ledger/keys.js';
-import { toHex } from '../util/hex.js';
+import {
+  readGenesisFile,
+  type ChainParams,
+  DEFAULT_EPOCH_LENGTH,
+  DEV_ACCOUNT_BALANCE_BASE,
+  PRESET_ACTIVATION,
+} from '../chain/index.js';
+import { DEV_MNEMONIC, type KeyPair, keyPairFromMnemonic } from '../ledger/index.js';
+import { toHex } from '../util/index.js';
 import type { NodeConfig } from './config.js';
 
 /**

@@ -3,23 +3,24 @@
  * validators of a BFT height) the BFT engine, wired to each other and to the query layer's NetworkView.
  */
 import type { Logger } from 'pino';
-import { decodeBlock, encodeBlock } from '../chain/block.js';
-import type { Chain } from '../chain/chain.js';
-import { encodeEvidence } from '../chain/evidence.js';
-import { genesisIdentity } from '../chain/genesis.js';
-import { BftEngine, InvalidConsensusMessage } from '../consensus/bft.js';
-import { ConsensusGossip } from '../consensus/consensus-gossip.js';
-import { EvidencePool, InvalidEvidenceError } from '../consensus/evidence-pool.js';
-import { decodeConsensusMessage, encodeConsensusMessage, encodeForGossip } from '../consensus/messages.js';
-import type { PoaEngine } from '../consensus/poa.js';
-import { SignGuard } from '../consensus/privval.js';
-import type { KeyPair } from '../ledger/keys.js';
-import { encodeTransaction } from '../ledger/transaction.js';
-import type { TxAdmission } from '../mempool/admission.js';
-import type { Mempool } from '../mempool/mempool.js';
+import { decodeBlock, encodeBlock, type Chain, encodeEvidence, genesisIdentity } from '../chain/index.js';
+import {
+  BftEngine,
+  InvalidConsensusMessage,
+  ConsensusGossip,
+  EvidencePool,
+  InvalidEvidenceError,
+  decodeConsensusMessage,
+  encodeConsensusMessage,
+  encodeForGossip,
+  type PoaEngine,
+  SignGuard,
+  type ConsensusMessage,
+} from '../consensus/index.js';
+import { type KeyPair, encodeTransaction } from '../ledger/index.js';
+import type { TxAdmission, Mempool } from '../mempool/index.js';
 import { NetworkMetrics, type NodeMetrics } from '../metrics/index.js';
-import { P2PNetwork, PeerMisbehaviour, loadOrCreateNodeKey } from '../network/index.js';
-import { MAX_GOSSIP_BYTES } from '../network/p2p.js';
+import { P2PNetwork, PeerMisbehaviour, loadOrCreateNodeKey, MAX_GOSSIP_BYTES } from '../network/index.js';
 import type { NetworkView } from '../services/index.js';
 import { BlockSync, admitGossipedTransaction } from '../sync/index.js';
 import type { NodeConfig } from './config.js';

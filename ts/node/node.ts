@@ -10,12 +10,11 @@ import {
   createLimiter,
   restRoutes,
   rpcWebSocket,
+  explorerHooks,
+  rpcHooks,
 } from '../api/index.js';
-import { explorerHooks } from '../api/routes/explorer.js';
-import { rpcHooks } from '../api/routes/rpc.js';
-import { Chain } from '../chain/chain.js';
-import { DEFAULT_CHECKPOINT_EVERY_BLOCKS, TRIE_CHECKPOINT_FILE } from '../chain/trie-checkpoint.js';
-import { PoaEngine } from '../consensus/poa.js';
+import { Chain, DEFAULT_CHECKPOINT_EVERY_BLOCKS, TRIE_CHECKPOINT_FILE } from '../chain/index.js';
+import { PoaEngine, type BftEngine } from '../consensus/index.js';
 import { crypto } from '../crypto/index.js';
 import { CallPool, TracePool } from '../execution/index.js';
 import {
@@ -29,19 +28,16 @@ import {
   withGrpcWeb,
 } from '../grpc/index.js';
 import { type HttpServer, startHttpServer } from '../http/index.js';
-import { TxAdmission } from '../mempool/admission.js';
-import { TxJournal } from '../mempool/tx-journal.js';
-import { DEFAULT_MEMPOOL_LIMITS, Mempool } from '../mempool/mempool.js';
+import { TxAdmission, TxJournal, DEFAULT_MEMPOOL_LIMITS, Mempool } from '../mempool/index.js';
 import { closeMetrics, createMetrics, type NodeMetrics, recordRpcCall, registerRpcMethods } from '../metrics/index.js';
-import type { BftEngine } from '../consensus/bft.js';
-import type { KeyPair } from '../ledger/keys.js';
+import type { KeyPair } from '../ledger/index.js';
 import type { P2PNetwork } from '../network/index.js';
+import { DevChain } from '../dev/index.js';
 import { devRpcMethods, rpcMethods } from '../rpc/index.js';
 import type { BlockSync } from '../sync/index.js';
 import {
   AuditLog,
   ChainEventFeed,
-  DevChain,
   FilterRegistry,
   NODE_VERSION,
   followRollbacks,

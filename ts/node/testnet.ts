@@ -3,12 +3,16 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { writeGenesisFile } from '../chain/genesis.js';
-import { type ChainParams, DEFAULT_EPOCH_LENGTH, DEV_ACCOUNT_BALANCE_BASE, TESTNET_CHAIN_ID } from '../chain/params.js';
-import { DEV_MNEMONIC, keyPairFromMnemonic, randomKeyPair } from '../ledger/keys.js';
-import { MIN_SELF_STAKE_BASE } from '../ledger/staking/index.js';
+import {
+  writeGenesisFile,
+  type ChainParams,
+  DEFAULT_EPOCH_LENGTH,
+  DEV_ACCOUNT_BALANCE_BASE,
+  TESTNET_CHAIN_ID,
+} from '../chain/index.js';
+import { DEV_MNEMONIC, keyPairFromMnemonic, randomKeyPair, MIN_SELF_STAKE_BASE } from '../ledger/index.js';
 import { peerIdOfNodeKey, saveNodeKey } from '../network/index.js';
-import { toHex } from '../util/hex.js';
+import { toHex } from '../util/index.js';
 import { ConfigError } from './config.js';
 import { saveValidatorKey } from './validator-key.js';
 

@@ -4,15 +4,17 @@
  * signs with them (or sends unsigned from an impersonated address); eth_sign, personal_sign and
  * eth_signTypedData_v4 sign as geth and MetaMask do.
  */
-import { type DevChain, type NodeContext, type SendArgs, signMessage, signTypedData } from '../services/index.js';
-import { fromHex, isAddress } from '../util/hex.js';
+import { type DevChain, type SendArgs, devChainOf, signMessage, signTypedData } from '../dev/index.js';
+import type { NodeContext } from '../services/index.js';
+import { fromHex, isAddress } from '../util/index.js';
 import { parseCallArgs } from './evm.js';
 import { parseQuantity } from './params.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 
 function devOf(ctx: NodeContext): DevChain {
-  if (!ctx.dev) throw new RpcError(RPC.methodNotFound, 'this method exists on the dev chain only');
-  return ctx.dev;
+  const dev = devChainOf(ctx);
+  if (!dev) throw new RpcError(RPC.methodNotFound, 'this method exists on the dev chain only');
+  return dev;
 }
 
 const optional = (o: Record<string, unknown>, f: string, i = 0): bigint | undefined =>

@@ -1,6 +1,6 @@
 import { DEFAULT_TRACE_OPTIONS, TRACE_TIMEOUT_MAX_MS, type TraceOptions, type TracerName } from '../execution/index.js';
 import { type NodeContext, traceBlock, traceCall, traceNativeTransaction, traceTransaction } from '../services/index.js';
-import { NotFoundError } from '../util/errors.js';
+import { NotFoundError } from '../util/index.js';
 import { resolveHeight, stateHeightOf } from './eth.js';
 import { parseCallArgs } from './evm.js';
 import { parseBlockTag } from './params.js';

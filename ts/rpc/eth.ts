@@ -13,7 +13,7 @@ import {
   getPendingNonce,
   nonceAt,
 } from '../services/index.js';
-import { normHash, qty } from '../util/hex.js';
+import { normHash, qty } from '../util/index.js';
 import { type BlockTag, parseBlockTag, parseQuantity } from './params.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 

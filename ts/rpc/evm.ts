@@ -11,8 +11,7 @@ import {
   ethReceipt,
   storageAtHeight,
 } from '../services/index.js';
-import { NodeError } from '../util/errors.js';
-import { fromHex, isAddress, isHash, normHash, qty, to0x } from '../util/hex.js';
+import { NodeError, fromHex, isAddress, isHash, normHash, qty, to0x } from '../util/index.js';
 import { resolveHeight, stateHeightOf } from './eth.js';
 import { parseBlockTag, parseQuantity, parseStorageKey } from './params.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';

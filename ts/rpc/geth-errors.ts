@@ -6,7 +6,7 @@
  * spec's (-32603 for a mempool rejection). REST keeps the spec's exact messages: this is JSON-RPC only.
  */
 import { RejectedTransactionError } from '../services/index.js';
-import { InvalidParamsError, type NodeError } from '../util/errors.js';
+import { InvalidParamsError, type NodeError } from '../util/index.js';
 import { RPC } from './types.js';
 
 /** Our prefixes in front of the detail (ledger and admission wording). */

@@ -1,7 +1,5 @@
-import type { Block } from '../chain/block.js';
-import { blockSummary } from '../chain/block.js';
-import { decodeEvidence, evidenceId } from '../chain/evidence.js';
-import { NotFoundError } from '../util/errors.js';
+import { type Block, blockSummary, decodeEvidence, evidenceId } from '../chain/index.js';
+import { NotFoundError } from '../util/index.js';
 import { type ChainContext, NATIVE_TOKEN, type NodeContext } from './context.js';
 
 export const MAX_BLOCKS_PAGE = 100;
@@ -122,4 +120,4 @@ export function blockDetail(b: Block): Record<string, unknown> {
 }
 
 /** The block record, for interfaces that shape blocks themselves (JSON-RPC). */
-export type { Block } from '../chain/block.js';
+export type { Block } from '../chain/index.js';

@@ -1,9 +1,8 @@
-import type { Block } from '../chain/block.js';
+import type { Block } from '../chain/index.js';
 import { type ReceiptRecord, chainCommon, isEvmTransaction, logsBloom, typedTransactionOf } from '../execution/index.js';
 import { crypto } from '../crypto/index.js';
-import type { SignedTransaction } from '../ledger/transaction.js';
-import { NATIVE_TX_GAS, baseToWei } from '../ledger/units.js';
-import { fromHex, qty, to0x } from '../util/hex.js';
+import { type SignedTransaction, NATIVE_TX_GAS, baseToWei } from '../ledger/index.js';
+import { fromHex, qty, to0x } from '../util/index.js';
 
 /** Ethereum-facing constants (docs/economics.md). */
 export const GAS_PRICE_WEI = 1_000_000_000n;

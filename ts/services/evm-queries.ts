@@ -1,25 +1,8 @@
-import {
-  type BlockEnv,
-  type AccessListOutcome,
-  BLOCK_GAS_LIMIT,
-  type CallArgs,
-  type CallKind,
-  type CallOutcome,
-  CallPoolBusyError,
-  type CallReply,
-  type CallRunner,
-  type CallState,
-  InProcessCallRunner,
-  type ReceiptRecord,
-  type BlockOverrides,
-  type StateOverrideSet,
-  withBlockOverrides,
-} from '../execution/index.js';
-import { codeKey, storageKey } from '../state/accounts.js';
-import { EvmBusyError, EvmTimeoutError, ExecutionRevertedError, type NodeError, ServerError } from '../util/errors.js';
-import { fromHex, to0x } from '../util/hex.js';
-import type { StateReader } from '../state/state-store.js';
+import { type BlockEnv, type AccessListOutcome, BLOCK_GAS_LIMIT, type CallArgs, type CallKind, type CallOutcome, CallPoolBusyError, type CallReply, type CallRunner, type CallState, InProcessCallRunner, type ReceiptRecord, type BlockOverrides, type StateOverrideSet, withBlockOverrides } from '../execution/index.js';
+import { codeKey, storageKey, type StateReader } from '../state/index.js';
+import { EvmBusyError, EvmTimeoutError, ExecutionRevertedError, type NodeError, ServerError, fromHex, to0x } from '../util/index.js';
 import type { ChainContext, NodeContext } from './context.js';
+import { type LocatedReceipt, locateReceipts } from './log-queries.js';
 import { stateAt, withStateAt } from './state-at.js';
 
 const ERROR_SELECTOR = '08c379a0';
@@ -231,24 +214,6 @@ export function storageAtHeight(
   height: number | undefined,
 ): Promise<Uint8Array> {
   return withStateAt(ctx, height, (s) => storageAt(ctx, address, slot, s));
-}
-
-export interface LocatedReceipt {
-  receipt: ReceiptRecord;
-  height: number;
-  index: number;
-  /** Index of the receipt's first log within the block. */
-  firstLogIndex: number;
-}
-
-/** A block's receipts with each one's position and block-level first log index. */
-export function locateReceipts(height: number, rs: readonly ReceiptRecord[]): LocatedReceipt[] {
-  let logIndex = 0;
-  return rs.map((receipt, index) => {
-    const r = { receipt, height, index, firstLogIndex: logIndex };
-    logIndex += receipt.logs.length;
-    return r;
-  });
 }
 
 /** Receipts of a block with each one's block-level first log index. */

@@ -1,11 +1,21 @@
-import { type Block, blockHeightOf, decodeBlock } from '../chain/block.js';
-import type { Chain } from '../chain/chain.js';
-import { InvalidBlockError } from '../chain/validate-block.js';
-import type { TxAdmission } from '../mempool/admission.js';
-import type { Mempool } from '../mempool/mempool.js';
-import { forgetVerifiedAhead } from '../chain/signature-checks.js';
-import type { VerifiedAhead } from '../chain/verify-ahead.js';
-import { type ChainStatus, MAX_BLOCKS_PER_REQUEST, type P2PNetwork, PeerMisbehaviour, RangeInterrupted } from '../network/p2p.js';
+import {
+  type Block,
+  blockHeightOf,
+  decodeBlock,
+  type Chain,
+  InvalidBlockError,
+  forgetVerifiedAhead,
+  type VerifiedAhead,
+} from '../chain/index.js';
+import type { TxAdmission } from '../mempool/index.js';
+import type { BlockTxPool } from '../mempool/interface.js';
+import {
+  type ChainStatus,
+  MAX_BLOCKS_PER_REQUEST,
+  type P2PNetwork,
+  PeerMisbehaviour,
+  RangeInterrupted,
+} from '../network/index.js';
 import { RangeFetcher } from './range-fetcher.js';
 import { type SyncPhases, addFetchStats, emptyPhases, roundPhases } from './sync-phases.js';
 
@@ -50,7 +60,7 @@ export class BlockSync {
 
   constructor(
     private readonly chain: Chain,
-    private readonly mempool: Mempool,
+    private readonly mempool: BlockTxPool,
     private readonly admission: TxAdmission,
     private readonly net: P2PNetwork,
     private readonly log: SyncLog,

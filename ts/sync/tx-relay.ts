@@ -1,15 +1,8 @@
 import { RLP } from '@ethereumjs/rlp';
-import { TxRuleError, type TxRule } from '../ledger/rules.js';
-import {
-  type SignedTransaction,
-  TX_TYPE_EVM,
-  TX_TYPE_NATIVE,
-  decodeTransaction,
-  transactionFields,
-} from '../ledger/transaction.js';
-import type { TxAdmission } from '../mempool/admission.js';
-import { PeerMisbehaviour } from '../network/p2p.js';
-import { InvalidParamsError } from '../util/errors.js';
+import { type SignedTransaction, TX_TYPE_EVM, TX_TYPE_NATIVE, type TxRule, TxRuleError, decodeTransaction, transactionFields } from '../ledger/index.js';
+import type { TxAdmission } from '../mempool/index.js';
+import { PeerMisbehaviour } from '../network/index.js';
+import { InvalidParamsError } from '../util/index.js';
 
 /**
  * Rules a transaction breaks the same way on every node, whatever its state or clock: an honest peer,

@@ -1,20 +1,25 @@
-import { type RunTxResult, runTx } from '@ethereumjs/vm';
-import type { SignedTransaction } from '../../ledger/transaction.js';
-import { accountKey, codeKey, getAccount, storageKey } from '../../state/accounts.js';
+import { type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
+import type { SignedTransaction } from '../../ledger/index.js';
+import {
+  accountKey,
+  codeKey,
+  getAccount,
+  storageKey,
+  type StateChanges,
+  StateOverlay,
+  type StateReader,
+} from '../../state/index.js';
 import { FEE_COLLECTOR } from '../common.js';
-import { type StateChanges, StateOverlay, type StateReader } from '../../state/state-store.js';
-import type { EvmBaseState } from '../state-adapter.js';
-import type { VM } from '@ethereumjs/vm';
+import { type EvmBaseState, EvmStateAdapter } from '../state-adapter.js';
 import { BLOCK_GAS_LIMIT, type BlockEnv, executeBlock } from '../block-executor.js';
 import { CallTimeoutError } from '../deadline.js';
 import { acquireVm, releaseVm } from '../vm-pool.js';
 import { type CallArgs, type CallOverrides, chargeCallGas, intrinsicGas, runAsCall } from '../call.js';
 import { chainIdMismatch } from '../fees.js';
 import { MaskedStorageState, OverrideError, applyStateOverrides, movePrecompiles } from '../overrides.js';
-import { EvmStateAdapter } from '../state-adapter.js';
 import { typedTransactionOf } from '../evm-tx.js';
 import { MissingStateError } from '../remote-state.js';
-import { ServerError } from '../../util/errors.js';
+import { ServerError } from '../../util/index.js';
 import { CallTracer, type MessageEvent, type MessageResult, gethError } from './call-tracer.js';
 import { PrestateTracer } from './prestate-tracer.js';
 import { StructLogger } from './struct-logger.js';

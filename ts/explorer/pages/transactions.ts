@@ -11,7 +11,7 @@ import {
   confirmedTransactionsPage,
   type TxView,
 } from '../../services/index.js';
-import { NotFoundError } from '../../util/errors.js';
+import { NotFoundError } from '../../util/index.js';
 import { coins, coinsWei, gas, int, time } from '../format.js';
 import { links } from '../links.js';
 import { hashParam, pagingParams } from '../params.js';

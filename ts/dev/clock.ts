@@ -1,5 +1,5 @@
-import type { Chain } from '../../chain/chain.js';
-import { ServerError } from '../../util/errors.js';
+import type { Chain } from '../chain/index.js';
+import { ServerError } from '../util/index.js';
 
 /** Unix seconds of the machine. */
 const wallClock = (): number => Math.floor(Date.now() / 1000);

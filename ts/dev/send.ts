@@ -4,13 +4,10 @@
  * transaction through admission like eth_sendRawTransaction.
  */
 import { type TypedTxData, createTx } from '@ethereumjs/tx';
-import { type CallArgs, PARAMS_LOADED, chainCommon, impersonatedRawTransaction } from '../../execution/index.js';
-import type { SignedTransaction } from '../../ledger/transaction.js';
-import { InvalidParamsError } from '../../util/errors.js';
-import { getPendingNonce } from '../account-queries.js';
-import type { NodeContext } from '../context.js';
-import { INITIAL_BASE_FEE_WEI } from '../eth-shapes.js';
-import { estimateGas } from '../evm-queries.js';
+import { type CallArgs, PARAMS_LOADED, chainCommon, impersonatedRawTransaction } from '../execution/index.js';
+import type { SignedTransaction } from '../ledger/index.js';
+import { InvalidParamsError } from '../util/index.js';
+import { getPendingNonce, type NodeContext, INITIAL_BASE_FEE_WEI, estimateGas } from '../services/index.js';
 import type { DevAccounts } from './accounts.js';
 
 export interface SendArgs extends CallArgs {

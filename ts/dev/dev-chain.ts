@@ -3,11 +3,11 @@
  * clock, automine and manual mining, direct state writes, snapshots and reset. Built by ts/node on `--dev` only, and the
  * JSON-RPC methods that use it (rpc/dev.ts) exist only then.
  */
-import type { PoaEngine } from '../../consensus/poa.js';
-import type { SignedTransaction } from '../../ledger/transaction.js';
-import type { MempoolContents } from '../../mempool/mempool.js';
-import type { StateChanges } from '../../state/state-store.js';
-import type { NodeContext } from '../context.js';
+import type { PoaEngine } from '../consensus/index.js';
+import type { SignedTransaction } from '../ledger/index.js';
+import type { MempoolContents } from '../mempool/index.js';
+import type { StateChanges } from '../state/index.js';
+import type { DevChainView, NodeContext } from '../services/index.js';
 import { DevAccounts } from './accounts.js';
 import { DevClock } from './clock.js';
 import { DevMiner, type MiningMode } from './miner.js';
@@ -18,7 +18,7 @@ import { warmUp } from './warm-up.js';
 
 export type DevChainContext = Pick<NodeContext, 'chain' | 'mempool' | 'admission'> & Partial<NodeContext>;
 
-export class DevChain {
+export class DevChain implements DevChainView {
   readonly accounts = new DevAccounts();
   readonly clock: DevClock;
   readonly miner: DevMiner;
@@ -169,4 +169,9 @@ export class DevChain {
   setStorageAt(address: string, slot: bigint, value: bigint): Promise<void> {
     return setStorageAt(this.ctx.chain, address.toLowerCase(), slot, value);
   }
+}
+
+/** The context's dev chain, or undefined on a chain that is not `--dev` (the dev JSON-RPC tables refuse then). */
+export function devChainOf(ctx: Pick<NodeContext, 'dev'>): DevChain | undefined {
+  return ctx.dev instanceof DevChain ? ctx.dev : undefined;
 }
