@@ -20,7 +20,7 @@ import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/common.j
 import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/mempool.js';
 import { DEFAULT_COMPILE_MEMORY_MB, DEFAULT_COMPILE_TIMEOUT_MS } from '../verify/index.js';
 import { DEFAULT_STATE_CACHE_MB } from '../state/state-store.js';
-import { NODE_FLAGS } from './flags.js';
+import { NODE_FLAGS, infoCommand } from './flags.js';
 
 export type Network = 'mainnet' | 'testnet' | 'dev';
 export type LogFormat = 'pretty' | 'json';
@@ -121,9 +121,8 @@ const parserOptions = Object.fromEntries(NODE_FLAGS.map((f) => [f.name, { type: 
 
 /** `--help` and `--version` win over everything else (and over bad values), as in most tools. */
 export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
-  if (argv.includes('--help') || argv.includes('-h')) return { kind: 'help' };
-  if (argv.includes('--version')) return { kind: 'version' };
-  return { kind: 'run', config: parseConfig(argv, env) };
+  const info = infoCommand(argv);
+  return info ? { kind: info } : { kind: 'run', config: parseConfig(argv, env) };
 }
 
 /**

@@ -379,6 +379,16 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
 ];
 
 /** The `--help` text: usage, then one line per flag with its environment variable and default. */
+/**
+ * `--help` and `--version` win over everything else (and over bad values), as in most tools; main.ts asks this
+ * before it loads the rest of the node.
+ */
+export function infoCommand(argv: readonly string[]): 'help' | 'version' | null {
+  if (argv.includes('--help') || argv.includes('-h')) return 'help';
+  if (argv.includes('--version')) return 'version';
+  return null;
+}
+
 export function nodeHelp(version: string): string {
   const rows = NODE_FLAGS.map((f) => {
     const left = `--${f.name}${f.value ? ` ${f.value}` : ''}`;

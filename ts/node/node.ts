@@ -50,7 +50,7 @@ import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index
 import type { NodeConfig } from './config.js';
 import { rpcWarmUpApplies, warmUpDevRpc } from './dev-warm-up.js';
 import { chainParamsFor } from './genesis-params.js';
-import { type Networking, startNetworking } from './network.js';
+import type { Networking } from './network.js';
 import { loadOrCreateValidatorKey } from './validator-key.js';
 
 function buildId(): string {
@@ -442,6 +442,8 @@ export class NativeNode {
   /** Join the network (ts/node/network.ts): libp2p, block sync, relay, evidence, and the BFT engine on validators. */
   private async startNetwork(): Promise<void> {
     const { chain, admission, mempool } = this.ctx;
+    // libp2p and its ~500 modules load only on a node that joins a network (--p2p-port).
+    const { startNetworking } = await import('./network.js');
     this.networking = await startNetworking({
       config: this.config,
       chain,

@@ -81,5 +81,5 @@ export interface MetricsExposition {
   scrape(): Promise<string>;
 }
 
-export const NODE_VERSION = '0.1.0';
+export { NODE_VERSION } from '../util/version.js';
 export const NATIVE_TOKEN = 'NATIVE';
