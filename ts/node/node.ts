@@ -1,5 +1,5 @@
 import { execSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -11,17 +11,9 @@ import { DEFAULT_CHECKPOINT_EVERY_BLOCKS, TRIE_CHECKPOINT_FILE } from '../chain/
 import { PoaEngine } from '../consensus/poa.js';
 import { crypto } from '../crypto/index.js';
 import { CallPool, TracePool } from '../execution/index.js';
-import {
-  GRPC_WEB_PATH_PREFIX,
-  GRPC_WEB_REQUEST_HEADERS,
-  GrpcMetrics,
-  type GrpcServer,
-  NativeGrpcService,
-  createGrpcWebHandler,
-  startGrpcServer,
-  withGrpcWeb,
-} from '../grpc/index.js';
-import { type HttpServer, startHttpServer } from '../http/index.js';
+import type { GrpcServer } from '../grpc/index.js';
+import { GRPC_WEB_PATH_PREFIX, GRPC_WEB_REQUEST_HEADERS, withGrpcWeb } from '../grpc/web-route.js';
+import { type HttpHandler, type HttpServer, startHttpServer } from '../http/index.js';
 import { TxAdmission } from '../mempool/admission.js';
 import { TxJournal } from '../mempool/tx-journal.js';
 import { DEFAULT_MEMPOOL_LIMITS, Mempool } from '../mempool/mempool.js';
@@ -50,6 +42,7 @@ import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index
 import type { NodeConfig } from './config.js';
 import { rpcWarmUpApplies, warmUpDevRpc } from './dev-warm-up.js';
 import { chainParamsFor } from './genesis-params.js';
+import type { GrpcWiring } from './grpc-wiring.js';
 import type { Networking } from './network.js';
 import { loadOrCreateValidatorKey } from './validator-key.js';
 
@@ -75,19 +68,6 @@ function describeRateLimits(c: NodeConfig): string {
   if (c.rateLimitGlobal === 0 && c.rateLimitWrite === 0) return 'no rate limits';
   const n = (v: number) => (v === 0 ? 'unlimited' : String(v));
   return `rate limits ${n(c.rateLimitGlobal)} requests, ${n(c.rateLimitWrite)} writes per ${c.rateLimitWindowSecs} s per IP`;
-}
-
-/** The gRPC server's TLS files (--grpc-tls-cert / --grpc-tls-key), read at start; undefined = plaintext. */
-function grpcTls(c: NodeConfig): { cert: Buffer; key: Buffer } | undefined {
-  if (!c.grpcTlsCert || !c.grpcTlsKey) return undefined;
-  const read = (file: string, flag: string): Buffer => {
-    try {
-      return readFileSync(file);
-    } catch (err) {
-      throw new Error(`cannot read ${flag} ${file}: ${(err as Error).message}`);
-    }
-  };
-  return { cert: read(c.grpcTlsCert, '--grpc-tls-cert'), key: read(c.grpcTlsKey, '--grpc-tls-key') };
 }
 
 /** Another node (or any process) has this data dir's database open. */
@@ -336,11 +316,15 @@ export class NativeNode {
         onRateLimited: (bucket) => m.rateLimit(bucket),
         onResponse: (method, route, status, seconds) => m.observeHttp(method, route, status, seconds),
       });
-      const grpcService = new NativeGrpcService(ctx, {
-        metrics: new GrpcMetrics(m.registry),
-        onError: (err, method) => log.error({ err, method }, 'gRPC method failed'),
-      });
+      // gRPC loads after the API listens (grpc-wiring.ts); a gRPC-Web request before that waits for it.
       const grpcWebStop = new AbortController();
+      let grpcLoading: Promise<GrpcWiring> | undefined;
+      const loadGrpc = () => {
+        grpcLoading ??= import('./grpc-wiring.js').then((w) => w.wireGrpc(ctx, m, log, grpcWebStop.signal));
+        return grpcLoading;
+      };
+      let grpcWeb: HttpHandler | undefined;
+      const lazyGrpcWeb: HttpHandler = (req) => (grpcWeb ? grpcWeb(req) : loadGrpc().then((g) => (grpcWeb = g.web)(req)));
       const apiHeaders = apiRequestHeaders(config);
       http = await startHttpServer(
         {
@@ -366,20 +350,9 @@ export class NativeNode {
               })
             : undefined,
         },
-        withGrpcWeb(createGrpcWebHandler(grpcService, { signal: grpcWebStop.signal }), handler),
+        withGrpcWeb(lazyGrpcWeb, handler),
       );
-      if (config.grpcPort !== null) {
-        grpc = await startGrpcServer(grpcService, {
-          host: config.apiHost,
-          port: config.grpcPort,
-          tls: grpcTls(config),
-          reflection: config.grpcReflection,
-        });
-        log.info(
-          { host: config.apiHost, port: grpc.port, tls: grpc.tls, reflection: config.grpcReflection },
-          'gRPC listening (native.v1; gRPC-Web on the API port)',
-        );
-      }
+      if (config.grpcPort !== null) grpc = await (await loadGrpc()).listen(config, log);
       const node = new NativeNode(config, ctx, consensus, http, auditLog, m, db, log, evmCalls, evmTraces, grpcWebStop);
       node.grpc = grpc;
       consensus.onPoolChanged = () => admission.onBlock();
