@@ -1,8 +1,9 @@
 import { HDKey } from '@scure/bip32';
 import { generateMnemonic, mnemonicToSeedSync } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
 import test from 'ava';
-import { DEV_MNEMONIC, keyPairFromMnemonic, keyPairFromPrivate } from '../../ts/ledger/keys.js';
+import { DEV_MNEMONIC, keyPairFromMnemonic, keyPairFromPrivate, randomKeyPair } from '../../ts/ledger/keys.js';
 
 /** The reference path: scure's BIP-39 seed and the full BIP-32 path from the root. */
 function reference(mnemonic: string, index: number): string {
@@ -24,6 +25,19 @@ test('keys of mnemonics used in turn equal the reference derivation (the cached 
       for (const index of [0, 7, 1000 + round]) t.is(keyPairFromMnemonic(phrase, index).address, reference(phrase, index));
     }
   }
+});
+
+test("public keys (OpenSSL) equal @noble's; invalid secret keys and account indexes are refused", (t) => {
+  for (let i = 0; i < 50; i++) {
+    const k = randomKeyPair();
+    t.deepEqual(Buffer.from(k.publicKey), Buffer.from(secp256k1.getPublicKey(k.privateKey, false)));
+  }
+  const edge = keyPairFromPrivate(`${'f'.repeat(62)}00`.replace(/^ff/, 'ee'));
+  t.deepEqual(Buffer.from(edge.publicKey), Buffer.from(secp256k1.getPublicKey(edge.privateKey, false)));
+  t.throws(() => keyPairFromPrivate('00'.repeat(32)), { message: 'invalid private key' });
+  t.throws(() => keyPairFromPrivate('ff'.repeat(32)), { message: 'invalid private key' });
+  for (const index of [-1, 1.5, 2 ** 31])
+    t.throws(() => keyPairFromMnemonic(DEV_MNEMONIC, index), { message: /invalid account index/ });
 });
 
 test('an invalid mnemonic is refused, also right after a valid one', (t) => {

@@ -170,6 +170,12 @@ export class NativeNode {
   ) {}
 
   static async start(config: NodeConfig, log: Logger): Promise<NativeNode> {
+    // Milliseconds since the process started at the end of each step (logged with "API listening";
+    // bench/startup.ts and docs/operations.md, "Start-up time"): `modules` is Node's start and the imports.
+    const startMs: Record<string, number> = { modules: Math.round(performance.now()) };
+    const step = (name: string) => {
+      startMs[name] = Math.round(performance.now());
+    };
     // The first line says what kind of node this is; on the dev chain, that it is open to every local tool.
     if (config.network === 'dev') {
       log.info(
@@ -188,7 +194,9 @@ export class NativeNode {
     const { key, created } = loadOrCreateValidatorKey(config.dataDir);
     if (created) log.info({ address: key.address }, 'created validator key');
     const params = chainParamsFor(config, key);
+    step('keys');
     const db = await openStore(config.dataDir);
+    step('database');
     let metrics: NodeMetrics | undefined;
     let audit: AuditLog | undefined;
     let http: HttpServer | undefined;
@@ -228,6 +236,7 @@ export class NativeNode {
         { height: chain.height, head: chain.head.hash, chain_id: params.chainId, network: params.network },
         'chain opened',
       );
+      step('chain');
       const auditLog = await AuditLog.open(db, { onError: (err) => log.error({ err }, 'audit log write failed') });
       audit = auditLog;
       auditLog.record('config', { ...redactConfig(config), api_key_set: config.apiKey !== undefined });
@@ -352,7 +361,9 @@ export class NativeNode {
         },
         withGrpcWeb(lazyGrpcWeb, handler),
       );
+      step('listening');
       if (config.grpcPort !== null) grpc = await (await loadGrpc()).listen(config, log);
+      step('grpc');
       const node = new NativeNode(config, ctx, consensus, http, auditLog, m, db, log, evmCalls, evmTraces, grpcWebStop);
       node.grpc = grpc;
       consensus.onPoolChanged = () => admission.onBlock();
@@ -381,6 +392,7 @@ export class NativeNode {
         await warmUpDevRpc(ctx, consensus, log);
       } else if (params.validators.some((v) => v.address === key.address)) consensus.start();
       else log.warn({ address: key.address }, 'this node is not an authority; not producing blocks');
+      step('warm_up');
       log.info(
         {
           host: config.apiHost,
@@ -392,6 +404,7 @@ export class NativeNode {
           trusted_proxies: config.trustedProxies,
           cors_origin: config.corsOrigin ?? null,
           websocket: config.ws ? `ws://${config.apiHost}:${http.port}/rpc` : null,
+          start_ms: startMs,
         },
         'API listening',
       );
