@@ -8,7 +8,7 @@
  *   npm run bench:startup -- --base 863d03d [--runs 5] [--blocks 3000]
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -95,6 +95,18 @@ interface Started {
   port: number;
   /** Command to the first 200 of /health. */
   ms: number;
+  /** CPU the node used by then (all its threads; /proc, 10 ms ticks): what the start costs whatever the load. */
+  cpuMs: number;
+}
+
+/** User + system CPU of a process so far (Linux /proc/PID/stat, in clock ticks of 10 ms). */
+function cpuMsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** Start a dev node on `dataDir` and time it from the spawn to /health answering 200. */
@@ -111,7 +123,10 @@ async function startDev(main: string, dataDir: string): Promise<Started> {
     exited = true;
   });
   for (;;) {
-    if (await healthOk(port)) return { child, port, ms: performance.now() - t0 };
+    if (await healthOk(port)) {
+      const ms = performance.now() - t0;
+      return { child, port, ms, cpuMs: cpuMsOf(child.pid as number) };
+    }
     if (exited) throw new Error(`the node on ${dataDir} exited before /health answered`);
     if (performance.now() - t0 > DEADLINE_MS) throw new Error(`no /health within ${DEADLINE_MS} ms`);
     await new Promise((r) => setTimeout(r, 5));
@@ -131,15 +146,18 @@ interface Measured {
   version: number[];
   fresh: number[];
   restart: number[];
+  freshCpu: number[];
+  restartCpu: number[];
   height: number;
 }
 
 async function measure(build: Build, runs: number, blocks: number, dir: string): Promise<Measured> {
-  const out: Measured = { version: [], fresh: [], restart: [], height: 0 };
+  const out: Measured = { version: [], fresh: [], restart: [], freshCpu: [], restartCpu: [], height: 0 };
   for (let i = 0; i < runs; i++) out.version.push(await timeExit(build.main, ['--version']));
   for (let i = 0; i < runs; i++) {
     const n = await startDev(build.main, join(dir, `fresh-${i}`));
     out.fresh.push(n.ms);
+    out.freshCpu.push(n.cpuMs);
     await stop(n.child);
   }
   // A dev chain of `blocks` blocks, a few transfers among them, stopped cleanly; then restarted `runs` times.
@@ -155,6 +173,7 @@ async function measure(build: Build, runs: number, blocks: number, dir: string):
   for (let i = 0; i < runs; i++) {
     const n = await startDev(build.main, chainDir);
     out.restart.push(n.ms);
+    out.restartCpu.push(n.cpuMs);
     await stop(n.child);
   }
   return out;
@@ -195,6 +214,8 @@ async function main(): Promise<void> {
     ['`--version` until exit', (m: Measured) => m.version, 'target ≤ 200 ms'],
     ['fresh `--dev` to /health 200', (m: Measured) => m.fresh, 'target ≤ 1 s (quiet machine)'],
     ['restart of a dev chain to /health 200', (m: Measured) => m.restart, 'target ≤ 1 s (quiet machine)'],
+    ['CPU of the node until /health (fresh)', (m: Measured) => m.freshCpu, 'user + system, all threads (/proc)'],
+    ['CPU of the node until /health (restart)', (m: Measured) => m.restartCpu, 'user + system, all threads (/proc)'],
   ] as const;
   const lines = [
     `| Measurement | ${builds.map((b) => `${b.label}: median (min–max)`).join(' | ')} | Notes |`,
