@@ -2,13 +2,13 @@
  * Start-up time (issue 25, section 3), side by side with an earlier build: `--version` until the process exits,
  * a fresh `--dev` chain from the command to the first 200 of GET /health, and a restart of a dev chain of a few
  * thousand blocks (stopped cleanly) to /health, each the median of `--runs` (default 5), every run its own
- * process. The earlier build is a detached `git worktree` of `--base COMMIT` in the temp dir with this
- * checkout's node_modules and native addon, compiled once (or an already built checkout: BENCH_BASELINE=dir).
+ * process; the CPU the node used until /health (from /proc) is the figure a loaded machine does not distort.
+ * The earlier build: `scripts/bench-baseline.sh <commit>`, then BENCH_BASELINE=.tmp/baseline.
  *
- *   npm run bench:startup -- --base 863d03d [--runs 5] [--blocks 3000]
+ *   BENCH_BASELINE=.tmp/baseline npm run bench:startup -- [--runs 5] [--blocks 3000]
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -28,23 +28,17 @@ interface Build {
   main: string;
 }
 
-/** A built checkout of `commit` in the temp dir (git worktree, node_modules and addon linked, tsc), reused. */
-function baselineBuild(commit: string): Build {
-  const fromEnv = process.env.BENCH_BASELINE;
-  if (fromEnv) return { label: `before (${fromEnv})`, main: resolve(fromEnv, 'dist/ts/node/main.js') };
-  const sha = execFileSync('git', ['rev-parse', '--short', commit], { cwd: ROOT }).toString().trim();
-  const dir = join(tmpdir(), `native-startup-base-${sha}`);
-  const main = join(dir, 'dist/ts/node/main.js');
-  if (!existsSync(main)) {
-    log(`building ${sha} in ${dir} ...`);
-    if (!existsSync(dir)) execFileSync('git', ['worktree', 'add', '--detach', dir, sha], { cwd: ROOT, stdio: 'ignore' });
-    if (!existsSync(join(dir, 'node_modules'))) symlinkSync(realpathSync(join(ROOT, 'node_modules')), join(dir, 'node_modules'));
-    for (const f of readdirSync(join(ROOT, 'native')).filter((n) => n.endsWith('.node'))) {
-      copyFileSync(join(ROOT, 'native', f), join(dir, 'native', f));
-    }
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: dir });
+/** The earlier build of BENCH_BASELINE (scripts/bench-baseline.sh <commit> builds one), if set. */
+function baselineBuild(): Build | undefined {
+  const dir = process.env.BENCH_BASELINE;
+  if (!dir) return undefined;
+  let commit = dir;
+  try {
+    commit = readFileSync(join(dir, 'BASELINE_COMMIT'), 'utf8').trim();
+  } catch {
+    /* a checkout built by hand: named by its directory */
   }
-  return { label: `before (${sha})`, main };
+  return { label: `before (${commit})`, main: resolve(dir, 'dist/ts/node/main.js') };
 }
 
 /** Milliseconds from spawning `node main.js args` until it exits (code 0 expected). */
@@ -182,7 +176,6 @@ async function measure(build: Build, runs: number, blocks: number, dir: string):
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      base: { type: 'string' },
       runs: { type: 'string', default: '5' },
       blocks: { type: 'string', default: '3000' },
     },
@@ -190,7 +183,8 @@ async function main(): Promise<void> {
   const runs = Number(values.runs);
   const blocks = Number(values.blocks);
   const builds: Build[] = [];
-  if (values.base || process.env.BENCH_BASELINE) builds.push(baselineBuild(values.base ?? 'HEAD'));
+  const before = baselineBuild();
+  if (before) builds.push(before);
   builds.push({ label: 'this build', main: join(ROOT, 'dist/ts/node/main.js') });
   const load0 = loadavg()
     .map((x) => x.toFixed(1))
