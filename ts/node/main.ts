@@ -14,7 +14,7 @@ const EXIT_CONFIG = 2;
 
 /** Start-up failures a user can fix: one plain line, no stack trace. */
 async function isUserFixable(err: unknown): Promise<boolean> {
-  const [{ ListenError }, { DataDirInUseError }] = await Promise.all([import('../http/index.js'), import('./node.js')]);
+  const [{ ListenError }, { DataDirInUseError }] = await Promise.all([import('../http/index.js'), import('./node-store.js')]);
   return err instanceof ListenError || err instanceof DataDirInUseError;
 }
 
@@ -56,11 +56,14 @@ async function main(): Promise<void> {
   }
   if (cmd.kind !== 'run') return; // help and version answered above
   const { config } = cmd;
+  // RocksDB opens on libuv's threads while the rest of the node loads (node-store.ts).
+  const { openNodeStore } = await import('./node-store.js');
+  const store = openNodeStore(config.dataDir);
   const [{ createLogger }, { NativeNode: Node }] = await Promise.all([import('./log.js'), import('./node.js')]);
   const log = createLogger({ level: config.logLevel, nodeName: config.nodeName, format: config.logFormat });
   let node: NativeNode;
   try {
-    node = await Node.start(config, log);
+    node = await Node.start(config, log, { store });
   } catch (err) {
     if (!(await isUserFixable(err))) throw err;
     process.stderr.write(`error: ${(err as Error).message}\n`);

@@ -38,12 +38,13 @@ import {
   warmChainIndex,
 } from '../services/index.js';
 import { CompilePool, VERIFY_CHAINS, VerificationService, VerificationStore, verifyHooks } from '../verify/index.js';
-import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index.js';
+import type { KvStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
 import { rpcWarmUpApplies, warmUpDevRpc } from './dev-warm-up.js';
 import { chainParamsFor } from './genesis-params.js';
 import type { GrpcWiring } from './grpc-wiring.js';
 import type { Networking } from './network.js';
+import { openNodeStore } from './node-store.js';
 import { loadOrCreateValidatorKey } from './validator-key.js';
 
 /** The checkout's short commit, asked of git while the database opens (a synchronous spawn held the start ~20 ms). */
@@ -63,15 +64,6 @@ function describeRateLimits(c: NodeConfig): string {
   if (c.rateLimitGlobal === 0 && c.rateLimitWrite === 0) return 'no rate limits';
   const n = (v: number) => (v === 0 ? 'unlimited' : String(v));
   return `rate limits ${n(c.rateLimitGlobal)} requests, ${n(c.rateLimitWrite)} writes per ${c.rateLimitWindowSecs} s per IP`;
-}
-
-/** Another node (or any process) has this data dir's database open. */
-export class DataDirInUseError extends Error {
-  readonly code = 'DATA_DIR_IN_USE';
-  constructor(dataDir: string, lockFile: string) {
-    super(`data dir ${dataDir} is in use by another node (lock file ${lockFile}); stop that node or choose --data-dir`);
-    this.name = 'DataDirInUseError';
-  }
 }
 
 /**
@@ -106,15 +98,6 @@ async function openJournal(
     ),
   );
   return { journal, replayed };
-}
-
-async function openStore(dataDir: string): Promise<KvStore> {
-  try {
-    return await openRocksStore(join(dataDir, 'db'));
-  } catch (err) {
-    if (err instanceof StoreLockedError) throw new DataDirInUseError(dataDir, err.lockFile);
-    throw err;
-  }
 }
 
 /**
@@ -164,7 +147,8 @@ export class NativeNode {
     private readonly grpcWebStop: AbortController,
   ) {}
 
-  static async start(config: NodeConfig, log: Logger): Promise<NativeNode> {
+  /** `opts.store`: the database main.ts started opening (openNodeStore); opened here otherwise. */
+  static async start(config: NodeConfig, log: Logger, opts: { store?: Promise<KvStore> } = {}): Promise<NativeNode> {
     // Milliseconds since the process started at the end of each step (logged with "API listening";
     // bench/startup.ts and docs/operations.md, "Start-up time"): `modules` is Node's start and the imports.
     const startMs: Record<string, number> = { modules: Math.round(performance.now()) };
@@ -191,7 +175,7 @@ export class NativeNode {
     if (created) log.info({ address: key.address }, 'created validator key');
     const params = chainParamsFor(config, key);
     step('keys');
-    const db = await openStore(config.dataDir);
+    const db = await (opts.store ?? openNodeStore(config.dataDir));
     step('database');
     let metrics: NodeMetrics | undefined;
     let audit: AuditLog | undefined;
@@ -483,3 +467,5 @@ export class NativeNode {
     return this.stopping;
   }
 }
+
+export { DataDirInUseError } from './node-store.js';
