@@ -421,8 +421,8 @@ export class Chain extends EventEmitter<ChainEvents> {
   /**
    * Import consecutive blocks made elsewhere (a syncing node's run from one peer): each validated against the
    * head under every rule and executed as importBlock does, announced ('block') with the state at that block,
-   * and all of them committed in ONE atomic write (reth's staged sync: the per-block write was ~30% of an
-   * empty block's import). The head on disk moves with that write: a crash keeps all of the run or none, never
+   * and all of them committed in ONE atomic write (reth's staged sync; one write per run instead of per block
+   * saves ~5-8% of an empty block's CPU, bench/RESULTS.md). The head on disk moves with that write: a crash keeps all of the run or none, never
    * a head past a committed block. The first invalid block ends the run: the blocks before it are committed,
    * then its InvalidBlockError is thrown. Returns the blocks committed. A failed write leaves the in-memory
    * chain ahead of the store: the chain then refuses every later block (the node must restart, and resumes
@@ -438,6 +438,8 @@ export class Chain extends EventEmitter<ChainEvents> {
     const run = this.blocks.startRun();
     const applied: AppliedBlock[] = [];
     let invalid: unknown = null;
+    /** A listener's exception: thrown once the run is committed, as commit() lets it through after its write. */
+    let listenerError: unknown = null;
     try {
       for (const block of blocks) {
         const t0 = performance.now();
@@ -453,7 +455,11 @@ export class Chain extends EventEmitter<ChainEvents> {
         this.headBlock = a.block;
         applied.push(a);
         const t2 = performance.now();
-        this.emit('block', a.block, a.result, a.undo);
+        try {
+          this.emit('block', a.block, a.result, a.undo);
+        } catch (err) {
+          listenerError ??= err;
+        }
         this.importTimings.validate_ms += t1 - t0;
         this.importTimings.write_ms += t2 - t1;
         this.importTimings.listeners_ms += performance.now() - t2;
@@ -474,6 +480,7 @@ export class Chain extends EventEmitter<ChainEvents> {
     if (last && applied.some((a) => this.checkpoints?.due(a.block.index))) this.checkpoints?.start(last);
     this.settle();
     if (invalid) throw invalid;
+    if (listenerError) throw listenerError;
     return applied.length;
   }
 
