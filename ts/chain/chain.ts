@@ -421,8 +421,8 @@ export class Chain extends EventEmitter<ChainEvents> {
   /**
    * Import consecutive blocks made elsewhere (a syncing node's run from one peer): each validated against the
    * head under every rule and executed as importBlock does, announced ('block') with the state at that block,
-   * and all of them committed in ONE atomic write (reth's staged sync; one write per run instead of per block
-   * saves ~5-8% of an empty block's CPU, bench/RESULTS.md). The head on disk moves with that write: a crash keeps all of the run or none, never
+   * and all of them committed in ONE atomic write (reth's staged sync; the saving over one write per block is
+   * within this machine's noise, bench/RESULTS.md "Block sync"). The head on disk moves with that write: a crash keeps all of the run or none, never
    * a head past a committed block. The first invalid block ends the run: the blocks before it are committed,
    * then its InvalidBlockError is thrown. Returns the blocks committed. A failed write leaves the in-memory
    * chain ahead of the store: the chain then refuses every later block (the node must restart, and resumes
