@@ -35,7 +35,7 @@ const layerRules = LAYERS.slice(1).map((row, i) => {
 });
 
 /** A file of another folder that is not its door. */
-const innerFileOfAnotherFolder = { path: '^ts/[^/]+/', pathNot: ['^ts/$1/', '^ts/[^/]+/(index|interface)\\.ts$'] };
+const innerFileOfAnotherFolder = { path: '^ts/[^/]+/', pathNot: ['^ts/$1/', '^ts/[^/]+/(index|interface|light)\\.ts$'] };
 
 module.exports = {
   forbidden: [
@@ -60,7 +60,7 @@ module.exports = {
       comment: 'test/evm tests ts/execution: other folders only through their doors',
       severity: 'error',
       from: { path: '^test/evm/' },
-      to: { path: '^ts/[^/]+/', pathNot: ['^ts/execution/', '^ts/[^/]+/(index|interface)\\.ts$'] },
+      to: { path: '^ts/[^/]+/', pathNot: ['^ts/execution/', '^ts/[^/]+/(index|interface|light)\\.ts$'] },
     },
     ...layerRules,
     {

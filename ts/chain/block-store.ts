@@ -2,6 +2,7 @@ import { type ReceiptRecord, decodeReceipts, encodeReceipts } from '../execution
 import { type NativeEvent, type SignedTransaction, ZERO_ADDRESS } from '../ledger/index.js';
 import { type StateChanges, type StateUndo, keyBytes } from '../state/index.js';
 import {
+  type KvBatch,
   type KvOp,
   type KvStore,
   addOps,
@@ -119,9 +120,62 @@ export class BlockStore {
     /** More writes for the same atomic batch (the dev chain's record of writes made between blocks). */
     extraOps: readonly KvOp[] = [],
   ): Promise<void> {
-    if (undo.size !== changes.size) throw new Error(`block ${block.index}: undo record does not match its state changes`);
     // Filled op by op (KvBatch): no op object for each of a large block's tens of thousands of keys.
     const batch = this.db.batch();
+    const staged = this.stage(batch, block, changes, receipts, encodedReceipts, undo, extraOps);
+    await batch.write();
+    staged.remember();
+    staged.durable();
+  }
+
+  /**
+   * Commits of consecutive blocks in ONE atomic write (a syncing node's catch-up, Chain.importRun): each
+   * `add` puts a block's operations into the shared batch and updates what the next block's operations are
+   * computed from (the window, the head height, address counts, day records, event counts); `write` writes
+   * them all with the head pointer at the last one, so a crash leaves all of the run or none. A failed write leaves those
+   * in-memory caches ahead of the store: the caller gives up on this store (Chain marks itself failed).
+   */
+  startRun(): {
+    add: (
+      block: Block,
+      changes: StateChanges,
+      receipts: readonly ReceiptRecord[],
+      encodedReceipts: Uint8Array,
+      undo: StateUndo,
+    ) => void;
+    write: () => Promise<void>;
+  } {
+    const batch = this.db.batch();
+    const durable: (() => void)[] = [];
+    return {
+      add: (block, changes, receipts, encodedReceipts, undo) => {
+        const staged = this.stage(batch, block, changes, receipts, encodedReceipts, undo, []);
+        staged.remember();
+        durable.push(staged.durable);
+      },
+      write: async () => {
+        if (durable.length === 0) return;
+        await batch.write();
+        for (const d of durable) d();
+      },
+    };
+  }
+
+  /**
+   * A block's commit operations, added to `batch`; `remember` then updates the in-memory view (window, head
+   * height, cached counts and day records) and `durable` hands its change set to the history indexer, which
+   * reads it from the store (so only once the batch is written).
+   */
+  private stage(
+    batch: KvBatch,
+    block: Block,
+    changes: StateChanges,
+    receipts: readonly ReceiptRecord[],
+    encodedReceipts: Uint8Array,
+    undo: StateUndo,
+    extraOps: readonly KvOp[],
+  ): { remember: () => void; durable: () => void } {
+    if (undo.size !== changes.size) throw new Error(`block ${block.index}: undo record does not match its state changes`);
     addOps(batch, extraOps);
     // Views, not copies: RocksDB copies the bytes into its batch anyway (the body of a large block is megabytes).
     batch.put(blockKey(block.index), viewOf(encodeBlock(block)));
@@ -167,15 +221,18 @@ export class BlockStore {
     // Genesis has no state before it to read: its change set would only repeat the allocation. The history
     // index is built from the change set after this write, off the commit path (state-history.ts).
     if (block.index > 0) addOps(batch, this.history.commitOps(block.index, undo));
-    await batch.write();
-    this.history.committed(block.index, undo);
-    if (day) this.days.set(day.day, day);
-    events.applied();
-    for (const [addr, n] of counts) this.txCounts.set(addr, n);
-    this.headHeight = block.index;
-    this.remember(block);
-    this.windowReceipts.set(block.index, receipts);
-    this.windowReceipts.delete(block.index - this.windowSize);
+    return {
+      remember: () => {
+        if (day) this.days.set(day.day, day);
+        events.applied();
+        for (const [addr, n] of counts) this.txCounts.set(addr, n);
+        this.headHeight = block.index;
+        this.remember(block);
+        this.windowReceipts.set(block.index, receipts);
+        this.windowReceipts.delete(block.index - this.windowSize);
+      },
+      durable: () => this.history.committed(block.index, undo),
+    };
   }
 
   /**

@@ -82,7 +82,11 @@ export interface ConsensusData {
 }
 
 export const lastCommitHash = (lastCommit: Uint8Array): string => toHex(sha256(lastCommit));
-export const evidenceHash = (evidence: readonly Uint8Array[]): string => toHex(sha256(RLP.encode(evidence as Uint8Array[])));
+const hashEvidence = (evidence: readonly Uint8Array[]): string => toHex(sha256(RLP.encode(evidence as Uint8Array[])));
+/** Nearly every block carries no evidence: that hash once (every block's header check asks for it). */
+let emptyEvidenceHash: string | undefined;
+export const evidenceHash = (evidence: readonly Uint8Array[]): string =>
+  evidence.length === 0 ? (emptyEvidenceHash ??= hashEvidence(evidence)) : hashEvidence(evidence);
 
 const CONSENSUS_PHASES: readonly string[] = ['PoA', 'DPoS', 'DPoS+BFT'];
 

@@ -82,14 +82,26 @@ export function encodeJustification(j: Justification): Uint8Array {
 /** Decoded certificates by their bytes object (a block's certificate is read by several rules and by sync). */
 const decoded = new WeakMap<Uint8Array, Justification>();
 
+/**
+ * The last certificate decoded, by content: a block's last_commit is its parent's certificate again, in
+ * another bytes object (decoded from the wire), and a syncing node reads both one block apart.
+ */
+let lastDecoded: { bytes: Uint8Array; j: Justification } | null = null;
+
 export function decodeJustification(bytes: Uint8Array): Justification {
   const known = decoded.get(bytes);
   if (known) return known;
+  if (lastDecoded && Buffer.compare(lastDecoded.bytes, bytes) === 0) {
+    decoded.set(bytes, lastDecoded.j);
+    return lastDecoded.j;
+  }
   // Shared by every reader of these bytes: frozen, so none can change what the next one reads.
   const j = decodeJustificationBytes(bytes);
   for (const p of j.precommits) Object.freeze(p);
   Object.freeze(j.precommits);
   decoded.set(bytes, Object.freeze(j));
+  // A copy: the caller's bytes may be a view of a buffer it reuses.
+  lastDecoded = { bytes: Uint8Array.from(bytes), j };
   return j;
 }
 

@@ -1,32 +1,14 @@
 import { parseArgs } from 'node:util';
-import {
-  DEFAULT_WS_LIMITS,
-  ClientIpResolver,
-  DEFAULT_RATE_LIMIT_GLOBAL,
-  DEFAULT_RATE_LIMIT_WINDOW_SECS,
-  DEFAULT_RATE_LIMIT_WRITE,
-} from '../api/index.js';
-import {
-  DEFAULT_API_PORT,
-  MAINNET_CHAIN_ID,
-  TESTNET_CHAIN_ID,
-  type HistoryRetention,
-  parseHistoryRetention,
-} from '../chain/index.js';
+import { DEFAULT_WS_LIMITS, ClientIpResolver, DEFAULT_RATE_LIMIT_GLOBAL, DEFAULT_RATE_LIMIT_WINDOW_SECS, DEFAULT_RATE_LIMIT_WRITE } from '../api/index.js';
+import { DEFAULT_API_PORT, MAINNET_CHAIN_ID, TESTNET_CHAIN_ID, type HistoryRetention, parseHistoryRetention } from '../chain/index.js';
 import { DEFAULT_PACK_GAS_LIMIT } from '../consensus/interface.js';
-import {
-  DEFAULT_RPC_EVM_QUEUE,
-  DEFAULT_RPC_EVM_TIMEOUT_MS,
-  DEFAULT_RPC_GAS_CAP,
-  DEV_RPC_EVM_INLINE_MS,
-  defaultCallWorkers,
-} from '../execution/index.js';
+import { DEFAULT_RPC_EVM_QUEUE, DEFAULT_RPC_EVM_TIMEOUT_MS, DEFAULT_RPC_GAS_CAP, DEV_RPC_EVM_INLINE_MS, defaultCallWorkers } from '../execution/index.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/index.js';
 import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/index.js';
 import { DEFAULT_COMPILE_MEMORY_MB, DEFAULT_COMPILE_TIMEOUT_MS } from '../verify/index.js';
 import { DEFAULT_STATE_CACHE_MB } from '../state/index.js';
 import { DEFAULT_READY_MAX_AGE_BLOCKS, DEFAULT_READY_MAX_LAG_BLOCKS, parseDurationMs } from '../services/index.js';
-import { NODE_FLAGS } from './flags.js';
+import { NODE_FLAGS, infoCommand } from './flags.js';
 
 export type Network = 'mainnet' | 'testnet' | 'dev';
 export type LogFormat = 'pretty' | 'json';
@@ -137,9 +119,8 @@ const parserOptions = Object.fromEntries(NODE_FLAGS.map((f) => [f.name, { type: 
 
 /** `--help` and `--version` win over everything else (and over bad values), as in most tools. */
 export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
-  if (argv.includes('--help') || argv.includes('-h')) return { kind: 'help' };
-  if (argv.includes('--version')) return { kind: 'version' };
-  return { kind: 'run', config: parseConfig(argv, env) };
+  const info = infoCommand(argv);
+  return info ? { kind: info } : { kind: 'run', config: parseConfig(argv, env) };
 }
 
 /**

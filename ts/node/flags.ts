@@ -3,9 +3,9 @@
  * line of help. `parseConfig` builds its parser from this table and `--help` prints it, so the two (and the
  * README's table, which a test compares) cannot drift apart.
  */
-import { DEFAULT_RATE_LIMIT_GLOBAL, DEFAULT_RATE_LIMIT_WINDOW_SECS, DEFAULT_RATE_LIMIT_WRITE } from '../api/index.js';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/index.js';
-import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/index.js';
+import { DEFAULT_RATE_LIMIT_GLOBAL, DEFAULT_RATE_LIMIT_WINDOW_SECS, DEFAULT_RATE_LIMIT_WRITE } from '../api/light.js';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/light.js';
+import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/light.js';
 
 export interface FlagSpec {
   /** Long name without the dashes. */
@@ -419,6 +419,16 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
 ];
 
 /** The `--help` text: usage, then one line per flag with its environment variable and default. */
+/**
+ * `--help` and `--version` win over everything else (and over bad values), as in most tools; main.ts asks this
+ * before it loads the rest of the node.
+ */
+export function infoCommand(argv: readonly string[]): 'help' | 'version' | null {
+  if (argv.includes('--help') || argv.includes('-h')) return 'help';
+  if (argv.includes('--version')) return 'version';
+  return null;
+}
+
 export function nodeHelp(version: string): string {
   const rows = NODE_FLAGS.map((f) => {
     const left = `--${f.name}${f.value ? ` ${f.value}` : ''}`;

@@ -105,7 +105,7 @@ export interface MetricsExposition {
   scrape(): Promise<string>;
 }
 
-export const NODE_VERSION = '0.1.0';
+export { NODE_VERSION } from '../util/index.js';
 export const NATIVE_TOKEN = 'NATIVE';
 
 /** What the node sets up for /ready (ts/node); absent in contexts built without a node. */

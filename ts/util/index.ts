@@ -20,3 +20,4 @@ export { fromHex, u32be, u64be, isAddress, to0x, toHex, bigToBytes, bytesToBig, 
 export { asUint, RawJson, parseJsonExact, stringifyExact } from './json.js';
 export { rlpIntHex, rlpListHex, rlpStrHex, rlpBytesList } from './rlp-hex.js';
 export { checkRlp, decodeRlp, RlpDecodeError } from './rlp-bounded.js';
+export { NODE_VERSION } from './version.js';
