@@ -37,11 +37,11 @@ export function certificate(params: ChainParams, b: Block, signers: KeyPair[]): 
 }
 
 /** The next finalized block of `chain` (its scheduled proposer, three precommits), committed there. */
-export async function nextFinalized(chain: Chain, txs: SignedTransaction[]): Promise<Block> {
+export async function nextFinalized(chain: Chain, txs: SignedTransaction[], evidence: Uint8Array[] = []): Promise<Block> {
   const params = chain.params;
   const proposer = bftKeyOf(proposerAt(params, chain.state, chain.height + 1, 0)?.address as string);
   const lastCommit = chain.head.consensus === 'DPoS+BFT' ? chain.head.justification : new Uint8Array(0);
-  const exec = await chain.execute(txs, proposer.address, NOW, undefined, { last_commit: lastCommit, evidence: [] });
+  const exec = await chain.execute(txs, proposer.address, NOW, undefined, { last_commit: lastCommit, evidence });
   const sealed = chain.seal(exec, proposer, 0, { proposal: true });
   chain.abandon(sealed);
   const final = { ...sealed.block, justification: certificate(params, sealed.block, bftKeys.slice(0, 3)) };

@@ -22,6 +22,7 @@ export { Chain, type ChainEvents, NoSuchHeightError, StaleExecutionError, checke
 export { EventIndex } from './event-index.js';
 export {
   type DoubleSignEvidence,
+  EVIDENCE_MAX_AGE_BLOCKS,
   MAX_EVIDENCE_PER_BLOCK,
   decodeEvidence,
   encodeEvidence,
