@@ -118,6 +118,25 @@ const DEADLINE_MS = 60_000;
 const reaches = (chain: Chain, height: number) =>
   waitFor(() => chain.height >= height, DEADLINE_MS, `height ${height} (at ${chain.height})`);
 
+/** A source of `height` blocks that claims only `claims`, and a follower synced to the claim. */
+async function syncedToClaim(t: ExecutionContext, height: number, claims: number) {
+  const source = await sourceChain(t, height);
+  const f = await follower(t);
+  f.net.connect('peer-a', { chain: source, claims });
+  f.sync.poke();
+  await reaches(f.chain, claims);
+  return { source, f };
+}
+
+async function blockAt(chain: Chain, height: number): Promise<Block> {
+  const b = await chain.blocks.getBlock(height);
+  if (!b) throw new Error(`no block ${height}`);
+  return b;
+}
+
+/** A block altered and re-signed by a key that is no authority. */
+const forged = (b: Block): Block => reseal({ ...b, timestamp: b.timestamp + 1 }, bob);
+
 test('catches up from a peer ahead: every block imported through the validity rule, pool and counters follow', async (t) => {
   const source = await sourceChain(t, 12);
   const f = await follower(t);
@@ -142,13 +161,13 @@ test('a forged block from one peer: that peer is penalized and dropped, the rest
   const source = await sourceChain(t, 10);
   const f = await follower(t);
   // The liar serves the real chain but block 6 altered and re-signed by a key that is no authority.
-  const forge = (b: Block) => (b.index === 6 ? reseal({ ...b, timestamp: b.timestamp + 1 }, bob) : b);
+  const forge = (b: Block) => (b.index === 6 ? forged(b) : b);
   f.net.connect('liar', { chain: source, forge });
   f.net.connect('honest', { chain: source });
   f.sync.poke();
   await reaches(f.chain, 10);
   t.is(f.chain.head.hash, source.head.hash);
-  t.is((await f.chain.blocks.getBlock(6))?.hash, (await source.blocks.getBlock(6))?.hash, 'the real block 6');
+  t.is((await blockAt(f.chain, 6)).hash, (await blockAt(source, 6)).hash, 'the real block 6');
   t.is(f.net.penalties.length, 1);
   t.is(f.net.penalties[0].peer, 'liar');
   t.true(f.net.penalties[0].points > 0);
@@ -162,11 +181,7 @@ test('a forged block from one peer: that peer is penalized and dropped, the rest
 });
 
 test('stops at the target the peer announced and resumes when it announces more', async (t) => {
-  const source = await sourceChain(t, 10);
-  const f = await follower(t);
-  f.net.connect('peer-a', { chain: source, claims: 6 });
-  f.sync.poke();
-  await reaches(f.chain, 6);
+  const { source, f } = await syncedToClaim(t, 10, 6);
   await waitFor(() => f.logs.includes('synced'), DEADLINE_MS, 'the pass end');
   t.is(f.chain.height, 6);
   t.true(
@@ -176,35 +191,27 @@ test('stops at the target the peer announced and resumes when it announces more'
   t.false(f.sync.behind());
 
   // A gossiped block of height 8 tells this node the peer moved on: the gap is fetched, then followed.
-  const eight = await source.blocks.getBlock(8);
-  if (!eight) throw new Error('block 8');
+  const eight = await blockAt(source, 8);
   await f.sync.onGossipBlock(encodeBlock(eight), 'peer-a');
   t.is(f.net.heights.get('peer-a'), 8);
   await reaches(f.chain, 8);
   t.is(f.chain.head.hash, eight.hash);
 
   // The next block by gossip extends the head directly, without a range request.
-  const nine = await source.blocks.getBlock(9);
-  if (!nine) throw new Error('block 9');
+  const nine = await blockAt(source, 9);
   const requests = f.net.requests.length;
   await f.sync.onGossipBlock(encodeBlock(nine), 'peer-a');
   t.is(f.chain.height, 9);
   t.is(f.net.requests.length, requests);
 
   // A forged gossiped block is the sender's misbehaviour, and nothing of it is kept.
-  const ten = await source.blocks.getBlock(10);
-  if (!ten) throw new Error('block 10');
-  const forged = reseal({ ...ten, timestamp: ten.timestamp + 1 }, bob);
-  await t.throwsAsync(f.sync.onGossipBlock(encodeBlock(forged), 'peer-a'), { instanceOf: PeerMisbehaviour });
+  const ten = forged(await blockAt(source, 10));
+  await t.throwsAsync(f.sync.onGossipBlock(encodeBlock(ten), 'peer-a'), { instanceOf: PeerMisbehaviour });
   t.is(f.chain.height, 9);
 });
 
 test('a stopped sync starts no pass; a new one on the same chain resumes where the last one stopped', async (t) => {
-  const source = await sourceChain(t, 8);
-  const f = await follower(t);
-  f.net.connect('peer-a', { chain: source, claims: 4 });
-  f.sync.poke();
-  await reaches(f.chain, 4);
+  const { source, f } = await syncedToClaim(t, 8, 4);
   await f.sync.stop();
   f.net.connect('peer-a', { chain: source }); // the peer now reports 8
   f.sync.poke();
