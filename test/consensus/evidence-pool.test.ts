@@ -16,16 +16,17 @@ import {
   voteDigest,
 } from '../../ts/chain/index.js';
 import { EvidencePool, type EvidencePoolLimits, InvalidEvidenceError } from '../../ts/consensus/evidence-pool.js';
-import { type KeyPair, keyPairFromMnemonic, signDigest } from '../../ts/ledger/index.js';
+import { type KeyPair, MIN_SELF_STAKE_BASE, getValidator, keyPairFromMnemonic, signDigest } from '../../ts/ledger/index.js';
 import { toHex } from '../../ts/util/index.js';
 import { bftKeys, bftParams, nextFinalized } from '../helpers/bft-blocks.js';
-import { openFixtureChain } from '../helpers/chain-fixture.js';
+import { fixtureParams, openFixtureChain } from '../helpers/chain-fixture.js';
 import { tempDir } from '../helpers/util.js';
 
 const params = bftParams();
 /** Not among the three precommit signers of nextFinalized: the chain goes on whatever happens to it. */
 const cheat = bftKeys[3];
-const outsider = keyPairFromMnemonic('test test test test test test test test test test test junk', 12);
+const MNEMONIC = 'test test test test test test test test test test test junk';
+const outsider = keyPairFromMnemonic(MNEMONIC, 12);
 
 function vote(key: KeyPair, height: number, round: number, blockHash: string): Vote {
   const body = { type: PREVOTE, height, round, block_hash: blockHash } as const;
@@ -37,9 +38,9 @@ function conflict(height: number, round = 0, key = cheat): DoubleSignEvidence {
   return doubleSignEvidence(vote(key, height, round, 'aa'.repeat(32)), vote(key, height, round, 'bb'.repeat(32)));
 }
 
-async function openChain(t: ExecutionContext): Promise<Chain> {
+async function openChain(t: ExecutionContext, chainParams = params): Promise<Chain> {
   const tmp = tempDir();
-  const fx = await openFixtureChain(tmp.dir, params);
+  const fx = await openFixtureChain(tmp.dir, chainParams);
   t.teardown(async () => {
     await fx.db.close();
     tmp.cleanup();
@@ -143,4 +144,31 @@ test('expired evidence leaves the pool as the chain moves on and is refused afte
   t.is(pool.list().pending.length, 0, 'dropped on the block, proposer or not');
   t.deepEqual(pool.forProposal(), []);
   t.throws(() => pool.add(e), { instanceOf: InvalidEvidenceError, message: /older than 2 blocks/ });
+});
+
+test('once included evidence tombstones its validator, more evidence against it is moot: dropped, not proposed', async (t) => {
+  // Five staked validators: slashing tombstones the cheat and four stay (the BFT floor holds).
+  const five = [4, 5, 6, 7, 8].map((i) => keyPairFromMnemonic(MNEMONIC, i));
+  const base = fixtureParams(five);
+  const staked = { ...base, validators: base.validators.map((v) => ({ ...v, stake: MIN_SELF_STAKE_BASE })) };
+  const chain = await openChain(t, staked);
+  const liar = five[4];
+  const honest = five.slice(0, 4); // 4 of 5 equal powers precommit every block: a quorum with and without the liar
+  const pool = new EvidencePool(chain);
+  await nextFinalized(chain, [], [], five, honest);
+  const sign = (round: number, hash: string): Vote => {
+    const body = { type: PREVOTE, height: 1, round, block_hash: hash } as const;
+    return { ...body, validator: liar.address, signature: toHex(signDigest(voteDigest(staked.chainId, body), liar.privateKey)) };
+  };
+  const [first, second] = [0, 1].map((round) => doubleSignEvidence(sign(round, 'aa'.repeat(32)), sign(round, 'bb'.repeat(32))));
+  t.true(pool.add(first));
+  t.true(pool.add(second));
+  // A block includes the first only (a proposer that had not seen the second).
+  await nextFinalized(chain, [], [encodeEvidence(first)], five, honest);
+  t.is(getValidator(chain.state, liar.address)?.status, 'tombstoned');
+  t.deepEqual(pool.list().pending, [], 'the second could change nothing: it left the pool on the block');
+  t.deepEqual(pool.forProposal(), []);
+  const third = doubleSignEvidence(sign(2, 'aa'.repeat(32)), sign(2, 'bb'.repeat(32)));
+  t.false(pool.add(third), 'moot on arrival: not pooled, not an error');
+  t.is(pool.list().committed.length, 1);
 });
