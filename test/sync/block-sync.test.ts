@@ -21,6 +21,10 @@ interface FakePeer {
   claims?: number;
   /** A forger: changes the block of this height before sending it. */
   forge?: (b: Block) => Block;
+  /** The connection drops after this many blocks sent (in all). */
+  dropsAfter?: number;
+  /** Blocks sent so far. */
+  sent?: number;
 }
 
 /** Peers in process: ranges are read from their chains' block stores, as a serving node reads them. */
@@ -63,6 +67,8 @@ class FakeTransport implements SyncTransport {
     const frames = await p.chain.blocks.encodedBlocks(req.from, req.count, req.maxBytes ?? MAX_RANGE_BYTES);
     let bytes = 0;
     for (const f of frames) {
+      if (p.dropsAfter !== undefined && (p.sent ?? 0) >= p.dropsAfter) throw new Error('stream reset');
+      p.sent = (p.sent ?? 0) + 1;
       const frame = p.forge ? encodeBlock(p.forge(decodeBlock(f))) : f;
       bytes += frame.length;
       onBlock(frame);
@@ -225,4 +231,32 @@ test('a stopped sync starts no pass; a new one on the same chain resumes where t
   await reaches(f.chain, 8);
   t.is(f.chain.head.hash, source.head.hash);
   t.is(Math.min(...f.net.requests.filter((r) => r.from > 4).map((r) => r.from)), 5, 'resumed from the next height');
+});
+
+test('a peer that goes away mid-range is not penalized: its blocks are kept and the rest comes from another', async (t) => {
+  const source = await sourceChain(t, 10);
+  const f = await follower(t);
+  f.net.connect('flaky', { chain: source, dropsAfter: 4 });
+  f.net.connect('steady', { chain: source });
+  f.sync.poke();
+  await reaches(f.chain, 10);
+  t.is(f.chain.head.hash, source.head.hash);
+  t.deepEqual(f.net.penalties, [], 'a dropped stream is no misbehaviour');
+  t.false(f.net.heights.has('flaky'), 'not asked again in this pass');
+  t.true(
+    f.net.requests.some((r) => r.peer === 'steady' && r.from === 5),
+    'the blocks it sent were kept',
+  );
+});
+
+test('a peer that announced blocks it does not serve: its claim falls to what it served and the pass ends', async (t) => {
+  const source = await sourceChain(t, 3);
+  const f = await follower(t);
+  f.net.connect('boaster', { chain: source, claims: 9 });
+  f.sync.poke();
+  await reaches(f.chain, 3);
+  await waitFor(() => f.net.heights.get('boaster') === 3, DEADLINE_MS, 'the claim corrected to what it served');
+  t.false(f.sync.behind());
+  t.is(f.chain.height, 3);
+  t.deepEqual(f.net.penalties, []);
 });
