@@ -293,8 +293,8 @@ test('eth_call / eth_estimateGas / eth_getCode / eth_getStorageAt: block refs, r
   const accessList = [{ address, storageKeys: [ethers.ZeroHash] }];
   const plain = BigInt(await rpcOk(n.url, 'eth_estimateGas', [{ from: w.address, to: address, data }]));
   const withList = BigInt(await rpcOk(n.url, 'eth_estimateGas', [{ from: w.address, to: address, data, accessList }]));
-  // Both are raised to the spec's 100000 floor for calls with data; the list never lowers the estimate.
-  t.is(plain, 100_000n);
+  // On --dev both are exact (no spec floor); the list never lowers the estimate.
+  t.true(plain > 21_000n && plain < 100_000n, String(plain));
   t.true(withList >= plain, `${withList} >= ${plain}`);
   t.is((await rpc(n.url, 'eth_estimateGas', [{ to: address, data, accessList: [{ address: '0x12' }] }])).error?.code, -32602);
   const raw = await w.signTransaction({

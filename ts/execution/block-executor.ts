@@ -15,6 +15,7 @@ import { FEE_COLLECTOR, chainCommon } from './common.js';
 import { CallTimeoutError, installDeadline } from './deadline.js';
 import { checkStoredEvmTransaction } from './evm-rules.js';
 import { isEvmTransaction, typedTransactionOf } from './evm-tx.js';
+import { impersonatedSender } from './impersonation.js';
 import { type LogRecord, type ReceiptRecord, EMPTY_BLOOM, logsBloom } from './receipts.js';
 import { RemoteStateError } from './remote-state.js';
 import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';
@@ -311,12 +312,16 @@ export async function executeBlock(
       continue;
     }
     let result: Awaited<ReturnType<typeof runTx>>;
+    // The dev chain skips EIP-3607 for impersonated senders (an impersonated contract sends), as Hardhat and anvil.
+    if (env.devChain && impersonatedSender(typed) !== null) evm.adapter.hideSenderCode(typed.getSenderAddress().bytes);
     try {
       result = await runTx(evm.vm, { tx: typed, block: evm.block, skipHardForkValidation: true, blockGasUsed: r.gasUsed });
     } catch (err) {
       if (isAbort(err)) throw err;
       r.dropped.push({ tx, reason: (err as Error).message.split(' (')[0] });
       continue;
+    } finally {
+      evm.adapter.hideSenderCode(null);
     }
     // The VM paid the priority part of the fee to the collector and burned the base part; replace
     // that with the node's rule: half of the whole fee to the proposer, the rest burned.

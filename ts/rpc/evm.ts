@@ -1,5 +1,6 @@
 import type { CallArgs } from '../execution/index.js';
 import {
+  type CallHeight,
   type NodeContext,
   blockReceipts,
   callErrorText,
@@ -58,6 +59,11 @@ function parseAccessList(raw: unknown): NonNullable<CallArgs['accessList']> {
   });
 }
 
+/** The block a call runs at: `pending` apart from `latest` (services' callEnv: the next block, or the head's header). */
+function callHeightOf(ctx: NodeContext, ref: unknown, i: number): Promise<CallHeight> {
+  return ref === 'pending' ? Promise.resolve('pending') : stateHeightOf(ctx, ref, i);
+}
+
 /**
  * A call that failed in a way the EVM layer did not name still answers its reason (-32000 with the message,
  * as geth does), never a bare "internal error" with the cause only in the log.
@@ -111,7 +117,7 @@ export const evmMethods: RpcTable = {
       // Dev chain with automine: answer once the transaction's block is committed (Hardhat, anvil); the block
       // then keeps it, not the transaction journal.
       const tx = await ctx.admission.submitRaw(bytes, 'api', { answeredOnceMined: ctx.dev?.minesOnAdmission === true });
-      await ctx.dev?.settled();
+      await ctx.dev?.mined(tx.txid);
       return `0x${tx.txid}`;
     },
   },
@@ -119,21 +125,21 @@ export const evmMethods: RpcTable = {
     params: ['object', 'blockRef?'],
     handler: async (ctx, [call, ref]) => {
       const args = parseCallArgs(call);
-      return to0x(await reasoned(ethCall(ctx, args, await stateHeightOf(ctx, ref, 1))));
+      return to0x(await reasoned(ethCall(ctx, args, await callHeightOf(ctx, ref, 1))));
     },
   },
   eth_estimateGas: {
     params: ['object', 'blockRef?'],
     handler: async (ctx, [call, ref]) => {
       const args = parseCallArgs(call);
-      return qty(await reasoned(estimateGas(ctx, args, await stateHeightOf(ctx, ref, 1))));
+      return qty(await reasoned(estimateGas(ctx, args, await callHeightOf(ctx, ref, 1))));
     },
   },
   eth_createAccessList: {
     params: ['object', 'blockRef?'],
     handler: async (ctx, [call, ref]) => {
       const args = parseCallArgs(call);
-      const out = await reasoned(createAccessList(ctx, args, await stateHeightOf(ctx, ref, 1)));
+      const out = await reasoned(createAccessList(ctx, args, await callHeightOf(ctx, ref, 1)));
       const answer: Record<string, unknown> = { accessList: out.accessList, gasUsed: qty(out.gasUsed) };
       if (out.failure) answer.error = callErrorText(out.failure);
       return answer;

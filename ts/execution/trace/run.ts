@@ -10,6 +10,7 @@ import { CallTimeoutError } from '../deadline.js';
 import { acquireVm, releaseVm } from '../vm-pool.js';
 import { type CallArgs, intrinsicGas, runAsCall } from '../call.js';
 import { typedTransactionOf } from '../evm-tx.js';
+import { impersonatedSender } from '../impersonation.js';
 import { MissingStateError } from '../remote-state.js';
 import { ServerError } from '../../util/errors.js';
 import { CallTracer, type MessageEvent, type MessageResult, gethError } from './call-tracer.js';
@@ -220,11 +221,14 @@ async function traceOne(
   try {
     c.guard.deadline = site.deadline;
     const ended = attach(c.vm, sink, post, site);
+    // As the block executor: the dev chain skips EIP-3607 for impersonated senders.
+    if (site.env.devChain && impersonatedSender(typed) !== null) c.adapter.hideSenderCode(typed.getSenderAddress().bytes);
     r = await runTx(c.vm, { tx: typed, block: c.block, skipHardForkValidation: true, blockGasUsed });
     ended();
   } catch (err) {
     throw traceAbort(err);
   } finally {
+    c.adapter.hideSenderCode(null);
     releaseVm(c);
   }
   // As the block executor: the VM's fee payment to the collector is replaced by the block's fee split.

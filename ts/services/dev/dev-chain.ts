@@ -7,6 +7,7 @@ import type { PoaEngine } from '../../consensus/poa.js';
 import type { SignedTransaction } from '../../ledger/transaction.js';
 import type { MempoolContents } from '../../mempool/mempool.js';
 import type { StateChanges } from '../../state/state-store.js';
+import { ServerError } from '../../util/errors.js';
 import type { NodeContext } from '../context.js';
 import { DevAccounts } from './accounts.js';
 import { DevClock } from './clock.js';
@@ -18,6 +19,9 @@ import { warmUp } from './warm-up.js';
 
 export type DevChainContext = Pick<NodeContext, 'chain' | 'mempool' | 'admission'> & Partial<NodeContext>;
 
+/** Drop reasons kept for sends still waiting for their answer (a send reads its own at once). */
+const MAX_DROP_REASONS = 1024;
+
 export class DevChain {
   readonly accounts = new DevAccounts();
   readonly clock: DevClock;
@@ -25,6 +29,8 @@ export class DevChain {
   readonly snapshots = new DevSnapshots();
   /** The mining mode the node started with (anvil_reset goes back to it). */
   private readonly startMode: MiningMode;
+  /** Why a block left out a transaction, by txid: its automine send answers that error (mined()). */
+  private readonly dropReasons = new Map<string, string>();
 
   constructor(
     private readonly ctx: DevChainContext,
@@ -36,6 +42,12 @@ export class DevChain {
     this.startMode = { ...mode };
     this.clock = new DevClock(ctx.chain);
     this.miner = new DevMiner(ctx.chain, poa, ctx.mempool, this.clock, mode);
+    ctx.chain.on('block', (_block, result) => {
+      for (const d of result?.dropped ?? []) {
+        this.dropReasons.set(d.tx.txid, d.reason);
+        if (this.dropReasons.size > MAX_DROP_REASONS) this.dropReasons.delete(this.dropReasons.keys().next().value as string);
+      }
+    });
   }
 
   /**
@@ -136,6 +148,19 @@ export class DevChain {
   /** Resolves once automine has mined what was admitted so far (a send answers after its block, as Hardhat). */
   settled(): Promise<void> {
     return this.miner.settled();
+  }
+
+  /**
+   * A send's answer under automine: resolves once the block of what was admitted so far is committed, and throws
+   * the reason when that block left this transaction out (EIP-3607, a nonce or balance that changed): a client
+   * is never given the hash of a transaction that is gone.
+   */
+  async mined(txid: string): Promise<void> {
+    await this.miner.settled();
+    const reason = this.dropReasons.get(txid);
+    if (reason === undefined) return;
+    this.dropReasons.delete(txid);
+    throw new ServerError(`transaction ${`0x${txid}`} was not mined: ${reason}`);
   }
 
   /**
