@@ -12,7 +12,8 @@ import { toHex } from '../../ts/util/hex.js';
 import { compiled } from '../helpers/contracts.js';
 import { devKey, ethersProvider, ethersWallet, rejection, rpc, rpcOk } from '../helpers/evm.js';
 import { TEST_NODE_ENV, type TestNode, startTestNode } from '../helpers/node.js';
-import { tempDir } from '../helpers/util.js';
+import { freeBasePort } from '../helpers/devnet.js';
+import { tempDir, waitFor } from '../helpers/util.js';
 
 /** Init code returning NUMBER (as a 32-byte word); TIMESTAMP likewise. */
 const RETURN_NUMBER = '0x435f5260205ff3';
@@ -161,4 +162,27 @@ test('eth_estimateGas keeps the spec floor (100000 with data) on a testnet chain
   const provider = ethersProvider(n.url);
   t.is(await provider.estimateGas({ from: from.address, to: devKey(2).address, value: 1n }), 21_000n);
   t.is(await provider.estimateGas({ from: from.address, to: devKey(2).address, data: '0x12' }), 100_000n);
+});
+
+test('writes sent the moment the dev chain answers /health are kept: the start-up warm-up never reverts the chain', async (t) => {
+  const port = await freeBasePort(1);
+  const url = `http://127.0.0.1:${port}`;
+  const starting = startTestNode({ blockTimeMs: 0, apiPort: port });
+  t.teardown(async () => (await starting).stop());
+  await waitFor(async () => (await fetch(`${url}/health`)).ok, 60_000, '/health');
+  // A test runner starting right after the node: a state write and a send, at once.
+  const target = devKey(7).address;
+  t.true(await rpcOk(url, 'hardhat_setCode', [target, '0x6001600055']));
+  const w = ethersWallet(url, 2);
+  const receipt = await (await w.sendTransaction({ to: devKey(3).address, value: 5n })).wait();
+  t.is(receipt?.status, 1);
+  const n = await starting;
+  // It ran to its end, on a scratch chain of its own.
+  t.true(await n.node.devWarmUp);
+  // Whatever the warm-up did meanwhile, what the client was told succeeded is still there.
+  t.is(await rpcOk(url, 'eth_getCode', [target, 'latest']), '0x6001600055');
+  t.is(await w.provider?.getTransactionCount(w.address, 'latest'), 1);
+  t.not(await rpcOk(url, 'eth_getTransactionReceipt', [receipt?.hash]), null);
+  const next = await (await w.sendTransaction({ to: devKey(3).address, value: 5n })).wait();
+  t.is(next?.status, 1);
 });

@@ -173,6 +173,8 @@ export class NativeNode {
   grpc: GrpcServer | null = null;
   /** The journal of accepted transactions (absent with --tx-journal off). */
   txJournal: TxJournal | null = null;
+  /** The dev chain's JSON-RPC warm-up, running in the background on a scratch chain (dev-warm-up.ts). */
+  devWarmUp: Promise<boolean> = Promise.resolve(false);
 
   private constructor(
     readonly config: NodeConfig,
@@ -405,7 +407,7 @@ export class NativeNode {
         // commit, receipt): where it runs, the services' warm-up would only repeat its first half.
         if (!rpcWarmUpApplies(ctx)) await ctx.dev.warmUp(ctx);
         ctx.dev.start();
-        await warmUpDevRpc(ctx, consensus, log);
+        node.devWarmUp = warmUpDevRpc(ctx, config, key, log);
       } else if (params.validators.some((v) => v.address === key.address)) consensus.start();
       else log.warn({ address: key.address }, 'this node is not an authority; not producing blocks');
       log.info(
@@ -470,6 +472,7 @@ export class NativeNode {
   /** Stop producing, close the API, flush the audit log, close the database. Idempotent. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      await this.devWarmUp;
       await this.ctx.dev?.stop();
       await this.consensus.stop();
       await this.networking?.stop();
