@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { sha256 } from '../crypto/index.js';
 import { isAddress, toHex } from '../util/hex.js';
 import { asUint, parseJsonExact, stringifyExact } from '../util/json.js';
+import { evmHardforkJson, parseEvmHardfork } from './evm-hardfork.js';
 import {
   type ActivationHeights,
   type ChainParams,
@@ -17,6 +18,7 @@ import {
  *   "validators": [{ "address": "0x..", "public_key": "04..", "name": "v1", "stake": 1500000000000 }],
  *   "admin": "0x..",   // optional: the genesis admin (adds PoA authorities); default the first validator
  *   "epoch_length": 3600,
+ *   "evm_hardfork": "osaka",   // or { "prague": 0, "osaka": 120000 }; absent: prague (evm-hardfork.ts)
  *   "alloc": { "0x..": 1000000000000 } }   // base units, exact integers
  */
 export function readGenesisFile(path: string): ChainParams {
@@ -63,7 +65,8 @@ export function readGenesisFile(path: string): ChainParams {
     activation,
     validators,
     alloc,
-    evmHardfork: typeof raw.evm_hardfork === 'string' ? raw.evm_hardfork : 'prague',
+    // Absent: prague, as every chain made before the field existed; a hardfork the node cannot run is refused here.
+    ...parseEvmHardfork(raw.evm_hardfork),
     epochLength: Number(asUint(raw.epoch_length, 0xffffffffn) || DEFAULT_EPOCH_LENGTH),
     ...(isAddress(raw.admin) ? { admin: (raw.admin as string).toLowerCase() } : {}),
   };
@@ -81,7 +84,7 @@ export function writeGenesisFile(path: string, p: ChainParams): void {
       activation: { dpos_bft: a.dposBft, evm: a.evm, reward_v2: a.rewardV2, tokenomics_v2: a.tokenomicsV2, nft: a.nft },
       validators: p.validators,
       alloc: Object.fromEntries(p.alloc),
-      evm_hardfork: p.evmHardfork,
+      evm_hardfork: evmHardforkJson(p),
       epoch_length: p.epochLength,
       ...(p.admin ? { admin: p.admin } : {}),
     }),
@@ -105,7 +108,8 @@ export function genesisIdentity(p: ChainParams, genesisBlockHash: string): strin
     network: p.network,
     activation: [a.dposBft, a.evm, a.rewardV2, a.tokenomicsV2, a.nft],
     validators,
-    evm_hardfork: p.evmHardfork,
+    // A name as before when nothing is scheduled, so existing networks keep their identity.
+    evm_hardfork: evmHardforkJson(p),
     epoch_length: p.epochLength,
   });
   return toHex(sha256(Buffer.from(canonical, 'utf8')));

@@ -53,6 +53,7 @@ import {
   evidenceId,
   evidenceProblem,
 } from './evidence.js';
+import { evmHardforkAt } from './evm-hardfork.js';
 import { type ChainParams, ledgerParams } from './params.js';
 import { justificationProblem, justificationSigners } from './justification.js';
 import { type ActiveValidator, phaseOfSet, validatorSetAt } from './schedule.js';
@@ -376,7 +377,7 @@ function checkTransactions(ctx: BlockContext, b: Block): void {
   if (txMerkleRoot(txs, b.version) !== b.merkle_root)
     throw new InvalidBlockError('tx_root', b.index, 'merkle_root does not match the body');
   const rules = txRuleContext(ctx.params, b.index, b.timestamp);
-  const common = chainCommon(ctx.params.chainId, ctx.params.evmHardfork);
+  const common = chainCommon(ctx.params.chainId, evmHardforkAt(ctx.params, b.index));
   const seen = new Set<string>();
   const toVerify: { tx: SignedTransaction; digest: Uint8Array }[] = [];
   for (const tx of txs) {

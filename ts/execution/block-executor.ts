@@ -42,6 +42,8 @@ export interface BlockEnv {
   blockHash: (height: number) => Promise<Uint8Array | null>;
   /** A dev chain: impersonated transactions (impersonation.ts) are valid. */
   devChain?: boolean;
+  /** Dev chain `--allow-unlimited-contract-size`: no EIP-170 code size or EIP-3860 initcode size limit in the EVM. */
+  unlimitedContractSize?: boolean;
   /**
    * Proposer's packing limit (docs/evm.md "Block time"): EVM transactions beyond it are deferred, except
    * the block's first, which may use up to BLOCK_GAS_LIMIT. Absent when validating: 30M is the rule.
@@ -148,7 +150,7 @@ const idleBlockVms = new Map<string, BlockVm[]>();
 
 /** One VM per block that holds EVM transactions, over that block's overlay; `deadline` stops its runs (traces). */
 export async function blockVm(env: BlockEnv, state: StateOverlay, base: EvmBaseState, deadline?: number): Promise<BlockVm> {
-  const key = deadline === undefined ? `${env.chainId}:${env.hardfork}` : null;
+  const key = deadline === undefined ? vmKey(env) : null;
   const idle = key === null ? undefined : idleBlockVms.get(key)?.pop();
   if (idle) {
     idle.adapter.rebase(state, base);
@@ -171,9 +173,18 @@ export async function blockVm(env: BlockEnv, state: StateOverlay, base: EvmBaseS
       return this;
     },
   };
-  const vm = await createVM({ common, stateManager: adapter, evmOpts: { blockchain } as never });
+  const vm = await createVM({ common, stateManager: adapter, evmOpts: evmOptions(env, blockchain) });
   if (deadline !== undefined) installDeadline(vm).deadline = deadline;
   return { vm, common, block: evmBlockFor(env, common), key, adapter, holder };
+}
+
+/** VMs are kept per chain, hardfork and size-limit choice: one made for one never runs another. */
+export const vmKey = (env: BlockEnv): string => `${env.chainId}:${env.hardfork}${env.unlimitedContractSize ? ':unlimited' : ''}`;
+
+/** The EVM's options for a block environment: its BLOCKHASH source and, on a dev chain that asks, no size limits. */
+export function evmOptions(env: BlockEnv, blockchain: unknown): never {
+  const unlimited = env.unlimitedContractSize === true;
+  return { blockchain, allowUnlimitedContractSize: unlimited, allowUnlimitedInitCodeSize: unlimited } as never;
 }
 
 /** A block's VM back to its pool once the block ran (at most two kept per chain: production and validation). */

@@ -27,6 +27,13 @@ export function decodeSignedEvmTransaction(raw: Uint8Array, common: Common, impe
     const msg = (err as Error).message.split(' (')[0];
     // A well-formed transaction for another chain is a rejection like the other admission rules (-32603).
     if (msg.startsWith('invalid chain id')) throw new TxRuleError(`Invalid transaction: ${msg}`, 'chain_id');
+    // EIP-7825 (osaka) caps a transaction's gas limit: a rule refusal with the cap, as geth words it.
+    if (msg.includes('EIP-7825')) {
+      throw new TxRuleError(
+        `Invalid transaction: gas limit above the transaction gas limit cap ${common.param('maxTransactionGasLimit')}`,
+        'gas',
+      );
+    }
     throw new MalformedRawTransactionError(`invalid raw transaction: ${msg}`, 'integrity');
   }
   if (!typed.isSigned()) throw new TxRuleError('Invalid transaction: transaction is not signed', 'signature');

@@ -10,7 +10,7 @@ import type { EVM } from '@ethereumjs/evm';
 import { createAddressFromString } from '@ethereumjs/util';
 import { type VM, createVM } from '@ethereumjs/vm';
 import type { StateOverlay } from '../state/state-store.js';
-import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, type BlockEnv } from './block-executor.js';
+import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, type BlockEnv, evmOptions, vmKey } from './block-executor.js';
 import { FEE_COLLECTOR, PARAMS_LOADED, chainCommon } from './common.js';
 import { type DeadlineGuard, installDeadline } from './deadline.js';
 import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';
@@ -56,7 +56,7 @@ const TRACE_EVENTS = ['step', 'beforeMessage', 'afterMessage', 'newContract'] as
  * base is `base`). Release it with releaseVm when the run ends.
  */
 export async function acquireVm(env: BlockEnv, overlay: StateOverlay, base: EvmBaseState): Promise<PooledVm> {
-  const key = `${env.chainId}:${env.hardfork}`;
+  const key = vmKey(env);
   let c = idleVms.get(key)?.pop();
   if (!c) {
     const common = chainCommon(env.chainId, env.hardfork);
@@ -72,7 +72,7 @@ export async function acquireVm(env: BlockEnv, overlay: StateOverlay, base: EvmB
         return this;
       },
     };
-    const vm = await createVM({ common, stateManager: adapter, evmOpts: { blockchain } as never });
+    const vm = await createVM({ common, stateManager: adapter, evmOpts: evmOptions(env, blockchain) });
     c = { key, vm, common, adapter, guard: installDeadline(vm), env, block: evmBlockFor(env, common) };
     holder.c = c;
   }

@@ -1,4 +1,5 @@
 import type { Chain } from '../chain/chain.js';
+import { evmHardforkAt } from '../chain/evm-hardfork.js';
 import { Capability } from '@ethereumjs/tx';
 import {
   MalformedRawTransactionError,
@@ -173,7 +174,8 @@ export class TxAdmission {
     let tx: SignedTransaction;
     try {
       const allow = impersonated && params.network === 'dev';
-      const typed = decodeSignedEvmTransaction(raw, chainCommon(params.chainId, params.evmHardfork), allow);
+      const common = chainCommon(params.chainId, evmHardforkAt(params, this.chain.height + 1));
+      const typed = decodeSignedEvmTransaction(raw, common, allow);
       tx = storedEvmTransaction(typed, raw, this.now());
       checkEvmGasRules(typed);
       markEvmChecked(tx);

@@ -6,7 +6,8 @@ import {
   DEFAULT_RATE_LIMIT_WINDOW_SECS,
   DEFAULT_RATE_LIMIT_WRITE,
 } from '../api/limits.js';
-import { DEFAULT_API_PORT, MAINNET_CHAIN_ID, TESTNET_CHAIN_ID } from '../chain/params.js';
+import { checkEvmHardfork } from '../chain/evm-hardfork.js';
+import { DEFAULT_API_PORT, DEFAULT_DEV_ACCOUNTS, MAINNET_CHAIN_ID, TESTNET_CHAIN_ID } from '../chain/params.js';
 import { type HistoryRetention, parseHistoryRetention } from '../chain/state-history.js';
 import { DEFAULT_PACK_GAS_LIMIT } from '../consensus/interface.js';
 import {
@@ -87,6 +88,14 @@ export interface NodeConfig {
   wsMaxConnections: number;
   /** Dev chain: web3_clientVersion starts with `anvil/` (tools that accept only anvil or Hardhat nodes). */
   anvilCompat: boolean;
+  /** Dev chain: EVM hardfork of a new dev chain (`--hardfork`); undefined = osaka, or what an existing one runs. */
+  hardfork?: string;
+  /** Dev chain: dev mnemonic accounts funded at genesis and signed for (`--dev-accounts`, default 10). */
+  devAccounts: number;
+  /** Dev chain: genesis balance of each dev account in coins (`--dev-balance`, default 10,000). */
+  devBalanceCoins: bigint;
+  /** Dev chain: no code size and initcode size limits (`--allow-unlimited-contract-size`). */
+  allowUnlimitedContractSize: boolean;
   /** Bytes queued for a WebSocket client that does not read; beyond, it is dropped. */
   wsMaxBufferedBytes: number;
   /** gRPC (HTTP/2) port on apiHost; 0 = ephemeral; null = no gRPC server (gRPC-Web stays on the API port). */
@@ -251,6 +260,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     rpcEvmQueue: int('rpc-evm-queue', 'NATIVE_RPC_EVM_QUEUE', DEFAULT_RPC_EVM_QUEUE),
     ws: values.ws === true || flagEnv(env.NATIVE_WS, 'NATIVE_WS', dev),
     anvilCompat: anvilCompat(values['anvil-compat'] === true, dev),
+    ...devChainOptions(values, dev),
     wsMaxConnections: int('ws-max-connections', 'NATIVE_WS_MAX_CONNECTIONS', DEFAULT_WS_LIMITS.maxConnections, 1),
     wsMaxBufferedBytes: int('ws-max-buffered-bytes', 'NATIVE_WS_MAX_BUFFERED_BYTES', DEFAULT_WS_LIMITS.maxBufferedBytes, 1024),
     grpcPort,
@@ -282,6 +292,38 @@ function blockTime(ms: number, dev: boolean): number {
     throw new ConfigError(`--block-time-ms / NATIVE_BLOCK_TIME_MS must be at least 50 (0, automine, only with --dev), got ${ms}`);
   return ms;
 }
+
+/** The dev chain's genesis and EVM options (anvil's and Hardhat's); each is refused without --dev. */
+function devChainOptions(
+  values: Record<string, string | boolean | undefined>,
+  dev: boolean,
+): Pick<NodeConfig, 'hardfork' | 'devAccounts' | 'devBalanceCoins' | 'allowUnlimitedContractSize'> {
+  for (const flag of ['hardfork', 'dev-accounts', 'dev-balance', 'allow-unlimited-contract-size']) {
+    if (values[flag] !== undefined && !dev) throw new ConfigError(`--${flag} is a dev chain option (use it with --dev)`);
+  }
+  const hardfork = values.hardfork as string | undefined;
+  if (hardfork !== undefined) {
+    try {
+      checkEvmHardfork(hardfork, '--hardfork');
+    } catch (err) {
+      throw new ConfigError((err as Error).message);
+    }
+  }
+  const count = (values['dev-accounts'] as string | undefined) ?? String(DEFAULT_DEV_ACCOUNTS);
+  if (!/^\d{1,4}$/.test(count) || Number(count) < 1 || Number(count) > MAX_DEV_ACCOUNTS)
+    throw new ConfigError(`--dev-accounts must be an integer from 1 to ${MAX_DEV_ACCOUNTS}, got ${count}`);
+  const balance = (values['dev-balance'] as string | undefined) ?? '10000';
+  if (!/^\d{1,18}$/.test(balance)) throw new ConfigError(`--dev-balance must be a whole number of coins, got ${balance}`);
+  return {
+    hardfork,
+    devAccounts: Number(count),
+    devBalanceCoins: BigInt(balance),
+    allowUnlimitedContractSize: values['allow-unlimited-contract-size'] === true,
+  };
+}
+
+/** Most dev accounts (each is derived from the mnemonic at start: ~1 ms apiece). */
+const MAX_DEV_ACCOUNTS = 1000;
 
 function anvilCompat(on: boolean, dev: boolean): boolean {
   if (on && !dev) throw new ConfigError('--anvil-compat is a dev chain option (use it with --dev)');

@@ -22,7 +22,7 @@ import type { NodeConfig } from './config.js';
 
 /** Whether the JSON-RPC warm-up runs: automine without interval mining. */
 export function rpcWarmUpApplies(ctx: NodeContext): boolean {
-  return ctx.dev !== undefined && ctx.dev.miner.automine && ctx.dev.miner.intervalMs === 0;
+  return ctx.dev?.miner.automine === true && ctx.dev.miner.intervalMs === 0;
 }
 
 /**
@@ -46,7 +46,8 @@ export async function warmUpDevRpc(ctx: NodeContext, config: NodeConfig, key: Ke
       const consensus = new PoaEngine(chain, mempool, key, { blockTimeMs: 0, maxBlockTxs: config.maxBlockTxs });
       // The node's call and trace pools: the same workers and VMs the served chain's calls will use.
       const scratch: NodeContext = { ...ctx, chain, mempool, admission, consensus, filters: undefined, events: undefined };
-      const dev = new DevChain(scratch, consensus, { automine: true, intervalMs: 0 }, ctx.dev?.anvilCompat);
+      const accounts = ctx.dev?.accounts.addresses().length;
+      const dev = new DevChain(scratch, consensus, { automine: true, intervalMs: 0 }, ctx.dev?.anvilCompat, accounts);
       scratch.dev = dev;
       dev.start();
       try {

@@ -279,6 +279,33 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
     help: "dev only: web3_clientVersion starts with anvil/ (Hardhat's network helpers accept only anvil/Hardhat nodes)",
   },
   {
+    name: 'hardfork',
+    type: 'string',
+    default: 'osaka (a new dev chain; an existing one keeps its own)',
+    value: 'NAME',
+    help: 'dev only: EVM hardfork of a new dev chain: london, paris, shanghai, cancun, prague or osaka',
+  },
+  {
+    name: 'dev-accounts',
+    type: 'string',
+    default: '10',
+    value: 'N',
+    help: 'dev only: accounts of the dev mnemonic funded at genesis and signed for (eth_accounts)',
+  },
+  {
+    name: 'dev-balance',
+    type: 'string',
+    default: '10000',
+    value: 'COINS',
+    help: 'dev only: genesis balance of each dev account, in coins (1 coin = 10^18 wei, as anvil --balance)',
+  },
+  {
+    name: 'allow-unlimited-contract-size',
+    type: 'boolean',
+    default: 'off',
+    help: 'dev only: no EIP-170 code size and EIP-3860 initcode size limits (as Hardhat and anvil)',
+  },
+  {
     name: 'ws-max-connections',
     type: 'string',
     env: 'NATIVE_WS_MAX_CONNECTIONS',

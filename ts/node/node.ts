@@ -7,6 +7,7 @@ import { apiRequestHeaders, createApiHandler, createLimiter, restRoutes, rpcWebS
 import { explorerHooks } from '../api/routes/explorer.js';
 import { rpcHooks } from '../api/routes/rpc.js';
 import { Chain } from '../chain/chain.js';
+import type { ChainParams } from '../chain/params.js';
 import { DEFAULT_CHECKPOINT_EVERY_BLOCKS, TRIE_CHECKPOINT_FILE } from '../chain/trie-checkpoint.js';
 import { PoaEngine } from '../consensus/poa.js';
 import { crypto } from '../crypto/index.js';
@@ -49,7 +50,7 @@ import { CompilePool, VERIFY_CHAINS, VerificationService, VerificationStore, ver
 import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
 import { rpcWarmUpApplies, warmUpDevRpc } from './dev-warm-up.js';
-import { chainParamsFor } from './genesis-params.js';
+import { chainParamsFor, settleDevHardfork } from './genesis-params.js';
 import { type Networking, startNetworking } from './network.js';
 import { loadOrCreateValidatorKey } from './validator-key.js';
 
@@ -209,8 +210,14 @@ export class NativeNode {
     mkdirSync(config.dataDir, { recursive: true });
     const { key, created } = loadOrCreateValidatorKey(config.dataDir);
     if (created) log.info({ address: key.address }, 'created validator key');
-    const params = chainParamsFor(config, key);
     const db = await openStore(config.dataDir);
+    let params: ChainParams;
+    try {
+      params = await settleDevHardfork(config, chainParamsFor(config, key), db);
+    } catch (err) {
+      await db.close();
+      throw err;
+    }
     let metrics: NodeMetrics | undefined;
     let audit: AuditLog | undefined;
     let http: HttpServer | undefined;
@@ -291,7 +298,7 @@ export class NativeNode {
       // The dev chain's test controls; block time 0 means automine (a block per transaction).
       if (config.network === 'dev') {
         const mode = { automine: config.blockTimeMs === 0, intervalMs: config.blockTimeMs };
-        ctx.dev = new DevChain(ctx, consensus, mode, config.anvilCompat);
+        ctx.dev = new DevChain(ctx, consensus, mode, config.anvilCompat, config.devAccounts);
       }
       verification = startVerification(config, ctx, db, log);
       ctx.verification = verification;

@@ -1,3 +1,4 @@
+import { NEW_CHAIN_EVM_HARDFORK } from '../chain/evm-hardfork.js';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -109,7 +110,7 @@ export function generateTestnet(o: TestnetOptions): TestnetNode[] {
       // Equal self-stakes above the minimum: the network is in DPoS (DPoS+BFT from 4 validators) at its activation height.
       .map((k, i) => ({ address: k.address, public_key: toHex(k.publicKey), name: `node${i}`, stake: TESTNET_SELF_STAKE_BASE })),
     alloc,
-    evmHardfork: 'prague',
+    evmHardfork: NEW_CHAIN_EVM_HARDFORK,
     epochLength: DEFAULT_EPOCH_LENGTH,
   };
   const genesisFile = join(out, 'genesis.json');

@@ -12,6 +12,7 @@ import {
   InProcessCallRunner,
   type ReceiptRecord,
 } from '../execution/index.js';
+import { transactionGasCap } from '../chain/evm-hardfork.js';
 import { codeKey, storageKey } from '../state/accounts.js';
 import { EvmBusyError, EvmTimeoutError, ExecutionRevertedError, type NodeError, ServerError } from '../util/errors.js';
 import { fromHex, to0x } from '../util/hex.js';
@@ -150,7 +151,9 @@ export async function ethCall(ctx: ChainContext, args: CallArgs, height?: CallHe
  * never above the RPC gas cap; on mainnet and testnet raised to the spec's 100000 when the transaction carries data.
  */
 export async function estimateGas(ctx: NodeContext, args: CallArgs, height?: CallHeight): Promise<bigint> {
-  const top = cappedGas(args.gas ?? BLOCK_GAS_LIMIT, runnerOf(ctx).gasCap);
+  // From osaka on (EIP-7825) no transaction may have more gas than the cap: the search stops there, as geth's.
+  const txCap = transactionGasCap(ctx.chain.params, ctx.chain.height + 1);
+  const top = cappedGas(args.gas ?? (txCap < BLOCK_GAS_LIMIT ? txCap : BLOCK_GAS_LIMIT), runnerOf(ctx).gasCap);
   // The spec's floor with data on its networks, never above the caller's own cap (a transaction limited below it
   // still gets an answer). The dev chain answers the exact estimate, as Hardhat and anvil (docs/evm.md).
   const withData = ctx.chain.params.network !== 'dev' && args.data !== undefined && args.data.length > 0;

@@ -9,7 +9,7 @@ import type { MempoolContents } from '../../mempool/mempool.js';
 import type { StateChanges } from '../../state/state-store.js';
 import { ServerError } from '../../util/errors.js';
 import type { NodeContext } from '../context.js';
-import { DevAccounts } from './accounts.js';
+import { DEV_ACCOUNT_COUNT, DevAccounts } from './accounts.js';
 import { DevClock } from './clock.js';
 import { DevMiner, type MiningMode } from './miner.js';
 import { type SendArgs, sendTransaction } from './send.js';
@@ -23,7 +23,7 @@ export type DevChainContext = Pick<NodeContext, 'chain' | 'mempool' | 'admission
 const MAX_DROP_REASONS = 1024;
 
 export class DevChain {
-  readonly accounts = new DevAccounts();
+  readonly accounts: DevAccounts;
   readonly clock: DevClock;
   readonly miner: DevMiner;
   readonly snapshots = new DevSnapshots();
@@ -38,7 +38,10 @@ export class DevChain {
     mode: MiningMode,
     /** web3_clientVersion starts with `anvil/` (`--anvil-compat`). */
     readonly anvilCompat = false,
+    /** Dev mnemonic accounts it signs for (`--dev-accounts`; the genesis funds the same). */
+    accountCount = DEV_ACCOUNT_COUNT,
   ) {
+    this.accounts = new DevAccounts(accountCount);
     this.startMode = { ...mode };
     this.clock = new DevClock(ctx.chain);
     this.miner = new DevMiner(ctx.chain, poa, ctx.mempool, this.clock, mode);

@@ -4,6 +4,7 @@
  * transaction through admission like eth_sendRawTransaction.
  */
 import { type TypedTxData, createTx } from '@ethereumjs/tx';
+import { evmHardforkAt } from '../../chain/evm-hardfork.js';
 import { type CallArgs, PARAMS_LOADED, chainCommon, impersonatedRawTransaction } from '../../execution/index.js';
 import type { SignedTransaction } from '../../ledger/transaction.js';
 import { InvalidParamsError } from '../../util/errors.js';
@@ -55,7 +56,7 @@ export async function sendTransaction(ctx: NodeContext, accounts: DevAccounts, a
       : { gasPrice: a.gasPrice ?? 2n * INITIAL_BASE_FEE_WEI }),
     ...(type !== 0 ? { accessList: (a.accessList ?? []) as never } : {}),
   } as TypedTxData;
-  const common = chainCommon(ctx.chain.params.chainId, ctx.chain.params.evmHardfork);
+  const common = chainCommon(ctx.chain.params.chainId, evmHardforkAt(ctx.chain.params, ctx.chain.height + 1));
   // eth_sendTransaction answers once the transaction is mined when automine is on (rpc/accounts.ts).
   const answeredOnceMined = ctx.dev?.minesOnAdmission === true;
   if (sender.kind === 'impersonated') {
