@@ -9,7 +9,9 @@ import test from 'ava';
 import { ethers } from 'ethers';
 import { genesisIdentity, readGenesisFile, writeGenesisFile } from '../../ts/chain/genesis.js';
 import { evmHardforkAt } from '../../ts/chain/evm-hardfork.js';
-import type { ChainParams } from '../../ts/chain/params.js';
+import { Chain } from '../../ts/chain/chain.js';
+import { type ChainParams, DEV_ACCOUNT_BALANCE_BASE, PRESET_ACTIVATION } from '../../ts/chain/params.js';
+import { openRocksStore } from '../../ts/storage/index.js';
 import { ConfigError, parseConfig } from '../../ts/node/config.js';
 import { saveValidatorKey } from '../../ts/node/validator-key.js';
 import { randomKeyPair } from '../../ts/ledger/keys.js';
@@ -182,7 +184,37 @@ test('on osaka a transaction gas limit above 2^24 is refused (EIP-7825) and esti
   const w = ethersWallet(n.url, 2);
   const err = await t.throwsAsync(w.sendTransaction({ to: devKey(3).address, value: 1n, gasLimit: 16_777_217n }));
   t.regex(err?.message ?? '', /transaction gas limit too high/);
-  // An endless loop: the estimate fails at the cap, not at the 30M block limit.
-  const loop = await rpc(n.url, 'eth_estimateGas', [{ from: w.address, data: '0x5b5f56' }]);
-  t.is(loop.error?.message, 'gas required exceeds allowance (16777216)');
+  // Memory expanded to 4 MiB (~34M gas): the estimate fails at the cap, not at the 30M block limit.
+  const big = await rpc(n.url, 'eth_estimateGas', [{ from: w.address, data: '0x6240000051' }]);
+  t.is(big.error?.message, 'gas required exceeds allowance (16777216)');
+});
+
+test('a dev data dir made before the genesis record (prague, ten unstaked accounts) opens as it was and replays valid', async (t) => {
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const key = randomKeyPair();
+  saveValidatorKey(tmp.dir, key);
+  // The dev genesis of that time, written by the chain itself.
+  const alloc = new Map<string, bigint>();
+  for (let i = 0; i < 10; i++) alloc.set(devKey(i).address, DEV_ACCOUNT_BALANCE_BASE);
+  const legacy: ChainParams = {
+    network: 'dev',
+    chainId: 7120,
+    genesisTimestamp: Math.floor(Date.now() / 1000),
+    activation: PRESET_ACTIVATION.dev,
+    validators: [{ address: key.address, public_key: toHex(key.publicKey), name: 'native-node-dev' }],
+    alloc,
+    evmHardfork: 'prague',
+    epochLength: 3600,
+  };
+  const db = await openRocksStore(join(tmp.dir, 'db'));
+  await new Chain(legacy, db, 1000).open();
+  await db.close();
+  const n = await startTestNode({ blockTimeMs: 0, dataDir: tmp.dir, devAccounts: 3, devBalanceCoins: 1n });
+  t.teardown(() => n.node.stop());
+  t.is(n.node.ctx.chain.params.evmHardfork, 'prague');
+  t.is(n.node.ctx.chain.params.validators[0].stake, undefined);
+  await rpcOk(n.url, 'hardhat_mine', ['0x2']);
+  t.true((await httpJson(`${n.url}/chain/validate`)).body.valid);
+  t.is(BigInt(await rpcOk(n.url, 'eth_getBalance', [devKey(9).address, 'latest'])), ethers.parseEther('10000'));
 });

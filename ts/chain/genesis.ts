@@ -22,7 +22,12 @@ import {
  *   "alloc": { "0x..": 1000000000000 } }   // base units, exact integers
  */
 export function readGenesisFile(path: string): ChainParams {
-  const raw = parseJsonExact(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  return parseGenesis(readFileSync(path, 'utf8'));
+}
+
+/** The chain parameters of a genesis file's text (readGenesisFile without the file). */
+export function parseGenesis(text: string): ChainParams {
+  const raw = parseJsonExact(text) as Record<string, unknown>;
   const network = (raw.network ?? 'testnet') as ChainParams['network'];
   if (!['mainnet', 'testnet', 'dev'].includes(network)) throw new Error(`genesis: unknown network ${String(network)}`);
   const chainId = Number(asUint(raw.chain_id, 0xffffffffn) ?? Number.NaN);
@@ -74,21 +79,23 @@ export function readGenesisFile(path: string): ChainParams {
 
 /** The genesis file for these parameters (the inverse of readGenesisFile): private networks, tests, benches. */
 export function writeGenesisFile(path: string, p: ChainParams): void {
+  writeFileSync(path, genesisText(p));
+}
+
+/** The genesis file's text for these parameters (what writeGenesisFile writes). */
+export function genesisText(p: ChainParams): string {
   const a = p.activation;
-  writeFileSync(
-    path,
-    stringifyExact({
-      chain_id: p.chainId,
-      network: p.network,
-      timestamp: p.genesisTimestamp,
-      activation: { dpos_bft: a.dposBft, evm: a.evm, reward_v2: a.rewardV2, tokenomics_v2: a.tokenomicsV2, nft: a.nft },
-      validators: p.validators,
-      alloc: Object.fromEntries(p.alloc),
-      evm_hardfork: evmHardforkJson(p),
-      epoch_length: p.epochLength,
-      ...(p.admin ? { admin: p.admin } : {}),
-    }),
-  );
+  return stringifyExact({
+    chain_id: p.chainId,
+    network: p.network,
+    timestamp: p.genesisTimestamp,
+    activation: { dpos_bft: a.dposBft, evm: a.evm, reward_v2: a.rewardV2, tokenomics_v2: a.tokenomicsV2, nft: a.nft },
+    validators: p.validators,
+    alloc: Object.fromEntries(p.alloc),
+    evm_hardfork: evmHardforkJson(p),
+    epoch_length: p.epochLength,
+    ...(p.admin ? { admin: p.admin } : {}),
+  });
 }
 
 /**

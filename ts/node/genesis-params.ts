@@ -1,6 +1,6 @@
 import { LEGACY_EVM_HARDFORK, NEW_CHAIN_EVM_HARDFORK } from '../chain/evm-hardfork.js';
-import { readGenesisFile } from '../chain/genesis.js';
-import { type ChainParams, DEFAULT_EPOCH_LENGTH, PRESET_ACTIVATION } from '../chain/params.js';
+import { genesisText, parseGenesis, readGenesisFile } from '../chain/genesis.js';
+import { type ChainParams, DEFAULT_EPOCH_LENGTH, DEV_ACCOUNT_BALANCE_BASE, PRESET_ACTIVATION } from '../chain/params.js';
 import { DEV_MNEMONIC, type KeyPair, keyPairFromMnemonic } from '../ledger/keys.js';
 import { BASE_PER_COIN } from '../ledger/units.js';
 import { type KvStore, metaKey } from '../storage/index.js';
@@ -30,7 +30,16 @@ function presetParams(config: NodeConfig, validator: KeyPair): ChainParams {
     chainId: config.chainId,
     genesisTimestamp: Math.floor(Date.now() / 1000),
     activation: PRESET_ACTIVATION[config.network],
-    validators: [{ address: validator.address, public_key: toHex(validator.publicKey), name: config.nodeName }],
+    validators: [
+      {
+        address: validator.address,
+        public_key: toHex(validator.publicKey),
+        name: config.nodeName,
+        // A new dev chain's validator is a staking validator, as a Cosmos SDK genesis transaction makes it: bonded
+        // with a self-delegation, so Delegate and Redelegate to it work (docs/tokens-and-staking.md).
+        ...(dev ? { stake: DEV_VALIDATOR_STAKE_BASE } : {}),
+      },
+    ],
     alloc,
     // The mainnet and testnet presets stay as every chain made before the choice existed.
     evmHardfork: dev ? (config.hardfork ?? NEW_CHAIN_EVM_HARDFORK) : LEGACY_EVM_HARDFORK,
@@ -38,27 +47,42 @@ function presetParams(config: NodeConfig, validator: KeyPair): ChainParams {
   };
 }
 
-/** The hardfork a dev chain's data dir was created with (its parameters are not in a genesis file). */
-const DEV_HARDFORK_KEY = metaKey('dev-evm-hardfork');
+/** Self-stake of a new dev chain's validator (minted at genesis): above the 15,000-coin minimum, so it is active. */
+export const DEV_VALIDATOR_STAKE_BASE = 100_000n * BASE_PER_COIN;
+
+/** The genesis of a dev chain made without a genesis file, as its data dir recorded it at its first start. */
+const DEV_GENESIS_KEY = metaKey('dev-genesis');
 /** The block store's head record: present once a chain was written. */
 const HEAD_KEY = metaKey('head');
 
+/** What every dev chain was before its genesis was recorded: ten accounts of 10,000 coins, no stake, prague. */
+function legacyDevParams(params: ChainParams): ChainParams {
+  const alloc = new Map<string, bigint>();
+  for (let i = 0; i < 10; i++) alloc.set(keyPairFromMnemonic(DEV_MNEMONIC, i).address, DEV_ACCOUNT_BALANCE_BASE);
+  const validators = params.validators.map(({ stake: _stake, ...v }) => v);
+  return { ...params, alloc, validators, evmHardfork: LEGACY_EVM_HARDFORK };
+}
+
 /**
- * A dev chain without a genesis file keeps the hardfork it was created with: recorded at its first start, and
- * prague for a data dir made before the record existed (every dev chain then ran prague). Another `--hardfork`
- * for an existing dev chain is refused: its blocks would mean something else.
+ * A dev chain without a genesis file keeps the genesis it was created with (its hardfork, accounts, balances and
+ * validator stake), recorded in its data dir at the first start: /chain/validate rebuilds the genesis state from
+ * it, and the blocks mean what they meant. A data dir made before the record existed gets the dev genesis of
+ * that time (legacyDevParams). `--dev-accounts` and `--dev-balance` shape a new chain only; another
+ * `--hardfork` for an existing one is refused.
  */
-export async function settleDevHardfork(config: NodeConfig, params: ChainParams, db: KvStore): Promise<ChainParams> {
+export async function settleDevGenesis(config: NodeConfig, params: ChainParams, db: KvStore): Promise<ChainParams> {
   if (config.network !== 'dev' || config.genesisFile) return params;
-  const stored = (await db.get(DEV_HARDFORK_KEY))?.toString('utf8');
-  const existing = stored ?? ((await db.get(HEAD_KEY)) ? LEGACY_EVM_HARDFORK : null);
-  if (existing !== stored)
-    await db.write([{ type: 'put', key: DEV_HARDFORK_KEY, value: Buffer.from(existing ?? params.evmHardfork) }]);
-  if (existing === null) return params;
-  if (config.hardfork !== undefined && config.hardfork !== existing) {
+  const stored = await db.get(DEV_GENESIS_KEY);
+  let settled: ChainParams;
+  if (stored) settled = parseGenesis(stored.toString('utf8'));
+  else {
+    settled = (await db.get(HEAD_KEY)) ? legacyDevParams(params) : params;
+    await db.write([{ type: 'put', key: DEV_GENESIS_KEY, value: Buffer.from(genesisText(settled)) }], { sync: true });
+  }
+  if (config.hardfork !== undefined && config.hardfork !== settled.evmHardfork) {
     throw new Error(
-      `the dev chain in ${config.dataDir} runs the ${existing} hardfork; --hardfork ${config.hardfork} would change what its blocks mean: start it without --hardfork, or with a new --data-dir`,
+      `the dev chain in ${config.dataDir} runs the ${settled.evmHardfork} hardfork; --hardfork ${config.hardfork} would change what its blocks mean: start it without --hardfork, or with a new --data-dir`,
     );
   }
-  return existing === params.evmHardfork ? params : { ...params, evmHardfork: existing };
+  return { ...settled, ...(params.unlimitedContractSize ? { unlimitedContractSize: true } : {}) };
 }

@@ -50,7 +50,7 @@ import { CompilePool, VERIFY_CHAINS, VerificationService, VerificationStore, ver
 import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
 import { rpcWarmUpApplies, warmUpDevRpc } from './dev-warm-up.js';
-import { chainParamsFor, settleDevHardfork } from './genesis-params.js';
+import { chainParamsFor, settleDevGenesis } from './genesis-params.js';
 import { type Networking, startNetworking } from './network.js';
 import { loadOrCreateValidatorKey } from './validator-key.js';
 
@@ -213,7 +213,7 @@ export class NativeNode {
     const db = await openStore(config.dataDir);
     let params: ChainParams;
     try {
-      params = await settleDevHardfork(config, chainParamsFor(config, key), db);
+      params = await settleDevGenesis(config, chainParamsFor(config, key), db);
     } catch (err) {
       await db.close();
       throw err;
