@@ -10,14 +10,14 @@ import { ethers } from 'ethers';
 import { genesisIdentity, readGenesisFile, writeGenesisFile } from '../../ts/chain/genesis.js';
 import { evmHardforkAt } from '../../ts/chain/evm-hardfork.js';
 import { Chain } from '../../ts/chain/chain.js';
-import { type ChainParams, DEV_ACCOUNT_BALANCE_BASE, PRESET_ACTIVATION } from '../../ts/chain/params.js';
+import type { ChainParams } from '../../ts/chain/params.js';
 import { openRocksStore } from '../../ts/storage/index.js';
 import { ConfigError, parseConfig } from '../../ts/node/config.js';
 import { saveValidatorKey } from '../../ts/node/validator-key.js';
 import { randomKeyPair } from '../../ts/ledger/keys.js';
 import { toHex } from '../../ts/util/hex.js';
 import { devKey, ethersProvider, ethersWallet, rpc, rpcOk } from '../helpers/evm.js';
-import { httpJson, startTestNode } from '../helpers/node.js';
+import { httpJson, startTestNode, unstakedDevParams } from '../helpers/node.js';
 import { tempDir } from '../helpers/util.js';
 
 /** Init code returning CLZ(1) = 255 (EIP-7939, osaka). */
@@ -195,18 +195,7 @@ test('a dev data dir made before the genesis record (prague, ten unstaked accoun
   const key = randomKeyPair();
   saveValidatorKey(tmp.dir, key);
   // The dev genesis of that time, written by the chain itself.
-  const alloc = new Map<string, bigint>();
-  for (let i = 0; i < 10; i++) alloc.set(devKey(i).address, DEV_ACCOUNT_BALANCE_BASE);
-  const legacy: ChainParams = {
-    network: 'dev',
-    chainId: 7120,
-    genesisTimestamp: Math.floor(Date.now() / 1000),
-    activation: PRESET_ACTIVATION.dev,
-    validators: [{ address: key.address, public_key: toHex(key.publicKey), name: 'native-node-dev' }],
-    alloc,
-    evmHardfork: 'prague',
-    epochLength: 3600,
-  };
+  const legacy = unstakedDevParams(key, 'prague');
   const db = await openRocksStore(join(tmp.dir, 'db'));
   await new Chain(legacy, db, 1000).open();
   await db.close();
