@@ -2,12 +2,20 @@
  * Small first-impression fixes (issue 28, section 6): tracing by the native txid as the node prints it, genesis
  * validators as staking validators on new dev chains, the dev chain's terminal banner.
  */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import test from 'ava';
+import { DEV_MNEMONIC, privateKeyHex } from '../../ts/ledger/keys.js';
 import { devKey, ethersWallet, rpc, rpcOk, sendNative } from '../helpers/evm.js';
 import { BASE_PER_COIN } from '../../ts/ledger/units.js';
 import { Sender } from '../explorer/native-fixture.js';
 import { httpJson, startTestNode } from '../helpers/node.js';
-import { waitFor } from '../helpers/util.js';
+import { spawnNode } from '../helpers/child-node.js';
+import { freeBasePort } from '../helpers/devnet.js';
+import { tempDir, waitFor } from '../helpers/util.js';
+
+const MAIN = fileURLToPath(new URL('../../ts/node/main.js', import.meta.url));
 
 test('native_traceTransaction and debug_traceTransaction take the txid with or without 0x; malformed ids are -32602', async (t) => {
   const n = await startTestNode({ blockTimeMs: 0 });
@@ -55,4 +63,34 @@ test('a new dev chain: its genesis validator is a staking validator (self-delega
   const delegations = JSON.stringify((await httpJson(`${n.url}/staking/delegations/${devKey(8).address}`)).body).toLowerCase();
   t.true(delegations.includes(validator), delegations);
   t.true((await httpJson(`${n.url}/chain/validate`)).body.valid);
+});
+
+test('--dev on a terminal prints the funded accounts with their private keys, the mnemonic, the chain id and the URL; JSON logs stay JSON', async (t) => {
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const port = await freeBasePort(1);
+  const cmd = `${process.execPath} ${MAIN} --dev --port ${port} --data-dir ${tmp.dir} --block-time-ms 0 --dev-accounts 3 --grpc-port off`;
+  // `script` gives the node a terminal (stdout.isTTY), as a developer's shell does.
+  const tty = spawn('script', ['-qfec', cmd, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let text = '';
+  tty.stdout.on('data', (d: Buffer) => {
+    text += d.toString();
+  });
+  t.teardown(() => tty.kill('SIGKILL'));
+  await waitFor(() => text.includes('Listening on'), 90_000, 'the banner');
+  const k2 = devKey(2);
+  t.true(text.includes(k2.address), text);
+  t.true(text.includes(`0x${privateKeyHex(k2)}`), text);
+  t.false(text.includes(devKey(3).address), 'three accounts only');
+  t.true(text.includes(DEV_MNEMONIC));
+  t.true(text.includes('Chain ID: 7120'));
+  t.true(text.includes(`http://127.0.0.1:${port}`));
+  t.true(text.includes('osaka'));
+  await rpcOk(`http://127.0.0.1:${port}`, 'eth_chainId');
+  tty.kill('SIGINT');
+  // Not a terminal: every line of stdout is a JSON log line, as before.
+  const piped = await spawnNode(['--data-dir', join(tmp.dir, 'piped'), '--block-time-ms', '0']);
+  t.teardown(() => piped.proc.kill('SIGKILL'));
+  for (const line of piped.logs.filter((l) => l.trim() !== '')) t.notThrows(() => JSON.parse(line), line);
+  t.false(piped.logs.join('\n').includes(DEV_MNEMONIC));
 });

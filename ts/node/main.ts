@@ -2,6 +2,7 @@
 import { ListenError } from '../http/index.js';
 import { NODE_VERSION } from '../services/index.js';
 import { type Command, parseCommand } from './config.js';
+import { devBanner, showsDevBanner } from './dev-banner.js';
 import { nodeHelp } from './flags.js';
 import { createLogger } from './log.js';
 import { DataDirInUseError, NativeNode } from './node.js';
@@ -56,6 +57,9 @@ async function main(): Promise<void> {
     if (!isUserFixable(err)) throw err;
     process.stderr.write(`error: ${err.message}\n`);
     process.exit(EXIT_FAILED);
+  }
+  if (showsDevBanner(config.network, process.stdout)) {
+    process.stdout.write(devBanner(node.ctx, `http://${config.apiHost}:${node.http.port}`, config.ws));
   }
   const shutdown = (signal: string): void => {
     log.info({ signal }, 'shutting down');
