@@ -207,3 +207,23 @@ test('a dev data dir made before the genesis record (prague, ten unstaked accoun
   t.true((await httpJson(`${n.url}/chain/validate`)).body.valid);
   t.is(BigInt(await rpcOk(n.url, 'eth_getBalance', [devKey(9).address, 'latest'])), ethers.parseEther('10000'));
 });
+
+test('--gas-limit sets the dev chain block gas limit: block headers, GASLIMIT, admission and fee history', async (t) => {
+  t.is(parseConfig(['--dev', '--gas-limit', '100000'], {}).gasLimit, 100_000n);
+  t.throws(() => parseConfig(['--dev', '--gas-limit', '20000'], {}), { instanceOf: ConfigError });
+  t.throws(() => parseConfig(['--network', 'testnet', '--gas-limit', '100000'], {}), { instanceOf: ConfigError });
+  const n = await startTestNode({ blockTimeMs: 0, gasLimit: 100_000n });
+  t.teardown(() => n.stop());
+  const provider = ethersProvider(n.url);
+  // GASLIMIT (0x45) returned by init code.
+  t.is(BigInt(await provider.call({ data: '0x455f5260205ff3' })), 100_000n);
+  const w = ethersWallet(n.url, 1, provider);
+  const err = await t.throwsAsync(w.sendTransaction({ to: devKey(2).address, value: 1n, gasLimit: 100_001n }));
+  t.regex(err?.message ?? '', /exceeds block gas limit/);
+  const receipt = await (await w.sendTransaction({ to: devKey(2).address, value: 1n })).wait();
+  const block = await provider.getBlock(receipt?.blockNumber ?? 0);
+  t.is(block?.gasLimit, 100_000n);
+  const history = await rpcOk(n.url, 'eth_feeHistory', ['0x1', 'latest', []]);
+  t.is(history.gasUsedRatio[0], 21_000 / 100_000);
+  t.true((await httpJson(`${n.url}/chain/validate`)).body.valid);
+});

@@ -266,6 +266,7 @@ export class Chain extends EventEmitter<ChainEvents> {
       ledger: ledgerParams(this.params),
       devChain: this.params.network === 'dev',
       ...(this.params.unlimitedContractSize ? { unlimitedContractSize: true } : {}),
+      ...(this.params.blockGasLimit !== undefined ? { gasLimit: this.params.blockGasLimit } : {}),
       blockHash: async (h) => {
         const b = await this.blocks.getBlock(h);
         return b ? fromHex(b.hash) : null;

@@ -3,6 +3,7 @@
  * from genesis on or a schedule of names by activation height, as the other forks of `activation`. The node
  * runs London and later (its blocks carry a base fee); a genesis asking for anything else is refused at start.
  */
+import { BLOCK_GAS_LIMIT } from '../execution/block-executor.js';
 import { chainCommon } from '../execution/common.js';
 
 /** Hardforks the node's EVM runs, oldest first (@ethereumjs names). */
@@ -90,3 +91,6 @@ export function transactionGasCap(p: EvmHardforkParams & { chainId: number }, he
   const common = chainCommon(p.chainId, evmHardforkAt(p, height));
   return common.isActivatedEIP(7825) ? common.param('maxTransactionGasLimit') : BigInt(Number.MAX_SAFE_INTEGER);
 }
+
+/** A chain's block gas limit: 30M, or what a dev chain was started with (`--gas-limit`). */
+export const blockGasLimitOf = (p: { blockGasLimit?: bigint }): bigint => p.blockGasLimit ?? BLOCK_GAS_LIMIT;

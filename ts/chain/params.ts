@@ -36,6 +36,8 @@ export interface ChainParams {
   epochLength: number;
   /** Dev chain only (`--allow-unlimited-contract-size`, not a genesis field): the EVM has no code size limits. */
   unlimitedContractSize?: boolean;
+  /** Dev chain only (`--gas-limit`, not a genesis field): the block gas limit in place of 30M. */
+  blockGasLimit?: bigint;
   /** Genesis admin address (genesis `admin`): may add PoA authorities (POST /validators); default: the first validator. */
   admin?: string;
 }

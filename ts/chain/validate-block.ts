@@ -342,7 +342,8 @@ function checkHeader(ctx: BlockContext, b: Block, proposal = false, state: State
     if (problem) fail('justification', problem);
   }
   if (b.tx_count !== b.transactions.length) fail('tx_count', `tx_count ${b.tx_count}, body has ${b.transactions.length}`);
-  if (b.gas_used > BLOCK_GAS_LIMIT) fail('gas_limit', `gas_used ${b.gas_used} above the block gas limit ${BLOCK_GAS_LIMIT}`);
+  const limit = ctx.params.blockGasLimit ?? BLOCK_GAS_LIMIT;
+  if (b.gas_used > limit) fail('gas_limit', `gas_used ${b.gas_used} above the block gas limit ${limit}`);
 }
 
 const proposerCheck = (b: Block, proposer: ActiveValidator): SignatureCheck => ({
@@ -389,7 +390,7 @@ function checkTransactions(ctx: BlockContext, b: Block): void {
     try {
       if (isEvmTransaction(tx)) {
         if (b.index < ctx.params.activation.evm) throw new TxRuleError('EVM not active yet', 'not_active');
-        checkStoredEvmTransaction(tx, common, ctx.params.network === 'dev');
+        checkStoredEvmTransaction(tx, common, ctx.params.network === 'dev', ctx.params.blockGasLimit);
       } else {
         const { digest } = checkNativeTransaction(tx, rules);
         if (!isSignatureVerified(tx)) toVerify.push({ tx, digest });

@@ -10,7 +10,7 @@ import type { EVM } from '@ethereumjs/evm';
 import { createAddressFromString } from '@ethereumjs/util';
 import { type VM, createVM } from '@ethereumjs/vm';
 import type { StateOverlay } from '../state/state-store.js';
-import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, type BlockEnv, evmOptions, vmKey } from './block-executor.js';
+import { BASE_FEE_PER_GAS, type BlockEnv, blockGasLimit, evmOptions, vmKey } from './block-executor.js';
 import { FEE_COLLECTOR, PARAMS_LOADED, chainCommon } from './common.js';
 import { type DeadlineGuard, installDeadline } from './deadline.js';
 import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';
@@ -25,7 +25,7 @@ export function evmBlockFor(env: BlockEnv, common: Common): EvmBlock {
         number: BigInt(env.height),
         timestamp: BigInt(env.timestamp),
         coinbase: createAddressFromString(FEE_COLLECTOR),
-        gasLimit: BLOCK_GAS_LIMIT,
+        gasLimit: blockGasLimit(env),
         baseFeePerGas: BASE_FEE_PER_GAS,
       },
     },

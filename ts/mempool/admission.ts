@@ -177,7 +177,7 @@ export class TxAdmission {
       const common = chainCommon(params.chainId, evmHardforkAt(params, this.chain.height + 1));
       const typed = decodeSignedEvmTransaction(raw, common, allow);
       tx = storedEvmTransaction(typed, raw, this.now());
-      checkEvmGasRules(typed);
+      checkEvmGasRules(typed, params.blockGasLimit);
       markEvmChecked(tx);
       if (this.checkPoolRules(tx, typed.value + typed.gasLimit * maxPricePerGas(typed), source) === 'pending')
         this.onPooled?.(tx);

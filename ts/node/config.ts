@@ -96,6 +96,8 @@ export interface NodeConfig {
   devBalanceCoins: bigint;
   /** Dev chain: no code size and initcode size limits (`--allow-unlimited-contract-size`). */
   allowUnlimitedContractSize: boolean;
+  /** Dev chain: the block gas limit (`--gas-limit`); undefined = the chains' 30,000,000. */
+  gasLimit?: bigint;
   /** Bytes queued for a WebSocket client that does not read; beyond, it is dropped. */
   wsMaxBufferedBytes: number;
   /** gRPC (HTTP/2) port on apiHost; 0 = ephemeral; null = no gRPC server (gRPC-Web stays on the API port). */
@@ -297,8 +299,8 @@ function blockTime(ms: number, dev: boolean): number {
 function devChainOptions(
   values: Record<string, string | boolean | undefined>,
   dev: boolean,
-): Pick<NodeConfig, 'hardfork' | 'devAccounts' | 'devBalanceCoins' | 'allowUnlimitedContractSize'> {
-  for (const flag of ['hardfork', 'dev-accounts', 'dev-balance', 'allow-unlimited-contract-size']) {
+): Pick<NodeConfig, 'hardfork' | 'devAccounts' | 'devBalanceCoins' | 'allowUnlimitedContractSize' | 'gasLimit'> {
+  for (const flag of ['hardfork', 'dev-accounts', 'dev-balance', 'allow-unlimited-contract-size', 'gas-limit']) {
     if (values[flag] !== undefined && !dev) throw new ConfigError(`--${flag} is a dev chain option (use it with --dev)`);
   }
   const hardfork = values.hardfork as string | undefined;
@@ -314,8 +316,12 @@ function devChainOptions(
     throw new ConfigError(`--dev-accounts must be an integer from 1 to ${MAX_DEV_ACCOUNTS}, got ${count}`);
   const balance = (values['dev-balance'] as string | undefined) ?? '10000';
   if (!/^\d{1,18}$/.test(balance)) throw new ConfigError(`--dev-balance must be a whole number of coins, got ${balance}`);
+  const gasLimit = values['gas-limit'] as string | undefined;
+  if (gasLimit !== undefined && (!/^\d{1,15}$/.test(gasLimit) || BigInt(gasLimit) < 21_000n))
+    throw new ConfigError(`--gas-limit must be a whole number of gas, at least 21000, got ${gasLimit}`);
   return {
     hardfork,
+    ...(gasLimit !== undefined ? { gasLimit: BigInt(gasLimit) } : {}),
     devAccounts: Number(count),
     devBalanceCoins: BigInt(balance),
     allowUnlimitedContractSize: values['allow-unlimited-contract-size'] === true,

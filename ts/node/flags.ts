@@ -300,6 +300,13 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
     help: 'dev only: genesis balance of each dev account, in coins (1 coin = 10^18 wei, as anvil --balance)',
   },
   {
+    name: 'gas-limit',
+    type: 'string',
+    default: '30000000',
+    value: 'GAS',
+    help: 'dev only: the block gas limit (at least 21000)',
+  },
+  {
     name: 'allow-unlimited-contract-size',
     type: 'boolean',
     default: 'off',

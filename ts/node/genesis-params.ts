@@ -13,8 +13,16 @@ import type { NodeConfig } from './config.js';
  * of `--dev-balance` coins each, on the `--hardfork` EVM, osaka by default).
  */
 export function chainParamsFor(config: NodeConfig, validator: KeyPair): ChainParams {
-  const params = presetParams(config, validator);
-  return config.network === 'dev' && config.allowUnlimitedContractSize ? { ...params, unlimitedContractSize: true } : params;
+  return { ...presetParams(config, validator), ...devEvmOptions(config) };
+}
+
+/** The dev chain's EVM options, which are the node's (its flags), not its genesis'. */
+function devEvmOptions(config: NodeConfig): Pick<ChainParams, 'unlimitedContractSize' | 'blockGasLimit'> {
+  if (config.network !== 'dev') return {};
+  return {
+    ...(config.allowUnlimitedContractSize ? { unlimitedContractSize: true } : {}),
+    ...(config.gasLimit !== undefined ? { blockGasLimit: config.gasLimit } : {}),
+  };
 }
 
 function presetParams(config: NodeConfig, validator: KeyPair): ChainParams {
@@ -84,5 +92,5 @@ export async function settleDevGenesis(config: NodeConfig, params: ChainParams, 
       `the dev chain in ${config.dataDir} runs the ${settled.evmHardfork} hardfork; --hardfork ${config.hardfork} would change what its blocks mean: start it without --hardfork, or with a new --data-dir`,
     );
   }
-  return { ...settled, ...(params.unlimitedContractSize ? { unlimitedContractSize: true } : {}) };
+  return { ...settled, ...devEvmOptions(config) };
 }

@@ -1,7 +1,6 @@
 import {
   type BlockEnv,
   type AccessListOutcome,
-  BLOCK_GAS_LIMIT,
   type CallArgs,
   type CallKind,
   type CallOutcome,
@@ -12,7 +11,9 @@ import {
   InProcessCallRunner,
   type ReceiptRecord,
 } from '../execution/index.js';
-import { transactionGasCap } from '../chain/evm-hardfork.js';
+import { blockGasLimitOf, transactionGasCap } from '../chain/evm-hardfork.js';
+
+export { blockGasLimitOf };
 import { codeKey, storageKey } from '../state/accounts.js';
 import { EvmBusyError, EvmTimeoutError, ExecutionRevertedError, type NodeError, ServerError } from '../util/errors.js';
 import { fromHex, to0x } from '../util/hex.js';
@@ -153,7 +154,8 @@ export async function ethCall(ctx: ChainContext, args: CallArgs, height?: CallHe
 export async function estimateGas(ctx: NodeContext, args: CallArgs, height?: CallHeight): Promise<bigint> {
   // From osaka on (EIP-7825) no transaction may have more gas than the cap: the search stops there, as geth's.
   const txCap = transactionGasCap(ctx.chain.params, ctx.chain.height + 1);
-  const top = cappedGas(args.gas ?? (txCap < BLOCK_GAS_LIMIT ? txCap : BLOCK_GAS_LIMIT), runnerOf(ctx).gasCap);
+  const blockLimit = blockGasLimitOf(ctx.chain.params);
+  const top = cappedGas(args.gas ?? (txCap < blockLimit ? txCap : blockLimit), runnerOf(ctx).gasCap);
   // The spec's floor with data on its networks, never above the caller's own cap (a transaction limited below it
   // still gets an answer). The dev chain answers the exact estimate, as Hardhat and anvil (docs/evm.md).
   const withData = ctx.chain.params.network !== 'dev' && args.data !== undefined && args.data.length > 0;
@@ -173,7 +175,7 @@ export async function estimateGas(ctx: NodeContext, args: CallArgs, height?: Cal
  * stable) and the gas it uses with that list; a failing call still answers, with its error.
  */
 export async function createAccessList(ctx: NodeContext, args: CallArgs, height?: CallHeight): Promise<AccessListOutcome> {
-  const gas = cappedGas(args.gas ?? BLOCK_GAS_LIMIT, runnerOf(ctx).gasCap);
+  const gas = cappedGas(args.gas ?? blockGasLimitOf(ctx.chain.params), runnerOf(ctx).gasCap);
   const reply = await runAt(ctx, 'accessList', { ...args, gas }, gas, height);
   if (reply.kind !== 'accessList') throw new Error(`unexpected access list reply ${reply.kind}`);
   return reply.outcome;
