@@ -82,7 +82,8 @@ export async function acquireVm(env: BlockEnv, overlay: StateOverlay, base: EvmB
   c.vm.evm.journal.cleanJournal();
   (c.vm.evm as EVM).transientStorage.clear();
   const h = c.block.header;
-  if (h.number !== BigInt(env.height) || h.timestamp !== BigInt(env.timestamp)) c.block = evmBlockFor(env, c.common);
+  if (h.number !== BigInt(env.height) || h.timestamp !== BigInt(env.timestamp) || h.gasLimit !== blockGasLimit(env))
+    c.block = evmBlockFor(env, c.common);
   return c;
 }
 
