@@ -7,7 +7,6 @@ import { apiRequestHeaders, createApiHandler, createLimiter, restRoutes, rpcWebS
 import { explorerHooks } from '../api/routes/explorer.js';
 import { rpcHooks } from '../api/routes/rpc.js';
 import { Chain } from '../chain/chain.js';
-import type { ChainParams } from '../chain/params.js';
 import { DEFAULT_CHECKPOINT_EVERY_BLOCKS, TRIE_CHECKPOINT_FILE } from '../chain/trie-checkpoint.js';
 import { PoaEngine } from '../consensus/poa.js';
 import { crypto } from '../crypto/index.js';
@@ -211,13 +210,6 @@ export class NativeNode {
     const { key, created } = loadOrCreateValidatorKey(config.dataDir);
     if (created) log.info({ address: key.address }, 'created validator key');
     const db = await openStore(config.dataDir);
-    let params: ChainParams;
-    try {
-      params = await settleDevGenesis(config, chainParamsFor(config, key), db);
-    } catch (err) {
-      await db.close();
-      throw err;
-    }
     let metrics: NodeMetrics | undefined;
     let audit: AuditLog | undefined;
     let http: HttpServer | undefined;
@@ -236,6 +228,7 @@ export class NativeNode {
     });
     const evmTraces = new TracePool({ onError: (err) => log.error({ err }, 'trace worker failed') });
     try {
+      const params = await settleDevGenesis(config, chainParamsFor(config, key), db);
       const chain = new Chain(params, db, config.windowSize, {
         history: config.history,
         stateCacheBytes: config.stateCacheBytes,
