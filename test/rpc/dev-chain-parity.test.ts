@@ -11,7 +11,7 @@ import { parseConfig } from '../../ts/node/config.js';
 import { toHex } from '../../ts/util/hex.js';
 import { compiled } from '../helpers/contracts.js';
 import { devKey, ethersProvider, ethersWallet, rejection, rpc, rpcOk } from '../helpers/evm.js';
-import { TEST_NODE_ENV, type TestNode, startTestNode } from '../helpers/node.js';
+import { TEST_NODE_ENV, type TestNode, httpJson, startTestNode } from '../helpers/node.js';
 import { freeBasePort } from '../helpers/devnet.js';
 import { tempDir, waitFor } from '../helpers/util.js';
 
@@ -78,6 +78,8 @@ test('an impersonated account with code sends (EIP-3607 skipped for impersonatio
   const code = await provider.getCode(address);
   await rpcOk(n.url, 'hardhat_setBalance', [address, ethers.toQuantity(ethers.parseEther('10'))]);
   await rpcOk(n.url, 'hardhat_impersonateAccount', [address]);
+  // The balance write in a block of its own: tracing a transaction in the block of a state write is section 1's.
+  await rpcOk(n.url, 'evm_mine');
   // What hardhat-ethers' getImpersonatedSigner builds: a JSON-RPC signer for an address the node does not list.
   const signer = new ethers.JsonRpcSigner(provider, address);
   const to = devKey(5).address;
@@ -89,6 +91,11 @@ test('an impersonated account with code sends (EIP-3607 skipped for impersonatio
   t.is(await provider.getCode(address), code);
   t.not(await provider.getTransaction(tx.hash), null);
   t.true((await rpcOk(n.url, 'eth_getBlockByNumber', ['latest', false])).transactions.includes(tx.hash));
+  // Tracing and replay treat it as the block did.
+  const trace = await rpcOk(n.url, 'debug_traceTransaction', [tx.hash, { tracer: 'callTracer' }]);
+  t.is(trace.from, address.toLowerCase());
+  t.is(trace.value, '0x7');
+  t.true((await httpJson(`${n.url}/chain/validate`)).body.valid);
 });
 
 test('an automine send that does not make it into its block answers an error, never a hash', async (t) => {
