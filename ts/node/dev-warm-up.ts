@@ -5,8 +5,7 @@
  * whichever chain object runs it, so the served chain's first requests are as fast, while nothing a client
  * writes meanwhile can be undone by the warm-up's closing revert, and the start does not wait for it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { dispatcherOf } from '../api/routes/rpc.js';
@@ -19,6 +18,9 @@ import { warmUpRpc } from '../rpc/warm-up.js';
 import { DevChain, type NodeContext } from '../services/index.js';
 import { openRocksStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
+
+/** The scratch chain's directory inside the data dir (removed when the warm-up ends, and at the next start). */
+const WARM_UP_DIR = 'dev-warm-up';
 
 /** Whether the JSON-RPC warm-up runs: automine without interval mining. */
 export function rpcWarmUpApplies(ctx: NodeContext): boolean {
@@ -34,7 +36,10 @@ export async function warmUpDevRpc(ctx: NodeContext, config: NodeConfig, key: Ke
   dispatcherOf(ctx);
   if (!rpcWarmUpApplies(ctx)) return false;
   const t0 = performance.now();
-  const dir = mkdtempSync(join(tmpdir(), 'native-dev-warm-up-'));
+  // In the data dir, so a node killed during the warm-up leaves it where the next start removes it.
+  const dir = join(config.dataDir, WARM_UP_DIR);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
   let complete = false;
   try {
     const db = await openRocksStore(join(dir, 'db'));
