@@ -21,22 +21,32 @@ import {
   readRange,
   serveRange,
 } from './block-range.js';
-import { INVALID_MESSAGE_PENALTY, PeerMisbehaviour } from './errors.js';
+import { BLOCK_BY_HASH_TIMEOUT_MS, requestBlockOnStream, serveBlockByHash } from './block-by-hash.js';
+import {
+  CONSENSUS_SYNC_TIMEOUT_MS,
+  MAX_CONSENSUS_MESSAGES,
+  requestConsensusOnStream,
+  serveConsensusSync,
+} from './consensus-sync.js';
+import { INVALID_MESSAGE_PENALTY, IgnoredMessage, PeerMisbehaviour } from './errors.js';
+import { BLOCK_BY_HASH_SERVING, CONSENSUS_SYNC_SERVING, RANGE_SERVING, ServingBudget } from './serving-budget.js';
+import { REQUEST_READ_TIMEOUT_MS, type ServingHost, readRequestFrame, sendFrame } from './serving.js';
 
 export { MAX_BLOCKS_PER_REQUEST, MAX_FRAME_BYTES, MAX_RANGE_BYTES, RangeInterrupted } from './block-range.js';
-export { INVALID_MESSAGE_PENALTY, PeerMisbehaviour } from './errors.js';
+export { MAX_CONSENSUS_MESSAGES } from './consensus-sync.js';
+export { INVALID_MESSAGE_PENALTY, IgnoredMessage, PeerMisbehaviour } from './errors.js';
 
 /** Gossip messages stay far below gossipsub's silent ~4 MiB drop; larger blocks go by request/response. */
 export const MAX_GOSSIP_BYTES = 1024 * 1024;
 /** Transactions gossiped in one message at most, and how long the first of a batch waits for company. */
 export const MAX_TXS_PER_GOSSIP = 256;
 export const TX_BATCH_WINDOW_MS = 50;
-/** Consensus messages in one catch-up response at most (proposals and votes of one height). */
-export const MAX_CONSENSUS_MESSAGES = 1000;
 /** A peer whose score falls to this is disconnected and refused. */
 export const BAN_SCORE = -50;
 /** How long a refused peer of another chain stays connected so its identify of this node finishes. */
 export const REFUSE_GRACE_MS = 2000;
+/** A status frame at most (the JSON of ChainStatus is ~200 bytes). */
+export const MAX_STATUS_BYTES = 1024;
 
 export interface ChainStatus {
   chain_id: number;
@@ -91,6 +101,18 @@ export class P2PNetwork {
   private readonly scores = new Map<string, number>();
   private readonly heights = new Map<string, number>();
   private readonly handshaking = new Set<string>();
+  /** Peers that completed the status handshake (either direction) on this chain: the only ones served. */
+  private readonly handshaken = new Set<string>();
+  /** Serving budgets per request/response protocol (ts/network/serving-budget.ts). */
+  readonly budgets = {
+    blocks: new ServingBudget(RANGE_SERVING),
+    blockByHash: new ServingBudget(BLOCK_BY_HASH_SERVING),
+    consensusSync: new ServingBudget(CONSENSUS_SYNC_SERVING),
+  };
+  /** Consensus-sync requests in flight per peer (an honest node never has two open to one peer). */
+  private readonly consensusRequests = new Map<string, Promise<Uint8Array[]>>();
+  /** What the request handlers need of this host. */
+  private readonly servingHost: ServingHost;
   private redial: NodeJS.Timeout | null = null;
   private readonly prefix: string;
   readonly topics: { tx: string; block: string; consensus: string; evidence: string };
@@ -108,6 +130,19 @@ export class P2PNetwork {
       consensus: `${this.prefix}/consensus/1`,
       evidence: `${this.prefix}/evidence/1`,
     };
+    this.servingHost = {
+      mayServe: (peer) => this.isHandshaken(peer),
+      penalize: (peer, points, reason) => this.penalize(peer, points, reason),
+      log: opts.log,
+    };
+  }
+
+  /**
+   * Whether a peer completed the status handshake on this chain and is not refused: request handlers
+   * serve only these, and gossip from any other peer is not processed.
+   */
+  isHandshaken(peer: string): boolean {
+    return this.handshaken.has(peer) && !this.denied.has(peer);
   }
 
   private get statusProtocol(): string {
@@ -161,11 +196,23 @@ export class P2PNetwork {
       },
     });
     await this.node.handle(this.statusProtocol, (s, c) => void this.serveStatus(s, c));
-    await this.node.handle(this.blocksProtocol, (s) => void serveRange(s, this.opts.blocks));
-    await this.node.handle(this.blockByHashProtocol, (s) => void this.serveBlockByHash(s));
-    await this.node.handle(this.consensusSyncProtocol, (s) => void this.serveConsensus(s));
+    const host = this.servingHost;
+    await this.node.handle(this.blocksProtocol, (s, c) =>
+      serveRange(host, s, c.remotePeer.toString(), this.opts.blocks, this.budgets.blocks),
+    );
+    await this.node.handle(this.blockByHashProtocol, (s, c) =>
+      serveBlockByHash(host, s, c.remotePeer.toString(), this.budgets.blockByHash, async (hash) => {
+        return (await this.opts.blockByHash?.(hash)) ?? null;
+      }),
+    );
+    await this.node.handle(this.consensusSyncProtocol, (s, c) =>
+      serveConsensusSync(host, s, c.remotePeer.toString(), this.budgets.consensusSync, (h) => this.opts.consensusAt?.(h) ?? []),
+    );
     this.node.addEventListener('peer:identify', (e) => void this.onIdentify(e.detail.peerId, e.detail.protocols));
-    this.node.addEventListener('peer:disconnect', (e) => this.heights.delete(e.detail.toString()));
+    this.node.addEventListener('peer:disconnect', (e) => {
+      this.heights.delete(e.detail.toString());
+      this.handshaken.delete(e.detail.toString());
+    });
     const pubsub = this.pubsub();
     pubsub.subscribe(this.topics.tx);
     pubsub.subscribe(this.topics.block);
@@ -200,7 +247,7 @@ export class P2PNetwork {
   private dialStaticPeers(): void {
     for (const p of this.node.getPeers()) {
       const id = p.toString();
-      if (this.heights.has(id) || this.denied.has(id) || this.handshaking.has(id)) continue;
+      if (this.handshaken.has(id) || this.denied.has(id) || this.handshaking.has(id)) continue;
       this.handshaking.add(id);
       void this.handshake(p).finally(() => this.handshaking.delete(id));
     }
@@ -235,6 +282,7 @@ export class P2PNetwork {
         await this.refuse(peer, `peer is on chain ${status.chain_id} genesis ${status.genesis_hash.slice(0, 16)}`);
         return;
       }
+      this.handshaken.add(id);
       this.heights.set(id, status.head_height);
       this.opts.onPeerStatus?.(id, status);
     } catch (err) {
@@ -251,6 +299,7 @@ export class P2PNetwork {
     if (this.denied.has(peer.toString())) return;
     this.denied.add(peer.toString());
     this.heights.delete(peer.toString());
+    this.handshaken.delete(peer.toString());
     this.opts.log.warn({ peer: peer.toString(), reason }, 'peer refused at handshake');
     const t = setTimeout(() => void this.node.hangUp(peer).catch(() => undefined), REFUSE_GRACE_MS);
     t.unref();
@@ -264,6 +313,8 @@ export class P2PNetwork {
     if (s <= BAN_SCORE) {
       const p = this.node.getPeers().find((x) => x.toString() === peer);
       this.denied.add(peer);
+      this.handshaken.delete(peer);
+      this.heights.delete(peer);
       if (p) await this.node.hangUp(p).catch(() => undefined);
     }
   }
@@ -278,7 +329,8 @@ export class P2PNetwork {
     const { topic, data } = m.msg;
     const report = (r: TopicValidatorResult) => this.pubsub().reportMessageValidationResult(m.msgId, from, r);
     this.counters.received++;
-    if (this.denied.has(from)) return report(TopicValidatorResult.Ignore);
+    // Refused peers and peers that never completed the status handshake: not processed, not relayed.
+    if (!this.isHandshaken(from)) return report(TopicValidatorResult.Ignore);
     if (data.length > MAX_GOSSIP_BYTES) {
       this.counters.invalid++;
       report(TopicValidatorResult.Reject);
@@ -291,6 +343,10 @@ export class P2PNetwork {
       else if (topic === this.topics.evidence) await this.opts.onEvidence?.(data, from);
       report(TopicValidatorResult.Accept);
     } catch (err) {
+      if (err instanceof IgnoredMessage) {
+        report(TopicValidatorResult.Ignore);
+        return;
+      }
       if (!(err instanceof PeerMisbehaviour)) {
         this.opts.log.warn({ peer: from, topic, err: (err as Error).message }, 'gossip message failed');
         report(TopicValidatorResult.Ignore);
@@ -361,28 +417,47 @@ export class P2PNetwork {
 
   // --- status ---
 
-  private async serveStatus(stream: Stream, _c: Connection): Promise<void> {
-    const lp = lpStream(stream, { maxDataLength: 4096 });
+  /**
+   * Answer a status request. The request carries the requester's own status: when it names this chain,
+   * the requester completed the handshake from this side too (it is served from then on, with no race
+   * against this node's own status request to it). Refused peers get nothing.
+   */
+  private async serveStatus(stream: Stream, c: Connection): Promise<void> {
+    const peer = c.remotePeer.toString();
+    if (this.denied.has(peer)) {
+      stream.abort(new Error('refused'));
+      return;
+    }
     try {
-      await lp.read();
-      await lp.write(Buffer.from(JSON.stringify(this.opts.status())));
+      const theirs = parseStatus(await readRequestFrame(stream, MAX_STATUS_BYTES));
+      if (theirs.chain_id === this.opts.chainId && theirs.genesis_hash === this.opts.genesisHash && !this.denied.has(peer)) {
+        this.handshaken.add(peer);
+        this.notePeerHeight(peer, theirs.head_height);
+      }
+      await sendFrame(stream, Buffer.from(JSON.stringify(this.opts.status())));
       await stream.close();
-    } catch {
-      stream.abort(new Error('status failed'));
+    } catch (err) {
+      stream.abort(err instanceof Error ? err : new Error('status failed'));
     }
   }
 
   async requestStatus(peer: PeerId | string): Promise<ChainStatus> {
     const target = typeof peer === 'string' ? this.peerById(peer) : peer;
     if (!target) throw new Error(`not connected to ${peer}`);
-    const stream = await this.node.dialProtocol(target, this.statusProtocol, { signal: AbortSignal.timeout(5000) });
-    const lp = lpStream(stream, { maxDataLength: 4096 });
-    await lp.write(Buffer.from(JSON.stringify(this.opts.status())));
-    const res = JSON.parse(Buffer.from((await lp.read()).subarray()).toString('utf8')) as ChainStatus;
+    // One deadline for the whole exchange: a peer that opens the stream and never answers is not waited on.
+    const signal = AbortSignal.timeout(REQUEST_READ_TIMEOUT_MS);
+    const stream = await this.node.dialProtocol(target, this.statusProtocol, { signal });
+    const lp = lpStream(stream, { maxDataLength: MAX_STATUS_BYTES, maxBufferSize: MAX_STATUS_BYTES + 2 });
+    let res: ChainStatus;
+    try {
+      await lp.write(Buffer.from(JSON.stringify(this.opts.status())), { signal });
+      res = parseStatus((await lp.read({ signal })).subarray());
+    } catch (err) {
+      stream.abort(err instanceof Error ? err : new Error('status failed'));
+      throw err;
+    }
     await stream.close().catch(() => undefined);
-    if (typeof res.head_height !== 'number' || typeof res.genesis_hash !== 'string')
-      throw new PeerMisbehaviour('malformed status');
-    this.heights.set(target.toString(), res.head_height);
+    if (this.handshaken.has(target.toString())) this.heights.set(target.toString(), res.head_height);
     return res;
   }
 
@@ -421,63 +496,38 @@ export class P2PNetwork {
     return out;
   }
 
-  // --- one block by hash (a proposal's block that did not fit in gossip) ---
+  // --- one block by hash (block-by-hash.ts) ---
 
-  private async serveBlockByHash(stream: Stream): Promise<void> {
-    const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES });
-    try {
-      const hash = (await lp.read()).subarray();
-      if (hash.length !== 32) throw new Error('bad hash');
-      await lp.write((await this.opts.blockByHash?.(Buffer.from(hash).toString('hex'))) ?? new Uint8Array(0));
-      await stream.close();
-    } catch {
-      stream.abort(new Error('block-by-hash request failed'));
-    }
-  }
-
-  /** An encoded block by hash from a peer, or null when it does not have it. */
+  /** An encoded block by hash from a peer (up to 32 MiB), or null when it does not have it. */
   async requestBlockByHash(peer: string, hash: string): Promise<Uint8Array | null> {
     const target = this.peerById(peer);
     if (!target) return null;
-    const stream = await this.node.dialProtocol(target, this.blockByHashProtocol, { signal: AbortSignal.timeout(10_000) });
-    const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES });
-    await lp.write(Buffer.from(hash, 'hex'));
-    const frame = (await lp.read({ signal: AbortSignal.timeout(10_000) })).subarray();
-    await stream.close().catch(() => undefined);
-    return frame.length ? frame : null;
+    const signal = AbortSignal.timeout(BLOCK_BY_HASH_TIMEOUT_MS);
+    const stream = await this.node.dialProtocol(target, this.blockByHashProtocol, { signal });
+    return requestBlockOnStream(stream, hash, signal);
   }
 
-  // --- the consensus messages of a height (a validator that restarted or was cut off catches up) ---
+  // --- the consensus messages of a height (consensus-sync.ts) ---
 
-  private async serveConsensus(stream: Stream): Promise<void> {
-    const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES });
-    try {
-      const req = JSON.parse(Buffer.from((await lp.read()).subarray()).toString('utf8')) as { height: number };
-      if (!Number.isSafeInteger(req.height) || req.height < 1) throw new Error('bad height');
-      for (const m of (this.opts.consensusAt?.(req.height) ?? []).slice(0, MAX_CONSENSUS_MESSAGES)) await lp.write(m);
-      await lp.write(new Uint8Array(0));
-      await stream.close();
-    } catch {
-      stream.abort(new Error('consensus request failed'));
-    }
-  }
-
-  /** A peer's consensus messages for a height (encoded as on the consensus topic). */
+  /**
+   * A peer's consensus messages for a height (encoded as on the consensus topic). One request per peer at
+   * a time: a caller while one is in flight gets nothing (the stuck timer asks again a second later).
+   */
   async requestConsensus(peer: string, height: number): Promise<Uint8Array[]> {
     const target = this.peerById(peer);
-    if (!target) return [];
-    const stream = await this.node.dialProtocol(target, this.consensusSyncProtocol, { signal: AbortSignal.timeout(10_000) });
-    const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES });
-    await lp.write(Buffer.from(JSON.stringify({ height })));
-    const out: Uint8Array[] = [];
-    for (;;) {
-      const frame = (await lp.read({ signal: AbortSignal.timeout(10_000) })).subarray();
-      if (frame.length === 0) break;
-      out.push(frame);
-      if (out.length > MAX_CONSENSUS_MESSAGES) throw new PeerMisbehaviour('too many consensus messages in a response');
+    if (!target || this.consensusRequests.has(peer)) return [];
+    const run = (async () => {
+      const stream = await this.node.dialProtocol(target, this.consensusSyncProtocol, {
+        signal: AbortSignal.timeout(CONSENSUS_SYNC_TIMEOUT_MS),
+      });
+      return requestConsensusOnStream(stream, height);
+    })();
+    this.consensusRequests.set(peer, run);
+    try {
+      return await run;
+    } finally {
+      this.consensusRequests.delete(peer);
     }
-    await stream.close().catch(() => undefined);
-    return out;
   }
 
   /**
@@ -496,7 +546,7 @@ export class P2PNetwork {
 
   /** Peers that passed the handshake (ids). */
   connectedPeerIds(): string[] {
-    return [...this.heights.keys()];
+    return [...this.handshaken].filter((id) => !this.denied.has(id));
   }
 
   private peerById(id: string): PeerId | undefined {
@@ -509,7 +559,7 @@ export class P2PNetwork {
     return this.node.getConnections().flatMap((c) => {
       const id = c.remotePeer.toString();
       // Two nodes that dialled each other at once hold two connections: one peer.
-      if (!this.heights.has(id) || seen.has(id)) return [];
+      if (!this.isHandshaken(id) || seen.has(id)) return [];
       seen.add(id);
       return [
         {
@@ -528,9 +578,32 @@ export class P2PNetwork {
     return this.heights;
   }
 
+  /** A head a handshaken peer claims (a hint: ts/sync/proven-heads.ts proves it before it counts). */
   notePeerHeight(peer: string, height: number): void {
+    if (!this.isHandshaken(peer)) return;
     if (height > (this.heights.get(peer) ?? -1)) this.heights.set(peer, height);
   }
+}
+
+/** A status frame, checked (chain id, identity, head height and hash of the right types). */
+function parseStatus(frame: Uint8Array): ChainStatus {
+  let s: Partial<ChainStatus>;
+  try {
+    s = JSON.parse(Buffer.from(frame).toString('utf8')) as Partial<ChainStatus>;
+  } catch {
+    throw new PeerMisbehaviour('status is not JSON');
+  }
+  if (
+    typeof s !== 'object' ||
+    s === null ||
+    !Number.isSafeInteger(s.chain_id) ||
+    typeof s.genesis_hash !== 'string' ||
+    !Number.isSafeInteger(s.head_height) ||
+    (s.head_height as number) < 0 ||
+    typeof s.head_hash !== 'string'
+  )
+    throw new PeerMisbehaviour('malformed status');
+  return s as ChainStatus;
 }
 
 /** The peer id of a node key, for writing peer lists (testnet generator). */

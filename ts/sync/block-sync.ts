@@ -120,9 +120,9 @@ export class BlockSync {
     return this.targetHeight() - this.chain.height > FOLLOW_LAG_BLOCKS;
   }
 
-  /** Encoded blocks for a peer's range request (the stored bytes, as they are). */
-  blocks(from: number, count: number, maxBytes: number): Promise<Uint8Array[]> {
-    return this.chain.blocks.encodedBlocks(from, Math.min(count, MAX_BLOCKS_PER_REQUEST), maxBytes);
+  /** Encoded blocks for a peer's range request (the stored bytes, as they are), streamed from storage. */
+  blocks(from: number, count: number, maxBytes: number): AsyncIterable<Uint8Array> {
+    return this.chain.blocks.streamEncodedBlocks(from, Math.min(count, MAX_BLOCKS_PER_REQUEST), maxBytes);
   }
 
   /** A gossiped block: imported when it extends the head, else it tells us a peer is ahead. */
