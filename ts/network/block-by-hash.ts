@@ -37,7 +37,10 @@ export async function serveBlockByHash(
  * is sized for the largest block (libp2p's default stops at 4 MiB, which made blocks above it unfetchable).
  */
 export async function requestBlockOnStream(stream: Stream, hash: string, signal: AbortSignal): Promise<Uint8Array | null> {
-  const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES, maxBufferSize: MAX_FRAME_BYTES + varint(MAX_FRAME_BYTES).length });
+  const lp = lpStream(stream, {
+    maxDataLength: MAX_FRAME_BYTES,
+    maxBufferSize: MAX_FRAME_BYTES + varint(MAX_FRAME_BYTES).length,
+  });
   await lp.write(Buffer.from(hash, 'hex'), { signal });
   const frame = (await lp.read({ signal })).subarray();
   await stream.close().catch(() => undefined);

@@ -78,11 +78,17 @@ export async function serveRange(
   source: RangeSource,
   budget: ServingBudget,
 ): Promise<void> {
-  await serveRequest(host, stream, peer, { name: 'blocks', maxRequestBytes: MAX_RANGE_REQUEST_BYTES, budget }, async (frame, slot) => {
-    const { from, count, maxBytes } = parseRangeRequest(frame);
-    const blocks = source(from, count, maxBytes);
-    await sendFrames(stream, Symbol.asyncIterator in blocks ? blocks : await blocks, slot);
-  });
+  await serveRequest(
+    host,
+    stream,
+    peer,
+    { name: 'blocks', maxRequestBytes: MAX_RANGE_REQUEST_BYTES, budget },
+    async (frame, slot) => {
+      const { from, count, maxBytes } = parseRangeRequest(frame);
+      const blocks = source(from, count, maxBytes);
+      await sendFrames(stream, Symbol.asyncIterator in blocks ? blocks : await blocks, slot);
+    },
+  );
 }
 
 /**

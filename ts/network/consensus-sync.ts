@@ -47,7 +47,10 @@ export async function serveConsensusSync(
 
 /** Read a consensus-sync response from an open stream (the request is written first). */
 export async function requestConsensusOnStream(stream: Stream, height: number): Promise<Uint8Array[]> {
-  const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES, maxBufferSize: MAX_FRAME_BYTES + varint(MAX_FRAME_BYTES).length });
+  const lp = lpStream(stream, {
+    maxDataLength: MAX_FRAME_BYTES,
+    maxBufferSize: MAX_FRAME_BYTES + varint(MAX_FRAME_BYTES).length,
+  });
   await lp.write(Buffer.from(JSON.stringify({ height })));
   const out: Uint8Array[] = [];
   for (;;) {

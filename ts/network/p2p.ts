@@ -13,7 +13,6 @@ import { RLP } from '@ethereumjs/rlp';
 import { createLibp2p } from 'libp2p';
 import {
   MAX_BLOCKS_PER_REQUEST,
-  MAX_FRAME_BYTES,
   MAX_RANGE_BYTES,
   RANGE_TIMEOUT_MS,
   type RangeReply,
@@ -22,12 +21,7 @@ import {
   serveRange,
 } from './block-range.js';
 import { BLOCK_BY_HASH_TIMEOUT_MS, requestBlockOnStream, serveBlockByHash } from './block-by-hash.js';
-import {
-  CONSENSUS_SYNC_TIMEOUT_MS,
-  MAX_CONSENSUS_MESSAGES,
-  requestConsensusOnStream,
-  serveConsensusSync,
-} from './consensus-sync.js';
+import { CONSENSUS_SYNC_TIMEOUT_MS, requestConsensusOnStream, serveConsensusSync } from './consensus-sync.js';
 import { INVALID_MESSAGE_PENALTY, IgnoredMessage, PeerMisbehaviour } from './errors.js';
 import { BLOCK_BY_HASH_SERVING, CONSENSUS_SYNC_SERVING, RANGE_SERVING, ServingBudget } from './serving-budget.js';
 import { REQUEST_READ_TIMEOUT_MS, type ServingHost, readRequestFrame, sendFrame } from './serving.js';

@@ -55,7 +55,11 @@ const isTimeout = (err: unknown) => err instanceof Error && (err.name === 'Timeo
  * The request frame of a stream: at most maxBytes (the read buffer is bounded too, so a peer streaming
  * megabytes at a 32-byte protocol is cut off after a few bytes, not after 4 MiB), within timeoutMs.
  */
-export async function readRequestFrame(stream: Stream, maxBytes: number, timeoutMs = REQUEST_READ_TIMEOUT_MS): Promise<Uint8Array> {
+export async function readRequestFrame(
+  stream: Stream,
+  maxBytes: number,
+  timeoutMs = REQUEST_READ_TIMEOUT_MS,
+): Promise<Uint8Array> {
   const lp = lpStream(stream, { maxDataLength: maxBytes, maxBufferSize: maxBytes + varint(maxBytes).length });
   try {
     return (await lp.read({ signal: AbortSignal.timeout(timeoutMs) })).subarray();
@@ -178,7 +182,11 @@ export async function serveRequest(
   if (slot === 'peer' || slot === 'global') {
     stream.abort(new Error(slot === 'peer' ? 'too many concurrent requests' : 'busy'));
     if (slot === 'peer')
-      await host.penalize(peer, REQUEST_FLOOD_PENALTY, `more than ${spec.budget.limits.responsesPerPeer} concurrent ${spec.name} requests`);
+      await host.penalize(
+        peer,
+        REQUEST_FLOOD_PENALTY,
+        `more than ${spec.budget.limits.responsesPerPeer} concurrent ${spec.name} requests`,
+      );
     return;
   }
   try {
