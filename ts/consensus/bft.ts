@@ -17,7 +17,7 @@ import { type KeyPair, signDigest } from '../ledger/keys.js';
 import { isLowS } from '../ledger/rules.js';
 import type { Mempool } from '../mempool/mempool.js';
 import { fromHex, toHex } from '../util/hex.js';
-import { type BftOptions, type BftStatus, type FinalizedInfo, type ResumeInfo, type Step, roundTimeouts } from './bft-options.js';
+import { type BftOptions, type BftStatus, type FinalizedInfo, type ResumeInfo, type Step, roundTimeout, roundTimeouts } from './bft-options.js';
 import { type ConsensusMessage, InvalidConsensusMessage, type Proposal, type ProposalRef, messageHeight } from './messages.js';
 import { STEP_PRECOMMIT, STEP_PREVOTE, STEP_PROPOSE, type SignGuard } from './privval.js';
 import { HeightVotes } from './vote-set.js';
@@ -260,7 +260,7 @@ export class BftEngine {
       const started = Date.now();
       this.schedule(0, () => void this.propose(h, r, wait - (Date.now() - started)).catch((err) => this.onError?.(err)));
     }
-    this.schedule(wait + this.timeouts.proposeMs + this.timeouts.deltaMs * r, () => this.onTimeoutPropose(h, r));
+    this.schedule(wait + roundTimeout(this.timeouts.proposeMs, this.timeouts.deltaMs, r), () => this.onTimeoutPropose(h, r));
     this.process();
   }
 
@@ -442,7 +442,7 @@ export class BftEngine {
       }
     }
     if (this.step === 'prevote' && this.quorum(r, PREVOTE) && this.once(`pvto/${r}`)) {
-      this.schedule(voteMs + deltaMs * r, () => this.onTimeoutPrevote(h, r));
+      this.schedule(roundTimeout(voteMs, deltaMs, r), () => this.onTimeoutPrevote(h, r));
     }
     if (p && pv && this.step !== 'propose' && this.quorum(r, PREVOTE, p.block.hash) && this.once(`lock/${r}`)) {
       this.validBlock = p.block;
@@ -459,7 +459,7 @@ export class BftEngine {
     }
     if (this.step === 'prevote' && this.quorum(r, PREVOTE, '')) this.vote(PRECOMMIT, '');
     if (this.quorum(r, PRECOMMIT) && this.once(`pcto/${r}`)) {
-      this.schedule(voteMs + deltaMs * r, () => this.onTimeoutPrecommit(h, r));
+      this.schedule(roundTimeout(voteMs, deltaMs, r), () => this.onTimeoutPrecommit(h, r));
     }
   }
 
