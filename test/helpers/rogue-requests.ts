@@ -16,6 +16,9 @@ import { tcp } from '@libp2p/tcp';
 import { lpStream } from '@libp2p/utils';
 import { multiaddr } from '@multiformats/multiaddr';
 import { createLibp2p } from 'libp2p';
+import { pino } from 'pino';
+import { blockHeightOf } from '../../ts/chain/block.js';
+import { P2PNetwork } from '../../ts/network/index.js';
 import { varint } from '../../ts/network/serving.js';
 
 export interface RawPeer {
@@ -110,4 +113,32 @@ export async function rawHandshake(raw: RawPeer, chainId: number, genesisHash: s
   await lp.write(Buffer.from(JSON.stringify(status)));
   await lp.read({ signal: AbortSignal.timeout(10_000) });
   await s.close().catch(() => undefined);
+}
+
+/**
+ * A peer on the node's own P2PNetwork that passes the handshake claiming the head `head()` and serves
+ * no block at all (a liar when its claim is ahead), recording the heights of blocks gossiped to it.
+ */
+export async function startClaimingPeer(o: {
+  chainId: number;
+  genesisHash: string;
+  target: string;
+  head: () => number;
+}): Promise<{ net: P2PNetwork; peerId: string; gossiped: number[]; stop(): Promise<void> }> {
+  const gossiped: number[] = [];
+  const net = new P2PNetwork({
+    nodeKey: randomBytes(32),
+    host: '127.0.0.1',
+    port: 0,
+    peers: [o.target],
+    chainId: o.chainId,
+    genesisHash: o.genesisHash,
+    status: () => ({ chain_id: o.chainId, genesis_hash: o.genesisHash, head_height: o.head(), head_hash: 'ab'.repeat(32) }),
+    blocks: async () => [],
+    onTransaction: async () => undefined,
+    onBlock: async (bytes) => void gossiped.push(blockHeightOf(bytes)),
+    log: pino({ level: 'silent' }),
+  });
+  await net.start();
+  return { net, peerId: net.peerId, gossiped, stop: () => net.stop() };
 }

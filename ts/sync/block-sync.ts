@@ -142,7 +142,11 @@ export class BlockSync {
    */
   syncing(): { starting: number; current: number; highest: number } | null {
     if (!this.catchingUp()) return null;
-    return { starting: Math.min(this.syncStartedAt, this.chain.height), current: this.chain.height, highest: this.targetHeight() };
+    return {
+      starting: Math.min(this.syncStartedAt, this.chain.height),
+      current: this.chain.height,
+      highest: this.targetHeight(),
+    };
   }
 
   /** True while a peer is proven to be ahead of this node (a proposer must not propose then). */
@@ -221,7 +225,8 @@ export class BlockSync {
   private async probe(peer: string, claim: number): Promise<void> {
     const frames: Uint8Array[] = [];
     const drop = (cooldown: boolean) => {
-      if ((this.net.peerHeights().get(peer) ?? -1) <= claim) this.net.peerHeights().set(peer, Math.max(this.heads.get(peer), this.chain.height));
+      if ((this.net.peerHeights().get(peer) ?? -1) <= claim)
+        this.net.peerHeights().set(peer, Math.max(this.heads.get(peer), this.chain.height));
       if (cooldown) this.probeCooldown.set(peer, Date.now() + PROBE_COOLDOWN_MS);
     };
     try {
@@ -237,7 +242,8 @@ export class BlockSync {
       else this.log.debug({ peer, claim, err: (err as Error).message }, 'claimed head not checked');
       return;
     }
-    const proof = frames.length === 0 ? ({ kind: 'false', reason: 'it served nothing' } as const) : proveHead(this.chain, frames[0], claim);
+    const proof =
+      frames.length === 0 ? ({ kind: 'false', reason: 'it served nothing' } as const) : proveHead(this.chain, frames[0], claim);
     if (proof.kind === 'proven') {
       this.heads.note(peer, claim);
       this.poke();
