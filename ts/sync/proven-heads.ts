@@ -13,7 +13,7 @@
  *
  * Blocks this node imported from a peer prove that peer's height too.
  */
-import { type Block, blockHash, decodeBlock, headerOf } from '../chain/block.js';
+import { type Block, decodeBlock } from '../chain/block.js';
 import type { Chain } from '../chain/chain.js';
 import { PRECOMMIT, decodeJustification, voteDigest } from '../chain/justification.js';
 import { totalPower, validatorSetAt } from '../chain/schedule.js';
@@ -27,7 +27,7 @@ export type HeadProof =
   | { kind: 'proven' }
   /** Well-formed, but not signed by enough of the validators this node knows (no blame: a set this node has not caught up with). */
   | { kind: 'unproven'; reason: string }
-  /** Not the block claimed (undecodable, another height, a header that does not hash to its hash): the peer lied. */
+  /** Not the block claimed (undecodable, another height, a forged certificate): the peer lied. */
   | { kind: 'false'; reason: string };
 
 const verifies = (sigHex: string, digest: Uint8Array, pubHex: string): boolean => {
@@ -45,13 +45,13 @@ export function proveHead(chain: Chain, bytes: Uint8Array, claimed: number): Hea
     return { kind: 'false', reason: `undecodable block: ${(err as Error).message}` };
   }
   if (b.index !== claimed) return { kind: 'false', reason: `asked for block ${claimed}, got ${b.index}` };
-  if (blockHash(headerOf(b)) !== b.hash) return { kind: 'false', reason: 'the header does not hash to the block hash' };
   const trusted = validatorSetAt(chain.params, chain.state, chain.height + 1);
   if (b.justification.length === 0) {
     const proposer = trusted.find((v) => v.address === b.validator);
-    return proposer && verifies(b.signature, fromHex(b.hash), proposer.public_key)
+    if (!proposer) return { kind: 'unproven', reason: 'no certificate, and not made by a known validator' };
+    return verifies(b.signature, fromHex(b.hash), proposer.public_key)
       ? { kind: 'proven' }
-      : { kind: 'unproven', reason: 'no certificate, and not signed by a known validator' };
+      : { kind: 'false', reason: `the signature of its proposer ${proposer.address} does not verify` };
   }
   let precommits: readonly { validator: string; signature: string }[];
   let round: number;
@@ -66,7 +66,10 @@ export function proveHead(chain: Chain, bytes: Uint8Array, claimed: number): Hea
   let power = 0n;
   for (const p of precommits) {
     const v = byAddress.get(p.validator);
-    if (!v || signed.has(v.address) || !verifies(p.signature, digest, v.public_key)) continue;
+    if (!v || signed.has(v.address)) continue;
+    // A known validator's precommit that does not verify is forged (unknown signers are no one's fault).
+    if (!verifies(p.signature, digest, v.public_key))
+      return { kind: 'false', reason: `the precommit of ${v.address} in its certificate does not verify` };
     signed.add(v.address);
     power += v.power;
   }
