@@ -7,7 +7,6 @@ import { identify } from '@libp2p/identify';
 import type { Connection, Libp2p, PeerId, Stream } from '@libp2p/interface';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import { tcp } from '@libp2p/tcp';
-import { lpStream } from '@libp2p/utils';
 import { type Multiaddr, multiaddr } from '@multiformats/multiaddr';
 import { RLP } from '@ethereumjs/rlp';
 import { createLibp2p } from 'libp2p';
@@ -24,11 +23,13 @@ import { BLOCK_BY_HASH_TIMEOUT_MS, requestBlockOnStream, serveBlockByHash } from
 import { CONSENSUS_SYNC_TIMEOUT_MS, requestConsensusOnStream, serveConsensusSync } from './consensus-sync.js';
 import { INVALID_MESSAGE_PENALTY, IgnoredMessage, PeerMisbehaviour } from './errors.js';
 import { BLOCK_BY_HASH_SERVING, CONSENSUS_SYNC_SERVING, RANGE_SERVING, ServingBudget } from './serving-budget.js';
-import { REQUEST_READ_TIMEOUT_MS, type ServingHost, readRequestFrame, sendFrame } from './serving.js';
+import { REQUEST_READ_TIMEOUT_MS, type ServingHost } from './serving.js';
+import { type ChainStatus, answerStatus, exchangeStatus } from './status.js';
 
 export { MAX_BLOCKS_PER_REQUEST, MAX_FRAME_BYTES, MAX_RANGE_BYTES, RangeInterrupted } from './block-range.js';
 export { MAX_CONSENSUS_MESSAGES } from './consensus-sync.js';
 export { INVALID_MESSAGE_PENALTY, IgnoredMessage, PeerMisbehaviour } from './errors.js';
+export { type ChainStatus, MAX_STATUS_BYTES } from './status.js';
 
 /** Gossip messages stay far below gossipsub's silent ~4 MiB drop; larger blocks go by request/response. */
 export const MAX_GOSSIP_BYTES = 1024 * 1024;
@@ -39,15 +40,6 @@ export const TX_BATCH_WINDOW_MS = 50;
 export const BAN_SCORE = -50;
 /** How long a refused peer of another chain stays connected so its identify of this node finishes. */
 export const REFUSE_GRACE_MS = 2000;
-/** A status frame at most (the JSON of ChainStatus is ~200 bytes). */
-export const MAX_STATUS_BYTES = 1024;
-
-export interface ChainStatus {
-  chain_id: number;
-  genesis_hash: string;
-  head_height: number;
-  head_hash: string;
-}
 
 export interface PeerInfo {
   peer_id: string;
@@ -423,13 +415,11 @@ export class P2PNetwork {
       return;
     }
     try {
-      const theirs = parseStatus(await readRequestFrame(stream, MAX_STATUS_BYTES));
+      const theirs = await answerStatus(stream, this.opts.status);
       if (theirs.chain_id === this.opts.chainId && theirs.genesis_hash === this.opts.genesisHash && !this.denied.has(peer)) {
         this.handshaken.add(peer);
         this.notePeerHeight(peer, theirs.head_height);
       }
-      await sendFrame(stream, Buffer.from(JSON.stringify(this.opts.status())));
-      await stream.close();
     } catch (err) {
       stream.abort(err instanceof Error ? err : new Error('status failed'));
     }
@@ -441,16 +431,7 @@ export class P2PNetwork {
     // One deadline for the whole exchange: a peer that opens the stream and never answers is not waited on.
     const signal = AbortSignal.timeout(REQUEST_READ_TIMEOUT_MS);
     const stream = await this.node.dialProtocol(target, this.statusProtocol, { signal });
-    const lp = lpStream(stream, { maxDataLength: MAX_STATUS_BYTES, maxBufferSize: MAX_STATUS_BYTES + 2 });
-    let res: ChainStatus;
-    try {
-      await lp.write(Buffer.from(JSON.stringify(this.opts.status())), { signal });
-      res = parseStatus((await lp.read({ signal })).subarray());
-    } catch (err) {
-      stream.abort(err instanceof Error ? err : new Error('status failed'));
-      throw err;
-    }
-    await stream.close().catch(() => undefined);
+    const res = await exchangeStatus(stream, this.opts.status(), signal);
     if (this.handshaken.has(target.toString())) this.heights.set(target.toString(), res.head_height);
     return res;
   }
@@ -577,27 +558,6 @@ export class P2PNetwork {
     if (!this.isHandshaken(peer)) return;
     if (height > (this.heights.get(peer) ?? -1)) this.heights.set(peer, height);
   }
-}
-
-/** A status frame, checked (chain id, identity, head height and hash of the right types). */
-function parseStatus(frame: Uint8Array): ChainStatus {
-  let s: Partial<ChainStatus>;
-  try {
-    s = JSON.parse(Buffer.from(frame).toString('utf8')) as Partial<ChainStatus>;
-  } catch {
-    throw new PeerMisbehaviour('status is not JSON');
-  }
-  if (
-    typeof s !== 'object' ||
-    s === null ||
-    !Number.isSafeInteger(s.chain_id) ||
-    typeof s.genesis_hash !== 'string' ||
-    !Number.isSafeInteger(s.head_height) ||
-    (s.head_height as number) < 0 ||
-    typeof s.head_hash !== 'string'
-  )
-    throw new PeerMisbehaviour('malformed status');
-  return s as ChainStatus;
 }
 
 /** The peer id of a node key, for writing peer lists (testnet generator). */
