@@ -66,7 +66,12 @@ export async function startRawPeer(o: {
   ).pubsub;
   for (const t of ['txs', 'block', 'consensus', 'evidence']) pubsub.subscribe(`${prefix}/${t}/1`);
   const target = multiaddr(o.target);
-  await node.dial(target);
+  try {
+    await node.dial(target);
+  } catch (err) {
+    await node.stop();
+    throw err;
+  }
   const targetId = target.getComponents().find((c) => c.name === 'p2p')?.value as string;
   const peer = node.getPeers().find((p) => p.toString() === targetId);
   if (!peer) throw new Error('raw peer did not connect');
