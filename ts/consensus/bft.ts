@@ -17,15 +17,8 @@ import { type KeyPair, signDigest } from '../ledger/keys.js';
 import { isLowS } from '../ledger/rules.js';
 import type { Mempool } from '../mempool/mempool.js';
 import { fromHex, toHex } from '../util/hex.js';
-import {
-  type BftOptions,
-  type BftStatus,
-  type FinalizedInfo,
-  type ResumeInfo,
-  type Step,
-  roundTimeout,
-  roundTimeouts,
-} from './bft-options.js';
+import { type BftOptions, type BftStatus, type FinalizedInfo, type ResumeInfo, type Step, roundTimeouts } from './bft-options.js';
+import { roundTimeout } from './bft-options.js';
 import { type ConsensusMessage, InvalidConsensusMessage, type Proposal, type ProposalRef, messageHeight } from './messages.js';
 import { STEP_PRECOMMIT, STEP_PREVOTE, STEP_PROPOSE, type SignGuard } from './privval.js';
 import { HeightVotes } from './vote-set.js';
