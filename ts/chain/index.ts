@@ -65,7 +65,7 @@ export {
   totalPower,
   consensusPhaseAt,
 } from './schedule.js';
-export { forgetVerifiedAhead } from './signature-checks.js';
+export { forgetVerifiedAhead, publicKeyBytes } from './signature-checks.js';
 export {
   HistoricalStateView,
   HistoryUnavailableError,
@@ -78,4 +78,11 @@ export { type CheckedBlock, InvalidBlockError } from './validate-block.js';
 export { type ChainValidation, validateChain } from './validate.js';
 export type { VerifiedAhead } from './verify-ahead.js';
 export { readDevPatch, devPatchKey } from './dev-patches.js';
-export { evmHardforkAt, checkEvmHardfork, LEGACY_EVM_HARDFORK, NEW_CHAIN_EVM_HARDFORK, blockGasLimitOf, transactionGasCap } from './evm-hardfork.js';
+export {
+  evmHardforkAt,
+  checkEvmHardfork,
+  LEGACY_EVM_HARDFORK,
+  NEW_CHAIN_EVM_HARDFORK,
+  blockGasLimitOf,
+  transactionGasCap,
+} from './evm-hardfork.js';

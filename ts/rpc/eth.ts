@@ -148,7 +148,14 @@ export const ethMethods: RpcTable = {
   eth_blockNumber: { params: [], handler: (ctx) => qty(ctx.chain.height) },
   eth_gasPrice: { params: [], handler: () => qty(GAS_PRICE_WEI) },
   eth_maxPriorityFeePerGas: { params: [], handler: () => qty(INITIAL_BASE_FEE_WEI) },
-  eth_syncing: { params: [], handler: () => false },
+  // The same source as /native_status.sync_info (catching_up, target_height): the proven target.
+  eth_syncing: {
+    params: [],
+    handler: (ctx) => {
+      const s = ctx.network?.syncing();
+      return s ? { startingBlock: qty(s.starting), currentBlock: qty(s.current), highestBlock: qty(s.highest) } : false;
+    },
+  },
   eth_accounts: { params: [], handler: () => [] },
   eth_getBalance: {
     params: ['address', 'blockRef?'],

@@ -80,6 +80,10 @@ export interface NetworkView {
   peers(): { peer_id: string; address: string; direction: string; height: number | null; score: number }[];
   catchingUp(): boolean;
   targetHeight(): number;
+  /** While catching up: where it started, this node's head and the proven target (eth_syncing, sync_info). */
+  syncing(): { starting: number; current: number; highest: number } | null;
+  /** The highest head a connected peer has proven, or null (unproven claims never count). */
+  bestProvenPeerHeight(): number | null;
   /** The BFT engine's position; absent on nodes without one (full nodes, non-validators). */
   bft?: () => BftView;
   evidence(): { pending: EvidenceEntry[]; committed: EvidenceEntry[] };
