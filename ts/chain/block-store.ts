@@ -36,6 +36,8 @@ const CREATION_INDEX_FROM = metaKey('creation-index-from');
 const READ_CHUNK = 256;
 /** Blocks of the first database read when a peer's range request is answered (later reads are sized by bytes). */
 const RANGE_READ_CHUNK = 8;
+/** Bytes of blocks a range stream reads from the database at once (about). */
+const RANGE_STREAM_CHUNK_BYTES = 512 * 1024;
 
 /** What a log query needs of a block: its hash, its transaction ids and its receipts. */
 export interface LogSource {
@@ -417,22 +419,33 @@ export class BlockStore {
    */
   async encodedBlocks(from: number, count: number, maxBytes: number): Promise<Uint8Array[]> {
     const out: Uint8Array[] = [];
+    for await (const v of this.streamEncodedBlocks(from, count, maxBytes)) out.push(v);
+    return out;
+  }
+
+  /**
+   * The same blocks as a stream, read a chunk at a time (about RANGE_STREAM_CHUNK_BYTES) only as the
+   * consumer pulls them: a peer's range response holds one chunk in memory, not its whole 8 MiB.
+   */
+  async *streamEncodedBlocks(from: number, count: number, maxBytes: number): AsyncGenerator<Uint8Array> {
     const end = Math.min(this.headHeight + 1, from + count);
     let bytes = 0;
+    let sent = 0;
     for (let h = from; h < end; ) {
-      // Sized by the blocks read so far: a chunk of large blocks stays near the bound, empty ones go hundreds at once.
-      const fit = out.length === 0 ? RANGE_READ_CHUNK : Math.ceil((maxBytes - bytes) / (bytes / out.length));
+      // Sized by the blocks read so far: a chunk of large blocks stays near the bound, empty ones go dozens at once.
+      const room = Math.min(maxBytes - bytes, RANGE_STREAM_CHUNK_BYTES);
+      const fit = sent === 0 ? RANGE_READ_CHUNK : Math.ceil(room / (bytes / sent));
       const limit = Math.max(1, Math.min(end - h, fit, 32 * RANGE_READ_CHUNK));
       const rows = await this.db.range({ gte: blockKey(h), lt: blockKey(h + limit), limit });
       for (const [, v] of rows) {
-        if (out.length > 0 && bytes + v.length > maxBytes) return out;
-        out.push(v);
+        if (sent > 0 && bytes + v.length > maxBytes) return;
         bytes += v.length;
+        sent++;
+        yield v;
       }
       if (rows.length < limit) break;
       h += limit;
     }
-    return out;
   }
 
   async heightOfHash(hash: string): Promise<number | null> {

@@ -27,6 +27,7 @@ import {
   txMerkleRoot,
 } from './block.js';
 import { applyEvidence, decodeEvidence } from './evidence.js';
+import { evmHardforkAt } from './evm-hardfork.js';
 import { applyGenesisAlloc, finishGenesis, streamGenesisAlloc } from './genesis-state.js';
 import { BlockStore } from './block-store.js';
 import { PendingDevWrites, devPatchKey } from './dev-patches.js';
@@ -258,11 +259,13 @@ export class Chain extends EventEmitter<ChainEvents> {
       timestamp,
       proposer,
       chainId: this.params.chainId,
-      hardfork: this.params.evmHardfork,
+      hardfork: evmHardforkAt(this.params, height),
       tokenomicsV2Height: this.params.activation.tokenomicsV2,
       evmActivationHeight: this.params.activation.evm,
       ledger: ledgerParams(this.params),
       devChain: this.params.network === 'dev',
+      ...(this.params.unlimitedContractSize ? { unlimitedContractSize: true } : {}),
+      ...(this.params.blockGasLimit !== undefined ? { gasLimit: this.params.blockGasLimit } : {}),
       blockHash: async (h) => {
         const b = await this.blocks.getBlock(h);
         return b ? fromHex(b.hash) : null;

@@ -16,6 +16,18 @@ export function roundTimeouts(blockTimeMs: number): { proposeMs: number; voteMs:
   };
 }
 
+/**
+ * Rounds after which a round's timeouts stop growing. Growth lets a slow network find a round long enough
+ * to decide in; without a bound, a height that ran 20 rounds under overload (issue 29, "Liveness under
+ * overload") kept waiting longer and longer after the overload ended. At 1 s blocks the cap is a 8 s
+ * propose and 6 s vote timeout.
+ */
+export const MAX_TIMEOUT_GROWTH_ROUNDS = 10;
+
+/** A timeout of round r: its base plus the per-round growth, capped at MAX_TIMEOUT_GROWTH_ROUNDS. */
+export const roundTimeout = (baseMs: number, deltaMs: number, round: number): number =>
+  baseMs + deltaMs * Math.min(round, MAX_TIMEOUT_GROWTH_ROUNDS);
+
 export interface BftOptions {
   blockTimeMs: number;
   maxBlockTxs: number;

@@ -1,23 +1,8 @@
-import {
-  PRECOMMIT,
-  PREVOTE,
-  type Vote,
-  type VoteType,
-  encodeJustification,
-  proposalDigest,
-  voteDigest,
-  proposerAt,
-  validatorSetAt,
-  type CheckedBlock,
-  type Block,
-  type Chain,
-  checkedOf,
-  type DoubleSignEvidence,
-} from '../chain/index.js';
+import { PRECOMMIT, PREVOTE, type Vote, type VoteType, encodeJustification, proposalDigest, voteDigest, proposerAt, validatorSetAt, type CheckedBlock, type Block, type Chain, checkedOf, type DoubleSignEvidence } from '../chain/index.js';
 import { type KeyPair, signDigest, isLowS } from '../ledger/index.js';
 import { toHex, fromHex } from '../util/index.js';
-import { type BftOptions, type BftStatus, type FinalizedInfo, type ResumeInfo, type Step, roundTimeouts } from './bft-options.js';
-import { type ConsensusMessage, type Proposal, type ProposalRef, messageHeight } from './messages.js';
+import { type BftOptions, type BftStatus, type FinalizedInfo, type ResumeInfo, type Step, roundTimeouts, roundTimeout } from './bft-options.js';
+import { type ConsensusMessage, type Proposal, type ProposalRef, messageHeight, InvalidConsensusMessage } from './messages.js';
 import { STEP_PRECOMMIT, STEP_PREVOTE, STEP_PROPOSE, type SignGuard } from './privval.js';
 import { verifyProposalSignature } from './verify-message.js';
 import { HeightVotes } from './vote-set.js';
@@ -261,7 +246,7 @@ export class BftEngine {
       const started = Date.now();
       this.schedule(0, () => void this.propose(h, r, wait - (Date.now() - started)).catch((err) => this.onError?.(err)));
     }
-    this.schedule(wait + this.timeouts.proposeMs + this.timeouts.deltaMs * r, () => this.onTimeoutPropose(h, r));
+    this.schedule(wait + roundTimeout(this.timeouts.proposeMs, this.timeouts.deltaMs, r), () => this.onTimeoutPropose(h, r));
     this.process();
   }
 
@@ -433,7 +418,7 @@ export class BftEngine {
       }
     }
     if (this.step === 'prevote' && this.quorum(r, PREVOTE) && this.once(`pvto/${r}`)) {
-      this.schedule(voteMs + deltaMs * r, () => this.onTimeoutPrevote(h, r));
+      this.schedule(roundTimeout(voteMs, deltaMs, r), () => this.onTimeoutPrevote(h, r));
     }
     if (p && pv && this.step !== 'propose' && this.quorum(r, PREVOTE, p.block.hash) && this.once(`lock/${r}`)) {
       this.validBlock = p.block;
@@ -450,7 +435,7 @@ export class BftEngine {
     }
     if (this.step === 'prevote' && this.quorum(r, PREVOTE, '')) this.vote(PRECOMMIT, '');
     if (this.quorum(r, PRECOMMIT) && this.once(`pcto/${r}`)) {
-      this.schedule(voteMs + deltaMs * r, () => this.onTimeoutPrecommit(h, r));
+      this.schedule(roundTimeout(voteMs, deltaMs, r), () => this.onTimeoutPrecommit(h, r));
     }
   }
 

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { RlpDecodeError, checkRlp, decodeRlp } from '../util/index.js';
-import { PeerMisbehaviour } from './errors.js';
+import { IgnoredMessage, PeerMisbehaviour } from './errors.js';
 
 /** Gossip messages stay far below gossipsub's silent ~4 MiB drop; larger blocks go by request/response. */
 export const MAX_GOSSIP_BYTES = 1024 * 1024;
@@ -61,6 +61,8 @@ export async function validateGossip(
     return { verdict: verdict ?? 'accept' };
   } catch (err) {
     if (err instanceof PeerMisbehaviour) return reject(err.message, err.penalty);
+    // Cannot be judged here (a block further ahead than the next height): neither relayed nor penalized.
+    if (err instanceof IgnoredMessage) return { verdict: 'ignore' };
     if (err instanceof RlpDecodeError) return reject(`malformed RLP on ${topic}: ${err.message}`);
     h.log.warn({ peer: from, topic, err: (err as Error).message }, 'gossip message failed');
     return { verdict: 'ignore' };

@@ -7,12 +7,10 @@ import { identify } from '@libp2p/identify';
 import type { Connection, Libp2p, PeerId, Stream } from '@libp2p/interface';
 import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import { tcp } from '@libp2p/tcp';
-import { lpStream } from '@libp2p/utils';
 import { type Multiaddr, multiaddr } from '@multiformats/multiaddr';
 import { createLibp2p } from 'libp2p';
 import {
   MAX_BLOCKS_PER_REQUEST,
-  MAX_FRAME_BYTES,
   MAX_RANGE_BYTES,
   RANGE_TIMEOUT_MS,
   type RangeReply,
@@ -20,29 +18,26 @@ import {
   readRange,
   serveRange,
 } from './block-range.js';
+import { BLOCK_BY_HASH_TIMEOUT_MS, requestBlockOnStream, serveBlockByHash } from './block-by-hash.js';
+import { CONSENSUS_SYNC_TIMEOUT_MS, requestConsensusOnStream, serveConsensusSync } from './consensus-sync.js';
 import { PeerMisbehaviour } from './errors.js';
 import { gossipScoreParams, gossipScoreThresholds } from './gossip-score.js';
 import { Gossip, type GossipTopics, type PubSub } from './gossip.js';
 import type { GossipHandler, GossipTopic } from './gossip-validation.js';
 import { PeerScores, ipOf } from './peer-score.js';
+import { BLOCK_BY_HASH_SERVING, CONSENSUS_SYNC_SERVING, RANGE_SERVING, ServingBudget } from './serving-budget.js';
+import { REQUEST_READ_TIMEOUT_MS, type ServingHost } from './serving.js';
+import { type ChainStatus, answerStatus, exchangeStatus } from './status.js';
 
 export { MAX_BLOCKS_PER_REQUEST, MAX_FRAME_BYTES, MAX_RANGE_BYTES, RangeInterrupted } from './block-range.js';
-export { INVALID_MESSAGE_PENALTY, PeerMisbehaviour } from './errors.js';
+export { MAX_CONSENSUS_MESSAGES } from './consensus-sync.js';
+export { INVALID_MESSAGE_PENALTY, IgnoredMessage, PeerMisbehaviour } from './errors.js';
 export { type GossipVerdict, MAX_GOSSIP_BYTES, MAX_TXS_PER_GOSSIP } from './gossip-validation.js';
 export { DEFAULT_PEER_SCORE } from './peer-score.js';
 export { TX_BATCH_WINDOW_MS } from './gossip.js';
-
-/** Consensus messages in one catch-up response at most (proposals and votes of one height). */
-export const MAX_CONSENSUS_MESSAGES = 1000;
+export { type ChainStatus, MAX_STATUS_BYTES } from './status.js';
 /** How long a refused peer of another chain stays connected so its identify of this node finishes. */
 export const REFUSE_GRACE_MS = 2000;
-
-export interface ChainStatus {
-  chain_id: number;
-  genesis_hash: string;
-  head_height: number;
-  head_hash: string;
-}
 
 export interface PeerInfo {
   peer_id: string;
@@ -97,6 +92,18 @@ export class P2PNetwork {
   private readonly staticPeers: Set<string>;
   private readonly heights = new Map<string, number>();
   private readonly handshaking = new Set<string>();
+  /** Peers that completed the status handshake (either direction) on this chain: the only ones served. */
+  private readonly handshaken = new Set<string>();
+  /** Serving budgets per request/response protocol (ts/network/serving-budget.ts). */
+  readonly budgets = {
+    blocks: new ServingBudget(RANGE_SERVING),
+    blockByHash: new ServingBudget(BLOCK_BY_HASH_SERVING),
+    consensusSync: new ServingBudget(CONSENSUS_SYNC_SERVING),
+  };
+  /** Consensus-sync requests in flight per peer (an honest node never has two open to one peer). */
+  private readonly consensusRequests = new Map<string, Promise<Uint8Array[]>>();
+  /** What the request handlers need of this host. */
+  private readonly servingHost: ServingHost;
   private redial: NodeJS.Timeout | null = null;
   private readonly prefix: string;
   /** The gossip topics: publishing, batching and validation (gossip.ts). */
@@ -114,9 +121,23 @@ export class P2PNetwork {
           return { height: s.head_height, hash: s.head_hash };
         },
       },
-      refused: (peer) => this.refused(peer),
+      // Refused peers and peers that never completed the status handshake: not processed, not relayed.
+      refused: (peer) => !this.isHandshaken(peer),
       penalize: (peer, points, reason) => this.penalize(peer, points, reason),
     });
+    this.servingHost = {
+      mayServe: (peer) => this.isHandshaken(peer),
+      penalize: (peer, points, reason) => this.penalize(peer, points, reason),
+      log: opts.log,
+    };
+  }
+
+  /**
+   * Whether a peer completed the status handshake on this chain and is not refused: request handlers
+   * serve only these, and gossip from any other peer is not processed.
+   */
+  isHandshaken(peer: string): boolean {
+    return this.handshaken.has(peer) && !this.refused(peer);
   }
 
   get topics(): GossipTopics {
@@ -193,11 +214,23 @@ export class P2PNetwork {
       },
     });
     await this.node.handle(this.statusProtocol, (s, c) => void this.serveStatus(s, c));
-    await this.node.handle(this.blocksProtocol, (s) => void serveRange(s, this.opts.blocks));
-    await this.node.handle(this.blockByHashProtocol, (s) => void this.serveBlockByHash(s));
-    await this.node.handle(this.consensusSyncProtocol, (s) => void this.serveConsensus(s));
+    const host = this.servingHost;
+    await this.node.handle(this.blocksProtocol, (s, c) =>
+      serveRange(host, s, c.remotePeer.toString(), this.opts.blocks, this.budgets.blocks),
+    );
+    await this.node.handle(this.blockByHashProtocol, (s, c) =>
+      serveBlockByHash(host, s, c.remotePeer.toString(), this.budgets.blockByHash, async (hash) => {
+        return (await this.opts.blockByHash?.(hash)) ?? null;
+      }),
+    );
+    await this.node.handle(this.consensusSyncProtocol, (s, c) =>
+      serveConsensusSync(host, s, c.remotePeer.toString(), this.budgets.consensusSync, (h) => this.opts.consensusAt?.(h) ?? []),
+    );
     this.node.addEventListener('peer:identify', (e) => void this.onIdentify(e.detail.peerId, e.detail.protocols));
-    this.node.addEventListener('peer:disconnect', (e) => this.heights.delete(e.detail.toString()));
+    this.node.addEventListener('peer:disconnect', (e) => {
+      this.heights.delete(e.detail.toString());
+      this.handshaken.delete(e.detail.toString());
+    });
     this.gossip.subscribe();
     this.dialStaticPeers();
     this.redial = setInterval(() => this.dialStaticPeers(), 2000);
@@ -222,7 +255,7 @@ export class P2PNetwork {
   private dialStaticPeers(): void {
     for (const p of this.node.getPeers()) {
       const id = p.toString();
-      if (this.heights.has(id) || this.refused(id) || this.handshaking.has(id)) continue;
+      if (this.handshaken.has(id) || this.refused(id) || this.handshaking.has(id)) continue;
       this.handshaking.add(id);
       void this.handshake(p).finally(() => this.handshaking.delete(id));
     }
@@ -257,6 +290,7 @@ export class P2PNetwork {
         await this.refuse(peer, `peer is on chain ${status.chain_id} genesis ${status.genesis_hash.slice(0, 16)}`);
         return;
       }
+      this.handshaken.add(id);
       this.heights.set(id, status.head_height);
       this.opts.onPeerStatus?.(id, status);
     } catch (err) {
@@ -273,6 +307,7 @@ export class P2PNetwork {
     if (this.denied.has(peer.toString())) return;
     this.denied.add(peer.toString());
     this.heights.delete(peer.toString());
+    this.handshaken.delete(peer.toString());
     this.opts.log.warn({ peer: peer.toString(), reason }, 'peer refused at handshake');
     const t = setTimeout(() => void this.node.hangUp(peer).catch(() => undefined), REFUSE_GRACE_MS);
     t.unref();
@@ -305,6 +340,8 @@ export class P2PNetwork {
       'peer penalized',
     );
     if (this.scores.banned(peer)) {
+      this.handshaken.delete(peer);
+      this.heights.delete(peer);
       const target = this.peerById(peer);
       if (target) await this.node.hangUp(target).catch(() => undefined);
     }
@@ -312,28 +349,36 @@ export class P2PNetwork {
 
   // --- status ---
 
-  private async serveStatus(stream: Stream, _c: Connection): Promise<void> {
-    const lp = lpStream(stream, { maxDataLength: 4096 });
+  /**
+   * Answer a status request. The request carries the requester's own status: when it names this chain,
+   * the requester completed the handshake from this side too (it is served from then on, with no race
+   * against this node's own status request to it). Refused peers get nothing.
+   */
+  private async serveStatus(stream: Stream, c: Connection): Promise<void> {
+    const peer = c.remotePeer.toString();
+    if (this.refused(peer)) {
+      stream.abort(new Error('refused'));
+      return;
+    }
     try {
-      await lp.read();
-      await lp.write(Buffer.from(JSON.stringify(this.opts.status())));
-      await stream.close();
-    } catch {
-      stream.abort(new Error('status failed'));
+      const theirs = await answerStatus(stream, this.opts.status);
+      if (theirs.chain_id === this.opts.chainId && theirs.genesis_hash === this.opts.genesisHash && !this.refused(peer)) {
+        this.handshaken.add(peer);
+        this.notePeerHeight(peer, theirs.head_height);
+      }
+    } catch (err) {
+      stream.abort(err instanceof Error ? err : new Error('status failed'));
     }
   }
 
   async requestStatus(peer: PeerId | string): Promise<ChainStatus> {
     const target = typeof peer === 'string' ? this.peerById(peer) : peer;
     if (!target) throw new Error(`not connected to ${peer}`);
-    const stream = await this.node.dialProtocol(target, this.statusProtocol, { signal: AbortSignal.timeout(5000) });
-    const lp = lpStream(stream, { maxDataLength: 4096 });
-    await lp.write(Buffer.from(JSON.stringify(this.opts.status())));
-    const res = JSON.parse(Buffer.from((await lp.read()).subarray()).toString('utf8')) as ChainStatus;
-    await stream.close().catch(() => undefined);
-    if (typeof res.head_height !== 'number' || typeof res.genesis_hash !== 'string')
-      throw new PeerMisbehaviour('malformed status');
-    this.heights.set(target.toString(), res.head_height);
+    // One deadline for the whole exchange: a peer that opens the stream and never answers is not waited on.
+    const signal = AbortSignal.timeout(REQUEST_READ_TIMEOUT_MS);
+    const stream = await this.node.dialProtocol(target, this.statusProtocol, { signal });
+    const res = await exchangeStatus(stream, this.opts.status(), signal);
+    if (this.handshaken.has(target.toString())) this.heights.set(target.toString(), res.head_height);
     return res;
   }
 
@@ -372,63 +417,38 @@ export class P2PNetwork {
     return out;
   }
 
-  // --- one block by hash (a proposal's block that did not fit in gossip) ---
+  // --- one block by hash (block-by-hash.ts) ---
 
-  private async serveBlockByHash(stream: Stream): Promise<void> {
-    const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES });
-    try {
-      const hash = (await lp.read()).subarray();
-      if (hash.length !== 32) throw new Error('bad hash');
-      await lp.write((await this.opts.blockByHash?.(Buffer.from(hash).toString('hex'))) ?? new Uint8Array(0));
-      await stream.close();
-    } catch {
-      stream.abort(new Error('block-by-hash request failed'));
-    }
-  }
-
-  /** An encoded block by hash from a peer, or null when it does not have it. */
+  /** An encoded block by hash from a peer (up to 32 MiB), or null when it does not have it. */
   async requestBlockByHash(peer: string, hash: string): Promise<Uint8Array | null> {
     const target = this.peerById(peer);
     if (!target) return null;
-    const stream = await this.node.dialProtocol(target, this.blockByHashProtocol, { signal: AbortSignal.timeout(10_000) });
-    const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES });
-    await lp.write(Buffer.from(hash, 'hex'));
-    const frame = (await lp.read({ signal: AbortSignal.timeout(10_000) })).subarray();
-    await stream.close().catch(() => undefined);
-    return frame.length ? frame : null;
+    const signal = AbortSignal.timeout(BLOCK_BY_HASH_TIMEOUT_MS);
+    const stream = await this.node.dialProtocol(target, this.blockByHashProtocol, { signal });
+    return requestBlockOnStream(stream, hash, signal);
   }
 
-  // --- the consensus messages of a height (a validator that restarted or was cut off catches up) ---
+  // --- the consensus messages of a height (consensus-sync.ts) ---
 
-  private async serveConsensus(stream: Stream): Promise<void> {
-    const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES });
-    try {
-      const req = JSON.parse(Buffer.from((await lp.read()).subarray()).toString('utf8')) as { height: number };
-      if (!Number.isSafeInteger(req.height) || req.height < 1) throw new Error('bad height');
-      for (const m of (this.opts.consensusAt?.(req.height) ?? []).slice(0, MAX_CONSENSUS_MESSAGES)) await lp.write(m);
-      await lp.write(new Uint8Array(0));
-      await stream.close();
-    } catch {
-      stream.abort(new Error('consensus request failed'));
-    }
-  }
-
-  /** A peer's consensus messages for a height (encoded as on the consensus topic). */
+  /**
+   * A peer's consensus messages for a height (encoded as on the consensus topic). One request per peer at
+   * a time: a caller while one is in flight gets nothing (the stuck timer asks again a second later).
+   */
   async requestConsensus(peer: string, height: number): Promise<Uint8Array[]> {
     const target = this.peerById(peer);
-    if (!target) return [];
-    const stream = await this.node.dialProtocol(target, this.consensusSyncProtocol, { signal: AbortSignal.timeout(10_000) });
-    const lp = lpStream(stream, { maxDataLength: MAX_FRAME_BYTES });
-    await lp.write(Buffer.from(JSON.stringify({ height })));
-    const out: Uint8Array[] = [];
-    for (;;) {
-      const frame = (await lp.read({ signal: AbortSignal.timeout(10_000) })).subarray();
-      if (frame.length === 0) break;
-      out.push(frame);
-      if (out.length > MAX_CONSENSUS_MESSAGES) throw new PeerMisbehaviour('too many consensus messages in a response');
+    if (!target || this.consensusRequests.has(peer)) return [];
+    const run = (async () => {
+      const stream = await this.node.dialProtocol(target, this.consensusSyncProtocol, {
+        signal: AbortSignal.timeout(CONSENSUS_SYNC_TIMEOUT_MS),
+      });
+      return requestConsensusOnStream(stream, height);
+    })();
+    this.consensusRequests.set(peer, run);
+    try {
+      return await run;
+    } finally {
+      this.consensusRequests.delete(peer);
     }
-    await stream.close().catch(() => undefined);
-    return out;
   }
 
   /**
@@ -447,7 +467,7 @@ export class P2PNetwork {
 
   /** Peers that passed the handshake (ids). */
   connectedPeerIds(): string[] {
-    return [...this.heights.keys()];
+    return [...this.handshaken].filter((id) => !this.refused(id));
   }
 
   private peerById(id: string): PeerId | undefined {
@@ -460,7 +480,7 @@ export class P2PNetwork {
     return this.node.getConnections().flatMap((c) => {
       const id = c.remotePeer.toString();
       // Two nodes that dialled each other at once hold two connections: one peer.
-      if (!this.heights.has(id) || seen.has(id)) return [];
+      if (!this.isHandshaken(id) || seen.has(id)) return [];
       seen.add(id);
       return [
         {
@@ -479,7 +499,9 @@ export class P2PNetwork {
     return this.heights;
   }
 
+  /** A head a handshaken peer claims (a hint: ts/sync/proven-heads.ts proves it before it counts). */
   notePeerHeight(peer: string, height: number): void {
+    if (!this.isHandshaken(peer)) return;
     if (height > (this.heights.get(peer) ?? -1)) this.heights.set(peer, height);
   }
 }

@@ -237,6 +237,8 @@ export async function startNetworking(d: NetworkDeps): Promise<Networking> {
     peers: () => net.peers(),
     catchingUp: () => sync.catchingUp(),
     targetHeight: () => sync.targetHeight(),
+    syncing: () => sync.syncing(),
+    bestProvenPeerHeight: () => sync.bestProvenPeerHeight(),
     bft: engine ? () => ({ ...engine.state, proposer: engine.currentProposer() }) : undefined,
     evidence: () => evidence.list(),
     lastFinalizedAt: () => lastFinalizedAt,

@@ -20,6 +20,8 @@ export function nativeStatus(ctx: NodeContext): Record<string, unknown> {
   const net = ctx.network;
   const bft = net?.bft?.();
   const next = ctx.chain.height + 1;
+  // One source with eth_syncing: the catch-up toward a proven peer head (ts/sync/proven-heads.ts).
+  const syncing = net?.syncing() ?? null;
   return {
     version: { version: ctx.version, build: ctx.build },
     chain_id: ctx.chain.params.chainId,
@@ -30,9 +32,9 @@ export function nativeStatus(ctx: NodeContext): Record<string, unknown> {
       latest_block_hash: head.hash,
       latest_block_time: head.timestamp,
       earliest_block_height: 0,
-      syncing: net?.catchingUp() ?? false,
-      catching_up: net?.catchingUp() ?? false,
-      target_height: net?.targetHeight() ?? head.index,
+      syncing: syncing !== null,
+      catching_up: syncing !== null,
+      target_height: syncing?.highest ?? net?.targetHeight() ?? head.index,
       peers: net?.peers().length ?? 0,
       finalized_height: ctx.consensus.finalizedHeight(),
       blocks_imported: net?.blocksImported() ?? 0,

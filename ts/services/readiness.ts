@@ -27,16 +27,11 @@ export interface ReadinessReport {
 }
 
 /**
- * The best height this node's peers have proven, or null without peers.
- *
- * INTEGRATION POINT: today this reads the sync target (the highest head a peer *reported* in its status
- * or gossip). The p2p-serve branch adds proven peer heads (a head backed by a commit certificate or a
- * served block) in ts/sync or ts/network; switch this one function to that source when merging.
+ * The best height this node's peers have proven (ts/sync/proven-heads.ts: a head backed by a commit
+ * certificate or a known proposer's signature), or null without one: unproven status claims never count.
  */
 export function bestProvenPeerHeight(ctx: NodeContext): number | null {
-  const net = ctx.network;
-  if (!net || net.peers().length === 0) return null;
-  return net.targetHeight();
+  return ctx.network?.bestProvenPeerHeight() ?? null;
 }
 
 /** Seconds with one decimal, for reasons people read. */
