@@ -7,13 +7,16 @@
 import test, { type ExecutionContext } from 'ava';
 import { type Block, type Chain, decodeBlock, encodeBlock } from '../../ts/chain/index.js';
 import { DEFAULT_MEMPOOL_LIMITS, Mempool, TxAdmission } from '../../ts/mempool/index.js';
-import { MAX_RANGE_BYTES, type P2PNetwork, PeerMisbehaviour } from '../../ts/network/index.js';
-import { BlockSync, type SyncLog } from '../../ts/sync/block-sync.js';
+import { IgnoredMessage, MAX_RANGE_BYTES, type P2PNetwork, PeerMisbehaviour } from '../../ts/network/index.js';
+import { BlockSync, FALSE_HEAD_PENALTY, type SyncLog } from '../../ts/sync/block-sync.js';
 import { NOW, alice, bob, openFixtureChain, proposerKey, reseal, transfer } from '../helpers/chain-fixture.js';
 import { tempDir, waitFor } from '../helpers/util.js';
 
 /** What BlockSync uses of the network. */
-type SyncTransport = Pick<P2PNetwork, 'peerHeights' | 'notePeerHeight' | 'penalize' | 'refreshPeerStatus' | 'streamBlocks'>;
+type SyncTransport = Pick<
+  P2PNetwork,
+  'peerHeights' | 'notePeerHeight' | 'penalize' | 'refreshPeerStatus' | 'streamBlocks' | 'isHandshaken'
+>;
 
 interface FakePeer {
   chain: Chain;
@@ -25,6 +28,8 @@ interface FakePeer {
   dropsAfter?: number;
   /** Blocks sent so far. */
   sent?: number;
+  /** Requests wait for this (a test orders its peers' answers with it). */
+  gate?: Promise<void>;
 }
 
 /** Peers in process: ranges are read from their chains' block stores, as a serving node reads them. */
@@ -38,6 +43,10 @@ class FakeTransport implements SyncTransport {
   connect(id: string, peer: FakePeer): void {
     this.peers.set(id, peer);
     this.heights.set(id, peer.claims ?? peer.chain.height);
+  }
+
+  isHandshaken(peer: string): boolean {
+    return this.peers.has(peer);
   }
 
   peerHeights(): Map<string, number> {
@@ -64,6 +73,7 @@ class FakeTransport implements SyncTransport {
     const p = this.peers.get(peer);
     if (!p) throw new Error(`not connected to ${peer}`);
     this.requests.push({ peer, ...req });
+    await p.gate;
     const frames = await p.chain.blocks.encodedBlocks(req.from, req.count, req.maxBytes ?? MAX_RANGE_BYTES);
     let bytes = 0;
     for (const f of frames) {
@@ -140,6 +150,15 @@ async function blockAt(chain: Chain, height: number): Promise<Block> {
   return b;
 }
 
+/** A gate a fake peer's requests wait at until the test releases it. */
+function gated(): { gate: Promise<void>; release: () => void } {
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
+  return { gate, release };
+}
+
 /** A block altered and re-signed by a key that is no authority. */
 const forged = (b: Block): Block => reseal({ ...b, timestamp: b.timestamp + 1 }, bob);
 
@@ -149,9 +168,10 @@ test('catches up from a peer ahead: every block imported through the validity ru
   // The block-2 transfer also reached this node's pool by gossip: importing the block removes it.
   t.is(await f.admission.submit(transfer(alice, 0n)), 'pending');
   f.net.connect('peer-a', { chain: source });
-  t.true(f.sync.behind());
-  t.true(f.sync.catchingUp());
+  t.false(f.sync.behind(), 'a claimed head is a hint until the peer proves it');
   f.sync.poke();
+  await waitFor(() => f.net.requests.length > 0, DEADLINE_MS, 'the probe');
+  t.like(f.net.requests[0], { peer: 'peer-a', from: 12, count: 1 }, 'first the claimed head is probed');
   await reaches(f.chain, 12);
   t.is(f.chain.head.hash, source.head.hash);
   t.is(f.chain.head.state_root, source.head.state_root);
@@ -166,11 +186,15 @@ test('catches up from a peer ahead: every block imported through the validity ru
 test('a forged block from one peer: that peer is penalized and dropped, the rest comes from another', async (t) => {
   const source = await sourceChain(t, 10);
   const f = await follower(t);
-  // The liar serves the real chain but block 6 altered and re-signed by a key that is no authority.
+  // The liar serves the real chain (its head proves itself) but block 6 altered and re-signed by a key
+  // that is no authority. The honest peer answers only once the liar was asked for a range.
   const forge = (b: Block) => (b.index === 6 ? forged(b) : b);
+  const { gate, release } = gated();
   f.net.connect('liar', { chain: source, forge });
-  f.net.connect('honest', { chain: source });
+  f.net.connect('honest', { chain: source, gate });
   f.sync.poke();
+  await waitFor(() => f.net.requests.some((r) => r.peer === 'liar' && r.from === 1), DEADLINE_MS, 'a range from the liar');
+  release();
   await reaches(f.chain, 10);
   t.is(f.chain.head.hash, source.head.hash);
   t.is((await blockAt(f.chain, 6)).hash, (await blockAt(source, 6)).hash, 'the real block 6');
@@ -179,7 +203,6 @@ test('a forged block from one peer: that peer is penalized and dropped, the rest
   t.true(f.net.penalties[0].points > 0);
   t.regex(f.net.penalties[0].reason, /invalid block 6/);
   t.false(f.net.heights.has('liar'), 'the liar is no longer a sync source');
-  t.is(f.net.requests[0].peer, 'liar', 'the liar was asked first');
   t.true(
     f.net.requests.some((r) => r.peer === 'honest' && r.from === 6),
     'the pass went on from the forged height with the other peer',
@@ -196,9 +219,10 @@ test('stops at the target the peer announced and resumes when it announces more'
   );
   t.false(f.sync.behind());
 
-  // A gossiped block of height 8 tells this node the peer moved on: the gap is fetched, then followed.
+  // A gossiped block of height 8 cannot be judged without 7 (ignored, not relayed), but tells this node
+  // the peer moved on: the claim is probed, and the gap fetched.
   const eight = await blockAt(source, 8);
-  await f.sync.onGossipBlock(encodeBlock(eight), 'peer-a');
+  await t.throwsAsync(f.sync.onGossipBlock(encodeBlock(eight), 'peer-a'), { instanceOf: IgnoredMessage });
   t.is(f.net.heights.get('peer-a'), 8);
   await reaches(f.chain, 8);
   t.is(f.chain.head.hash, eight.hash);
@@ -236,9 +260,14 @@ test('a stopped sync starts no pass; a new one on the same chain resumes where t
 test('a peer that goes away mid-range is not penalized: its blocks are kept and the rest comes from another', async (t) => {
   const source = await sourceChain(t, 10);
   const f = await follower(t);
-  f.net.connect('flaky', { chain: source, dropsAfter: 4 });
-  f.net.connect('steady', { chain: source });
+  // Five blocks: the probed head, then 1 to 4 of the range. The steady peer answers after that.
+  const { gate, release } = gated();
+  f.net.connect('flaky', { chain: source, dropsAfter: 5 });
+  f.net.connect('steady', { chain: source, gate });
   f.sync.poke();
+  await waitFor(() => !f.net.heights.has('flaky'), DEADLINE_MS, 'the flaky peer dropped');
+  t.is(f.chain.height, 4);
+  release();
   await reaches(f.chain, 10);
   t.is(f.chain.head.hash, source.head.hash);
   t.deepEqual(f.net.penalties, [], 'a dropped stream is no misbehaviour');
@@ -249,14 +278,20 @@ test('a peer that goes away mid-range is not penalized: its blocks are kept and 
   );
 });
 
-test('a peer that announced blocks it does not serve: its claim falls to what it served and the pass ends', async (t) => {
+test('a peer claiming a head it does not serve is penalized and never becomes a sync source', async (t) => {
   const source = await sourceChain(t, 3);
   const f = await follower(t);
   f.net.connect('boaster', { chain: source, claims: 9 });
   f.sync.poke();
-  await reaches(f.chain, 3);
-  await waitFor(() => f.net.heights.get('boaster') === 3, DEADLINE_MS, 'the claim corrected to what it served');
+  await waitFor(() => f.net.penalties.length > 0, DEADLINE_MS, 'the penalty');
+  t.like(f.net.penalties[0], { peer: 'boaster', points: FALSE_HEAD_PENALTY });
+  t.regex(f.net.penalties[0].reason, /claimed head 9/);
+  t.is(f.net.heights.get('boaster'), 0, 'its claim falls back to what this node knows');
   t.false(f.sync.behind());
-  t.is(f.chain.height, 3);
-  t.deepEqual(f.net.penalties, []);
+  t.is(f.chain.height, 0);
+  t.deepEqual(
+    f.net.requests.map((r) => r.from),
+    [9],
+    'only the probe: no range asked of it',
+  );
 });
