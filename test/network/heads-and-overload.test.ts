@@ -120,7 +120,7 @@ test.serial(
     const penalized = (peer: string) =>
       logOf(0)
         .split('\n')
-        .some((l) => l.includes(peer) && l.includes('peer misbehaved') && l.includes('claimed head'));
+        .some((l) => l.includes(peer) && (l.includes('peer penalized') || l.includes('peer misbehaved')) && l.includes('claimed head'));
     await waitFor(
       async () => {
         if (penalized(forger.peerId)) return true;
@@ -154,7 +154,7 @@ test.serial(
     for (let i = 0; i < 4; i++)
       for (const line of logOf(i)
         .split('\n')
-        .filter((l) => l.includes('peer misbehaved')))
+        .filter((l) => l.includes('peer penalized') || l.includes('peer misbehaved')))
         t.false(
           [...validatorIds].some((id) => line.includes(`"peer":"${id}"`)),
           `node${i} penalized a validator: ${line}`,
