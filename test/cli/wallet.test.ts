@@ -164,6 +164,8 @@ test('wallet: token and stake commands with human-readable amounts; validators a
     lines.join('\n'),
   );
   const contract = (await httpJson(`${n.url}/tokens`)).body.tokens[0].contract;
+  // The deploy printed the new token's address, as `nft deploy` prints its collection.
+  t.true(lines.includes(`contract: ${contract}`), lines.join('\n'));
   t.is((await httpJson(`${n.url}/tokens/${contract}`)).body.supply, 100_050);
   t.is(await w4('token', 'transfer', '--contract', contract, '--to', a5, '--amount', '1.25'), 0, lines.join('\n'));
   t.is((await httpJson(`${n.url}/tokens/${contract}/balance/${a5}`)).body.balance, 125);

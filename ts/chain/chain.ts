@@ -30,6 +30,7 @@ import {
   StaleExecutionError,
 } from './chain-types.js';
 import { applyEvidence, decodeEvidence } from './evidence.js';
+import { evmHardforkAt } from './evm-hardfork.js';
 import { PendingDevWrites } from './dev-patches.js';
 import type { HistoricalStateView } from './state-history.js';
 import { type ChainParams, ledgerParams } from './params.js';
@@ -156,11 +157,13 @@ export class Chain extends EventEmitter<ChainEvents> {
       timestamp,
       proposer,
       chainId: this.params.chainId,
-      hardfork: this.params.evmHardfork,
+      hardfork: evmHardforkAt(this.params, height),
       tokenomicsV2Height: this.params.activation.tokenomicsV2,
       evmActivationHeight: this.params.activation.evm,
       ledger: ledgerParams(this.params),
       devChain: this.params.network === 'dev',
+      ...(this.params.unlimitedContractSize ? { unlimitedContractSize: true } : {}),
+      ...(this.params.blockGasLimit !== undefined ? { gasLimit: this.params.blockGasLimit } : {}),
       blockHash: async (h) => {
         const b = await this.blocks.getBlock(h);
         return b ? fromHex(b.hash) : null;

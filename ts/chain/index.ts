@@ -30,7 +30,7 @@ export {
   evidenceProblem,
   doubleSignEvidence,
 } from './evidence.js';
-export { readGenesisFile, genesisIdentity, writeGenesisFile } from './genesis.js';
+export { readGenesisFile, genesisIdentity, writeGenesisFile, genesisText, parseGenesis } from './genesis.js';
 export {
   decodeJustification,
   PRECOMMIT,
@@ -54,6 +54,7 @@ export {
   DEFAULT_EPOCH_LENGTH,
   DEV_ACCOUNT_BALANCE_BASE,
   PRESET_ACTIVATION,
+  DEFAULT_DEV_ACCOUNTS,
 } from './params.js';
 export {
   validatorSetAt,
@@ -78,3 +79,4 @@ export { type CheckedBlock, InvalidBlockError } from './validate-block.js';
 export { type ChainValidation, validateChain } from './validate.js';
 export type { VerifiedAhead } from './verify-ahead.js';
 export { readDevPatch, devPatchKey } from './dev-patches.js';
+export { evmHardforkAt, checkEvmHardfork, LEGACY_EVM_HARDFORK, NEW_CHAIN_EVM_HARDFORK, blockGasLimitOf, transactionGasCap } from './evm-hardfork.js';

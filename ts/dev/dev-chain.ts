@@ -8,23 +8,29 @@ import type { SignedTransaction } from '../ledger/index.js';
 import type { MempoolContents } from '../mempool/index.js';
 import type { StateChanges } from '../state/index.js';
 import type { DevChainView, NodeContext } from '../services/index.js';
-import { DevAccounts } from './accounts.js';
+import { DevAccounts, DEV_ACCOUNT_COUNT } from './accounts.js';
 import { DevClock } from './clock.js';
 import { DevMiner, type MiningMode } from './miner.js';
 import { type SendArgs, sendTransaction } from './send.js';
 import { DevSnapshots } from './snapshots.js';
 import { setBalance, setCode, setNonce, setStorageAt } from './state-writes.js';
 import { warmUp } from './warm-up.js';
+import { ServerError } from '../util/index.js';
 
 export type DevChainContext = Pick<NodeContext, 'chain' | 'mempool' | 'admission'> & Partial<NodeContext>;
 
+/** Drop reasons kept for sends still waiting for their answer (a send reads its own at once). */
+const MAX_DROP_REASONS = 1024;
+
 export class DevChain implements DevChainView {
-  readonly accounts = new DevAccounts();
+  readonly accounts: DevAccounts;
   readonly clock: DevClock;
   readonly miner: DevMiner;
   readonly snapshots = new DevSnapshots();
   /** The mining mode the node started with (anvil_reset goes back to it). */
   private readonly startMode: MiningMode;
+  /** Why a block left out a transaction, by txid: its automine send answers that error (mined()). */
+  private readonly dropReasons = new Map<string, string>();
 
   constructor(
     private readonly ctx: DevChainContext,
@@ -32,10 +38,19 @@ export class DevChain implements DevChainView {
     mode: MiningMode,
     /** web3_clientVersion starts with `anvil/` (`--anvil-compat`). */
     readonly anvilCompat = false,
+    /** Dev mnemonic accounts it signs for (`--dev-accounts`; the genesis funds the same). */
+    accountCount = DEV_ACCOUNT_COUNT,
   ) {
+    this.accounts = new DevAccounts(accountCount);
     this.startMode = { ...mode };
     this.clock = new DevClock(ctx.chain);
     this.miner = new DevMiner(ctx.chain, poa, ctx.mempool, this.clock, mode);
+    ctx.chain.on('block', (_block, result) => {
+      for (const d of result?.dropped ?? []) {
+        this.dropReasons.set(d.tx.txid, d.reason);
+        if (this.dropReasons.size > MAX_DROP_REASONS) this.dropReasons.delete(this.dropReasons.keys().next().value as string);
+      }
+    });
   }
 
   /**
@@ -136,6 +151,19 @@ export class DevChain implements DevChainView {
   /** Resolves once automine has mined what was admitted so far (a send answers after its block, as Hardhat). */
   settled(): Promise<void> {
     return this.miner.settled();
+  }
+
+  /**
+   * A send's answer under automine: resolves once the block of what was admitted so far is committed, and throws
+   * the reason when that block left this transaction out (EIP-3607, a nonce or balance that changed): a client
+   * is never given the hash of a transaction that is gone.
+   */
+  async mined(txid: string): Promise<void> {
+    await this.miner.settled();
+    const reason = this.dropReasons.get(txid);
+    if (reason === undefined) return;
+    this.dropReasons.delete(txid);
+    throw new ServerError(`transaction ${`0x${txid}`} was not mined: ${reason}`);
   }
 
   /**

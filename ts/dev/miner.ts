@@ -105,7 +105,8 @@ export class DevMiner {
   mine(count = 1, opts: { timestamp?: number; intervalSecs?: number } = {}): Promise<number[]> {
     return this.run(async () => {
       const heights: number[] = [];
-      const interval = opts.intervalSecs ?? 1;
+      // Blocks are at least a second apart (clock.ts): an interval of 0 is 1.
+      const interval = Math.max(opts.intervalSecs ?? 1, 1);
       for (let i = 0; i < count; i++) {
         // The first block is dated by the clock (or the timestamp given); each next one `interval` after it.
         if (i === 0 && opts.timestamp !== undefined) this.clock.setNext(opts.timestamp);

@@ -26,6 +26,10 @@ export interface BlockEnv {
   blockHash: (height: number) => Promise<Uint8Array | null>;
   /** A dev chain: impersonated transactions (impersonation.ts) are valid. */
   devChain?: boolean;
+  /** Dev chain `--allow-unlimited-contract-size`: no EIP-170 code size or EIP-3860 initcode size limit in the EVM. */
+  unlimitedContractSize?: boolean;
+  /** Dev chain `--gas-limit`: the block gas limit in place of BLOCK_GAS_LIMIT (blockGasLimit reads it). */
+  gasLimit?: bigint;
   /**
    * Proposer's packing limit (docs/evm.md "Block time"): EVM transactions beyond it are deferred, except
    * the block's first, which may use up to BLOCK_GAS_LIMIT. Absent when validating: 30M is the rule.
@@ -47,9 +51,18 @@ export interface PackLimit {
   ms: number;
 }
 
+/** The block gas limit of an environment: 30M, or a dev chain's `--gas-limit`. */
+export const blockGasLimit = (env: Pick<BlockEnv, 'gasLimit'>): bigint => env.gasLimit ?? BLOCK_GAS_LIMIT;
+
 /** Whether an EVM transaction with `gasLimit` still fits a block that has used `gasUsed` after `elapsedMs`. */
-export function fitsPack(pack: PackLimit | undefined, gasUsed: bigint, gasLimit: bigint, elapsedMs: number): boolean {
-  if (gasUsed + gasLimit > BLOCK_GAS_LIMIT) return false;
+export function fitsPack(
+  pack: PackLimit | undefined,
+  gasUsed: bigint,
+  gasLimit: bigint,
+  elapsedMs: number,
+  blockLimit = BLOCK_GAS_LIMIT,
+): boolean {
+  if (gasUsed + gasLimit > blockLimit) return false;
   // The block's first EVM transaction may use all of the validity limit, so none is ever stuck.
   if (pack === undefined || gasUsed === 0n || gasUsed + gasLimit <= pack.gas) return true;
   return pack.ms > 0 && elapsedMs + (Number(gasLimit) * pack.ms) / Number(pack.gas) <= pack.ms;

@@ -7,13 +7,15 @@ import { FEE_COLLECTOR, chainCommon } from './common.js';
 import { CallTimeoutError, installDeadline } from './deadline.js';
 import { checkStoredEvmTransaction } from './evm-rules.js';
 import { isEvmTransaction, typedTransactionOf } from './evm-tx.js';
+import { impersonatedSender } from './impersonation.js';
 import { type LogRecord, type ReceiptRecord, EMPTY_BLOOM, logsBloom } from './receipts.js';
 import { RemoteStateError } from './remote-state.js';
 import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';
 import { type EvmBlock, evmBlockFor } from './vm-pool.js';
-import { type BlockEnv, fitsPack } from './block-env.js';
-import { createChainVm } from './vm-factory.js';
-export { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, BLOCK_GAS_TARGET, type BlockEnv, type PackLimit, fitsPack } from './block-env.js';
+import { type BlockEnv, blockGasLimit, fitsPack } from './block-env.js';
+import { createChainVm, vmKey } from './vm-factory.js';
+export { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, BLOCK_GAS_TARGET, type BlockEnv, type PackLimit, blockGasLimit, fitsPack } from './block-env.js';
+export { evmOptions, vmKey } from './vm-factory.js';
 
 
 export interface ExecutionResult {
@@ -62,7 +64,7 @@ function statelessRuleError(tx: SignedTransaction, evmTx: boolean, env: BlockEnv
   try {
     if (evmTx) {
       if (env.height >= env.evmActivationHeight)
-        checkStoredEvmTransaction(tx, chainCommon(env.chainId, env.hardfork), env.devChain);
+        checkStoredEvmTransaction(tx, chainCommon(env.chainId, env.hardfork), env.devChain, blockGasLimit(env));
     } else checkNativeTransaction(tx, rules);
     return null;
   } catch (err) {
@@ -95,7 +97,7 @@ const idleBlockVms = new Map<string, BlockVm[]>();
 
 /** One VM per block that holds EVM transactions, over that block's overlay; `deadline` stops its runs (traces). */
 export async function blockVm(env: BlockEnv, state: StateOverlay, base: EvmBaseState, deadline?: number): Promise<BlockVm> {
-  const key = deadline === undefined ? `${env.chainId}:${env.hardfork}` : null;
+  const key = deadline === undefined ? vmKey(env) : null;
   const idle = key === null ? undefined : idleBlockVms.get(key)?.pop();
   if (idle) {
     idle.adapter.rebase(state, base);
@@ -241,18 +243,22 @@ export async function executeBlock(
     }
     evm ??= await blockVm(env, state, base, opts.deadline);
     const typed = typedTransactionOf(tx, evm.common);
-    if (!fitsPack(env.pack, r.gasUsed, typed.gasLimit, performance.now() - startedAt)) {
+    if (!fitsPack(env.pack, r.gasUsed, typed.gasLimit, performance.now() - startedAt, blockGasLimit(env))) {
       deferredSenders.add(tx.from_address);
       r.deferred.push(tx);
       continue;
     }
     let result: Awaited<ReturnType<typeof runTx>>;
+    // The dev chain skips EIP-3607 for impersonated senders (an impersonated contract sends), as Hardhat and anvil.
+    if (env.devChain && impersonatedSender(typed) !== null) evm.adapter.hideSenderCode(typed.getSenderAddress().bytes);
     try {
       result = await runTx(evm.vm, { tx: typed, block: evm.block, skipHardForkValidation: true, blockGasUsed: r.gasUsed });
     } catch (err) {
       if (isAbort(err)) throw err;
       r.dropped.push({ tx, reason: (err as Error).message.split(' (')[0] });
       continue;
+    } finally {
+      evm.adapter.hideSenderCode(null);
     }
     // The VM paid the priority part of the fee to the collector and burned the base part; replace
     // that with the node's rule: half of the whole fee to the proposer, the rest burned.

@@ -239,9 +239,14 @@ class Simulation {
       );
     }
     const nonce = args.nonce ?? stateNonce;
-    let gas = args.gas ?? remaining;
+    // From osaka on (EIP-7825) one transaction may use at most the cap: a call without gas gets no more than it.
+    const txCap = c.common.isActivatedEIP(7825) ? c.common.param('maxTransactionGasLimit') : remaining;
+    let gas = args.gas ?? (txCap < remaining ? txCap : remaining);
     if (gas > remaining) {
       throw new TxCheckError(`block gas limit reached: remaining: ${remaining}, required: ${gas}`, TX_ERROR_CODES.blockGasLimit);
+    }
+    if (gas > txCap) {
+      throw new TxCheckError(`transaction gas limit too high (cap: ${txCap}, tx: ${gas})`, TX_ERROR_CODES.invalidParams);
     }
     const capped = this.budget !== null && gas > this.budget;
     if (capped && this.budget !== null) gas = this.budget;

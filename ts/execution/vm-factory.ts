@@ -9,7 +9,7 @@ import type { Common } from '@ethereumjs/common';
 import { createAddressFromString } from '@ethereumjs/util';
 import { type VM, createVM } from '@ethereumjs/vm';
 import type { StateOverlay } from '../state/index.js';
-import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, type BlockEnv } from './block-env.js';
+import { BASE_FEE_PER_GAS, type BlockEnv, blockGasLimit } from './block-env.js';
 import { FEE_COLLECTOR, PARAMS_LOADED, chainCommon } from './common.js';
 import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';
 
@@ -24,7 +24,7 @@ export function evmBlockFor(env: BlockEnv, common: Common): EvmBlock {
         number: BigInt(env.height),
         timestamp: BigInt(env.timestamp),
         coinbase: createAddressFromString(o?.coinbase ?? FEE_COLLECTOR),
-        gasLimit: o?.gasLimit ?? BLOCK_GAS_LIMIT,
+        gasLimit: o?.gasLimit ?? blockGasLimit(env),
         baseFeePerGas: o?.baseFee ?? BASE_FEE_PER_GAS,
         ...(o?.prevRandao ? { mixHash: o.prevRandao } : {}),
       },
@@ -35,6 +35,16 @@ export function evmBlockFor(env: BlockEnv, common: Common): EvmBlock {
   const blobBaseFee = o?.blobBaseFee;
   if (blobBaseFee !== undefined) block.header.getBlobGasPrice = () => blobBaseFee;
   return block;
+}
+
+/** VMs are kept per chain, hardfork and size-limit choice: one made for one never runs another. */
+export const vmKey = (env: Pick<BlockEnv, 'chainId' | 'hardfork' | 'unlimitedContractSize'>): string =>
+  `${env.chainId}:${env.hardfork}${env.unlimitedContractSize ? ':unlimited' : ''}`;
+
+/** The EVM's options for a block environment: its BLOCKHASH source and, on a dev chain that asks, no size limits. */
+export function evmOptions(env: Pick<BlockEnv, 'unlimitedContractSize'>, blockchain: unknown): never {
+  const unlimited = env.unlimitedContractSize === true;
+  return { blockchain, allowUnlimitedContractSize: unlimited, allowUnlimitedInitCodeSize: unlimited } as never;
 }
 
 /** A fresh VM with the state adapter it reads and writes through. */
@@ -49,7 +59,7 @@ export interface ChainVm {
  * for the run the VM serves at the time (pooled VMs serve many runs, so it is read on every call).
  */
 export async function createChainVm(
-  env: Pick<BlockEnv, 'chainId' | 'hardfork'>,
+  env: Pick<BlockEnv, 'chainId' | 'hardfork' | 'unlimitedContractSize'>,
   overlay: StateOverlay,
   base: EvmBaseState,
   blockHash: (height: number) => Promise<Uint8Array | null>,
@@ -66,6 +76,6 @@ export async function createChainVm(
       return this;
     },
   };
-  const vm = await createVM({ common, stateManager: adapter, evmOpts: { blockchain } as never });
+  const vm = await createVM({ common, stateManager: adapter, evmOpts: evmOptions(env, blockchain) });
   return { vm, common, adapter };
 }

@@ -8,11 +8,11 @@ import type { Common } from '@ethereumjs/common';
 import type { EVM } from '@ethereumjs/evm';
 import type { VM } from '@ethereumjs/vm';
 import type { StateOverlay } from '../state/index.js';
-import type { BlockEnv } from './block-env.js';
+import { type BlockEnv, blockGasLimit } from './block-env.js';
 import { type DeadlineGuard, installDeadline } from './deadline.js';
 import { restorePrecompiles } from './overrides.js';
 import type { EvmBaseState, EvmStateAdapter } from './state-adapter.js';
-import { type EvmBlock, createChainVm, evmBlockFor } from './vm-factory.js';
+import { type EvmBlock, createChainVm, evmBlockFor, vmKey } from './vm-factory.js';
 
 // evmBlockFor stays importable from here (callers written before the factory).
 export { type EvmBlock, evmBlockFor } from './vm-factory.js';
@@ -42,7 +42,7 @@ const TRACE_EVENTS = ['step', 'beforeMessage', 'afterMessage', 'newContract'] as
  * base is `base`). Release it with releaseVm when the run ends.
  */
 export async function acquireVm(env: BlockEnv, overlay: StateOverlay, base: EvmBaseState): Promise<PooledVm> {
-  const key = `${env.chainId}:${env.hardfork}`;
+  const key = vmKey(env);
   let c = idleVms.get(key)?.pop();
   if (!c) {
     const holder: { c?: PooledVm } = {};
@@ -57,7 +57,13 @@ export async function acquireVm(env: BlockEnv, overlay: StateOverlay, base: EvmB
   (c.vm.evm as EVM).transientStorage.clear();
   const h = c.block.header;
   // A run with header overrides gets its own block, and the next run after it a fresh one.
-  if (h.number !== BigInt(env.height) || h.timestamp !== BigInt(env.timestamp) || env.header || c.overridden) {
+  if (
+    h.number !== BigInt(env.height) ||
+    h.timestamp !== BigInt(env.timestamp) ||
+    h.gasLimit !== blockGasLimit(env) ||
+    env.header ||
+    c.overridden
+  ) {
     c.block = evmBlockFor(env, c.common);
   }
   c.overridden = env.header !== undefined;

@@ -1,4 +1,4 @@
-import type { Chain } from '../chain/index.js';
+import { type Chain, evmHardforkAt } from '../chain/index.js';
 import { Capability } from '@ethereumjs/tx';
 import {
   MalformedRawTransactionError,
@@ -172,9 +172,10 @@ export class TxAdmission {
     let tx: SignedTransaction;
     try {
       const allow = impersonated && params.network === 'dev';
-      const typed = decodeSignedEvmTransaction(raw, chainCommon(params.chainId, params.evmHardfork), allow);
+      const common = chainCommon(params.chainId, evmHardforkAt(params, this.chain.height + 1));
+      const typed = decodeSignedEvmTransaction(raw, common, allow);
       tx = storedEvmTransaction(typed, raw, this.now());
-      checkEvmGasRules(typed);
+      checkEvmGasRules(typed, params.blockGasLimit);
       markEvmChecked(tx);
       if (this.checkPoolRules(tx, typed.value + typed.gasLimit * maxPricePerGas(typed), source) === 'pending')
         this.onPooled?.(tx);

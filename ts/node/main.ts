@@ -73,6 +73,12 @@ async function main(): Promise<void> {
     process.stderr.write(`error: ${(err as Error).message}\n`);
     process.exit(EXIT_FAILED);
   }
+  if (config.network === 'dev') {
+    const { devBanner, showsDevBanner } = await import('./dev-banner.js');
+    if (showsDevBanner(config.network, process.stdout)) {
+      process.stdout.write(devBanner(node.ctx, `http://${config.apiHost}:${node.http.port}`, config.ws));
+    }
+  }
   const { installSignalHandlers } = await import('./shutdown.js');
   installSignalHandlers(node, {
     drainSecs: config.drainSecs,

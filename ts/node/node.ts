@@ -24,9 +24,9 @@ import type { KvStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
 import { rpcWarmUpApplies, warmUpDevRpc } from './dev-warm-up.js';
 import { keyQuotas, readinessSource, reloadApiKeys } from './fleet.js';
-import { chainParamsFor } from './genesis-params.js';
+import { chainParamsFor, settleDevGenesis } from './genesis-params.js';
 import type { GrpcWiring } from './grpc-wiring.js';
-import type { Networking } from './network.js';
+import { type Networking, startNetworking } from './network.js';
 import { openNodeStore } from './node-store.js';
 import { loadOrCreateValidatorKey } from './validator-key.js';
 
@@ -118,6 +118,8 @@ export class NativeNode {
   private drainState = { draining: false };
   /** The keys file in force (`--api-keys`); null without one. */
   private apiKeys: ApiKeyRegistry | null = null;
+  /** The dev chain's JSON-RPC warm-up, running in the background on a scratch chain (dev-warm-up.ts). */
+  devWarmUp: Promise<boolean> = Promise.resolve(false);
 
   private constructor(
     readonly config: NodeConfig,
@@ -160,7 +162,7 @@ export class NativeNode {
     mkdirSync(config.dataDir, { recursive: true });
     const { key, created } = loadOrCreateValidatorKey(config.dataDir);
     if (created) log.info({ address: key.address }, 'created validator key');
-    const params = chainParamsFor(config, key);
+    const genesisParams = chainParamsFor(config, key);
     step('keys');
     const db = await (opts.store ?? openNodeStore(config.dataDir));
     step('database');
@@ -183,6 +185,7 @@ export class NativeNode {
     const evmTraces = new TracePool({ onError: (err) => log.error({ err }, 'trace worker failed') });
     const drainState = { draining: false };
     try {
+      const params = await settleDevGenesis(config, genesisParams, db);
       const chain = new Chain(params, db, config.windowSize, {
         history: config.history,
         stateCacheBytes: config.stateCacheBytes,
@@ -244,7 +247,7 @@ export class NativeNode {
       // The dev chain's test controls; block time 0 means automine (a block per transaction).
       if (config.network === 'dev') {
         const mode = { automine: config.blockTimeMs === 0, intervalMs: config.blockTimeMs };
-        ctx.dev = new DevChain(ctx, consensus, mode, config.anvilCompat);
+        ctx.dev = new DevChain(ctx, consensus, mode, config.anvilCompat, config.devAccounts);
       }
       verification = startVerification(config, ctx, db, log);
       ctx.verification = verification;
@@ -364,7 +367,7 @@ export class NativeNode {
         // commit, receipt): where it runs, the services' warm-up would only repeat its first half.
         if (!rpcWarmUpApplies(ctx)) await ctx.dev.warmUp(ctx);
         ctx.dev.start();
-        await warmUpDevRpc(ctx, consensus, log);
+        node.devWarmUp = warmUpDevRpc(ctx, config, key, log);
       } else if (params.validators.some((v) => v.address === key.address)) consensus.start();
       else log.warn({ address: key.address }, 'this node is not an authority; not producing blocks');
       step('warm_up');
@@ -447,6 +450,7 @@ export class NativeNode {
   /** Stop producing, close the API, flush the audit log, close the database. Idempotent. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      await this.devWarmUp;
       await this.ctx.dev?.stop();
       await this.consensus.stop();
       await this.networking?.stop();

@@ -61,7 +61,7 @@ export const devAccountMethods: RpcTable = {
       const dev = devOf(ctx);
       const tx = await dev.sendTransaction(ctx, parseSendArgs(ctx, raw));
       // With automine the answer comes once the transaction's block is committed, as on Hardhat and anvil.
-      await dev.settled();
+      await dev.mined(tx.txid);
       return `0x${tx.txid}`;
     },
   },

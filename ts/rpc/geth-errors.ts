@@ -33,6 +33,7 @@ function feeWords(detail: string): string {
 function gasWords(detail: string): string | null {
   if (/intrinsic gas/i.test(detail)) return 'intrinsic gas too low';
   if (/block gas limit/i.test(detail)) return 'exceeds block gas limit';
+  if (/transaction gas limit cap/i.test(detail)) return 'transaction gas limit too high';
   return null;
 }
 

@@ -51,7 +51,7 @@ export const nativeMethods: RpcTable = {
     handler: async (ctx, [tx]) => {
       try {
         const out = await submitTransaction(ctx, tx);
-        await ctx.dev?.settled();
+        await ctx.dev?.mined(out.txid);
         return out;
       } catch (err) {
         // Shape errors are invalid params; rule violations (nonce, amount, limits) are mempool rejections (-32603).

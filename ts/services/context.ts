@@ -57,6 +57,11 @@ export interface DevChainView {
   readonly minesOnAdmission: boolean;
   /** Resolves once automine has mined what was admitted so far. Consumer: the send methods (rpc/evm.ts, rpc/native.ts). */
   settled(): Promise<void>;
+  /**
+   * Resolves once an automine send's block is committed; rejects with the reason when the block left it out (an
+   * automine send never answers a hash for a transaction that is gone). Consumer: the send methods.
+   */
+  mined(txid: string): Promise<void>;
   /** The mining mode. Consumer: ts/node (whether the JSON-RPC warm-up runs). */
   readonly miner: { readonly automine: boolean; readonly intervalMs: number };
   /** Snapshot ids start again from 1. Consumer: the JSON-RPC warm-up (rpc/warm-up.ts). */

@@ -106,7 +106,13 @@ export function ethTransaction(
 }
 
 /** A block in the Ethereum JSON-RPC shape with every field ethers and viem read. */
-export function ethBlock(b: Block, fullTx: boolean, chainId: number, hardfork = 'prague'): Record<string, unknown> {
+export function ethBlock(
+  b: Block,
+  fullTx: boolean,
+  chainId: number,
+  hardfork = 'prague',
+  gasLimit = BLOCK_GAS_LIMIT,
+): Record<string, unknown> {
   return {
     number: qty(b.index),
     hash: `0x${b.hash}`,
@@ -123,7 +129,7 @@ export function ethBlock(b: Block, fullTx: boolean, chainId: number, hardfork = 
     totalDifficulty: '0x0',
     extraData: '0x',
     size: qty(500 + 300 * b.tx_count),
-    gasLimit: qty(BLOCK_GAS_LIMIT),
+    gasLimit: qty(gasLimit),
     gasUsed: qty(b.gas_used),
     timestamp: qty(b.timestamp),
     baseFeePerGas: qty(INITIAL_BASE_FEE_WEI),

@@ -18,6 +18,7 @@ import { type CallArgs, type CallOverrides, chargeCallGas, intrinsicGas, runAsCa
 import { chainIdMismatch } from '../fees.js';
 import { MaskedStorageState, OverrideError, applyStateOverrides, movePrecompiles } from '../overrides.js';
 import { typedTransactionOf } from '../evm-tx.js';
+import { impersonatedSender } from '../impersonation.js';
 import { MissingStateError } from '../remote-state.js';
 import { ServerError } from '../../util/index.js';
 import { CallTracer, type MessageEvent, type MessageResult, gethError } from './call-tracer.js';
@@ -268,11 +269,14 @@ async function traceOne(
   try {
     c.guard.deadline = site.deadline;
     const ended = attach(c.vm, sink, post, site);
+    // As the block executor: the dev chain skips EIP-3607 for impersonated senders.
+    if (site.env.devChain && impersonatedSender(typed) !== null) c.adapter.hideSenderCode(typed.getSenderAddress().bytes);
     r = await runTx(c.vm, { tx: typed, block: c.block, skipHardForkValidation: true, blockGasUsed: before.gasUsed });
     ended();
   } catch (err) {
     throw traceAbort(err);
   } finally {
+    c.adapter.hideSenderCode(null);
     releaseVm(c);
   }
   // As the block executor: the VM's fee payment to the collector is replaced by the block's fee split.
