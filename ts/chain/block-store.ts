@@ -14,6 +14,7 @@ import {
 } from '../storage/index.js';
 import { normHash, toHex, u64be } from '../util/index.js';
 import { AddressIndex } from './address-index.js';
+import { streamStoredBlocks } from './block-ranges.js';
 import { type Block, decodeBlock, decodeBlockRefs, encodeBlock } from './block.js';
 import {
   type BlockIndexContributor,
@@ -35,10 +36,6 @@ export { type DayRecord, dayOf } from './daily-aggregates.js';
 const HEAD = metaKey('head');
 /** Heights per synchronous multi-get when receipts are read for many heights. */
 const READ_CHUNK = 256;
-/** Blocks of the first database read when a peer's range request is answered (later reads are sized by bytes). */
-const RANGE_READ_CHUNK = 8;
-/** Bytes of blocks a range stream reads from the database at once (about). */
-const RANGE_STREAM_CHUNK_BYTES = 512 * 1024;
 
 /**
  * Blocks and their indexes on disk, plus a window of recent blocks in memory.
@@ -345,8 +342,7 @@ export class BlockStore {
 
   /**
    * Stored encodings of blocks [from, from + count) as far as the store has them, while their total stays
-   * within maxBytes (the first block always): what a peer's range request is answered with, read in
-   * chunks straight from the database without decoding and re-encoding each block.
+   * within maxBytes (the first block always): what a peer's range request is answered with (block-ranges.ts).
    */
   async encodedBlocks(from: number, count: number, maxBytes: number): Promise<Uint8Array[]> {
     const out: Uint8Array[] = [];
@@ -354,29 +350,9 @@ export class BlockStore {
     return out;
   }
 
-  /**
-   * The same blocks as a stream, read a chunk at a time (about RANGE_STREAM_CHUNK_BYTES) only as the
-   * consumer pulls them: a peer's range response holds one chunk in memory, not its whole 8 MiB.
-   */
-  async *streamEncodedBlocks(from: number, count: number, maxBytes: number): AsyncGenerator<Uint8Array> {
-    const end = Math.min(this.headHeight + 1, from + count);
-    let bytes = 0;
-    let sent = 0;
-    for (let h = from; h < end; ) {
-      // Sized by the blocks read so far: a chunk of large blocks stays near the bound, empty ones go dozens at once.
-      const room = Math.min(maxBytes - bytes, RANGE_STREAM_CHUNK_BYTES);
-      const fit = sent === 0 ? RANGE_READ_CHUNK : Math.ceil(room / (bytes / sent));
-      const limit = Math.max(1, Math.min(end - h, fit, 32 * RANGE_READ_CHUNK));
-      const rows = await this.db.range({ gte: blockKey(h), lt: blockKey(h + limit), limit });
-      for (const [, v] of rows) {
-        if (sent > 0 && bytes + v.length > maxBytes) return;
-        bytes += v.length;
-        sent++;
-        yield v;
-      }
-      if (rows.length < limit) break;
-      h += limit;
-    }
+  /** The same blocks as a stream, read a chunk at a time only as the consumer pulls them (block-ranges.ts). */
+  streamEncodedBlocks(from: number, count: number, maxBytes: number): AsyncGenerator<Uint8Array> {
+    return streamStoredBlocks(this.db, from, Math.min(this.headHeight + 1, from + count), maxBytes);
   }
 
   async heightOfHash(hash: string): Promise<number | null> {
