@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import type { KeyPair } from '../ts/ledger/keys.js';
 import { senderKeys } from './fixtures.js';
-import { ethTransferBodies } from './http-e2e-eth.js';
+import { benchEthSubmission, ethTransferBodies } from './http-e2e-eth.js';
 import { rawLane, startBenchChainNode } from './http-e2e.js';
 import { stopServer } from './http-load-procs.js';
 import { groupCpuSeconds } from './proc-cpu.js';
@@ -15,6 +15,8 @@ import { groupCpuSeconds } from './proc-cpu.js';
  * machine wall time says little: the CPU per request is the number to compare.
  *
  *   node dist/bench/evm-admission.js            BENCH_ROUNDS (5), BENCH_LANES (64), BENCH_PER_SENDER (160)
+ *   BENCH_E2E=1 node dist/bench/evm-admission.js   also submit -> inclusion on a validator (bench/http-e2e-eth.ts:
+ *                                                  its CPU per transfer includes executing them in blocks)
  *   BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" node dist/bench/evm-admission.js   (profile)
  */
 
@@ -56,6 +58,7 @@ async function main(): Promise<void> {
   const builds: [string, string | undefined][] = [['this build', undefined]];
   if (baseline) builds.unshift(['before', `${baseline}/dist/ts/node/main.js`]);
   const runs = new Map<string, AdmissionRun[]>(builds.map(([name]) => [name, []]));
+  const e2e = new Map<string, { cpu: number; accepted: number; included: number }[]>(builds.map(([name]) => [name, []]));
   const loads: string[] = [];
   for (let r = 0; r < rounds; r++) {
     loads.push(loadavg()[0].toFixed(2));
@@ -63,6 +66,10 @@ async function main(): Promise<void> {
       const run = await benchEvmAdmission(bodies, keys, main);
       runs.get(name)?.push(run);
       console.log(`${name} round ${r + 1}: ${fmt(run.cpuUsPerTx)} µs CPU/tx, ${fmt(run.acceptedPerSec)} tx/s accepted`);
+      if (process.env.BENCH_E2E !== '1') continue;
+      const x = await benchEthSubmission('native', 64, 20, { main });
+      e2e.get(name)?.push({ cpu: x.nodeCpuUs ?? Number.NaN, accepted: x.acceptedPerSec, included: x.includedPerSec });
+      console.log(`${name} round ${r + 1} e2e: ${fmt(x.nodeCpuUs ?? Number.NaN)} µs CPU/tx, ${fmt(x.includedPerSec)} tx/s included`);
     }
   }
   loads.push(loadavg()[0].toFixed(2));
@@ -74,6 +81,16 @@ async function main(): Promise<void> {
     const acc = rs.map((x) => x.acceptedPerSec);
     console.log(
       `| ${name} | ${fmt(median(cpu))} µs | ${cpu.map(fmt).join(' / ')} | ${fmt(median(acc))} tx/s | ${acc.map(fmt).join(' / ')} |`,
+    );
+  }
+  if (process.env.BENCH_E2E !== '1') return;
+  console.log('\nSubmit -> inclusion, 1,280 EIP-1559 transfers (bench/http-e2e-eth.ts), server CPU over the whole run:');
+  console.log('| Build | Server CPU per tx | runs | Accepted | Submit -> inclusion |\n|---|---|---|---|---|');
+  for (const [name] of builds) {
+    const xs = e2e.get(name) ?? [];
+    const cpu = xs.map((x) => x.cpu);
+    console.log(
+      `| ${name} | ${fmt(median(cpu))} µs | ${cpu.map(fmt).join(' / ')} | ${fmt(median(xs.map((x) => x.accepted)))} tx/s | ${fmt(median(xs.map((x) => x.included)))} tx/s |`,
     );
   }
 }
