@@ -1,5 +1,14 @@
 import type { Common } from '@ethereumjs/common';
-import { type TypedTransaction, createTxFromRLP } from '@ethereumjs/tx';
+import {
+  AccessList2930Tx,
+  Blob4844Tx,
+  EOACode7702Tx,
+  FeeMarket1559Tx,
+  LegacyTx,
+  type TypedTransaction,
+  createTxFromRLP,
+} from '@ethereumjs/tx';
+import { Address } from '@ethereumjs/util';
 import type { SignedTransaction } from '../ledger/transaction.js';
 import { WEI_PER_BASE, ZERO_ADDRESS } from '../ledger/units.js';
 import { toHex } from '../util/hex.js';
@@ -45,7 +54,7 @@ export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTran
 export function evmToSignedTransaction(tx: TypedTransaction, raw: Uint8Array, timestamp: number): SignedTransaction {
   return {
     txid: toHex(tx.hash()),
-    from_address: senderAddress(tx),
+    from_address: tx.getSenderAddress().toString(),
     to_address: tx.to ? tx.to.toString() : ZERO_ADDRESS,
     amount: ceilDiv(tx.value, WEI_PER_BASE),
     fee: ceilDiv(tx.gasLimit * maxPricePerGas(tx), WEI_PER_BASE),
@@ -58,13 +67,29 @@ export function evmToSignedTransaction(tx: TypedTransaction, raw: Uint8Array, ti
   };
 }
 
+const senderBytes = new WeakMap<TypedTransaction, Uint8Array>();
+
 /**
- * The recovered sender, hashed by the crypto door (the addon): @ethereumjs' getSenderAddress hashes the public key
- * with its JS keccak (~13 µs at admission). The recovery itself (and its rules: EIP-2 low s, the recovery id) stays
- * @ethereumjs' getSenderPublicKey, with the addon's ecrecover plugged into the Common (common.ts).
+ * getSenderAddress of every @ethereumjs transaction class, hashing the recovered public key with the crypto door
+ * (the addon) and keeping the address per frozen transaction: @ethereumjs' own hashes it with its JS keccak on
+ * every call (~13 µs; admission asks once, the VM again per execution). The recovery and its rules (EIP-2 low s,
+ * the recovery id) stay @ethereumjs' getSenderPublicKey, with the addon's ecrecover plugged into the Common
+ * (common.ts); an impersonated transaction's own getSenderAddress (impersonation.ts) still shadows this one.
  */
-function senderAddress(tx: TypedTransaction): string {
-  return `0x${toHex(keccak256(tx.getSenderPublicKey()).subarray(12))}`;
+function senderAddress(this: TypedTransaction): Address {
+  let bytes = senderBytes.get(this);
+  if (!bytes) {
+    const pub = this.getSenderPublicKey();
+    if (pub.length !== 64) throw new Error('Expected pubKey to be of length 64');
+    bytes = keccak256(pub).slice(12);
+    // As @ethereumjs caches the public key: only a frozen transaction's fields cannot change afterwards.
+    if (Object.isFrozen(this)) senderBytes.set(this, bytes);
+  }
+  return new Address(bytes.slice());
+}
+
+for (const txClass of [LegacyTx, AccessList2930Tx, FeeMarket1559Tx, Blob4844Tx, EOACode7702Tx]) {
+  (txClass.prototype as { getSenderAddress: () => Address }).getSenderAddress = senderAddress;
 }
 
 const decoded = new WeakMap<SignedTransaction, TypedTransaction>();
