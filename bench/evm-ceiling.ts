@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { createBlock } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Account, createAddressFromString } from '@ethereumjs/util';
-import { SimpleStateManager } from '@ethereumjs/statemanager';
 import { type VM, createVM, runTx } from '@ethereumjs/vm';
 import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, chainCommon, decodeRawTransaction } from '../ts/execution/index.js';
 import type { Proposal } from '../ts/chain/chain.js';
@@ -12,6 +11,7 @@ import { keyPairFromPrivate, randomKeyPair } from '../ts/ledger/keys.js';
 import type { SignedTransaction } from '../ts/ledger/transaction.js';
 import { fromHex, to0x } from '../ts/util/hex.js';
 import { CHAIN_ID, type DevChain, EvmSender, HARDFORK, callData, deployData, devParams, openChain } from './evm-fixtures.js';
+import { MapStateManager } from './evm-map-state.js';
 import { senderKeys } from './fixtures.js';
 
 /**
@@ -19,7 +19,8 @@ import { senderKeys } from './fixtures.js';
  * sender) run (a) through the node's block executor (Chain.propose: execute + receipts + state root, what a
  * proposer spends before its commit) and (b) through a bare `@ethereumjs/vm` over its default in-memory
  * MerkleStateManager: runTx per transaction, then the state root, nothing else; and (c) the same over a
- * SimpleStateManager (plain maps: no trie, no state root), the interpreter alone. All get the transactions
+ * MapStateManager (bench/evm-map-state.ts: plain maps with an undo log; no trie, no state root), the interpreter
+ * alone. All get the transactions
  * decoded with their senders recovered (admission did that). Reported in Mgas/s of wall time and of process
  * CPU time (the machine is shared: CPU time is the steadier number), median of BENCH_ROUNDS (5) warm rounds.
  *
@@ -54,10 +55,10 @@ class BareVm {
     private readonly stateRoot: boolean,
   ) {}
 
-  /** `trie`: the default MerkleStateManager and a state root per block; else SimpleStateManager (maps, no root). */
+  /** `trie`: the default MerkleStateManager and a state root per block; else MapStateManager (maps, no root). */
   static async create(funded: readonly string[], trie: boolean): Promise<BareVm> {
     const common = chainCommon(CHAIN_ID, HARDFORK);
-    const vm = await createVM(trie ? { common } : { common, stateManager: new SimpleStateManager({ common }) });
+    const vm = await createVM(trie ? { common } : { common, stateManager: new MapStateManager({ common }) });
     for (const a of funded) await vm.stateManager.putAccount(createAddressFromString(a), new Account(0n, 10n ** 24n));
     return new BareVm(vm, trie);
   }
@@ -116,7 +117,7 @@ export interface CeilingResult {
   node: Timed[];
   /** Bare VM, MerkleStateManager + state root. */
   bare: Timed[];
-  /** Bare VM, SimpleStateManager, no state root: the interpreter alone. */
+  /** Bare VM, MapStateManager (bench/evm-map-state.ts), no state root: the interpreter alone. */
   interpreter: Timed[];
 }
 
@@ -189,7 +190,7 @@ async function main(): Promise<void> {
   );
   console.log(row('(a) node block executor (Chain.propose: execute, receipts, state root)', r.node));
   console.log(row('(b) bare @ethereumjs/vm, in-memory MerkleStateManager (runTx each, state root)', r.bare));
-  console.log(row('(c) bare @ethereumjs/vm, SimpleStateManager (runTx each; no trie, no state root)', r.interpreter));
+  console.log(row('(c) bare @ethereumjs/vm, MapStateManager (runTx each; maps, no trie, no state root)', r.interpreter));
   const cpuRate = (ts: Timed[]) => median(ts.map((t) => mgas(t, t.cpuMs)));
   console.log(
     `(a) / (b), CPU time: ${(cpuRate(r.node) / cpuRate(r.bare)).toFixed(2)}; (a) / (c): ${(cpuRate(r.node) / cpuRate(r.interpreter)).toFixed(2)}`,
