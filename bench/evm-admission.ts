@@ -69,7 +69,9 @@ async function main(): Promise<void> {
       if (process.env.BENCH_E2E !== '1') continue;
       const x = await benchEthSubmission('native', 64, 20, { main });
       e2e.get(name)?.push({ cpu: x.nodeCpuUs ?? Number.NaN, accepted: x.acceptedPerSec, included: x.includedPerSec });
-      console.log(`${name} round ${r + 1} e2e: ${fmt(x.nodeCpuUs ?? Number.NaN)} µs CPU/tx, ${fmt(x.includedPerSec)} tx/s included`);
+      console.log(
+        `${name} round ${r + 1} e2e: ${fmt(x.nodeCpuUs ?? Number.NaN)} µs CPU/tx, ${fmt(x.includedPerSec)} tx/s included`,
+      );
     }
   }
   loads.push(loadavg()[0].toFixed(2));
