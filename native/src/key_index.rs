@@ -8,7 +8,7 @@
 //! per-process random secrets (folded 64x64->128 multiply, as foldhash/wyhash do): cheap, and unpredictable
 //! without the secrets.
 
-use crate::trie::Leaf;
+use crate::records::{prefetch, Leaf};
 
 const EMPTY: u64 = u64::MAX;
 const MIN_SLOTS: usize = 16;
@@ -82,7 +82,7 @@ impl KeyIndex {
     /// Asks for the cache line where `key`'s probe starts (a hint: a batch of inserts overlaps its misses).
     #[inline]
     pub(crate) fn prefetch(&self, key: &[u8; 32]) {
-        crate::trie::prefetch(&self.slots[bucket_hash(key) as usize & self.mask()], 1);
+        prefetch(&self.slots[bucket_hash(key) as usize & self.mask()], 1);
     }
 
     #[inline]

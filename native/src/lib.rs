@@ -7,8 +7,10 @@ mod napi;
 mod checkpoint;
 mod hash;
 mod key_index;
+mod records;
 mod secp;
 mod share;
+mod snapshot;
 mod trie;
 
 use napi::{napi_env, napi_value, Env};

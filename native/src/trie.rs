@@ -14,41 +14,12 @@
 //! Every write to a branch or leaf record goes through `branch_mut`/`leaf_mut`/`push_*`: while a checkpoint
 //! is being written (checkpoint.rs) they keep the record as it was for the writer first.
 
-use crate::checkpoint::Snapshot;
 use crate::key_index::KeyIndex;
+use crate::records::{new_branch, prefetch, Branch, Leaf, LEAF, NONE};
 use crate::share;
+use crate::snapshot::Snapshot;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
-
-pub(crate) const NONE: u32 = u32::MAX;
-pub(crate) const LEAF: u32 = 1 << 31;
-
-/// Field order is the layout (repr(C)): what an update and a re-hash read comes first, so hashing a branch
-/// reads its header and its children's hashes as one run of memory (the children's references, needed
-/// only when walking down, come last).
-#[repr(C)]
-#[derive(Clone)]
-pub(crate) struct Branch {
-    pub(crate) parent: u32,
-    /// Bit i (from the top, as in the preimage) set when child i is present.
-    pub(crate) bitmap: u16,
-    pub(crate) slot: u8,
-    pub(crate) depth: u8,
-    pub(crate) dirty: bool,
-    pub(crate) live: bool,
-    /// Hash of each present child (leaf hash or branch hash), kept up to date by updates and root().
-    pub(crate) child_hash: [[u8; 32]; 16],
-    pub(crate) hash: [u8; 32],
-    /// Child references: NONE, a branch index, or LEAF | leaf index.
-    pub(crate) children: [u32; 16],
-}
-
-#[derive(Clone)]
-pub(crate) struct Leaf {
-    pub(crate) key: [u8; 32],
-    pub(crate) parent: u32,
-    pub(crate) slot: u8,
-}
 
 pub struct Trie {
     pub(crate) branches: Vec<Branch>,
@@ -68,21 +39,6 @@ const DEPTHS: usize = 64;
 /// (a level's branches are scattered over the arena, so the hardware cannot guess them).
 const PREFETCH_AHEAD: usize = 4;
 
-/// Ask for the first `lines` cache lines of a record to be brought into cache (a hint: no effect on results).
-#[inline]
-pub(crate) fn prefetch<T>(record: &T, lines: usize) {
-    #[cfg(target_arch = "x86_64")]
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = record as *const T as *const i8;
-        for line in 0..lines {
-            _mm_prefetch(p.add(line * 64), _MM_HINT_T0);
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (record, lines);
-}
-
 /// Cache lines of a branch a preimage reads (its header and its children's hashes).
 const BRANCH_HASH_LINES: usize = std::mem::offset_of!(Branch, hash).div_ceil(64);
 
@@ -93,20 +49,6 @@ const CHUNK: usize = 128;
 fn nibble(h: &[u8; 32], depth: usize) -> usize {
     let b = h[depth >> 1];
     (if depth & 1 == 1 { b & 15 } else { b >> 4 }) as usize
-}
-
-pub(crate) fn new_branch(parent: u32, slot: u8, depth: u8) -> Branch {
-    Branch {
-        parent,
-        bitmap: 0,
-        slot,
-        depth,
-        dirty: false,
-        live: true,
-        child_hash: [[0; 32]; 16],
-        hash: [0; 32],
-        children: [NONE; 16],
-    }
 }
 
 impl Trie {
@@ -488,4 +430,12 @@ fn push_record<T>(arena: &mut Vec<T>, saving: Option<&Snapshot>, record: T) -> u
         _ => arena.push(record),
     }
     (arena.len() - 1) as u32
+}
+
+impl Drop for Trie {
+    fn drop(&mut self) {
+        if let Some(snap) = self.saving.take() {
+            snap.abort_and_wait();
+        }
+    }
 }

@@ -6,7 +6,7 @@
 import { connect } from 'node:net';
 import test from 'ava';
 import { etagMatches } from '../../ts/api/cache.js';
-import { parseDurationMs, parseReadinessQuery, readiness } from '../../ts/services/readiness.js';
+import { parseDurationMs, parseReadinessQuery, readiness } from '../../ts/services/index.js';
 import { httpJson, startTestNode } from '../helpers/node.js';
 import { waitFor } from '../helpers/util.js';
 
@@ -103,6 +103,8 @@ for (const backend of ['uws', 'node'] as const) {
       peers: () => [{ peer_id: 'q', address: '/ip4/127.0.0.1', direction: 'outbound', height: h + 812, score: 0 }],
       catchingUp: () => true,
       targetHeight: () => h + 812,
+      syncing: () => ({ starting: h, current: h, highest: h + 812 }),
+      bestProvenPeerHeight: () => h + 812,
       evidence: () => ({ pending: [], committed: [] }),
       lastFinalizedAt: () => Date.now(),
       blocksImported: () => 0,
@@ -113,7 +115,7 @@ for (const backend of ['uws', 'node'] as const) {
       'catching_up: 812 blocks behind',
       `lag: 812 blocks behind the best proven peer height ${h + 812} (max 2)`,
     ]);
-    ctx.network = { ...ctx.network, catchingUp: () => false, targetHeight: () => h + 2 };
+    ctx.network = { ...ctx.network, catchingUp: () => false, targetHeight: () => h + 2, syncing: () => null, bestProvenPeerHeight: () => h + 2 };
     t.deepEqual(readiness(ctx, {}, ctx.chain.head.timestamp * 1000), { ready: true, reasons: [] });
     t.deepEqual(readiness(ctx, { maxLagBlocks: 1 }, ctx.chain.head.timestamp * 1000).reasons, [
       `lag: 2 blocks behind the best proven peer height ${h + 2} (max 1)`,
@@ -247,7 +249,7 @@ for (const backend of ['uws', 'node'] as const) {
 }
 
 test('config: fleet flags (--ready-max-lag-blocks, --ready-max-age, --drain-secs, --shutdown-grace-secs, --api-keys): defaults, env, bad values', async (t) => {
-  const { ConfigError, parseConfig } = await import('../../ts/node/config.js');
+  const { ConfigError, parseConfig } = await import('../../ts/node/index.js');
   const main = parseConfig(['--network', 'testnet'], {});
   t.is(main.readyMaxLagBlocks, 2);
   t.is(main.readyMaxAgeMs, 10_000, '10 block times of 1 s');

@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { restRoutes } from '../../ts/api/index.js';
-import { ConfigError, parseConfig } from '../../ts/node/config.js';
+import { ConfigError, parseConfig } from '../../ts/node/index.js';
 import { httpJson, startTestNode } from '../helpers/node.js';
 import { waitFor } from '../helpers/util.js';
 

@@ -1,9 +1,7 @@
 import test from 'ava';
-import { DEV_MNEMONIC, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
-import { type SignedTransaction, signTransaction } from '../../ts/ledger/transaction.js';
-import { BASE_PER_COIN } from '../../ts/ledger/units.js';
-import { stringifyExact } from '../../ts/util/json.js';
-import { httpJson, startTestNode } from '../helpers/node.js';
+import { DEV_MNEMONIC, keyPairFromMnemonic, type SignedTransaction, signTransaction, BASE_PER_COIN } from '../../ts/ledger/index.js';
+import { stringifyExact } from '../../ts/util/index.js';
+import { httpJson, startTestNode, startUnstakedDevNode } from '../helpers/node.js';
 import { waitFor } from '../helpers/util.js';
 
 const alice = keyPairFromMnemonic(DEV_MNEMONIC, 0);
@@ -12,7 +10,8 @@ const carol = keyPairFromMnemonic(DEV_MNEMONIC, 2);
 
 for (const backend of ['uws', 'node'] as const) {
   test(`[${backend}] transfer lifecycle: accepted, in mempool, included, balances and fee split exact`, async (t) => {
-    const n = await startTestNode({ httpBackend: backend });
+    // An unstaked validator keeps the coinbase (a new dev chain's staked one sends it to the treasury).
+    const n = await startUnstakedDevNode({ httpBackend: backend });
     t.teardown(n.stop);
     t.is(n.node.http.backend, backend);
     const health = await httpJson(`${n.url}/health`);

@@ -1,7 +1,5 @@
 import test from 'ava';
-import { collectionAddress } from '../../ts/ledger/nft/index.js';
-import type { SignedTransaction } from '../../ts/ledger/transaction.js';
-import { signTransaction } from '../../ts/ledger/transaction.js';
+import { collectionAddress, type SignedTransaction, signTransaction } from '../../ts/ledger/index.js';
 import { type JsonResponse, type TestNode, httpJson, startTestNode } from '../helpers/node.js';
 import { nftTx } from '../helpers/nft.js';
 import { waitFor } from '../helpers/util.js';

@@ -1,13 +1,10 @@
 import test, { type ExecutionContext } from 'ava';
 import { checkBody, int, obj, schemaError, str } from '../../ts/api/schema.js';
-import { Chain } from '../../ts/chain/chain.js';
-import { PRESET_ACTIVATION } from '../../ts/chain/params.js';
-import { randomKeyPair } from '../../ts/ledger/keys.js';
-import { scheduledReward } from '../../ts/ledger/rewards.js';
-import { BASE_PER_COIN } from '../../ts/ledger/units.js';
-import { ChainIndex, DAY_SECONDS } from '../../ts/services/chain-index.js';
+import { Chain, PRESET_ACTIVATION } from '../../ts/chain/index.js';
+import { randomKeyPair, scheduledReward, BASE_PER_COIN } from '../../ts/ledger/index.js';
+import { ChainIndex, DAY_SECONDS } from '../../ts/services/index.js';
 import { openRocksStore } from '../../ts/storage/index.js';
-import { toHex } from '../../ts/util/hex.js';
+import { toHex } from '../../ts/util/index.js';
 import { tempDir } from '../helpers/util.js';
 import { alice, bob, transfer } from './rest-fixture.js';
 

@@ -1,9 +1,8 @@
 import test from 'ava';
 import { restRoutes } from '../../ts/api/index.js';
 import { openApiPath } from '../../ts/api/openapi.js';
-import { randomKeyPair } from '../../ts/ledger/keys.js';
-import { toHex } from '../../ts/util/hex.js';
-import { stringifyExact } from '../../ts/util/json.js';
+import { randomKeyPair } from '../../ts/ledger/index.js';
+import { toHex, stringifyExact } from '../../ts/util/index.js';
 import { httpJson, startTestNode } from '../helpers/node.js';
 import { waitFor } from '../helpers/util.js';
 import {
@@ -243,7 +242,8 @@ test('every spec endpoint answers with its documented top-level fields and its d
       path: '/staking/validators',
       status: 200,
       fields: ['validators'],
-      check: (b) => t.like(b.validators[0], { address: validator, stake: 0, commission: 0, uptime: 1 }),
+      // A new dev chain's validator is staked (100,000 coins of self-delegation).
+      check: (b) => t.like(b.validators[0], { address: validator, stake: 10_000_000_000_000, commission: 0, uptime: 1 }),
     },
     'GET /staking/delegations/{address}': { path: `/staking/delegations/${a}`, status: 200, fields: ['delegations'] },
     'GET /staking/unbonding/{address}': { path: `/staking/unbonding/${a}`, status: 200, fields: ['entries'] },

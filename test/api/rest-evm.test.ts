@@ -1,7 +1,7 @@
 import test from 'ava';
 import { EvmSender, callData, contract, deployData } from '../../bench/evm-fixtures.js';
 import { TRANSFER_TOPIC } from '../../ts/services/index.js';
-import { to0x } from '../../ts/util/hex.js';
+import { to0x } from '../../ts/util/index.js';
 import { type TestNode, httpJson, startTestNode } from '../helpers/node.js';
 import { waitFor } from '../helpers/util.js';
 import { alice, assertMatchesSchema, bob, carol, routeFor } from './rest-fixture.js';

@@ -3,9 +3,14 @@ import type { ExecutionContext } from 'ava';
 import { restRoutes } from '../../ts/api/index.js';
 import { schemaError } from '../../ts/api/schema.js';
 import type { RouteDef } from '../../ts/api/types.js';
-import { DEV_MNEMONIC, type KeyPair, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
-import { type SignedTransaction, signTransaction } from '../../ts/ledger/transaction.js';
-import { ZERO_ADDRESS } from '../../ts/ledger/units.js';
+import {
+  DEV_MNEMONIC,
+  type KeyPair,
+  keyPairFromMnemonic,
+  type SignedTransaction,
+  signTransaction,
+  ZERO_ADDRESS,
+} from '../../ts/ledger/index.js';
 import { type JsonResponse, type TestNode, httpJson } from '../helpers/node.js';
 import { waitFor } from '../helpers/util.js';
 

@@ -1,9 +1,9 @@
 import test from 'ava';
-import { randomKeyPair } from '../../ts/ledger/keys.js';
-import { toHex } from '../../ts/util/hex.js';
+import { randomKeyPair } from '../../ts/ledger/index.js';
+import { toHex } from '../../ts/util/index.js';
 import { join } from 'node:path';
-import { writeGenesisFile } from '../../ts/chain/genesis.js';
-import { saveValidatorKey } from '../../ts/node/validator-key.js';
+import { writeGenesisFile } from '../../ts/chain/index.js';
+import { saveValidatorKey } from '../../ts/node/index.js';
 import { fixtureParams } from '../helpers/chain-fixture.js';
 import { httpJson, startTestNode } from '../helpers/node.js';
 import { tempDir, waitFor } from '../helpers/util.js';

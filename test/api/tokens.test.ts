@@ -1,8 +1,11 @@
 import test from 'ava';
-import type { KeyPair } from '../../ts/ledger/keys.js';
-import { tokenContractAddress } from '../../ts/ledger/tokens/index.js';
-import { type SignedTransaction, signTransaction } from '../../ts/ledger/transaction.js';
-import { ZERO_ADDRESS } from '../../ts/ledger/units.js';
+import {
+  type KeyPair,
+  tokenContractAddress,
+  type SignedTransaction,
+  signTransaction,
+  ZERO_ADDRESS,
+} from '../../ts/ledger/index.js';
 import { type TestNode, httpJson, startTestNode } from '../helpers/node.js';
 import { waitFor } from '../helpers/util.js';
 import { CHAIN_ID, alice, bob, carol, post } from './rest-fixture.js';

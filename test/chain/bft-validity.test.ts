@@ -26,12 +26,11 @@ import {
 } from '../../ts/chain/justification.js';
 import { type ActiveValidator, proposerAt, validatorSetAt } from '../../ts/chain/schedule.js';
 import { type BlockRule, InvalidBlockError } from '../../ts/chain/validate-block.js';
-import { type KeyPair, keyPairFromMnemonic, signDigest } from '../../ts/ledger/keys.js';
-import { fromHex, toHex } from '../../ts/util/hex.js';
+import { type KeyPair, keyPairFromMnemonic, signDigest, MIN_SELF_STAKE_BASE, getSigningInfo } from '../../ts/ledger/index.js';
+import { fromHex, toHex } from '../../ts/util/index.js';
 import { NOW, fixtureParams, openFixtureChain, transfer, alice } from '../helpers/chain-fixture.js';
 import { tempDir } from '../helpers/util.js';
 import { validateChain } from '../../ts/chain/validate.js';
-import { MIN_SELF_STAKE_BASE, getSigningInfo } from '../../ts/ledger/staking/index.js';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
 const keys = [4, 5, 6, 7].map((i) => keyPairFromMnemonic(MNEMONIC, i));

@@ -2,10 +2,8 @@ import test from 'ava';
 import type { Block } from '../../ts/chain/block.js';
 import { type BlockRule, InvalidBlockError } from '../../ts/chain/validate-block.js';
 import { validateChain } from '../../ts/chain/validate.js';
-import { signDigest } from '../../ts/ledger/keys.js';
-import { signTransaction } from '../../ts/ledger/transaction.js';
-import { ZERO_ADDRESS } from '../../ts/ledger/units.js';
-import { fromHex, toHex } from '../../ts/util/hex.js';
+import { signDigest, signTransaction, ZERO_ADDRESS } from '../../ts/ledger/index.js';
+import { fromHex, toHex } from '../../ts/util/index.js';
 import {
   NOW,
   alice,

@@ -2,13 +2,18 @@ import test from 'ava';
 import { Chain } from '../../ts/chain/chain.js';
 import type { ChainParams } from '../../ts/chain/params.js';
 import { PRESET_ACTIVATION } from '../../ts/chain/params.js';
-import { DEV_MNEMONIC, keyPairFromMnemonic, randomKeyPair } from '../../ts/ledger/keys.js';
-import { signTransaction } from '../../ts/ledger/transaction.js';
-import { BASE_PER_COIN, WEI_PER_BASE } from '../../ts/ledger/units.js';
-import { getSupply } from '../../ts/ledger/supply.js';
-import { getAccount } from '../../ts/state/accounts.js';
+import {
+  DEV_MNEMONIC,
+  keyPairFromMnemonic,
+  randomKeyPair,
+  signTransaction,
+  BASE_PER_COIN,
+  WEI_PER_BASE,
+  getSupply,
+} from '../../ts/ledger/index.js';
+import { getAccount } from '../../ts/state/index.js';
 import { openRocksStore } from '../../ts/storage/index.js';
-import { toHex } from '../../ts/util/hex.js';
+import { toHex } from '../../ts/util/index.js';
 import { tempDir } from '../helpers/util.js';
 
 const alice = keyPairFromMnemonic(DEV_MNEMONIC, 0);

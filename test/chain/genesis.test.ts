@@ -2,8 +2,8 @@ import test from 'ava';
 import { join } from 'node:path';
 import { readGenesisFile, writeGenesisFile } from '../../ts/chain/genesis.js';
 import type { ChainParams } from '../../ts/chain/params.js';
-import { randomKeyPair } from '../../ts/ledger/keys.js';
-import { toHex } from '../../ts/util/hex.js';
+import { randomKeyPair } from '../../ts/ledger/index.js';
+import { toHex } from '../../ts/util/index.js';
 import { tempDir } from '../helpers/util.js';
 
 test('a written genesis file reads back to the same parameters (allocations beyond 2^53 exact)', (t) => {

@@ -5,9 +5,7 @@
  * under test). Any change to them is a consensus change.
  */
 import test from 'ava';
-import { collectionAddress } from '../../ts/ledger/nft/index.js';
-import { tokenContractAddress } from '../../ts/ledger/tokens/index.js';
-import { ZERO_ADDRESS } from '../../ts/ledger/units.js';
+import { collectionAddress, tokenContractAddress, ZERO_ADDRESS } from '../../ts/ledger/index.js';
 import { alice, bob, openFixtureChain, proposerKey, transfer } from '../helpers/chain-fixture.js';
 import { tempDir } from '../helpers/util.js';
 

@@ -5,9 +5,9 @@
 import { RLP } from '@ethereumjs/rlp';
 import test from 'ava';
 import { type BlockHeader, decodeBlock, encodeBlock, encodeHeader, encodeHeaderFields } from '../../ts/chain/block.js';
-import { encodeReceipts, encodeReceiptsReference } from '../../ts/execution/receipts.js';
-import { decodeTransaction, encodeTransaction, transactionFields } from '../../ts/ledger/transaction.js';
-import { toHex } from '../../ts/util/hex.js';
+import { encodeReceipts, encodeReceiptsReference } from '../../ts/execution/index.js';
+import { decodeTransaction, encodeTransaction, transactionFields } from '../../ts/ledger/index.js';
+import { toHex } from '../../ts/util/index.js';
 import { NOW, alice, bob, evmTransfer, openFixtureChain, proposerKey, transfer } from '../helpers/chain-fixture.js';
 import { tempDir } from '../helpers/util.js';
 

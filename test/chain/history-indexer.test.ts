@@ -11,9 +11,8 @@ import test from 'ava';
 import { Chain } from '../../ts/chain/chain.js';
 import type { HistoryRetention } from '../../ts/chain/state-history.js';
 import { validateChain } from '../../ts/chain/validate.js';
-import { accountKey, decodeAccount } from '../../ts/state/accounts.js';
-import { type KvStore, openRocksStore } from '../../ts/storage/index.js';
-import { changeSetPrefix, pendingChangeSetKey, prefixEnd } from '../../ts/storage/keys.js';
+import { accountKey, decodeAccount } from '../../ts/state/index.js';
+import { type KvStore, openRocksStore, changeSetPrefix, pendingChangeSetKey, prefixEnd } from '../../ts/storage/index.js';
 import { NOW } from '../helpers/chain-fixture.js';
 import {
   type Run,

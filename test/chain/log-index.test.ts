@@ -10,12 +10,11 @@ import {
   type DevChain,
 } from '../../bench/evm-fixtures.js';
 import { MAX_INDEXED_GROUP_TERMS } from '../../ts/chain/log-index.js';
-import { DEV_MNEMONIC, keyPairFromMnemonic, randomKeyPair } from '../../ts/ledger/keys.js';
-import { signTransaction } from '../../ts/ledger/transaction.js';
-import { getAccount } from '../../ts/state/accounts.js';
+import { DEV_MNEMONIC, keyPairFromMnemonic, randomKeyPair, signTransaction } from '../../ts/ledger/index.js';
+import { getAccount } from '../../ts/state/index.js';
 import { type FoundLog, type LogFilter, findLogs, logMatches, locateReceipts } from '../../ts/services/index.js';
 import { P, metaKey, prefixEnd } from '../../ts/storage/index.js';
-import { fromHex, to0x } from '../../ts/util/hex.js';
+import { fromHex, to0x } from '../../ts/util/index.js';
 import { tempDir } from '../helpers/util.js';
 import { rng } from '../helpers/util.js';
 

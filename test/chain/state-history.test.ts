@@ -4,9 +4,8 @@ import { dayOf } from '../../ts/chain/block-store.js';
 import { Chain } from '../../ts/chain/chain.js';
 import { HistoryUnavailableError, StaleStateViewError } from '../../ts/chain/state-history.js';
 import { validateChain } from '../../ts/chain/validate.js';
-import { accountKey, decodeAccount } from '../../ts/state/accounts.js';
-import { openRocksStore } from '../../ts/storage/index.js';
-import { changeSetPrefix, pendingChangeSetKey, prefixEnd } from '../../ts/storage/keys.js';
+import { accountKey, decodeAccount } from '../../ts/state/index.js';
+import { openRocksStore, changeSetPrefix, pendingChangeSetKey, prefixEnd } from '../../ts/storage/index.js';
 import { NOW, openFixtureChain } from '../helpers/chain-fixture.js';
 import {
   buildRandomChain,

@@ -2,13 +2,10 @@ import test from 'ava';
 import { Chain, applyGenesisAlloc } from '../../ts/chain/chain.js';
 import type { ChainParams } from '../../ts/chain/params.js';
 import { validateChain } from '../../ts/chain/validate.js';
-import { DEV_MNEMONIC, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
-import { signTransaction } from '../../ts/ledger/transaction.js';
-import { BASE_PER_COIN } from '../../ts/ledger/units.js';
-import { accountKey, getAccount } from '../../ts/state/accounts.js';
-import { STREAM_CHUNK, StateOverlay, StateStore } from '../../ts/state/state-store.js';
+import { DEV_MNEMONIC, keyPairFromMnemonic, signTransaction, BASE_PER_COIN } from '../../ts/ledger/index.js';
+import { accountKey, getAccount, STREAM_CHUNK, StateOverlay, StateStore } from '../../ts/state/index.js';
 import { openRocksStore } from '../../ts/storage/index.js';
-import { toHex } from '../../ts/util/hex.js';
+import { toHex } from '../../ts/util/index.js';
 import { checkpointParams, checkpointValidator } from '../helpers/checkpoint-chain.js';
 import { tempDir } from '../helpers/util.js';
 

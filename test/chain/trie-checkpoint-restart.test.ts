@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import type { Chain } from '../../ts/chain/chain.js';
 import { trieCheckpointsSupported } from '../../ts/chain/trie-checkpoint.js';
-import { toHex } from '../../ts/util/hex.js';
+import { toHex } from '../../ts/util/index.js';
 import { CHECKPOINT_EVERY, checkpointPath, extendTo, openCheckpointChain } from '../helpers/checkpoint-chain.js';
 import { tempDir, waitFor } from '../helpers/util.js';
 

@@ -3,7 +3,7 @@ import test from 'ava';
 import type { Block } from '../../ts/chain/block.js';
 import type { Chain } from '../../ts/chain/chain.js';
 import { writeGenesisFile } from '../../ts/chain/genesis.js';
-import { saveValidatorKey } from '../../ts/node/validator-key.js';
+import { saveValidatorKey } from '../../ts/node/index.js';
 import {
   alice,
   bob,

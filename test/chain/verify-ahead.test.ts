@@ -8,44 +8,18 @@
 import test from 'ava';
 import { type Block, decodeBlock, encodeBlock } from '../../ts/chain/block.js';
 import type { Chain } from '../../ts/chain/chain.js';
-import { PRECOMMIT, encodeJustification, voteDigest } from '../../ts/chain/justification.js';
-import { proposerAt } from '../../ts/chain/schedule.js';
 import { type BlockRule, InvalidBlockError } from '../../ts/chain/validate-block.js';
-import { type KeyPair, keyPairFromMnemonic, signDigest } from '../../ts/ledger/keys.js';
-import { isSignatureVerified } from '../../ts/ledger/rules.js';
-import type { SignedTransaction } from '../../ts/ledger/transaction.js';
-import { toHex } from '../../ts/util/hex.js';
+import { type KeyPair, keyPairFromMnemonic, signDigest, isSignatureVerified, type SignedTransaction } from '../../ts/ledger/index.js';
+import { toHex } from '../../ts/util/index.js';
 import { NOW, alice, bob, fixtureParams, openFixtureChain, reseal, transfer } from '../helpers/chain-fixture.js';
 import { tempDir } from '../helpers/util.js';
+import { bftKeyOf, bftKeys, bftParams, certificate as certificateOf, nextFinalized } from '../helpers/bft-blocks.js';
 
-const MNEMONIC = 'test test test test test test test test test test test junk';
-const keys = [4, 5, 6, 7].map((i) => keyPairFromMnemonic(MNEMONIC, i));
-const params = fixtureParams(keys); // DPoS+BFT from height 1 with four validators
-const keyOf = (address: string): KeyPair => keys.find((k) => k.address === address) as KeyPair;
-
-function certificate(b: Block, signers: KeyPair[]): Uint8Array {
-  const precommits = signers
-    .map((k) => {
-      const body = { type: PRECOMMIT, height: b.index, round: 0, block_hash: b.hash } as const;
-      return { validator: k.address, signature: toHex(signDigest(voteDigest(params.chainId, body), k.privateKey)) };
-    })
-    .sort((x, y) => (x.validator < y.validator ? -1 : 1));
-  return encodeJustification({ round: 0, precommits });
-}
-
-/** The next finalized block of `chain` (proposed by its scheduled proposer, three precommits), committed there. */
-async function next(chain: Chain, txs: SignedTransaction[]): Promise<Block> {
-  const h = chain.height + 1;
-  const proposer = keyOf(proposerAt(params, chain.state, h, 0)?.address as string);
-  const head = chain.head;
-  const lastCommit = head.consensus === 'DPoS+BFT' ? head.justification : new Uint8Array(0);
-  const exec = await chain.execute(txs, proposer.address, NOW, undefined, { last_commit: lastCommit, evidence: [] });
-  const sealed = chain.seal(exec, proposer, 0, { proposal: true });
-  chain.abandon(sealed);
-  const final = { ...sealed.block, justification: certificate(sealed.block, keys.slice(0, 3)) };
-  await chain.importBlock(final);
-  return final;
-}
+const keys = bftKeys;
+const params = bftParams(); // DPoS+BFT from height 1 with four validators
+const keyOf = bftKeyOf;
+const certificate = (b: Block, signers: KeyPair[]) => certificateOf(params, b, signers);
+const next = nextFinalized;
 
 /** A source chain with `n` finalized blocks of two transfers each, and an empty chain to sync them. */
 async function chains(t: import('ava').ExecutionContext, n: number): Promise<{ blocks: Block[]; sync: Chain }> {

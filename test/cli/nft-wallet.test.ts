@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import test from 'ava';
 import { runWallet } from '../../ts/cli/wallet.js';
-import { DEV_MNEMONIC, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
+import { DEV_MNEMONIC, keyPairFromMnemonic } from '../../ts/ledger/index.js';
 import { httpJson, startTestNode } from '../helpers/node.js';
 
 test('wallet nft: deploy, mint, transfer, approve, operator, burn, base-uri, freeze, show; failures reported', async (t) => {

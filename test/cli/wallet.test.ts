@@ -5,8 +5,7 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { formatBase, formatWei, parseAmount } from '../../ts/cli/amounts.js';
 import { runWallet } from '../../ts/cli/wallet.js';
-import { DEV_MNEMONIC, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
-import { BASE_PER_COIN } from '../../ts/ledger/units.js';
+import { DEV_MNEMONIC, keyPairFromMnemonic, BASE_PER_COIN } from '../../ts/ledger/index.js';
 import { httpJson, startTestNode } from '../helpers/node.js';
 
 const WALLET = fileURLToPath(new URL('../../ts/cli/wallet.js', import.meta.url));
@@ -165,6 +164,8 @@ test('wallet: token and stake commands with human-readable amounts; validators a
     lines.join('\n'),
   );
   const contract = (await httpJson(`${n.url}/tokens`)).body.tokens[0].contract;
+  // The deploy printed the new token's address, as `nft deploy` prints its collection.
+  t.true(lines.includes(`contract: ${contract}`), lines.join('\n'));
   t.is((await httpJson(`${n.url}/tokens/${contract}`)).body.supply, 100_050);
   t.is(await w4('token', 'transfer', '--contract', contract, '--to', a5, '--amount', '1.25'), 0, lines.join('\n'));
   t.is((await httpJson(`${n.url}/tokens/${contract}/balance/${a5}`)).body.balance, 125);

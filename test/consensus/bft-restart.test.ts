@@ -5,14 +5,12 @@
  * way a killed node restarts: what it was locked on must come back with its block.
  */
 import test, { type ExecutionContext } from 'ava';
-import { decodeBlock, encodeBlock } from '../../ts/chain/block.js';
-import type { Chain } from '../../ts/chain/chain.js';
-import { PRECOMMIT, PREVOTE, decodeJustification } from '../../ts/chain/justification.js';
+import { decodeBlock, encodeBlock, type Chain, PRECOMMIT, PREVOTE, decodeJustification } from '../../ts/chain/index.js';
 import { BftEngine, type ConsensusMessage } from '../../ts/consensus/bft.js';
 import { decodeConsensusMessage, encodeConsensusMessage } from '../../ts/consensus/messages.js';
 import { SignGuard } from '../../ts/consensus/privval.js';
-import { DEV_MNEMONIC, type KeyPair, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
-import { Mempool } from '../../ts/mempool/mempool.js';
+import { DEV_MNEMONIC, type KeyPair, keyPairFromMnemonic } from '../../ts/ledger/index.js';
+import { Mempool } from '../../ts/mempool/index.js';
 import type { KvStore } from '../../ts/storage/index.js';
 import { fixtureParams, openFixtureChain } from '../helpers/chain-fixture.js';
 import { tempDir, waitFor } from '../helpers/util.js';

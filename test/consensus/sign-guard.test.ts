@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
-import { encodeBlock } from '../../ts/chain/block.js';
+import { encodeBlock } from '../../ts/chain/index.js';
 import { STEP_PRECOMMIT, STEP_PREVOTE, STEP_PROPOSE, SignGuard } from '../../ts/consensus/privval.js';
 import { NOW, openFixtureChain, validBlock } from '../helpers/chain-fixture.js';
 import { tempDir } from '../helpers/util.js';

@@ -1,11 +1,9 @@
 import test from 'ava';
-import { evidenceId } from '../../ts/chain/evidence.js';
-import { PRECOMMIT, PREVOTE, type Vote, voteDigest } from '../../ts/chain/justification.js';
-import type { ActiveValidator } from '../../ts/chain/schedule.js';
+import { evidenceId, PRECOMMIT, PREVOTE, type Vote, voteDigest, type ActiveValidator } from '../../ts/chain/index.js';
 import { InvalidConsensusMessage } from '../../ts/consensus/messages.js';
 import { HeightVotes } from '../../ts/consensus/vote-set.js';
-import { type KeyPair, keyPairFromMnemonic, signDigest } from '../../ts/ledger/keys.js';
-import { toHex } from '../../ts/util/hex.js';
+import { type KeyPair, keyPairFromMnemonic, signDigest } from '../../ts/ledger/index.js';
+import { toHex } from '../../ts/util/index.js';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
 const keys = [4, 5, 6, 7].map((i) => keyPairFromMnemonic(MNEMONIC, i));

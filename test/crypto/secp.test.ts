@@ -1,7 +1,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import test from 'ava';
 import { jsBackend } from '../../ts/crypto/js.js';
-import { fromHex as hexToBytes } from '../../ts/util/hex.js';
+import { fromHex as hexToBytes } from '../../ts/util/index.js';
 import type { CryptoBackend } from '../../ts/crypto/types.js';
 import { N, bytes, compactSig, flip, flipS, hex, makeSigned, nativeOrSkip, noteBackends } from './fixtures.js';
 

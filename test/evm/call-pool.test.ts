@@ -1,7 +1,7 @@
 import test from 'ava';
 import { ethers } from 'ethers';
 import type { CallPool } from '../../ts/execution/index.js';
-import { parseConfig } from '../../ts/node/config.js';
+import { parseConfig } from '../../ts/node/index.js';
 import { compiled } from '../helpers/contracts.js';
 import { ethersWallet, headHeight, rpc, rpcOk, signCall, waitReceipt } from '../helpers/evm.js';
 import { httpJson, startTestNode } from '../helpers/node.js';
@@ -90,7 +90,7 @@ test.serial(
     t.teardown(() => roomy.stop());
     const RETURN_ONE = '0x600160005260206000f3';
     t.is(await rpcOk(roomy.url, 'eth_call', [{ data: RETURN_ONE }, 'latest']), ethers.toBeHex(1n, 32));
-    t.is(await rpcOk(roomy.url, 'eth_estimateGas', [{ data: RETURN_ONE }]), ethers.toQuantity(100_000));
+    t.true(BigInt(await rpcOk(roomy.url, 'eth_estimateGas', [{ data: RETURN_ONE }])) > 21_000n);
     t.is((roomy.node.ctx.evmCalls as CallPool).threads.length, 0, 'no call worker started for short calls');
     // An endless loop passes the inline 100 ms, starts over on a worker and ends there at the time limit.
     const n = await startTestNode({ rpcGasCap: 0n, rpcEvmTimeoutMs: 3000, rpcEvmInlineMs: 100 });

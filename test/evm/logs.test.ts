@@ -1,15 +1,19 @@
 import test from 'ava';
 import { join } from 'node:path';
 import { ethers } from 'ethers';
-import { EMPTY_BLOOM_HEX, type Block, blockHash, txMerkleRoot } from '../../ts/chain/block.js';
-import { Chain } from '../../ts/chain/chain.js';
-import { PRESET_ACTIVATION } from '../../ts/chain/params.js';
-import { writeGenesisFile } from '../../ts/chain/genesis.js';
-import { randomKeyPair } from '../../ts/ledger/keys.js';
-import { saveValidatorKey } from '../../ts/node/validator-key.js';
-import { BASE_PER_COIN } from '../../ts/ledger/units.js';
+import {
+  EMPTY_BLOOM_HEX,
+  type Block,
+  blockHash,
+  txMerkleRoot,
+  Chain,
+  PRESET_ACTIVATION,
+  writeGenesisFile,
+} from '../../ts/chain/index.js';
+import { randomKeyPair, BASE_PER_COIN } from '../../ts/ledger/index.js';
+import { saveValidatorKey } from '../../ts/node/index.js';
 import { openRocksStore } from '../../ts/storage/index.js';
-import { toHex } from '../../ts/util/hex.js';
+import { toHex } from '../../ts/util/index.js';
 import { compiled } from '../helpers/contracts.js';
 import { devKey, ethersProvider, ethersWallet, rpc, rpcOk, signCall, waitReceipt } from '../helpers/evm.js';
 import { type TestNode, httpJson, startTestNode } from '../helpers/node.js';

@@ -6,7 +6,7 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import { ethers } from 'ethers';
-import { devPatchKey } from '../../ts/chain/dev-patches.js';
+import { devPatchKey } from '../../ts/chain/index.js';
 import { compiled } from '../helpers/contracts.js';
 import { CHAIN_ID, errorStringData, ethersWallet, rpc, rpcOk, waitReceipt } from '../helpers/evm.js';
 import { type TestNode, startTestNode } from '../helpers/node.js';

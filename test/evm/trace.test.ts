@@ -1,10 +1,9 @@
 import test from 'ava';
 import { join } from 'node:path';
-import { writeGenesisFile } from '../../ts/chain/genesis.js';
-import { randomKeyPair } from '../../ts/ledger/keys.js';
-import { BASE_PER_COIN } from '../../ts/ledger/units.js';
-import { saveValidatorKey } from '../../ts/node/validator-key.js';
-import { toHex } from '../../ts/util/hex.js';
+import { writeGenesisFile } from '../../ts/chain/index.js';
+import { randomKeyPair, BASE_PER_COIN } from '../../ts/ledger/index.js';
+import { saveValidatorKey } from '../../ts/node/index.js';
+import { toHex } from '../../ts/util/index.js';
 import { ethers } from 'ethers';
 import { devKey, ethersWallet, rpc, rpcOk, sendNative, signCall, waitReceipt } from '../helpers/evm.js';
 import { startTestNode } from '../helpers/node.js';

@@ -114,15 +114,15 @@ test('viem: simulateContract revert gives ContractFunctionRevertedError with the
   const ok = await c.pub.simulateContract({ account, address, abi, functionName: 'storeChecked', args: [12n] });
   t.is(ok.request.functionName, 'storeChecked');
 
-  // estimateGas: 21000 for a plain transfer, at least 100000 with data, a revert for a reverting call.
+  // estimateGas: 21000 for a plain transfer, the exact estimate with data, a revert for a reverting call.
   t.is(await c.pub.estimateGas({ account, to: other.address, value: 1n }), 21_000n);
   const callGas = await c.pub.estimateGas({
     account,
     to: address,
     data: encodeFunctionData({ abi, functionName: 'store', args: [5n] }),
   });
-  // The call costs less than 100000 gas; the spec answers 100000 for any transaction with data.
-  t.is(callGas, 100_000n);
+  // The call costs less than 100000 gas: --dev answers the exact estimate (the spec's 100000 floor is for mainnet and testnet).
+  t.true(callGas > 21_000n && callGas < 100_000n, String(callGas));
   const estErr = await rejection(
     c.pub.estimateGas({ account, to: address, data: encodeFunctionData({ abi, functionName: 'storeChecked', args: [13n] }) }),
   );

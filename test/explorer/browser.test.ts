@@ -130,6 +130,34 @@ run('every page and alias renders in Chromium without console errors, and every 
   await page.close();
 });
 
+run('the home page at 1280 px shows the whole Latest transactions table (no column past the right edge)', async (t) => {
+  const page = await (await launch()).newPage();
+  await page.goto(`${f.n.url}/explorer`, { waitUntil: 'load' });
+  const fit = await page.evaluate(() => {
+    const d = (globalThis as unknown as { document: any }).document;
+    const viewport = d.documentElement.clientWidth as number;
+    const tables = [...d.querySelectorAll('section.two table')] as any[];
+    return {
+      viewport,
+      scrollWidth: d.documentElement.scrollWidth as number,
+      tables: tables.map((tb) => {
+        const box = tb.getBoundingClientRect();
+        const cells = [...tb.querySelectorAll('th, td')].map((c: any) => c.getBoundingClientRect().right as number);
+        // Inside its own box and the viewport, and not clipped by a scrolling wrapper.
+        const wrapper = tb.parentElement;
+        return { right: box.right, cellsRight: Math.max(...cells), clip: wrapper.scrollWidth - wrapper.clientWidth };
+      }),
+    };
+  });
+  t.is(fit.tables.length, 2, JSON.stringify(fit));
+  for (const tb of fit.tables) {
+    t.true(tb.cellsRight <= fit.viewport, JSON.stringify(fit));
+    t.true(tb.clip <= 0, JSON.stringify(fit));
+  }
+  t.true(fit.scrollWidth <= fit.viewport, JSON.stringify(fit));
+  await page.close();
+});
+
 run('the search box finds a transaction and shows "not found" for nonsense, without JavaScript', async (t) => {
   const page = await (await launch(false)).newPage();
   await page.goto(`${f.n.url}/explorer`);

@@ -10,7 +10,7 @@ import { ethers } from 'ethers';
 import { EvmSender } from '../../bench/evm-fixtures.js';
 import { compiled } from '../helpers/contracts.js';
 import { CONTRACTS_DIR, build, filesOf, fixture, postVerify } from '../helpers/verify.js';
-import { fromHex, to0x } from '../../ts/util/hex.js';
+import { fromHex, to0x } from '../../ts/util/index.js';
 import { devKey, rpcOk, waitReceipt } from '../helpers/evm.js';
 import { type TestNode, httpJson } from '../helpers/node.js';
 import { waitFor } from '../helpers/util.js';

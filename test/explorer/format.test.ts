@@ -1,10 +1,10 @@
 import test from 'ava';
-import { encodeJustification } from '../../ts/chain/justification.js';
+import { encodeJustification } from '../../ts/chain/index.js';
 import { type Block, commitCertificate } from '../../ts/services/index.js';
 import { barChart, shareChart } from '../../ts/explorer/charts.js';
 import { coins, coinsWei, int, percent, short, time, tokenAmount } from '../../ts/explorer/format.js';
 import { pagingParams } from '../../ts/explorer/params.js';
-import { formatUnits, groupThousands } from '../../ts/util/amounts.js';
+import { formatUnits, groupThousands } from '../../ts/util/index.js';
 
 test('amounts: units, thousands separators and every digit (beyond 2^53)', (t) => {
   t.is(coins(1_000_150_000_000n), '10,001.5 NATIVE');

@@ -7,15 +7,18 @@
  * transfer, an approval and a burn.
  */
 import { join } from 'node:path';
-import { writeGenesisFile } from '../../ts/chain/genesis.js';
-import { DEV_ACCOUNT_BALANCE_BASE, PRESET_ACTIVATION } from '../../ts/chain/params.js';
-import { type KeyPair, randomKeyPair } from '../../ts/ledger/keys.js';
-import { collectionAddress } from '../../ts/ledger/nft/index.js';
-import { tokenContractAddress } from '../../ts/ledger/tokens/index.js';
-import { signTransaction } from '../../ts/ledger/transaction.js';
-import { BASE_PER_COIN, ZERO_ADDRESS } from '../../ts/ledger/units.js';
-import { saveValidatorKey } from '../../ts/node/validator-key.js';
-import { toHex } from '../../ts/util/hex.js';
+import { writeGenesisFile, DEV_ACCOUNT_BALANCE_BASE, PRESET_ACTIVATION } from '../../ts/chain/index.js';
+import {
+  type KeyPair,
+  randomKeyPair,
+  collectionAddress,
+  tokenContractAddress,
+  signTransaction,
+  BASE_PER_COIN,
+  ZERO_ADDRESS,
+} from '../../ts/ledger/index.js';
+import { saveValidatorKey } from '../../ts/node/index.js';
+import { toHex } from '../../ts/util/index.js';
 import { CHAIN_ID, devKey } from '../helpers/evm.js';
 import { type TestNode, httpJson, startTestNode } from '../helpers/node.js';
 import { tempDir, waitFor } from '../helpers/util.js';

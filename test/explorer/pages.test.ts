@@ -223,7 +223,13 @@ test('SRC-20: holdings and transfers on the address page, decoded operations on 
   t.is((await get(`/explorer/address/${devKey(0).address}?tab=nft`)).status, 400);
 
   const transfer = await (await get(`/explorer/tx/${f.native.goldTransferTxid}`)).text();
-  t.regex(transfer, /<dt>Kind<\/dt><dd>SRC-20 Transfer<\/dd>/);
+  // One naming scheme for operation kinds: "<family> <action>" (Coin, EVM, SRC-20, SRC-721, Staking).
+  t.regex(transfer, /<dt>Kind<\/dt><dd>SRC-20 transfer<\/dd>/);
+  const kinds = [...(await (await get('/explorer/transactions')).text()).matchAll(/<span class="kind">([^<]*)<\/span>/g)].map(
+    (m) => m[1],
+  );
+  t.true(kinds.length > 5, kinds.join(', '));
+  for (const k of kinds) t.regex(k, /^(Coin|EVM|SRC-20|SRC-721|Staking) [a-z][a-z ]*$/, k);
   t.regex(transfer, /<dt>amount<\/dt><dd><span class="wrap">2,500 GLD<\/span>/);
   t.true(transfer.includes(`href="/explorer/tokens/${gold}" title="${gold}">Gold (GLD)</a>`));
   t.regex(transfer, /<h2>Tokens moved<\/h2>/);

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
-import type { TestnetNode } from '../../ts/node/testnet.js';
+import type { TestnetNode } from '../../ts/node/index.js';
 import { REPO, type Running, diagnose, freeBasePort, height, startNode, stopAll, stopNode } from '../helpers/devnet.js';
 import {
   type Haproxy,

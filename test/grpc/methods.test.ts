@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import anyTest, { type TestFn } from 'ava';
 import { ethers } from 'ethers';
 import { GrpcError, NativeGrpcService } from '../../ts/grpc/index.js';
-import { signTransaction } from '../../ts/ledger/transaction.js';
+import { signTransaction } from '../../ts/ledger/index.js';
 import { CHAIN_ID, devKey, devPrivateKey } from '../helpers/evm.js';
 import { type TestNode, httpJson, startTestNode } from '../helpers/node.js';
 import { waitFor } from '../helpers/util.js';

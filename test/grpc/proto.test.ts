@@ -9,9 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import { ConfigError, parseConfig } from '../../ts/node/config.js';
+import { ConfigError, parseConfig } from '../../ts/node/index.js';
 import { loadSync } from '@grpc/proto-loader';
 import { PROTO_FILE } from './client.js';
+import { Native } from '../../ts/grpc/gen/native/v1/native_pb.js';
+import { GRPC_WEB_PATH_PREFIX } from '../../ts/grpc/web-route.js';
 
 /** The schema with the field names as written in the .proto (keepCase). */
 const packageDefinition = loadSync(PROTO_FILE, { keepCase: true });
@@ -129,4 +131,8 @@ test('gRPC flags: dev listens on 50051 by default, mainnet and testnet not; off,
   t.true(parseConfig(['--dev', '--grpc-reflection'], {}).grpcReflection);
   t.true(parseConfig(['--dev'], { NATIVE_GRPC_REFLECTION: 'true' }).grpcReflection);
   t.throws(() => parseConfig(['--dev'], { NATIVE_GRPC_REFLECTION: 'yes' }), { instanceOf: ConfigError });
+});
+
+test('the gRPC-Web route known before gRPC loads is the generated service name', (t) => {
+  t.is(GRPC_WEB_PATH_PREFIX, `/${Native.typeName}/`);
 });

@@ -5,7 +5,7 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import { ethers } from 'ethers';
-import { signTransaction } from '../../ts/ledger/transaction.js';
+import { signTransaction } from '../../ts/ledger/index.js';
 import { compiled } from '../helpers/contracts.js';
 import { CHAIN_ID, devKey, devPrivateKey } from '../helpers/evm.js';
 import { type TestNode, startTestNode } from '../helpers/node.js';

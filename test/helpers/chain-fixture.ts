@@ -1,17 +1,28 @@
 import { join } from 'node:path';
 import { ethers } from 'ethers';
-import { type Block, blockHash, headerOf, txMerkleRoot } from '../../ts/chain/block.js';
-import { Chain } from '../../ts/chain/chain.js';
-import { type ChainParams, PRESET_ACTIVATION } from '../../ts/chain/params.js';
-import { proposerAt } from '../../ts/chain/schedule.js';
+import {
+  type Block,
+  blockHash,
+  headerOf,
+  txMerkleRoot,
+  Chain,
+  type ChainParams,
+  PRESET_ACTIVATION,
+  proposerAt,
+} from '../../ts/chain/index.js';
 import { chainCommon, decodeSignedEvmTransaction, storedEvmTransaction } from '../../ts/execution/index.js';
-import { type KeyPair, keyPairFromMnemonic, privateKeyHex, signDigest } from '../../ts/ledger/keys.js';
-import { type SignedTransaction, signTransaction } from '../../ts/ledger/transaction.js';
-import { BASE_PER_COIN } from '../../ts/ledger/units.js';
-import { StateStore } from '../../ts/state/state-store.js';
-import { openRocksStore } from '../../ts/storage/index.js';
-import type { KvStore } from '../../ts/storage/index.js';
-import { fromHex, toHex } from '../../ts/util/hex.js';
+import {
+  type KeyPair,
+  keyPairFromMnemonic,
+  privateKeyHex,
+  signDigest,
+  type SignedTransaction,
+  signTransaction,
+  BASE_PER_COIN,
+} from '../../ts/ledger/index.js';
+import { StateStore } from '../../ts/state/index.js';
+import { openRocksStore, type KvStore } from '../../ts/storage/index.js';
+import { fromHex, toHex } from '../../ts/util/index.js';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
 export const GENESIS_TS = 1_700_000_000;

@@ -6,14 +6,10 @@
  * - `during-checkpoint`: starts a checkpoint of the head and kills itself (SIGKILL) in the same tick.
  */
 import { join } from 'node:path';
-import { Chain } from '../../ts/chain/chain.js';
-import type { ChainParams } from '../../ts/chain/params.js';
-import { PRESET_ACTIVATION } from '../../ts/chain/params.js';
-import { DEV_MNEMONIC, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
-import { signTransaction } from '../../ts/ledger/transaction.js';
-import { BASE_PER_COIN } from '../../ts/ledger/units.js';
+import { Chain, type ChainParams, PRESET_ACTIVATION } from '../../ts/chain/index.js';
+import { DEV_MNEMONIC, keyPairFromMnemonic, signTransaction, BASE_PER_COIN } from '../../ts/ledger/index.js';
 import { type KvStore, openRocksStore } from '../../ts/storage/index.js';
-import { toHex } from '../../ts/util/hex.js';
+import { toHex } from '../../ts/util/index.js';
 
 const alice = keyPairFromMnemonic(DEV_MNEMONIC, 0);
 export const checkpointValidator = keyPairFromMnemonic(DEV_MNEMONIC, 7);

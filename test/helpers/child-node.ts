@@ -1,9 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { type ChainValidation, validateChain } from '../../ts/chain/validate.js';
-import { parseConfig } from '../../ts/node/config.js';
-import { NativeNode } from '../../ts/node/node.js';
+import { type ChainValidation, validateChain } from '../../ts/chain/index.js';
+import { parseConfig, NativeNode } from '../../ts/node/index.js';
 import { TEST_NODE_ENV } from './node.js';
 import { waitFor } from './util.js';
 

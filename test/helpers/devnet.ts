@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExecutionContext } from 'ava';
-import type { TestnetNode } from '../../ts/node/testnet.js';
+import type { TestnetNode } from '../../ts/node/index.js';
 import { rpcOk } from './evm.js';
 import { httpJson } from './node.js';
 
@@ -65,6 +65,13 @@ export interface Running {
   logs: string[];
 }
 
+const PENALTY_LINE = /"msg":"peer (penalized|misbehaved)"/;
+/**
+ * Every penalty line any node started by this process logged, whole and across restarts (`logs` drops its
+ * oldest chunks, and a restarted node gets a new Running).
+ */
+const penaltyLines: { node: string; line: string }[] = [];
+
 /** Start a node with its nodes.json `start` command (from the repository root), plus extra arguments. */
 export function startNode(node: TestnetNode, extra: string[] = [], env: NodeJS.ProcessEnv = {}): Running {
   const argv = [...node.start.split(' ').filter(Boolean), ...extra];
@@ -74,12 +81,16 @@ export function startNode(node: TestnetNode, extra: string[] = [], env: NodeJS.P
     env: { ...process.env, NATIVE_LOG_LEVEL: 'info', ...env },
   });
   const logs: string[] = [];
+  let partial = '';
   // NATIVE_TEST_LOG_DIR keeps every node's whole log in that dir (named <network dir>-<name>.log; restarts append).
   const dir = process.env.NATIVE_TEST_LOG_DIR;
   const file = dir ? join(dir, `${basename(dirname(node.data_dir))}-${node.name}.log`) : null;
   if (dir) mkdirSync(dir, { recursive: true });
   const keep = (d: Buffer) => {
     logs.push(d.toString());
+    const lines = (partial + d.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) if (PENALTY_LINE.test(line)) penaltyLines.push({ node: node.name, line });
     if (logs.length > 4000) logs.splice(0, 1000);
     if (file) appendFileSync(file, d);
   };
@@ -194,4 +205,55 @@ export async function diagnose(rs: (Running | null)[], lines = 30): Promise<stri
   const states = await Promise.all(live.map(nodeState));
   const logs = live.map((r) => `--- ${r.node.name} log tail ---\n${tail(r, lines)}`);
   return [`network state at ${new Date().toISOString()}:`, ...states, ...logs].join('\n');
+}
+
+/** Node i's multiaddr (/ip4/…/tcp/…/p2p/<id>), read from another node's static peer list in nodes.json. */
+export function multiaddrOf(nodes: TestnetNode[], i: number): string {
+  const other = nodes[(i + 1) % nodes.length];
+  const argv = other.start.split(' ');
+  const peers = argv[argv.indexOf('--peers') + 1].split(',');
+  const found = peers.find((p) => p.includes(`/tcp/${nodes[i].p2p_port}/`));
+  if (!found) throw new Error(`no multiaddr for ${nodes[i].name}`);
+  return found;
+}
+
+/** Every node's libp2p peer id, mapped to its name (from the static peer lists of nodes.json). */
+export function devnetPeerIds(nodes: TestnetNode[]): Map<string, string> {
+  const ids = new Map<string, string>();
+  nodes.forEach((n, i) => {
+    const id = /\/p2p\/(\w+)$/.exec(multiaddrOf(nodes, i))?.[1];
+    if (id) ids.set(id, n.name);
+  });
+  return ids;
+}
+
+/**
+ * Penalties one devnet node gave another (each node logs every penalty as one JSON line, 'peer
+ * penalized', with the peer id; docs/p2p.md): the invariant "no honest node is ever scored down by
+ * another honest node". Returns the offending lines, as "<node>: <line>".
+ */
+export function honestPenalties(nodes: TestnetNode[]): string[] {
+  const honest = devnetPeerIds(nodes);
+  const names = new Set(nodes.map((n) => n.name));
+  const found: string[] = [];
+  for (const { node, line } of penaltyLines) {
+    if (!names.has(node)) continue;
+    let peer: unknown;
+    try {
+      peer = (JSON.parse(line) as { peer?: unknown }).peer;
+    } catch {
+      continue;
+    }
+    if (typeof peer === 'string' && honest.has(peer)) found.push(`${node} penalized ${honest.get(peer)}: ${line}`);
+  }
+  return found;
+}
+
+/** Penalty lines a node logged (any peer), for tests that expect an attacker to be penalized. */
+export const penaltiesBy = (node: TestnetNode): string[] => penaltyLines.filter((p) => p.node === node.name).map((p) => p.line);
+
+/** Fail the test when any devnet node penalized another (see honestPenalties). */
+export function assertNoHonestPenalties(t: ExecutionContext, nodes: TestnetNode[]): void {
+  const found = honestPenalties(nodes);
+  t.deepEqual(found.slice(0, 5), [], `${found.length} penalties between honest nodes`);
 }

@@ -1,7 +1,6 @@
 import { ethers } from 'ethers';
 import { defineChain } from 'viem';
-import { DEV_MNEMONIC, type KeyPair, keyPairFromMnemonic, privateKeyHex } from '../../ts/ledger/keys.js';
-import { signTransaction } from '../../ts/ledger/transaction.js';
+import { DEV_MNEMONIC, type KeyPair, keyPairFromMnemonic, privateKeyHex, signTransaction } from '../../ts/ledger/index.js';
 import { httpJson } from './node.js';
 import { waitFor } from './util.js';
 

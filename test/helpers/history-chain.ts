@@ -5,15 +5,18 @@
  */
 import type { ExecutionContext } from 'ava';
 import { ethers } from 'ethers';
-import type { Chain } from '../../ts/chain/chain.js';
+import type { Chain } from '../../ts/chain/index.js';
 import { chainCommon, decodeSignedEvmTransaction, storedEvmTransaction } from '../../ts/execution/index.js';
-import { type KeyPair, keyPairFromMnemonic, privateKeyHex } from '../../ts/ledger/keys.js';
-import type { SignedTransaction } from '../../ts/ledger/transaction.js';
-import { BASE_PER_COIN } from '../../ts/ledger/units.js';
+import {
+  type KeyPair,
+  keyPairFromMnemonic,
+  privateKeyHex,
+  type SignedTransaction,
+  BASE_PER_COIN,
+} from '../../ts/ledger/index.js';
 import { balanceWeiAt, codeAtHeight, ethCall, nonceAt, storageAtHeight } from '../../ts/services/index.js';
-import { accountKey, decodeAccount, storageKey } from '../../ts/state/accounts.js';
-import type { KeyStr } from '../../ts/state/state-store.js';
-import { fromHex } from '../../ts/util/hex.js';
+import { accountKey, decodeAccount, storageKey, type KeyStr } from '../../ts/state/index.js';
+import { fromHex } from '../../ts/util/index.js';
 import { GENESIS_TS, NOW, fixtureParams, proposerKey, transfer } from './chain-fixture.js';
 import { compiled } from './contracts.js';
 

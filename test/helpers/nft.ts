@@ -1,14 +1,22 @@
 import type { ExecutionContext } from 'ava';
-import type { Chain } from '../../ts/chain/chain.js';
-import { type KeyPair, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
-import { NftLists, NftReads, collectionAddress, nftInvariantViolations } from '../../ts/ledger/nft/index.js';
-import { type SignedTransaction, signTransaction } from '../../ts/ledger/transaction.js';
-import { BASE_PER_COIN, MIN_TX_FEE_BASE, ZERO_ADDRESS } from '../../ts/ledger/units.js';
-import { TxAdmission } from '../../ts/mempool/admission.js';
-import { DEFAULT_MEMPOOL_LIMITS, Mempool } from '../../ts/mempool/mempool.js';
-import { NS, getAccount } from '../../ts/state/accounts.js';
+import type { Chain } from '../../ts/chain/index.js';
+import {
+  type KeyPair,
+  keyPairFromMnemonic,
+  NftLists,
+  NftReads,
+  collectionAddress,
+  nftInvariantViolations,
+  type SignedTransaction,
+  signTransaction,
+  BASE_PER_COIN,
+  MIN_TX_FEE_BASE,
+  ZERO_ADDRESS,
+} from '../../ts/ledger/index.js';
+import { TxAdmission, DEFAULT_MEMPOOL_LIMITS, Mempool } from '../../ts/mempool/index.js';
+import { NS, getAccount } from '../../ts/state/index.js';
 import { nftIndexOf } from '../../ts/services/index.js';
-import { stringifyExact } from '../../ts/util/json.js';
+import { stringifyExact } from '../../ts/util/index.js';
 import { GENESIS_TS, NOW, alice, fixtureParams, openFixtureChain, proposerKey } from './chain-fixture.js';
 import { tempDir } from './util.js';
 

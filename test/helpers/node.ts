@@ -1,8 +1,16 @@
+import { join } from 'node:path';
 import { pino } from 'pino';
-import { type NodeConfig, parseConfig } from '../../ts/node/config.js';
-import { NativeNode } from '../../ts/node/node.js';
-import { parseJsonExact, stringifyExact } from '../../ts/util/json.js';
+import { type NodeConfig, parseConfig, NativeNode, saveValidatorKey } from '../../ts/node/index.js';
+import { parseJsonExact, stringifyExact, toHex } from '../../ts/util/index.js';
 import { tempDir } from './util.js';
+import {
+  writeGenesisFile,
+  type ChainParams,
+  DEFAULT_EPOCH_LENGTH,
+  DEV_ACCOUNT_BALANCE_BASE,
+  PRESET_ACTIVATION,
+} from '../../ts/chain/index.js';
+import { DEV_MNEMONIC, type KeyPair, keyPairFromMnemonic, randomKeyPair } from '../../ts/ledger/index.js';
 
 export interface TestNode {
   node: NativeNode;
@@ -83,4 +91,43 @@ export async function httpJson<T = any>(url: string, init?: RequestInit & { json
     parsed = null;
   }
   return { status: res.status, body: parsed as T, text, headers: res.headers };
+}
+
+/**
+ * A dev node from a genesis file whose validator has no stake (a PoA authority; new dev chains stake theirs):
+ * the proposer keeps the coinbase, the interface's fee split (floor(fee/2) to the proposer) as it reads.
+ */
+export async function startUnstakedDevNode(overrides: Partial<NodeConfig> = {}): Promise<TestNode> {
+  const tmp = tempDir();
+  const key = randomKeyPair();
+  saveValidatorKey(tmp.dir, key);
+  const genesisFile = join(tmp.dir, 'genesis.json');
+  writeGenesisFile(genesisFile, unstakedDevParams(key, 'osaka'));
+  const n = await startTestNode({ ...overrides, dataDir: tmp.dir, genesisFile }).catch((err) => {
+    tmp.cleanup();
+    throw err;
+  });
+  return {
+    ...n,
+    stop: async () => {
+      await n.stop();
+      tmp.cleanup();
+    },
+  };
+}
+
+/** A dev genesis as every dev chain had before validators were staked: ten accounts of 10,000 coins, `key` unstaked. */
+export function unstakedDevParams(key: KeyPair, evmHardfork: string): ChainParams {
+  const alloc = new Map<string, bigint>();
+  for (let i = 0; i < 10; i++) alloc.set(keyPairFromMnemonic(DEV_MNEMONIC, i).address, DEV_ACCOUNT_BALANCE_BASE);
+  return {
+    network: 'dev',
+    chainId: 7120,
+    genesisTimestamp: Math.floor(Date.now() / 1000),
+    activation: PRESET_ACTIVATION.dev,
+    validators: [{ address: key.address, public_key: toHex(key.publicKey), name: 'native-node-dev' }],
+    alloc,
+    evmHardfork,
+    epochLength: DEFAULT_EPOCH_LENGTH,
+  };
 }

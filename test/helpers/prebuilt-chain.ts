@@ -8,16 +8,19 @@
 import { cpSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ethers } from 'ethers';
-import { Chain } from '../../ts/chain/chain.js';
-import { readGenesisFile } from '../../ts/chain/genesis.js';
-import { PRECOMMIT, encodeJustification, voteDigest } from '../../ts/chain/justification.js';
-import { proposerAt } from '../../ts/chain/schedule.js';
+import { Chain, readGenesisFile, PRECOMMIT, encodeJustification, voteDigest, proposerAt } from '../../ts/chain/index.js';
 import { chainCommon, decodeSignedEvmTransaction, storedEvmTransaction } from '../../ts/execution/index.js';
-import { type KeyPair, keyPairFromPrivate, privateKeyHex, signDigest } from '../../ts/ledger/keys.js';
-import { type SignedTransaction, signTransaction } from '../../ts/ledger/transaction.js';
-import type { TestnetNode } from '../../ts/node/testnet.js';
+import {
+  type KeyPair,
+  keyPairFromPrivate,
+  privateKeyHex,
+  signDigest,
+  type SignedTransaction,
+  signTransaction,
+} from '../../ts/ledger/index.js';
+import type { TestnetNode } from '../../ts/node/index.js';
 import { openRocksStore } from '../../ts/storage/index.js';
-import { fromHex, toHex } from '../../ts/util/hex.js';
+import { fromHex, toHex } from '../../ts/util/index.js';
 import { compiled } from './contracts.js';
 import { devKey } from './evm.js';
 

@@ -16,12 +16,14 @@ import {
   lastCommitHash,
   receiptsRootOf,
   txMerkleRoot,
-} from '../../ts/chain/block.js';
+  PRECOMMIT,
+  encodeJustification,
+  voteDigest,
+} from '../../ts/chain/index.js';
 import { encodeReceipts } from '../../ts/execution/index.js';
-import { PRECOMMIT, encodeJustification, voteDigest } from '../../ts/chain/justification.js';
-import { type KeyPair, signDigest } from '../../ts/ledger/keys.js';
-import { P2PNetwork, peerIdOfNodeKey } from '../../ts/network/index.js';
-import { fromHex, toHex } from '../../ts/util/hex.js';
+import { type KeyPair, signDigest } from '../../ts/ledger/index.js';
+import { P2PNetwork, peerIdOfNodeKey, type GossipTopic } from '../../ts/network/index.js';
+import { fromHex, toHex } from '../../ts/util/index.js';
 
 export interface RoguePeer {
   net: P2PNetwork;
@@ -29,20 +31,35 @@ export interface RoguePeer {
   stop(): Promise<void>;
 }
 
-/** Connect a fresh peer to `target` (a multiaddr with /p2p/<id>) on the given chain. */
-export async function startRoguePeer(o: { chainId: number; genesisHash: string; target: string }): Promise<RoguePeer> {
+/**
+ * Connect a fresh peer (a new node key) to `target` (multiaddrs with /p2p/<id>) on the given chain. It
+ * relays nothing it receives (every message is IGNOREd), so it is never a path between the nodes;
+ * `observe` sees every gossip message delivered to it.
+ */
+export async function startRoguePeer(o: {
+  chainId: number;
+  genesisHash: string;
+  target: string | string[];
+  observe?: (topic: GossipTopic, bytes: Uint8Array, from: string) => void;
+}): Promise<RoguePeer> {
   const nodeKey = randomBytes(32);
+  const seen = (topic: GossipTopic) => async (bytes: Uint8Array, from: string) => {
+    o.observe?.(topic, bytes, from);
+    return 'ignore' as const;
+  };
   const net = new P2PNetwork({
     nodeKey,
     host: '127.0.0.1',
     port: 0,
-    peers: [o.target],
+    peers: typeof o.target === 'string' ? [o.target] : o.target,
     chainId: o.chainId,
     genesisHash: o.genesisHash,
     status: () => ({ chain_id: o.chainId, genesis_hash: o.genesisHash, head_height: 0, head_hash: '00'.repeat(32) }),
     blocks: async () => [],
-    onTransaction: async () => undefined,
-    onBlock: async () => undefined,
+    onTransaction: seen('tx'),
+    onBlock: seen('block'),
+    onConsensus: seen('consensus'),
+    onEvidence: seen('evidence'),
     log: pino({ level: 'silent' }),
   });
   await net.start();

@@ -4,20 +4,24 @@
  * signatures over blocks or disk, so thousands of blocks take seconds. `lastCommit` lets a test say who
  * signed the parent (downtime).
  */
-import { applyGenesisAlloc } from '../../ts/chain/chain.js';
-import { type ChainParams, ledgerParams } from '../../ts/chain/params.js';
-import { validatorSetAt } from '../../ts/chain/schedule.js';
+import { applyGenesisAlloc, type ChainParams, ledgerParams, validatorSetAt } from '../../ts/chain/index.js';
 import { type BlockEnv, type ExecutionResult, executeBlock, operationEnv } from '../../ts/execution/index.js';
-import { applyDoubleSign, operationFailure } from '../../ts/ledger/executor.js';
-import { type KeyPair, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
-import { TREASURY_ADDRESS } from '../../ts/ledger/rewards.js';
-import { getTotals } from '../../ts/ledger/staking/index.js';
-import { getSupply } from '../../ts/ledger/supply.js';
-import { type SignedTransaction, signTransaction } from '../../ts/ledger/transaction.js';
-import { BASE_PER_COIN, WEI_PER_BASE, ZERO_ADDRESS } from '../../ts/ledger/units.js';
-import { toHex } from '../../ts/util/hex.js';
-import { addressFromAccountKey, decodeAccount } from '../../ts/state/accounts.js';
-import { StateOverlay, StateStore } from '../../ts/state/state-store.js';
+import {
+  applyDoubleSign,
+  operationFailure,
+  type KeyPair,
+  keyPairFromMnemonic,
+  TREASURY_ADDRESS,
+  getTotals,
+  getSupply,
+  type SignedTransaction,
+  signTransaction,
+  BASE_PER_COIN,
+  WEI_PER_BASE,
+  ZERO_ADDRESS,
+} from '../../ts/ledger/index.js';
+import { toHex } from '../../ts/util/index.js';
+import { addressFromAccountKey, decodeAccount, StateOverlay, StateStore } from '../../ts/state/index.js';
 
 export class StakingHarness {
   readonly state = new StateStore();

@@ -1,6 +1,6 @@
 import test from 'ava';
-import { EventIndex } from '../../ts/chain/event-index.js';
-import { type ReceiptRecord, decodeReceipts, encodeReceipts, encodeReceiptsReference } from '../../ts/execution/receipts.js';
+import { EventIndex } from '../../ts/chain/index.js';
+import { type ReceiptRecord, decodeReceipts, encodeReceipts, encodeReceiptsReference } from '../../ts/execution/index.js';
 import { type NativeEvent, decodeEvents, encodeEvents } from '../../ts/ledger/events.js';
 import { decodeOperation } from '../../ts/ledger/operations.js';
 import { minimumFee } from '../../ts/ledger/rules.js';

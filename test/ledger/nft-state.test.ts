@@ -3,9 +3,7 @@ import { sha256 } from '../../ts/crypto/index.js';
 import type { KeyPair } from '../../ts/ledger/keys.js';
 import { rawCollection, tokenKey } from '../../ts/ledger/nft/keys.js';
 import type { SignedTransaction } from '../../ts/ledger/transaction.js';
-import { getAccount } from '../../ts/state/accounts.js';
-import { keyBytes } from '../../ts/state/state-store.js';
-import { verifyStateProof } from '../../ts/state/trie.js';
+import { getAccount, keyBytes, verifyStateProof } from '../../ts/state/index.js';
 import { alice, bob } from '../helpers/chain-fixture.js';
 import { carol, deployFields, invariantsHold, nftInvariants, nftScenario, nftState } from '../helpers/nft.js';
 

@@ -1,6 +1,5 @@
 import test from 'ava';
-import { validateChain } from '../../ts/chain/validate.js';
-import { validatorSetAt } from '../../ts/chain/schedule.js';
+import { validateChain, validatorSetAt, type Chain } from '../../ts/chain/index.js';
 import { TREASURY_ADDRESS } from '../../ts/ledger/rewards.js';
 import {
   getActiveSet,
@@ -11,14 +10,13 @@ import {
   rewardsPaid,
   segmentReward,
 } from '../../ts/ledger/staking/index.js';
-import { stakingRewards } from '../../ts/services/staking-rewards.js';
+import { stakingRewards } from '../../ts/services/index.js';
 import { ZERO_ADDRESS } from '../../ts/ledger/units.js';
-import { getAccount } from '../../ts/state/accounts.js';
-import { toHex } from '../../ts/util/hex.js';
+import { getAccount } from '../../ts/state/index.js';
+import { toHex } from '../../ts/util/index.js';
 import { alice, bob, fixtureParams, openFixtureChain, validatorKeys } from '../helpers/chain-fixture.js';
 import { tempDir } from '../helpers/util.js';
 import { transfer } from '../helpers/chain-fixture.js';
-import type { Chain } from '../../ts/chain/chain.js';
 
 const COIN = 100_000_000n;
 

@@ -18,7 +18,7 @@ import type { ExecutionResult } from '../../ts/execution/index.js';
 import type { RewardSegment } from '../../ts/ledger/staking/index.js';
 import { getSupply } from '../../ts/ledger/supply.js';
 import { BASE_PER_COIN, WEI_PER_BASE } from '../../ts/ledger/units.js';
-import { getAccount } from '../../ts/state/accounts.js';
+import { getAccount } from '../../ts/state/index.js';
 import { StakingHarness, probe, stakingParams, stakingPeople, stakingValidators } from '../helpers/staking-harness.js';
 
 const COIN = BASE_PER_COIN;

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { consensusPhaseAt, validatorSetAt } from '../../ts/chain/schedule.js';
+import { consensusPhaseAt, validatorSetAt } from '../../ts/chain/index.js';
 import type { KeyPair } from '../../ts/ledger/keys.js';
 import {
   MIN_BFT_VALIDATORS,
@@ -19,7 +19,7 @@ import {
   sharesValue,
 } from '../../ts/ledger/staking/index.js';
 import { BASE_PER_COIN } from '../../ts/ledger/units.js';
-import { toHex } from '../../ts/util/hex.js';
+import { toHex } from '../../ts/util/index.js';
 import {
   StakingHarness,
   dryRunFailure,

@@ -1,10 +1,8 @@
 import test from 'ava';
-import { validateChain } from '../../ts/chain/validate.js';
+import { validateChain } from '../../ts/chain/index.js';
 import { sha256 } from '../../ts/crypto/index.js';
 import { TOKEN_EVENTS, getToken, tokenBalance, tokenBalanceKey, tokenContractAddress } from '../../ts/ledger/tokens/index.js';
-import { getAccount } from '../../ts/state/accounts.js';
-import { keyBytes } from '../../ts/state/state-store.js';
-import { verifyStateProof } from '../../ts/state/trie.js';
+import { getAccount, keyBytes, verifyStateProof } from '../../ts/state/index.js';
 import { ZERO_ADDRESS } from '../../ts/ledger/units.js';
 import { alice, bob, openFixtureChain, proposerKey, transfer } from '../helpers/chain-fixture.js';
 import { tempDir } from '../helpers/util.js';

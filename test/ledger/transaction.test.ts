@@ -7,7 +7,7 @@ import {
   signTransaction,
   signingPayload,
 } from '../../ts/ledger/transaction.js';
-import { parseJsonExact, stringifyExact } from '../../ts/util/json.js';
+import { parseJsonExact, stringifyExact } from '../../ts/util/index.js';
 import { checkIntegrity as checkTransactionIntegrity } from '../../ts/ledger/rules.js';
 
 const alice = keyPairFromMnemonic(DEV_MNEMONIC, 0);

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { type TxSource, TxAdmission } from '../../ts/mempool/admission.js';
 import { DEFAULT_MEMPOOL_LIMITS, Mempool } from '../../ts/mempool/mempool.js';
-import { type SignedTransaction, signTransaction } from '../../ts/ledger/transaction.js';
+import { type SignedTransaction, signTransaction } from '../../ts/ledger/index.js';
 import { NOW, alice, bob, evmTransfer, openFixtureChain, proposerKey, transfer } from '../helpers/chain-fixture.js';
 import { tempDir } from '../helpers/util.js';
 import { join } from 'node:path';

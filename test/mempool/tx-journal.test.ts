@@ -1,8 +1,7 @@
 import { closeSync, openSync, readFileSync, readdirSync, statSync, truncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
-import type { KeyPair } from '../../ts/ledger/keys.js';
-import { type SignedTransaction, signTransaction } from '../../ts/ledger/transaction.js';
+import { type KeyPair, type SignedTransaction, signTransaction } from '../../ts/ledger/index.js';
 import { GroupCommit, TxJournal, readFrames } from '../../ts/mempool/tx-journal.js';
 import { spawnNode } from '../helpers/child-node.js';
 import { CHAIN_ID, devKey } from '../helpers/evm.js';

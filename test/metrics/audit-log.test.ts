@@ -1,5 +1,5 @@
 import test from 'ava';
-import { AUDIT_LOG_MAX_ENTRIES, type AuditEntry, AuditLog, redactConfig } from '../../ts/services/audit-log.js';
+import { AUDIT_LOG_MAX_ENTRIES, type AuditEntry, AuditLog, redactConfig } from '../../ts/services/index.js';
 import { openRocksStore, P } from '../../ts/storage/index.js';
 import { httpJson, startTestNode } from '../helpers/node.js';
 import { tempDir } from '../helpers/util.js';

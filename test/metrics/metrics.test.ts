@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { Registry } from 'prom-client';
-import { DEV_MNEMONIC, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
-import { signTransaction } from '../../ts/ledger/transaction.js';
+import { DEV_MNEMONIC, keyPairFromMnemonic, signTransaction } from '../../ts/ledger/index.js';
 import {
   ApiKeyMetrics,
   closeMetrics,

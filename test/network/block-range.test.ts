@@ -10,7 +10,7 @@ import test from 'ava';
 import { pino } from 'pino';
 import { MAX_RANGE_BYTES, P2PNetwork, PeerMisbehaviour, RangeInterrupted } from '../../ts/network/index.js';
 import type { RangeSource } from '../../ts/network/block-range.js';
-import { RangeFetcher } from '../../ts/sync/range-fetcher.js';
+import { RangeFetcher } from '../../ts/sync/index.js';
 import { waitFor } from '../helpers/util.js';
 
 const CHAIN_ID = 7120;

@@ -9,16 +9,15 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { ethers } from 'ethers';
-import { genesisIdentity, readGenesisFile } from '../../ts/chain/genesis.js';
-import { PREVOTE, type Vote, voteDigest } from '../../ts/chain/justification.js';
-import { encodeConsensusMessage } from '../../ts/consensus/messages.js';
-import { signDigest } from '../../ts/ledger/keys.js';
-import { signTransaction } from '../../ts/ledger/transaction.js';
-import { type TestnetNode, generateTestnet } from '../../ts/node/testnet.js';
-import { toHex } from '../../ts/util/hex.js';
+import { genesisIdentity, readGenesisFile, PREVOTE, type Vote, voteDigest } from '../../ts/chain/index.js';
+import { encodeConsensusMessage } from '../../ts/consensus/index.js';
+import { signDigest, signTransaction } from '../../ts/ledger/index.js';
+import { type TestnetNode, generateTestnet } from '../../ts/node/index.js';
+import { toHex } from '../../ts/util/index.js';
 import {
   type Running,
   assertAgree,
+  assertNoHonestPenalties,
   diagnose,
   exited,
   freeBasePort,
@@ -140,6 +139,12 @@ test.afterEach.always(async (t) => {
 test.after.always(async () => {
   await stopAll(running.filter((r): r is Running => r !== null));
   cleanup();
+});
+
+// Every step's misbehaving peers are outsiders: whatever the faults, no node ever penalized another (their
+// penalty lines, scanned from every node's log across restarts; docs/p2p.md).
+test.afterEach('no node of the network penalized another', (t) => {
+  assertNoHonestPenalties(t, nodes);
 });
 
 test.serial(

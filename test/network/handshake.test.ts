@@ -7,9 +7,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
-import { genesisIdentity, readGenesisFile } from '../../ts/chain/genesis.js';
-import { generateTestnet } from '../../ts/node/testnet.js';
-import { type Running, assertAgree, diagnose, freeBasePort, heights, startNode, stopAll, tail } from '../helpers/devnet.js';
+import { genesisIdentity, readGenesisFile } from '../../ts/chain/index.js';
+import { generateTestnet } from '../../ts/node/index.js';
+import {
+  type Running,
+  assertAgree,
+  assertNoHonestPenalties,
+  diagnose,
+  freeBasePort,
+  heights,
+  startNode,
+  stopAll,
+  tail,
+} from '../helpers/devnet.js';
 import { httpJson } from '../helpers/node.js';
 import { tempDir, waitFor } from '../helpers/util.js';
 
@@ -157,4 +167,5 @@ test('a fresh network passes PoA into DPoS+BFT at its activation height, with a 
   t.is(blocks[0].consensus, 'PoA');
   t.is(blocks[1].consensus, 'DPoS+BFT');
   t.true(blocks[1].has_justification);
+  assertNoHonestPenalties(t, nodes);
 });

@@ -1,8 +1,13 @@
 import test from 'ava';
-import { DEV_MNEMONIC, type KeyPair, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
-import { tokenContractAddress } from '../../ts/ledger/tokens/index.js';
-import { type SignedTransaction, signTransaction } from '../../ts/ledger/transaction.js';
-import { ZERO_ADDRESS } from '../../ts/ledger/units.js';
+import {
+  DEV_MNEMONIC,
+  type KeyPair,
+  keyPairFromMnemonic,
+  tokenContractAddress,
+  type SignedTransaction,
+  signTransaction,
+  ZERO_ADDRESS,
+} from '../../ts/ledger/index.js';
 import { replayDataDir, spawnNode } from '../helpers/child-node.js';
 import { httpJson } from '../helpers/node.js';
 import { tempDir, waitFor } from '../helpers/util.js';

@@ -1,6 +1,5 @@
 import test from 'ava';
-import { DEV_MNEMONIC, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
-import { signTransaction } from '../../ts/ledger/transaction.js';
+import { DEV_MNEMONIC, keyPairFromMnemonic, signTransaction } from '../../ts/ledger/index.js';
 import { spawnNode } from '../helpers/child-node.js';
 import { httpJson } from '../helpers/node.js';
 import { tempDir, waitFor } from '../helpers/util.js';

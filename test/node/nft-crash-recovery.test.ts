@@ -1,6 +1,5 @@
 import test from 'ava';
-import { collectionAddress } from '../../ts/ledger/nft/index.js';
-import type { SignedTransaction } from '../../ts/ledger/transaction.js';
+import { collectionAddress, type SignedTransaction } from '../../ts/ledger/index.js';
 import { alice, bob, carol, dave, erin, post } from '../api/rest-fixture.js';
 import { type ChildNode, spawnNode } from '../helpers/child-node.js';
 import { httpJson } from '../helpers/node.js';

@@ -134,7 +134,7 @@ test('fee fields: GASPRICE, the balance check and the gas bought before the call
     'latest',
     { [POOR]: { balance: toHex(10n ** 18n) } },
   ]);
-  t.true(BigInt(est) >= 100_000n);
+  t.true(BigInt(est) > 21_000n, "an exact estimate (the dev chain has no 100,000 floor)");
   const tooPoor = await rpc(n.url, 'eth_estimateGas', [
     { from: POOR, to: probe, data: data('addCredit', [POOR, 1n]), gasPrice: '0x3b9aca00' },
     'latest',

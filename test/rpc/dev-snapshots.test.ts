@@ -6,11 +6,14 @@
  */
 import test from 'ava';
 import { ethers } from 'ethers';
-import type { KeyPair } from '../../ts/ledger/keys.js';
-import { collectionAddress } from '../../ts/ledger/nft/keys.js';
-import { tokenContractAddress } from '../../ts/ledger/tokens/index.js';
-import { type SignedTransaction, signTransaction } from '../../ts/ledger/transaction.js';
-import { ZERO_ADDRESS } from '../../ts/ledger/units.js';
+import {
+  type KeyPair,
+  collectionAddress,
+  tokenContractAddress,
+  type SignedTransaction,
+  signTransaction,
+  ZERO_ADDRESS,
+} from '../../ts/ledger/index.js';
 import { ChainSubscription, ResumableSubscription, type SubscriptionItem } from '../../ts/services/index.js';
 import { alice, bob, carol, dave, erin } from '../api/rest-fixture.js';
 import { compiled } from '../helpers/contracts.js';

@@ -1,8 +1,6 @@
 import test from 'ava';
-import { DEV_MNEMONIC, keyPairFromMnemonic } from '../../ts/ledger/keys.js';
-import { signTransaction } from '../../ts/ledger/transaction.js';
-import { BASE_PER_COIN, WEI_PER_BASE } from '../../ts/ledger/units.js';
-import { parseJsonExact } from '../../ts/util/json.js';
+import { DEV_MNEMONIC, keyPairFromMnemonic, signTransaction, BASE_PER_COIN, WEI_PER_BASE } from '../../ts/ledger/index.js';
+import { parseJsonExact } from '../../ts/util/index.js';
 import { type TestNode, httpJson, startTestNode } from '../helpers/node.js';
 import { waitFor } from '../helpers/util.js';
 

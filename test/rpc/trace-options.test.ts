@@ -1,7 +1,7 @@
 import test from 'ava';
 import { DEFAULT_TRACE_OPTIONS, TRACE_TIMEOUT_MAX_MS } from '../../ts/execution/index.js';
 import { parseGoDuration, parseTraceOptions } from '../../ts/rpc/debug.js';
-import { RawJson, stringifyExact } from '../../ts/util/json.js';
+import { RawJson, stringifyExact } from '../../ts/util/index.js';
 
 test('Go durations: units, fractions and sums; anything else is invalid params', (t) => {
   t.is(parseGoDuration('500ms'), 500);

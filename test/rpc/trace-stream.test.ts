@@ -39,7 +39,7 @@ for (const backend of ['uws', 'node'] as const) {
       await signCall(w, null, compiled('Tracer').bytecode, 0, 1_000_000n),
       await signCall(w, tracer, iface.encodeFunctionData('loop', [3n]), 1, 200_000n),
       await signCall(w, tracer, iface.encodeFunctionData('loop', [150n]), 2, 2_000_000n),
-      await signCall(w, tracer, iface.encodeFunctionData('loop', [4_000n]), 3, 20_000_000n),
+      await signCall(w, tracer, iface.encodeFunctionData('loop', [4_000n]), 3, 16_000_000n),
     ];
     const hashes: string[] = [];
     for (const raw of raws) hashes.push(await rpcOk(n.url, 'eth_sendRawTransaction', [raw]));

@@ -1,7 +1,6 @@
 import test from 'ava';
-import { signTransaction } from '../../ts/ledger/transaction.js';
-import type { Block } from '../../ts/chain/block.js';
-import type { Chain } from '../../ts/chain/chain.js';
+import { signTransaction } from '../../ts/ledger/index.js';
+import type { Block, Chain } from '../../ts/chain/index.js';
 import { ChainEventFeed, ChainSubscription } from '../../ts/services/chain-events.js';
 import { ResumableSubscription } from '../../ts/services/event-replay.js';
 import { CHAIN_ID, devKey } from '../helpers/evm.js';

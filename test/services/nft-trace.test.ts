@@ -1,8 +1,7 @@
 import test from 'ava';
-import { collectionAddress } from '../../ts/ledger/nft/index.js';
-import type { SignedTransaction } from '../../ts/ledger/transaction.js';
+import { collectionAddress, type SignedTransaction } from '../../ts/ledger/index.js';
 import { traceNativeTransaction } from '../../ts/services/index.js';
-import { stringifyExact } from '../../ts/util/json.js';
+import { stringifyExact } from '../../ts/util/index.js';
 import { alice, bob } from '../helpers/chain-fixture.js';
 import { nftChain } from '../helpers/nft.js';
 

@@ -6,13 +6,19 @@
  * (caught up from the change sets) and after a forced rebuild.
  */
 import test, { type ExecutionContext } from 'ava';
-import type { Chain } from '../../ts/chain/chain.js';
-import { delegationKey, unbondingKey } from '../../ts/ledger/staking/state.js';
-import { encodeU128, parseTokenBalanceKey, parseTokenKey, tokenBalanceKey, tokenKey } from '../../ts/ledger/tokens/state.js';
+import type { Chain } from '../../ts/chain/index.js';
+import {
+  delegationKey,
+  unbondingKey,
+  encodeU128,
+  parseTokenBalanceKey,
+  parseTokenKey,
+  tokenBalanceKey,
+  tokenKey,
+} from '../../ts/ledger/index.js';
 import { type StateIndex, StateIndexBuildingError, openStateIndex, stateIndex, stopStateIndex } from '../../ts/services/index.js';
 import { MARKER_KEY } from '../../ts/services/state-index-store.js';
-import { accountKey, addressFromAccountKey, decodeAccount, encodeAccount } from '../../ts/state/accounts.js';
-import type { StateChanges } from '../../ts/state/state-store.js';
+import { accountKey, addressFromAccountKey, decodeAccount, encodeAccount, type StateChanges } from '../../ts/state/index.js';
 import type { KvStore } from '../../ts/storage/index.js';
 import { NOW, alice, openFixtureChain, proposerKey, transfer } from '../helpers/chain-fixture.js';
 import { rng, tempDir } from '../helpers/util.js';

@@ -3,8 +3,7 @@ import test from 'ava';
 /** Trie keys are the key bytes as latin1 strings. */
 const L = (b: Buffer): string => b.toString('latin1');
 import { randomBytes } from 'node:crypto';
-import { sha256 } from '../../ts/crypto/index.js';
-import { loadNativeAddon } from '../../ts/crypto/native.js';
+import { sha256, loadNativeAddon } from '../../ts/crypto/index.js';
 import { NativeTrie } from '../../ts/state/native-trie.js';
 import { MerkleTrie, verifyStateProof } from '../../ts/state/trie.js';
 

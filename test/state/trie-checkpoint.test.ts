@@ -1,8 +1,7 @@
 import { existsSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { sha256 } from '../../ts/crypto/index.js';
-import { loadNativeAddon } from '../../ts/crypto/native.js';
+import { sha256, loadNativeAddon } from '../../ts/crypto/index.js';
 import { CheckpointError, NativeTrie } from '../../ts/state/native-trie.js';
 import { verifyStateProof } from '../../ts/state/trie.js';
 import { rng, tempDir } from '../helpers/util.js';

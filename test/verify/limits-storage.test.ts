@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ethers } from 'ethers';
 import { nodeChainReader } from '../../ts/services/index.js';
 import { creationKey, metaKey, openRocksStore } from '../../ts/storage/index.js';
-import { u64be } from '../../ts/util/hex.js';
+import { u64be } from '../../ts/util/index.js';
 import { contractFromFiles } from '../../ts/verify/metadata.js';
 import {
   CompilationLimitError,

@@ -51,3 +51,11 @@ export const restRoutes: RouteDef[] = [
   ...explorerRouteDefs,
 ];
 restRoutes.push(openApiRoute(restRoutes));
+export {
+  DEFAULT_RATE_LIMIT_GLOBAL,
+  DEFAULT_RATE_LIMIT_WINDOW_SECS,
+  DEFAULT_RATE_LIMIT_WRITE,
+  ClientIpResolver,
+} from './limits.js';
+export { explorerHooks } from './routes/explorer.js';
+export { dispatcherOf, rpcHooks } from './routes/rpc.js';

@@ -1,6 +1,4 @@
-import { InvalidParamsError } from '../util/errors.js';
-import { isAddress } from '../util/hex.js';
-import { parseJsonExact } from '../util/json.js';
+import { InvalidParamsError, isAddress, parseJsonExact } from '../util/index.js';
 
 /** Non-negative integer query parameter with a default and an upper clamp. */
 export function intParam(q: URLSearchParams, name: string, def: number, max = Number.MAX_SAFE_INTEGER): number {

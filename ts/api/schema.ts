@@ -3,7 +3,7 @@
  * (ts/api/openapi.ts), request bodies are checked against it (`checkBody`), and tests check responses with it.
  * Integer bounds may be bigint: the document is serialized with exact integers.
  */
-import { InvalidParamsError } from '../util/errors.js';
+import { InvalidParamsError } from '../util/index.js';
 import { jsonBody } from './params.js';
 
 export type JsonType = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'null';

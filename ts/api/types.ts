@@ -1,5 +1,4 @@
-import type { HttpResponse } from '../http/index.js';
-import type { HttpRequest } from '../http/index.js';
+import type { HttpResponse, HttpRequest } from '../http/index.js';
 import type { NodeContext } from '../services/index.js';
 import type { JsonSchema } from './schema.js';
 

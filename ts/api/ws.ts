@@ -8,7 +8,7 @@
 import type { HttpRequest, WsEndpoint, WsHandlers } from '../http/index.js';
 import { ConnectionSubscriptions, type RpcCaller, type RpcOutcome, serializeRpc } from '../rpc/index.js';
 import type { NodeContext } from '../services/index.js';
-import { parseJsonExact, stringifyExact } from '../util/json.js';
+import { parseJsonExact, stringifyExact } from '../util/index.js';
 import { apiKeyMatches } from './handler.js';
 import { ClientIpResolver, type RateLimiter } from './limits.js';
 import { dispatcherOf } from './routes/rpc.js';

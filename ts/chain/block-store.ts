@@ -1,10 +1,8 @@
-import { type ReceiptRecord, decodeReceipts, encodeReceipts } from '../execution/receipts.js';
-import type { NativeEvent } from '../ledger/events.js';
-import type { SignedTransaction } from '../ledger/transaction.js';
-import { ZERO_ADDRESS } from '../ledger/units.js';
-import type { StateChanges, StateUndo } from '../state/state-store.js';
-import { keyBytes } from '../state/state-store.js';
+import { type ReceiptRecord, decodeReceipts, encodeReceipts } from '../execution/index.js';
+import { type NativeEvent, type SignedTransaction, ZERO_ADDRESS } from '../ledger/index.js';
+import { type StateChanges, type StateUndo, keyBytes } from '../state/index.js';
 import {
+  type KvBatch,
   type KvOp,
   type KvStore,
   addOps,
@@ -20,7 +18,7 @@ import {
   stateKey,
   txKey,
 } from '../storage/index.js';
-import { normHash, toHex, u32be, u64be } from '../util/hex.js';
+import { normHash, toHex, u32be, u64be } from '../util/index.js';
 import { type Block, decodeBlock, decodeBlockRefs, encodeBlock } from './block.js';
 import { EventIndex, type EventLocation } from './event-index.js';
 import { LogIndex, logIndexOps } from './log-index.js';
@@ -38,6 +36,8 @@ const CREATION_INDEX_FROM = metaKey('creation-index-from');
 const READ_CHUNK = 256;
 /** Blocks of the first database read when a peer's range request is answered (later reads are sized by bytes). */
 const RANGE_READ_CHUNK = 8;
+/** Bytes of blocks a range stream reads from the database at once (about). */
+const RANGE_STREAM_CHUNK_BYTES = 512 * 1024;
 
 /** What a log query needs of a block: its hash, its transaction ids and its receipts. */
 export interface LogSource {
@@ -122,9 +122,62 @@ export class BlockStore {
     /** More writes for the same atomic batch (the dev chain's record of writes made between blocks). */
     extraOps: readonly KvOp[] = [],
   ): Promise<void> {
-    if (undo.size !== changes.size) throw new Error(`block ${block.index}: undo record does not match its state changes`);
     // Filled op by op (KvBatch): no op object for each of a large block's tens of thousands of keys.
     const batch = this.db.batch();
+    const staged = this.stage(batch, block, changes, receipts, encodedReceipts, undo, extraOps);
+    await batch.write();
+    staged.remember();
+    staged.durable();
+  }
+
+  /**
+   * Commits of consecutive blocks in ONE atomic write (a syncing node's catch-up, Chain.importRun): each
+   * `add` puts a block's operations into the shared batch and updates what the next block's operations are
+   * computed from (the window, the head height, address counts, day records, event counts); `write` writes
+   * them all with the head pointer at the last one, so a crash leaves all of the run or none. A failed write leaves those
+   * in-memory caches ahead of the store: the caller gives up on this store (Chain marks itself failed).
+   */
+  startRun(): {
+    add: (
+      block: Block,
+      changes: StateChanges,
+      receipts: readonly ReceiptRecord[],
+      encodedReceipts: Uint8Array,
+      undo: StateUndo,
+    ) => void;
+    write: () => Promise<void>;
+  } {
+    const batch = this.db.batch();
+    const durable: (() => void)[] = [];
+    return {
+      add: (block, changes, receipts, encodedReceipts, undo) => {
+        const staged = this.stage(batch, block, changes, receipts, encodedReceipts, undo, []);
+        staged.remember();
+        durable.push(staged.durable);
+      },
+      write: async () => {
+        if (durable.length === 0) return;
+        await batch.write();
+        for (const d of durable) d();
+      },
+    };
+  }
+
+  /**
+   * A block's commit operations, added to `batch`; `remember` then updates the in-memory view (window, head
+   * height, cached counts and day records) and `durable` hands its change set to the history indexer, which
+   * reads it from the store (so only once the batch is written).
+   */
+  private stage(
+    batch: KvBatch,
+    block: Block,
+    changes: StateChanges,
+    receipts: readonly ReceiptRecord[],
+    encodedReceipts: Uint8Array,
+    undo: StateUndo,
+    extraOps: readonly KvOp[],
+  ): { remember: () => void; durable: () => void } {
+    if (undo.size !== changes.size) throw new Error(`block ${block.index}: undo record does not match its state changes`);
     addOps(batch, extraOps);
     // Views, not copies: RocksDB copies the bytes into its batch anyway (the body of a large block is megabytes).
     batch.put(blockKey(block.index), viewOf(encodeBlock(block)));
@@ -170,15 +223,18 @@ export class BlockStore {
     // Genesis has no state before it to read: its change set would only repeat the allocation. The history
     // index is built from the change set after this write, off the commit path (state-history.ts).
     if (block.index > 0) addOps(batch, this.history.commitOps(block.index, undo));
-    await batch.write();
-    this.history.committed(block.index, undo);
-    if (day) this.days.set(day.day, day);
-    events.applied();
-    for (const [addr, n] of counts) this.txCounts.set(addr, n);
-    this.headHeight = block.index;
-    this.remember(block);
-    this.windowReceipts.set(block.index, receipts);
-    this.windowReceipts.delete(block.index - this.windowSize);
+    return {
+      remember: () => {
+        if (day) this.days.set(day.day, day);
+        events.applied();
+        for (const [addr, n] of counts) this.txCounts.set(addr, n);
+        this.headHeight = block.index;
+        this.remember(block);
+        this.windowReceipts.set(block.index, receipts);
+        this.windowReceipts.delete(block.index - this.windowSize);
+      },
+      durable: () => this.history.committed(block.index, undo),
+    };
   }
 
   /**
@@ -363,22 +419,33 @@ export class BlockStore {
    */
   async encodedBlocks(from: number, count: number, maxBytes: number): Promise<Uint8Array[]> {
     const out: Uint8Array[] = [];
+    for await (const v of this.streamEncodedBlocks(from, count, maxBytes)) out.push(v);
+    return out;
+  }
+
+  /**
+   * The same blocks as a stream, read a chunk at a time (about RANGE_STREAM_CHUNK_BYTES) only as the
+   * consumer pulls them: a peer's range response holds one chunk in memory, not its whole 8 MiB.
+   */
+  async *streamEncodedBlocks(from: number, count: number, maxBytes: number): AsyncGenerator<Uint8Array> {
     const end = Math.min(this.headHeight + 1, from + count);
     let bytes = 0;
+    let sent = 0;
     for (let h = from; h < end; ) {
-      // Sized by the blocks read so far: a chunk of large blocks stays near the bound, empty ones go hundreds at once.
-      const fit = out.length === 0 ? RANGE_READ_CHUNK : Math.ceil((maxBytes - bytes) / (bytes / out.length));
+      // Sized by the blocks read so far: a chunk of large blocks stays near the bound, empty ones go dozens at once.
+      const room = Math.min(maxBytes - bytes, RANGE_STREAM_CHUNK_BYTES);
+      const fit = sent === 0 ? RANGE_READ_CHUNK : Math.ceil(room / (bytes / sent));
       const limit = Math.max(1, Math.min(end - h, fit, 32 * RANGE_READ_CHUNK));
       const rows = await this.db.range({ gte: blockKey(h), lt: blockKey(h + limit), limit });
       for (const [, v] of rows) {
-        if (out.length > 0 && bytes + v.length > maxBytes) return out;
-        out.push(v);
+        if (sent > 0 && bytes + v.length > maxBytes) return;
         bytes += v.length;
+        sent++;
+        yield v;
       }
       if (rows.length < limit) break;
       h += limit;
     }
-    return out;
   }
 
   async heightOfHash(hash: string): Promise<number | null> {

@@ -1,4 +1,16 @@
 import { RLP } from '@ethereumjs/rlp';
+import {
+  decodeRlp,
+  bigToBytes,
+  bytesToBig,
+  fromHex,
+  to0x,
+  toHex,
+  rlpBytesList,
+  rlpIntHex,
+  rlpListHex,
+  rlpStrHex,
+} from '../util/index.js';
 import { crypto, sha256 } from '../crypto/index.js';
 import {
   type SignedTransaction,
@@ -6,9 +18,7 @@ import {
   decodeTransactionFields,
   encodeTransaction,
   transactionFields,
-} from '../ledger/transaction.js';
-import { bigToBytes, bytesToBig, fromHex, to0x, toHex } from '../util/hex.js';
-import { rlpBytesList, rlpIntHex, rlpListHex, rlpStrHex } from '../util/rlp-hex.js';
+} from '../ledger/index.js';
 
 /** `DPoS` is the stake-weighted phase before BFT finality runs (fewer than 4 validators, or no BFT engine). */
 export type ConsensusPhase = 'PoA' | 'DPoS' | 'DPoS+BFT';
@@ -72,7 +82,11 @@ export interface ConsensusData {
 }
 
 export const lastCommitHash = (lastCommit: Uint8Array): string => toHex(sha256(lastCommit));
-export const evidenceHash = (evidence: readonly Uint8Array[]): string => toHex(sha256(RLP.encode(evidence as Uint8Array[])));
+const hashEvidence = (evidence: readonly Uint8Array[]): string => toHex(sha256(RLP.encode(evidence as Uint8Array[])));
+/** Nearly every block carries no evidence: that hash once (every block's header check asks for it). */
+let emptyEvidenceHash: string | undefined;
+export const evidenceHash = (evidence: readonly Uint8Array[]): string =>
+  evidence.length === 0 ? (emptyEvidenceHash ??= hashEvidence(evidence)) : hashEvidence(evidence);
 
 const CONSENSUS_PHASES: readonly string[] = ['PoA', 'DPoS', 'DPoS+BFT'];
 
@@ -161,7 +175,7 @@ export const blockHash = (h: BlockHeader): string => toHex(sha256(encodeHeader(h
 export class BlockDecodeError extends Error {}
 
 function decodeHeader(headerRlp: Uint8Array): BlockHeader {
-  const f = RLP.decode(headerRlp);
+  const f = decodeRlp(headerRlp);
   if (!Array.isArray(f) || f.some((x) => !(x instanceof Uint8Array)))
     throw new BlockDecodeError('header is not a list of byte strings');
   const b = f as Uint8Array[];
@@ -261,7 +275,7 @@ export function encodeBlock(b: Block): Uint8Array {
 
 /** Decode a stored or received block. Throws BlockDecodeError (or an RLP error) on malformed bytes. */
 export function decodeBlock(bytes: Uint8Array): Block {
-  const top = RLP.decode(bytes);
+  const top = decodeRlp(bytes);
   if (!Array.isArray(top) || (top.length !== 4 && top.length !== 5))
     throw new BlockDecodeError('block must be a list of 4 (5 from version 2) items');
   const [headerRlp, sig, just, txs, data] = top as [Uint8Array, Uint8Array, Uint8Array, unknown, unknown];
@@ -299,18 +313,18 @@ function decodeConsensusData(version: number, data: unknown): ConsensusData {
 
 /** Height of an encoded block from its header alone (throws BlockDecodeError on malformed bytes). */
 export function blockHeightOf(bytes: Uint8Array): number {
-  const top = RLP.decode(bytes);
+  const top = decodeRlp(bytes);
   if (!Array.isArray(top) || !(top[0] instanceof Uint8Array)) throw new BlockDecodeError('block must be a list');
   return decodeHeader(top[0]).index;
 }
 
 /** Hash and transaction ids of an encoded block without decoding its transactions (log queries read many). */
 export function decodeBlockRefs(bytes: Uint8Array): { hash: string; txids: Uint8Array[] } {
-  const [headerRlp, , , txs] = RLP.decode(bytes) as [Uint8Array, Uint8Array, Uint8Array, (Uint8Array | Uint8Array[])[]];
+  const [headerRlp, , , txs] = decodeRlp(bytes) as [Uint8Array, Uint8Array, Uint8Array, (Uint8Array | Uint8Array[])[]];
   // The txid is the first RLP field of either form; a typed encoding skips its type byte first.
   return {
     hash: toHex(sha256(headerRlp)),
-    txids: txs.map((t) => (t instanceof Uint8Array ? (RLP.decode(t.subarray(1)) as Uint8Array[])[0] : t[0])),
+    txids: txs.map((t) => (t instanceof Uint8Array ? (decodeRlp(t.subarray(1)) as Uint8Array[])[0] : t[0])),
   };
 }
 

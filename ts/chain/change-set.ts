@@ -3,7 +3,7 @@
  * its commit batch (every changed key with its previous value, one value), the key list an indexed block
  * keeps, and the previous value an index entry holds.
  */
-import type { StateUndo } from '../state/state-store.js';
+import type { StateUndo } from '../state/index.js';
 
 /** Value length written for a key that was absent before the block. */
 const ABSENT_LENGTH = 0xffff_ffff;

@@ -6,10 +6,9 @@
  * (/chain/validate, validate.ts) applies it before re-executing the block. Until then the pending writes
  * are kept under a meta key, so a restart keeps them too.
  */
-import type { StateChanges, StateStore, StateUndo } from '../state/state-store.js';
-import { keyBytes, keyStr } from '../state/state-store.js';
+import { type StateChanges, type StateStore, type StateUndo, keyBytes, keyStr } from '../state/index.js';
 import { type KvOp, type KvStore, metaKey } from '../storage/index.js';
-import { u64be } from '../util/hex.js';
+import { u64be } from '../util/index.js';
 
 /** Prefix of the per-block records of dev writes ('D' + height u64). */
 const P_DEV_PATCH = 0x44;

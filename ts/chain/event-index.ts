@@ -4,11 +4,10 @@
  * with a count per term, so feeds (a token's transfers, a collection's events, an address's NFT history)
  * page newest-first without scanning blocks.
  */
-import type { ReceiptRecord } from '../execution/receipts.js';
-import type { NativeEvent } from '../ledger/events.js';
-import { eventIndexTerms } from '../ledger/executor.js';
+import type { ReceiptRecord } from '../execution/index.js';
+import { type NativeEvent, eventIndexTerms } from '../ledger/index.js';
 import { type KvOp, type KvStore, eventCountKey, eventIndexKeyAt, eventIndexPrefix, prefixEnd } from '../storage/index.js';
-import { u64be } from '../util/hex.js';
+import { u64be } from '../util/index.js';
 
 /** Postings carry no value: the key says everything. */
 const NO_VALUE = Buffer.alloc(0);

@@ -7,12 +7,10 @@
  * tombstones the validator.
  */
 import { RLP } from '@ethereumjs/rlp';
+import { decodeRlp, bigToBytes, bytesToBig, fromHex, to0x, toHex } from '../util/index.js';
 import { sha256 } from '../crypto/index.js';
-import { applyDoubleSign } from '../ledger/executor.js';
-import type { OperationEnv } from '../ledger/operation-context.js';
-import { NS } from '../state/accounts.js';
-import { type KeyStr, type StateOverlay, type StateReader, keyStr } from '../state/state-store.js';
-import { bigToBytes, bytesToBig, fromHex, to0x, toHex } from '../util/hex.js';
+import { applyDoubleSign, type OperationEnv } from '../ledger/index.js';
+import { NS, type KeyStr, type StateOverlay, type StateReader, keyStr } from '../state/index.js';
 import { PRECOMMIT, PREVOTE, type Vote, verifyVote } from './justification.js';
 import type { ActiveValidator } from './schedule.js';
 
@@ -53,7 +51,7 @@ export function decodeEvidence(bytes: Uint8Array): DoubleSignEvidence {
   if (bytes.length > MAX_EVIDENCE_BYTES) throw new EvidenceDecodeError(`evidence of ${bytes.length} bytes`);
   let f: unknown;
   try {
-    f = RLP.decode(bytes);
+    f = decodeRlp(bytes);
   } catch (err) {
     throw new EvidenceDecodeError(`evidence is not RLP: ${(err as Error).message}`);
   }

@@ -3,11 +3,16 @@
  * A large allocation (a benchmark's millions of accounts) is streamed to the `S` table and the trie in chunks
  * before the genesis block is written, so no value stays in memory.
  */
-import { applyGenesisStakes } from '../ledger/staking/index.js';
-import { getSupply, putSupply } from '../ledger/supply.js';
-import { baseToWei } from '../ledger/units.js';
-import { getAccount, putAccount } from '../state/accounts.js';
-import { STREAM_CHUNK, StateOverlay, type StateReader, type StateStore, keyBytes } from '../state/state-store.js';
+import { applyGenesisStakes, getSupply, putSupply, baseToWei } from '../ledger/index.js';
+import {
+  getAccount,
+  putAccount,
+  STREAM_CHUNK,
+  StateOverlay,
+  type StateReader,
+  type StateStore,
+  keyBytes,
+} from '../state/index.js';
 import { type KvStore, stateKey } from '../storage/index.js';
 import type { ChainParams } from './params.js';
 

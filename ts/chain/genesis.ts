@@ -1,14 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { sha256 } from '../crypto/index.js';
-import { isAddress, toHex } from '../util/hex.js';
-import { asUint, parseJsonExact, stringifyExact } from '../util/json.js';
-import {
-  type ActivationHeights,
-  type ChainParams,
-  DEFAULT_EPOCH_LENGTH,
-  type GenesisValidator,
-  PRESET_ACTIVATION,
-} from './params.js';
+import { isAddress, toHex, asUint, parseJsonExact, stringifyExact } from '../util/index.js';
+import { type ActivationHeights, type ChainParams, DEFAULT_EPOCH_LENGTH, type GenesisValidator, PRESET_ACTIVATION } from './params.js';
+import { evmHardforkJson, parseEvmHardfork } from './evm-hardfork.js';
 
 /**
  * Genesis file (JSON):
@@ -17,10 +11,16 @@ import {
  *   "validators": [{ "address": "0x..", "public_key": "04..", "name": "v1", "stake": 1500000000000 }],
  *   "admin": "0x..",   // optional: the genesis admin (adds PoA authorities); default the first validator
  *   "epoch_length": 3600,
+ *   "evm_hardfork": "osaka",   // or { "prague": 0, "osaka": 120000 }; absent: prague (evm-hardfork.ts)
  *   "alloc": { "0x..": 1000000000000 } }   // base units, exact integers
  */
 export function readGenesisFile(path: string): ChainParams {
-  const raw = parseJsonExact(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  return parseGenesis(readFileSync(path, 'utf8'));
+}
+
+/** The chain parameters of a genesis file's text (readGenesisFile without the file). */
+export function parseGenesis(text: string): ChainParams {
+  const raw = parseJsonExact(text) as Record<string, unknown>;
   const network = (raw.network ?? 'testnet') as ChainParams['network'];
   if (!['mainnet', 'testnet', 'dev'].includes(network)) throw new Error(`genesis: unknown network ${String(network)}`);
   const chainId = Number(asUint(raw.chain_id, 0xffffffffn) ?? Number.NaN);
@@ -63,7 +63,8 @@ export function readGenesisFile(path: string): ChainParams {
     activation,
     validators,
     alloc,
-    evmHardfork: typeof raw.evm_hardfork === 'string' ? raw.evm_hardfork : 'prague',
+    // Absent: prague, as every chain made before the field existed; a hardfork the node cannot run is refused here.
+    ...parseEvmHardfork(raw.evm_hardfork),
     epochLength: Number(asUint(raw.epoch_length, 0xffffffffn) || DEFAULT_EPOCH_LENGTH),
     ...(isAddress(raw.admin) ? { admin: (raw.admin as string).toLowerCase() } : {}),
   };
@@ -71,21 +72,23 @@ export function readGenesisFile(path: string): ChainParams {
 
 /** The genesis file for these parameters (the inverse of readGenesisFile): private networks, tests, benches. */
 export function writeGenesisFile(path: string, p: ChainParams): void {
+  writeFileSync(path, genesisText(p));
+}
+
+/** The genesis file's text for these parameters (what writeGenesisFile writes). */
+export function genesisText(p: ChainParams): string {
   const a = p.activation;
-  writeFileSync(
-    path,
-    stringifyExact({
-      chain_id: p.chainId,
-      network: p.network,
-      timestamp: p.genesisTimestamp,
-      activation: { dpos_bft: a.dposBft, evm: a.evm, reward_v2: a.rewardV2, tokenomics_v2: a.tokenomicsV2, nft: a.nft },
-      validators: p.validators,
-      alloc: Object.fromEntries(p.alloc),
-      evm_hardfork: p.evmHardfork,
-      epoch_length: p.epochLength,
-      ...(p.admin ? { admin: p.admin } : {}),
-    }),
-  );
+  return stringifyExact({
+    chain_id: p.chainId,
+    network: p.network,
+    timestamp: p.genesisTimestamp,
+    activation: { dpos_bft: a.dposBft, evm: a.evm, reward_v2: a.rewardV2, tokenomics_v2: a.tokenomicsV2, nft: a.nft },
+    validators: p.validators,
+    alloc: Object.fromEntries(p.alloc),
+    evm_hardfork: evmHardforkJson(p),
+    epoch_length: p.epochLength,
+    ...(p.admin ? { admin: p.admin } : {}),
+  });
 }
 
 /**
@@ -105,7 +108,8 @@ export function genesisIdentity(p: ChainParams, genesisBlockHash: string): strin
     network: p.network,
     activation: [a.dposBft, a.evm, a.rewardV2, a.tokenomicsV2, a.nft],
     validators,
-    evm_hardfork: p.evmHardfork,
+    // A name as before when nothing is scheduled, so existing networks keep their identity.
+    evm_hardfork: evmHardforkJson(p),
     epoch_length: p.epochLength,
   });
   return toHex(sha256(Buffer.from(canonical, 'utf8')));

@@ -6,9 +6,9 @@
  * justification, stored with the block and verified by every follower, by sync and by /chain/validate.
  */
 import { RLP } from '@ethereumjs/rlp';
+import { decodeRlp, bigToBytes, bytesToBig, fromHex, to0x, toHex } from '../util/index.js';
 import { crypto, sha256 } from '../crypto/index.js';
-import { isLowS } from '../ledger/rules.js';
-import { bigToBytes, bytesToBig, fromHex, to0x, toHex } from '../util/hex.js';
+import { isLowS } from '../ledger/index.js';
 import type { GenesisValidator } from './params.js';
 import { type ActiveValidator, totalPower } from './schedule.js';
 import { type SignatureCheck, firstFailing, publicKeyBytes } from './signature-checks.js';
@@ -82,19 +82,31 @@ export function encodeJustification(j: Justification): Uint8Array {
 /** Decoded certificates by their bytes object (a block's certificate is read by several rules and by sync). */
 const decoded = new WeakMap<Uint8Array, Justification>();
 
+/**
+ * The last certificate decoded, by content: a block's last_commit is its parent's certificate again, in
+ * another bytes object (decoded from the wire), and a syncing node reads both one block apart.
+ */
+let lastDecoded: { bytes: Uint8Array; j: Justification } | null = null;
+
 export function decodeJustification(bytes: Uint8Array): Justification {
   const known = decoded.get(bytes);
   if (known) return known;
+  if (lastDecoded && Buffer.compare(lastDecoded.bytes, bytes) === 0) {
+    decoded.set(bytes, lastDecoded.j);
+    return lastDecoded.j;
+  }
   // Shared by every reader of these bytes: frozen, so none can change what the next one reads.
   const j = decodeJustificationBytes(bytes);
   for (const p of j.precommits) Object.freeze(p);
   Object.freeze(j.precommits);
   decoded.set(bytes, Object.freeze(j));
+  // A copy: the caller's bytes may be a view of a buffer it reuses.
+  lastDecoded = { bytes: Uint8Array.from(bytes), j };
   return j;
 }
 
 function decodeJustificationBytes(bytes: Uint8Array): Justification {
-  const d = RLP.decode(bytes) as unknown;
+  const d = decodeRlp(bytes) as unknown;
   if (!Array.isArray(d) || d.length !== 2 || !(d[0] instanceof Uint8Array) || !Array.isArray(d[1])) {
     throw new Error('justification is not [round, precommits]');
   }

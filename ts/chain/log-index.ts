@@ -1,5 +1,5 @@
 import { crypto } from '../crypto/index.js';
-import { type ReceiptRecord, decodeReceipts } from '../execution/receipts.js';
+import { type ReceiptRecord, decodeReceipts } from '../execution/index.js';
 import { type KvOp, type KvStore, logIndexKey, metaKey, receiptsKey } from '../storage/index.js';
 import { EMPTY_BLOOM_HEX } from './block.js';
 

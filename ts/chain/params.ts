@@ -1,5 +1,5 @@
-import type { LedgerParams } from '../ledger/operation-context.js';
-import { BASE_PER_COIN } from '../ledger/units.js';
+import { type LedgerParams, BASE_PER_COIN } from '../ledger/index.js';
+import type { HardforkActivation } from './evm-hardfork.js';
 
 /** Heights at which behaviour changes; a genesis setting. */
 export interface ActivationHeights {
@@ -27,10 +27,16 @@ export interface ChainParams {
   validators: GenesisValidator[];
   /** address -> balance in base units */
   alloc: Map<string, bigint>;
-  /** EVM hardfork name for @ethereumjs/common (issue: EVM). */
+  /** EVM hardfork from genesis (@ethereumjs name; genesis `evm_hardfork`, evm-hardfork.ts). */
   evmHardfork: string;
+  /** Later changes of EVM hardfork by activation height, in height order (evmHardforkAt reads both). */
+  evmHardforkSchedule?: readonly HardforkActivation[];
   /** Blocks per epoch (genesis `epoch_length`, default DEFAULT_EPOCH_LENGTH). */
   epochLength: number;
+  /** Dev chain only (`--allow-unlimited-contract-size`, not a genesis field): the EVM has no code size limits. */
+  unlimitedContractSize?: boolean;
+  /** Dev chain only (`--gas-limit`, not a genesis field): the block gas limit in place of 30M. */
+  blockGasLimit?: bigint;
   /** Genesis admin address (genesis `admin`): may add PoA authorities (POST /validators); default: the first validator. */
   admin?: string;
 }
@@ -51,6 +57,8 @@ export const PRESET_ACTIVATION: Record<'mainnet' | 'testnet' | 'dev', Activation
 export const DEFAULT_API_PORT: Record<'mainnet' | 'testnet' | 'dev', number> = { mainnet: 8545, testnet: 9545, dev: 8545 };
 
 export const DEV_ACCOUNT_BALANCE_BASE = 10_000n * BASE_PER_COIN;
+/** Dev mnemonic accounts a dev chain funds and signs for (`--dev-accounts`; anvil's and Hardhat's 10). */
+export const DEFAULT_DEV_ACCOUNTS = 10;
 
 const ledgerCache = new WeakMap<ChainParams, LedgerParams>();
 /** The chain parameters the ledger's operation modules read (one object per ChainParams). */

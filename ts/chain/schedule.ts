@@ -3,9 +3,9 @@
  * node computes the same proposer and phase for a height: block production, block validation and the
  * query layer all read them here.
  */
-import type { StateReader } from '../state/state-store.js';
+import type { StateReader } from '../state/index.js';
 import type { ConsensusPhase } from './block.js';
-import { MIN_BFT_VALIDATORS, activeSetInForceAt, getPoaSet } from '../ledger/staking/index.js';
+import { MIN_BFT_VALIDATORS, activeSetInForceAt, getPoaSet } from '../ledger/index.js';
 import type { ChainParams, GenesisValidator } from './params.js';
 
 /** A validator of a height's active set with its voting power (BFT quorums are 3/4 of the total power). */

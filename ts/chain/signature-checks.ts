@@ -4,7 +4,7 @@
  * decoded from hex once.
  */
 import { crypto } from '../crypto/index.js';
-import { fromHex } from '../util/hex.js';
+import { fromHex } from '../util/index.js';
 
 export interface SignatureCheck {
   sig: Uint8Array;

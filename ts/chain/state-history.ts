@@ -7,8 +7,7 @@
  * The value of a key after block h is the one recorded by the first block above h that changed it (from the
  * index up to the marker, from the not-yet-indexed change sets above it), or the current value when none did.
  */
-import type { StateSnapshot } from '../state/snapshots.js';
-import { type KeyStr, type StateUndo, keyBytes } from '../state/state-store.js';
+import { type StateSnapshot, type KeyStr, type StateUndo, keyBytes } from '../state/index.js';
 import {
   type KvBatch,
   type KvOp,
@@ -21,8 +20,7 @@ import {
   pendingChangeSetKey,
   prefixEnd,
 } from '../storage/index.js';
-import { NodeError } from '../util/errors.js';
-import { u64be } from '../util/hex.js';
+import { NodeError, u64be } from '../util/index.js';
 import { BackgroundTask } from './background-task.js';
 import { decodeChangeSet, decodeKeyList, decodePrev, encodeChangeSet, encodeKeyList, encodePrev } from './change-set.js';
 

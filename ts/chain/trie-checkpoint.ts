@@ -7,10 +7,8 @@
  * (missing, truncated or corrupt file, a rollback below it, pruned history, a JS trie) falls back to streaming
  * `S` into a new trie.
  */
-import { NativeTrie, createTrie } from '../state/native-trie.js';
-import type { KeyStr, StateStore } from '../state/state-store.js';
-import type { AuthenticatedTrie } from '../state/trie.js';
-import { fromHex, toHex } from '../util/hex.js';
+import { NativeTrie, createTrie, type KeyStr, type StateStore, type AuthenticatedTrie } from '../state/index.js';
+import { fromHex, toHex } from '../util/index.js';
 import type { Block } from './block.js';
 import type { BlockStore } from './block-store.js';
 

@@ -28,11 +28,11 @@ import {
   isLowS,
   isSignatureVerified,
   markSignatureVerified,
-} from '../ledger/rules.js';
-import { type SignedTransaction, encodeTransaction } from '../ledger/transaction.js';
-import { StateOverlay, type StateReader, type StateStore, type StateUndo } from '../state/state-store.js';
-import { NodeError } from '../util/errors.js';
-import { fromHex, isAddress, isHash, toHex } from '../util/hex.js';
+  type SignedTransaction,
+  encodeTransaction,
+} from '../ledger/index.js';
+import { StateOverlay, type StateReader, type StateStore, type StateUndo } from '../state/index.js';
+import { NodeError, fromHex, isAddress, isHash, toHex } from '../util/index.js';
 import {
   BFT_HEADER_VERSION,
   type Block,
@@ -53,6 +53,7 @@ import {
   evidenceId,
   evidenceProblem,
 } from './evidence.js';
+import { evmHardforkAt } from './evm-hardfork.js';
 import { type ChainParams, ledgerParams } from './params.js';
 import { justificationProblem, justificationSigners } from './justification.js';
 import { type ActiveValidator, phaseOfSet, validatorSetAt } from './schedule.js';
@@ -341,7 +342,8 @@ function checkHeader(ctx: BlockContext, b: Block, proposal = false, state: State
     if (problem) fail('justification', problem);
   }
   if (b.tx_count !== b.transactions.length) fail('tx_count', `tx_count ${b.tx_count}, body has ${b.transactions.length}`);
-  if (b.gas_used > BLOCK_GAS_LIMIT) fail('gas_limit', `gas_used ${b.gas_used} above the block gas limit ${BLOCK_GAS_LIMIT}`);
+  const limit = ctx.params.blockGasLimit ?? BLOCK_GAS_LIMIT;
+  if (b.gas_used > limit) fail('gas_limit', `gas_used ${b.gas_used} above the block gas limit ${limit}`);
 }
 
 const proposerCheck = (b: Block, proposer: ActiveValidator): SignatureCheck => ({
@@ -376,7 +378,7 @@ function checkTransactions(ctx: BlockContext, b: Block): void {
   if (txMerkleRoot(txs, b.version) !== b.merkle_root)
     throw new InvalidBlockError('tx_root', b.index, 'merkle_root does not match the body');
   const rules = txRuleContext(ctx.params, b.index, b.timestamp);
-  const common = chainCommon(ctx.params.chainId, ctx.params.evmHardfork);
+  const common = chainCommon(ctx.params.chainId, evmHardforkAt(ctx.params, b.index));
   const seen = new Set<string>();
   const toVerify: { tx: SignedTransaction; digest: Uint8Array }[] = [];
   for (const tx of txs) {
@@ -388,7 +390,7 @@ function checkTransactions(ctx: BlockContext, b: Block): void {
     try {
       if (isEvmTransaction(tx)) {
         if (b.index < ctx.params.activation.evm) throw new TxRuleError('EVM not active yet', 'not_active');
-        checkStoredEvmTransaction(tx, common, ctx.params.network === 'dev');
+        checkStoredEvmTransaction(tx, common, ctx.params.network === 'dev', ctx.params.blockGasLimit);
       } else {
         const { digest } = checkNativeTransaction(tx, rules);
         if (!isSignatureVerified(tx)) toVerify.push({ tx, digest });

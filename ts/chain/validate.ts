@@ -1,5 +1,5 @@
-import { StateOverlay, StateStore } from '../state/state-store.js';
-import { toHex } from '../util/hex.js';
+import { StateOverlay, StateStore } from '../state/index.js';
+import { toHex } from '../util/index.js';
 import { type Block, blockHash, headerOf, txMerkleRoot } from './block.js';
 import { type Chain, applyGenesisAlloc } from './chain.js';
 import { readDevPatch } from './dev-patches.js';

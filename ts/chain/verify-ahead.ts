@@ -8,12 +8,11 @@
  * Whatever is not verified here (an invalid signature, a key the guess below got wrong) is verified, and
  * rejected, by the rule itself.
  */
-import { SignatureBatch, verifyOffThread } from '../crypto/verify-thread.js';
-import { checkNativeTransaction, isSignatureVerified, markSignatureVerified } from '../ledger/rules.js';
-import type { SignedTransaction } from '../ledger/transaction.js';
+import { SignatureBatch, verifyOffThread } from '../crypto/index.js';
+import { checkNativeTransaction, isSignatureVerified, markSignatureVerified, type SignedTransaction } from '../ledger/index.js';
 import { isEvmTransaction } from '../execution/index.js';
-import type { StateReader } from '../state/state-store.js';
-import { fromHex } from '../util/hex.js';
+import type { StateReader } from '../state/index.js';
+import { fromHex } from '../util/index.js';
 import type { Block } from './block.js';
 import { certificateChecks } from './justification.js';
 import type { ChainParams } from './params.js';

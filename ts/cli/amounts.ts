@@ -1,5 +1,5 @@
 /** Amounts as the wallet shows and reads them: coins with the ticker for people, base units with --raw. */
-import { BASE_DECIMALS, BASE_PER_COIN, COIN_TICKER, WEI_PER_BASE, formatBase, formatWei } from '../ledger/units.js';
+import { BASE_DECIMALS, BASE_PER_COIN, COIN_TICKER, WEI_PER_BASE, formatBase, formatWei } from '../ledger/index.js';
 
 export { COIN_TICKER, formatBase, formatWei };
 

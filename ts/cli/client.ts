@@ -1,4 +1,4 @@
-import { parseJsonExact, stringifyExact } from '../util/json.js';
+import { parseJsonExact, stringifyExact } from '../util/index.js';
 
 /** Why a request never got an answer, in words (the socket error codes fetch hides in `cause`). */
 const CAUSES: Record<string, string> = {

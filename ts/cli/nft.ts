@@ -4,14 +4,16 @@
  * (native_traceTransaction: applied, or failed with its reason); and `show` for collections, tokens
  * and the tokens of an address.
  */
-import type { KeyPair } from '../ledger/keys.js';
-import { collectionAddress } from '../ledger/nft/index.js';
-import { NFT_COLLECTION_RE, decodeOperation } from '../ledger/operations.js';
-import { minimumFee } from '../ledger/rules.js';
-import { signTransaction } from '../ledger/transaction.js';
-import { ZERO_ADDRESS } from '../ledger/units.js';
-import { isAddress } from '../util/hex.js';
-import { stringifyExact } from '../util/json.js';
+import {
+  type KeyPair,
+  collectionAddress,
+  NFT_COLLECTION_RE,
+  decodeOperation,
+  minimumFee,
+  signTransaction,
+  ZERO_ADDRESS,
+} from '../ledger/index.js';
+import { isAddress, stringifyExact } from '../util/index.js';
 import { WalletUsageError, parseAmount, showBase } from './amounts.js';
 import type { NodeClient } from './client.js';
 import { expectOk, signingContext, waitForInclusion } from './submit.js';

@@ -4,12 +4,16 @@
  * Amounts are human-readable: coins for staking (`--amount 1.5`), token units by the token's decimals
  * for tokens (`--amount 1.5` of a 2-decimal token = 150 base units); `--raw` takes base units.
  */
-import type { KeyPair } from '../ledger/keys.js';
-import { minimumFee } from '../ledger/rules.js';
-import { signTransaction } from '../ledger/transaction.js';
-import { txKind } from '../ledger/tx-kind.js';
-import { BASE_PER_COIN, ZERO_ADDRESS } from '../ledger/units.js';
-import { isAddress } from '../util/hex.js';
+import {
+  type KeyPair,
+  minimumFee,
+  signTransaction,
+  txKind,
+  BASE_PER_COIN,
+  ZERO_ADDRESS,
+  tokenContractAddress,
+} from '../ledger/index.js';
+import { isAddress } from '../util/index.js';
 import { WalletUsageError, formatBase, parseAmount } from './amounts.js';
 import type { NodeClient, Reply } from './client.js';
 
@@ -87,13 +91,16 @@ async function submit(client: NodeClient, key: KeyPair, op: unknown, args: Opera
   const unsigned = { from: key.address, to: ZERO_ADDRESS, amount: 0n, data, chain_id: status.chain_id };
   const probe = signTransaction({ ...unsigned, fee: 0n, nonce: 0n }, key);
   const fee = args.fee === undefined ? minimumFee(txKind(probe)) : parseAmount('fee', args.fee, true);
-  const tx = signTransaction({ ...unsigned, fee, nonce: BigInt(nonce.nonce) + BigInt(inPool) }, key);
+  const txNonce = BigInt(nonce.nonce) + BigInt(inPool);
+  const tx = signTransaction({ ...unsigned, fee, nonce: txNonce }, key);
   const res = await client.post<{ error?: string; contract?: string }>('/transactions', { transaction: tx });
   if (res.status !== 200) {
     out(`rejected (${res.status}): ${res.body?.error ?? ''}`);
     return 1;
   }
   out(`txid: ${tx.txid}`);
+  // A token deploy's address follows from the deployer and the nonce (as `nft deploy` prints its collection).
+  if (typeof op === 'object' && op !== null && 'Deploy' in op) out(`contract: ${tokenContractAddress(key.address, txNonce)}`);
   if (args['no-wait']) return 0;
   const deadline = Date.now() + Number(args.timeout ?? 30) * 1000;
   while (Date.now() < deadline) {

@@ -5,13 +5,18 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sha256 } from '../crypto/index.js';
-import { type KeyPair, keyPairFromMnemonic, keyPairFromPrivate, privateKeyHex, randomKeyPair } from '../ledger/keys.js';
-import { signTransaction } from '../ledger/transaction.js';
-import { MIN_TX_FEE_BASE, WEI_PER_BASE } from '../ledger/units.js';
-import { accountKeyBytes, decodeAccount } from '../state/accounts.js';
-import { type StateProof, verifyStateProof } from '../state/trie.js';
-import { isAddress, isHash } from '../util/hex.js';
-import { stringifyExact } from '../util/json.js';
+import {
+  type KeyPair,
+  keyPairFromMnemonic,
+  keyPairFromPrivate,
+  privateKeyHex,
+  randomKeyPair,
+  signTransaction,
+  MIN_TX_FEE_BASE,
+  WEI_PER_BASE,
+} from '../ledger/index.js';
+import { accountKeyBytes, decodeAccount, type StateProof, verifyStateProof } from '../state/index.js';
+import { isAddress, isHash, stringifyExact } from '../util/index.js';
 import { COIN_TICKER, WalletUsageError, parseAmount, showBase, showWei } from './amounts.js';
 import { NodeClient } from './client.js';
 import { NFT_OPTIONS, NFT_USAGE, runNft } from './nft.js';

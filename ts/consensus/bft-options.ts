@@ -1,5 +1,5 @@
 /** The BFT engine's options, round timeouts and the views of its progress it reports (ts/consensus/bft.ts). */
-import type { Block } from '../chain/block.js';
+import type { Block } from '../chain/index.js';
 import type { PackLimit } from '../execution/index.js';
 import type { EvidencePool } from './evidence-pool.js';
 
@@ -15,6 +15,18 @@ export function roundTimeouts(blockTimeMs: number): { proposeMs: number; voteMs:
     deltaMs: Math.max(blockTimeMs / 2, 250),
   };
 }
+
+/**
+ * Rounds after which a round's timeouts stop growing. Growth lets a slow network find a round long enough
+ * to decide in; without a bound, a height that ran 20 rounds under overload (issue 29, "Liveness under
+ * overload") kept waiting longer and longer after the overload ended. At 1 s blocks the cap is a 8 s
+ * propose and 6 s vote timeout.
+ */
+export const MAX_TIMEOUT_GROWTH_ROUNDS = 10;
+
+/** A timeout of round r: its base plus the per-round growth, capped at MAX_TIMEOUT_GROWTH_ROUNDS. */
+export const roundTimeout = (baseMs: number, deltaMs: number, round: number): number =>
+  baseMs + deltaMs * Math.min(round, MAX_TIMEOUT_GROWTH_ROUNDS);
 
 export interface BftOptions {
   blockTimeMs: number;

@@ -1,29 +1,15 @@
-import type { Block } from '../chain/block.js';
-import { type Chain, checkedOf } from '../chain/chain.js';
-import type { DoubleSignEvidence } from '../chain/evidence.js';
-import {
-  PRECOMMIT,
-  PREVOTE,
-  type Vote,
-  type VoteType,
-  encodeJustification,
-  proposalDigest,
-  voteDigest,
-} from '../chain/justification.js';
-import { proposerAt, validatorSetAt } from '../chain/schedule.js';
-import type { CheckedBlock } from '../chain/validate-block.js';
-import { crypto } from '../crypto/index.js';
-import { type KeyPair, signDigest } from '../ledger/keys.js';
-import { isLowS } from '../ledger/rules.js';
-import type { Mempool } from '../mempool/mempool.js';
-import { fromHex, toHex } from '../util/hex.js';
-import { type BftOptions, type BftStatus, type FinalizedInfo, type ResumeInfo, type Step, roundTimeouts } from './bft-options.js';
-import { type ConsensusMessage, InvalidConsensusMessage, type Proposal, type ProposalRef, messageHeight } from './messages.js';
+import { PRECOMMIT, PREVOTE, type Vote, type VoteType, encodeJustification, proposalDigest, voteDigest, proposerAt, validatorSetAt, type CheckedBlock, type Block, type Chain, checkedOf, type DoubleSignEvidence } from '../chain/index.js';
+import { type KeyPair, signDigest, isLowS } from '../ledger/index.js';
+import { toHex, fromHex } from '../util/index.js';
+import { type BftOptions, type BftStatus, type FinalizedInfo, type ResumeInfo, type Step, roundTimeouts, roundTimeout } from './bft-options.js';
+import { type ConsensusMessage, type Proposal, type ProposalRef, messageHeight, InvalidConsensusMessage } from './messages.js';
 import { STEP_PRECOMMIT, STEP_PREVOTE, STEP_PROPOSE, type SignGuard } from './privval.js';
+import { verifyProposalSignature } from './verify-message.js';
 import { HeightVotes } from './vote-set.js';
-
 export { type ConsensusMessage, InvalidConsensusMessage, type Proposal } from './messages.js';
 export { type BftOptions, type BftStatus, type FinalizedInfo, type ResumeInfo, roundTimeouts } from './bft-options.js';
+import { crypto } from '../crypto/index.js';
+import type { BlockTxPool } from '../mempool/interface.js';
 
 /**
  * Tendermint consensus (arXiv 1807.04938, Algorithm 1) for the DPoS+BFT phase: rounds of propose,
@@ -76,7 +62,7 @@ export class BftEngine {
 
   constructor(
     private readonly chain: Chain,
-    private readonly mempool: Mempool,
+    private readonly mempool: BlockTxPool,
     private readonly key: KeyPair,
     private readonly opts: BftOptions,
     private readonly guard: SignGuard,
@@ -260,7 +246,7 @@ export class BftEngine {
       const started = Date.now();
       this.schedule(0, () => void this.propose(h, r, wait - (Date.now() - started)).catch((err) => this.onError?.(err)));
     }
-    this.schedule(wait + this.timeouts.proposeMs + this.timeouts.deltaMs * r, () => this.onTimeoutPropose(h, r));
+    this.schedule(wait + roundTimeout(this.timeouts.proposeMs, this.timeouts.deltaMs, r), () => this.onTimeoutPropose(h, r));
     this.process();
   }
 
@@ -334,18 +320,8 @@ export class BftEngine {
     }
   }
 
-  private checkProposalSignature(p: Omit<Proposal, 'block'>, blockHash: string): void {
-    const proposer = proposerAt(this.chain.params, this.chain.state, p.height, p.round);
-    const sig = /^[0-9a-f]{128}$/.test(p.signature) ? fromHex(p.signature) : null;
-    const digest = proposalDigest(this.chain.params.chainId, p.height, p.round, p.pol_round, blockHash);
-    if (!proposer || !sig || !isLowS(sig) || !crypto().verify(sig, digest, fromHex(proposer.public_key))) {
-      throw new InvalidConsensusMessage(`proposal for ${p.height}/${p.round} is not signed by its proposer`);
-    }
-    if (p.pol_round < -1 || p.pol_round >= p.round) throw new InvalidConsensusMessage('pol_round out of range');
-  }
-
   private async addProposal(p: Proposal): Promise<void> {
-    this.checkProposalSignature(p, p.block.hash);
+    verifyProposalSignature(this.chain, p, p.block.hash);
     if (this.proposals.has(p.round)) return;
     this.reusePoolTransactions(p.block);
     this.proposals.set(p.round, p);
@@ -356,7 +332,7 @@ export class BftEngine {
   }
 
   private async addProposalRef(ref: ProposalRef, from: string): Promise<void> {
-    this.checkProposalSignature(ref, ref.block_hash);
+    verifyProposalSignature(this.chain, ref, ref.block_hash);
     if (this.proposals.has(ref.round) || !this.opts.fetchBlock) return;
     const block = this.proposalBlock(ref.block_hash) ?? (await this.opts.fetchBlock(ref.block_hash, from));
     if (!block || block.hash !== ref.block_hash || ref.height !== this.height) return;
@@ -442,7 +418,7 @@ export class BftEngine {
       }
     }
     if (this.step === 'prevote' && this.quorum(r, PREVOTE) && this.once(`pvto/${r}`)) {
-      this.schedule(voteMs + deltaMs * r, () => this.onTimeoutPrevote(h, r));
+      this.schedule(roundTimeout(voteMs, deltaMs, r), () => this.onTimeoutPrevote(h, r));
     }
     if (p && pv && this.step !== 'propose' && this.quorum(r, PREVOTE, p.block.hash) && this.once(`lock/${r}`)) {
       this.validBlock = p.block;
@@ -459,7 +435,7 @@ export class BftEngine {
     }
     if (this.step === 'prevote' && this.quorum(r, PREVOTE, '')) this.vote(PRECOMMIT, '');
     if (this.quorum(r, PRECOMMIT) && this.once(`pcto/${r}`)) {
-      this.schedule(voteMs + deltaMs * r, () => this.onTimeoutPrecommit(h, r));
+      this.schedule(roundTimeout(voteMs, deltaMs, r), () => this.onTimeoutPrecommit(h, r));
     }
   }
 

@@ -1,15 +1,15 @@
-import type { Block } from '../chain/block.js';
-import type { Chain } from '../chain/chain.js';
 import {
+  type Block,
+  type Chain,
   type DoubleSignEvidence,
   MAX_EVIDENCE_PER_BLOCK,
   decodeEvidence,
   encodeEvidence,
   evidenceId,
   evidenceProblem,
-} from '../chain/evidence.js';
-import { validatorSetAt } from '../chain/schedule.js';
-import { getValidator } from '../ledger/staking/index.js';
+  validatorSetAt,
+} from '../chain/index.js';
+import { getValidator } from '../ledger/index.js';
 
 /** Pending evidence kept at most (older entries are dropped first). */
 export const MAX_PENDING_EVIDENCE = 1000;
@@ -84,6 +84,8 @@ export class EvidencePool {
     } catch (err) {
       throw new InvalidEvidenceError((err as Error).message);
     }
+    // One item, one encoding (integers without leading zeros): a variant would travel as a new gossip message.
+    if (!Buffer.from(encodeEvidence(e)).equals(bytes)) throw new InvalidEvidenceError('evidence not in its canonical encoding');
     return this.add(e) ? e : null;
   }
 

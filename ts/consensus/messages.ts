@@ -4,9 +4,8 @@
  * would exceed the gossip limit), and a vote. Decoding is strict: anything malformed is the sender's fault.
  */
 import { RLP } from '@ethereumjs/rlp';
-import { type Block, decodeBlock, encodeBlock } from '../chain/block.js';
-import { PRECOMMIT, PREVOTE, type Vote } from '../chain/justification.js';
-import { bigToBytes, bytesToBig, fromHex, toHex } from '../util/hex.js';
+import { decodeRlp, bigToBytes, bytesToBig, fromHex, toHex } from '../util/index.js';
+import { type Block, decodeBlock, encodeBlock, PRECOMMIT, PREVOTE, type Vote } from '../chain/index.js';
 
 export interface Proposal {
   height: number;
@@ -100,7 +99,7 @@ export function decodeConsensusMessage(bytes: Uint8Array): ConsensusMessage {
     const body = bytes.subarray(1);
     if (bytes[0] === TYPE_VOTE) return { kind: 'vote', vote: decodeVote(body) };
     if (bytes[0] === TYPE_PROPOSAL || bytes[0] === TYPE_PROPOSAL_REF) {
-      const f = RLP.decode(body) as unknown;
+      const f = decodeRlp(body) as unknown;
       if (!Array.isArray(f) || f.length !== 5 || !(f[3] instanceof Uint8Array) || !(f[4] instanceof Uint8Array))
         throw new Error('proposal must be a list of 5 items');
       const head = { height: int(f[0], 'height'), round: int(f[1], 'round'), pol_round: int(f[2], 'pol_round') - 1 };

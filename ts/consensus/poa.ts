@@ -1,8 +1,6 @@
-import type { Chain } from '../chain/chain.js';
-import { StaleExecutionError } from '../chain/chain.js';
-import { proposerAt } from '../chain/schedule.js';
-import type { KeyPair } from '../ledger/keys.js';
-import type { Mempool } from '../mempool/mempool.js';
+import { type Chain, StaleExecutionError, proposerAt } from '../chain/index.js';
+import type { KeyPair } from '../ledger/index.js';
+import type { BlockTxPool } from '../mempool/interface.js';
 import type { PackLimit } from '../execution/index.js';
 import type { ConsensusEngine, ProducedBlockInfo } from './interface.js';
 
@@ -35,7 +33,7 @@ export class PoaEngine implements ConsensusEngine {
 
   constructor(
     private readonly chain: Chain,
-    private readonly mempool: Mempool,
+    private readonly mempool: BlockTxPool,
     private readonly key: KeyPair,
     private readonly opts: PoaOptions,
   ) {}

@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { type Block, decodeBlock, encodeBlock } from '../chain/block.js';
+import { type Block, decodeBlock, encodeBlock } from '../chain/index.js';
 
 /** Steps in signing order within a round. */
 export const STEP_PROPOSE = 1;

@@ -1,6 +1,15 @@
-import { type DoubleSignEvidence, doubleSignEvidence } from '../chain/evidence.js';
-import { PRECOMMIT, type Vote, type VoteType, isMoreThanFaulty, isQuorum, verifyVote } from '../chain/justification.js';
-import { type ActiveValidator, totalPower } from '../chain/schedule.js';
+import {
+  type DoubleSignEvidence,
+  doubleSignEvidence,
+  PRECOMMIT,
+  type Vote,
+  type VoteType,
+  isMoreThanFaulty,
+  isQuorum,
+  verifyVote,
+  type ActiveValidator,
+  totalPower,
+} from '../chain/index.js';
 import { InvalidConsensusMessage } from './messages.js';
 
 /**

@@ -1,28 +1,6 @@
-import { jsBackend } from './js.js';
-import { loadNativeBackend } from './native.js';
-import type { CryptoBackend } from './types.js';
-
+/** The one door to hashing and signatures (docs/architecture.md). */
 export type { CryptoBackend } from './types.js';
 export { jsBackend } from './js.js';
-
-let active: CryptoBackend | undefined;
-
-/**
- * The one door to hashing and signatures. Picks the native addon when it loads, else the JS twin.
- * NATIVE_CRYPTO=js forces the twin (tests and benchmarks compare both).
- */
-export function crypto(): CryptoBackend {
-  if (!active) {
-    const forced = process.env.NATIVE_CRYPTO;
-    active = (forced !== 'js' && loadNativeBackend()) || jsBackend;
-  }
-  return active;
-}
-
-/** Native backend if the addon is built and loads here, else null (for tests and benches). */
-export function nativeBackend(): CryptoBackend | null {
-  return loadNativeBackend();
-}
-
-export const sha256 = (d: Uint8Array): Uint8Array => crypto().sha256(d);
-export const keccak256 = (d: Uint8Array): Uint8Array => crypto().keccak256(d);
+export { crypto, keccak256, nativeBackend, sha256 } from './backend.js';
+export { type NativeAddon, type NativeTrieHandle, loadNativeAddon } from './native.js';
+export { SignatureBatch, verifyOffThread } from './verify-thread.js';

@@ -7,7 +7,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { crypto } from './index.js';
+import { crypto } from './backend.js';
 import type { VerifyReply, VerifyRequest } from './verify-worker.js';
 
 /** Verification threads: every core but the one the main thread works on (at least one, at most 8). */

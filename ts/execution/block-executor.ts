@@ -1,75 +1,22 @@
 import type { Common } from '@ethereumjs/common';
 import type { EVM } from '@ethereumjs/evm';
-import { type VM, createVM, runTx } from '@ethereumjs/vm';
-import { applyNativeTransaction, endBlock } from '../ledger/executor.js';
-import { hasBondedActiveSet } from '../ledger/staking/index.js';
-import type { LedgerParams, OperationEnv } from '../ledger/operation-context.js';
-import { type NativeRuleContext, checkNativeTransaction, operationActivation } from '../ledger/rules.js';
-import { TREASURY_ADDRESS, blockReward } from '../ledger/rewards.js';
-import { getSupply, maxSupplyBase, putSupply } from '../ledger/supply.js';
-import type { SignedTransaction } from '../ledger/transaction.js';
-import { NATIVE_TX_GAS, WEI_PER_BASE, baseToWei } from '../ledger/units.js';
-import { accountKey, getAccount, putAccount } from '../state/accounts.js';
-import { type KeyStr, StateOverlay, type StateReader } from '../state/state-store.js';
+import { type VM, runTx } from '@ethereumjs/vm';
+import { applyNativeTransaction, endBlock, hasBondedActiveSet, type OperationEnv, type NativeRuleContext, checkNativeTransaction, operationActivation, TREASURY_ADDRESS, blockReward, getSupply, maxSupplyBase, putSupply, type SignedTransaction, NATIVE_TX_GAS, WEI_PER_BASE, baseToWei } from '../ledger/index.js';
+import { accountKey, getAccount, putAccount, type KeyStr, StateOverlay, type StateReader } from '../state/index.js';
 import { FEE_COLLECTOR, chainCommon } from './common.js';
 import { CallTimeoutError, installDeadline } from './deadline.js';
 import { checkStoredEvmTransaction } from './evm-rules.js';
 import { isEvmTransaction, typedTransactionOf } from './evm-tx.js';
+import { impersonatedSender } from './impersonation.js';
 import { type LogRecord, type ReceiptRecord, EMPTY_BLOOM, logsBloom } from './receipts.js';
 import { RemoteStateError } from './remote-state.js';
-import type { HeaderOverrides } from './overrides.js';
 import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';
 import { type EvmBlock, evmBlockFor } from './vm-pool.js';
+import { type BlockEnv, blockGasLimit, fitsPack } from './block-env.js';
+import { createChainVm, vmKey } from './vm-factory.js';
+export { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, BLOCK_GAS_TARGET, type BlockEnv, type PackLimit, blockGasLimit, fitsPack } from './block-env.js';
+export { evmOptions, vmKey } from './vm-factory.js';
 
-export const BLOCK_GAS_LIMIT = 30_000_000n;
-export const BLOCK_GAS_TARGET = 15_000_000n;
-/** Flat base fee per gas (dynamic base fee is not live): 1 Gwei. */
-export const BASE_FEE_PER_GAS = 1_000_000_000n;
-
-export interface BlockEnv {
-  height: number;
-  timestamp: number;
-  proposer: string;
-  chainId: number;
-  hardfork: string;
-  tokenomicsV2Height: number;
-  evmActivationHeight: number;
-  /** Activation heights and epochs the native operation modules read (plain data: it crosses to workers). */
-  ledger: LedgerParams;
-  /** Signers of the parent block recorded by this block (its last commit under DPoS+BFT); absent outside BFT. */
-  lastCommit?: readonly string[];
-  /** Hash (32 bytes) of an earlier block, for the BLOCKHASH opcode. */
-  blockHash: (height: number) => Promise<Uint8Array | null>;
-  /** A dev chain: impersonated transactions (impersonation.ts) are valid. */
-  devChain?: boolean;
-  /**
-   * Proposer's packing limit (docs/evm.md "Block time"): EVM transactions beyond it are deferred, except
-   * the block's first, which may use up to BLOCK_GAS_LIMIT. Absent when validating: 30M is the rule.
-   */
-  pack?: PackLimit;
-  /** Header fields a call or a simulated block overrides (overrides.ts); absent for real blocks. */
-  header?: HeaderOverrides;
-}
-
-/**
- * What a proposer packs (docs/evm.md "Block time"). `gas` is what the slowest measured EVM code executes in
- * `ms`: packing up to it is always safe for the slot. Beyond it a transaction still goes in while the time
- * the block has spent so far plus the worst case of its own gas limit (at that slowest rate) stays within
- * `ms`, so cheap-per-gas blocks (transfers, token moves) fill up to the 30M limit and slow code stops where
- * the gas rule alone would have stopped it. `ms` 0: the gas rule alone.
- */
-export interface PackLimit {
-  gas: bigint;
-  ms: number;
-}
-
-/** Whether an EVM transaction with `gasLimit` still fits a block that has used `gasUsed` after `elapsedMs`. */
-export function fitsPack(pack: PackLimit | undefined, gasUsed: bigint, gasLimit: bigint, elapsedMs: number): boolean {
-  if (gasUsed + gasLimit > BLOCK_GAS_LIMIT) return false;
-  // The block's first EVM transaction may use all of the validity limit, so none is ever stuck.
-  if (pack === undefined || gasUsed === 0n || gasUsed + gasLimit <= pack.gas) return true;
-  return pack.ms > 0 && elapsedMs + (Number(gasLimit) * pack.ms) / Number(pack.gas) <= pack.ms;
-}
 
 export interface ExecutionResult {
   included: SignedTransaction[];
@@ -117,7 +64,7 @@ function statelessRuleError(tx: SignedTransaction, evmTx: boolean, env: BlockEnv
   try {
     if (evmTx) {
       if (env.height >= env.evmActivationHeight)
-        checkStoredEvmTransaction(tx, chainCommon(env.chainId, env.hardfork), env.devChain);
+        checkStoredEvmTransaction(tx, chainCommon(env.chainId, env.hardfork), env.devChain, blockGasLimit(env));
     } else checkNativeTransaction(tx, rules);
     return null;
   } catch (err) {
@@ -150,7 +97,7 @@ const idleBlockVms = new Map<string, BlockVm[]>();
 
 /** One VM per block that holds EVM transactions, over that block's overlay; `deadline` stops its runs (traces). */
 export async function blockVm(env: BlockEnv, state: StateOverlay, base: EvmBaseState, deadline?: number): Promise<BlockVm> {
-  const key = deadline === undefined ? `${env.chainId}:${env.hardfork}` : null;
+  const key = deadline === undefined ? vmKey(env) : null;
   const idle = key === null ? undefined : idleBlockVms.get(key)?.pop();
   if (idle) {
     idle.adapter.rebase(state, base);
@@ -160,20 +107,8 @@ export async function blockVm(env: BlockEnv, state: StateOverlay, base: EvmBaseS
     idle.block = evmBlockFor(env, idle.common);
     return idle;
   }
-  const common = chainCommon(env.chainId, env.hardfork);
-  const adapter = new EvmStateAdapter(state, base);
   const holder = { env };
-  const blockchain = {
-    getBlock: async (n: number) => {
-      const h = await holder.env.blockHash(Number(n));
-      return { hash: () => h ?? new Uint8Array(32) };
-    },
-    putBlock: async () => undefined,
-    shallowCopy() {
-      return this;
-    },
-  };
-  const vm = await createVM({ common, stateManager: adapter, evmOpts: { blockchain } as never });
+  const { vm, common, adapter } = await createChainVm(env, state, base, (n) => holder.env.blockHash(n));
   if (deadline !== undefined) installDeadline(vm).deadline = deadline;
   return { vm, common, block: evmBlockFor(env, common), key, adapter, holder };
 }
@@ -308,18 +243,22 @@ export async function executeBlock(
     }
     evm ??= await blockVm(env, state, base, opts.deadline);
     const typed = typedTransactionOf(tx, evm.common);
-    if (!fitsPack(env.pack, r.gasUsed, typed.gasLimit, performance.now() - startedAt)) {
+    if (!fitsPack(env.pack, r.gasUsed, typed.gasLimit, performance.now() - startedAt, blockGasLimit(env))) {
       deferredSenders.add(tx.from_address);
       r.deferred.push(tx);
       continue;
     }
     let result: Awaited<ReturnType<typeof runTx>>;
+    // The dev chain skips EIP-3607 for impersonated senders (an impersonated contract sends), as Hardhat and anvil.
+    if (env.devChain && impersonatedSender(typed) !== null) evm.adapter.hideSenderCode(typed.getSenderAddress().bytes);
     try {
       result = await runTx(evm.vm, { tx: typed, block: evm.block, skipHardForkValidation: true, blockGasUsed: r.gasUsed });
     } catch (err) {
       if (isAbort(err)) throw err;
       r.dropped.push({ tx, reason: (err as Error).message.split(' (')[0] });
       continue;
+    } finally {
+      evm.adapter.hideSenderCode(null);
     }
     // The VM paid the priority part of the fee to the collector and burned the base part; replace
     // that with the node's rule: half of the whole fee to the proposer, the rest burned.

@@ -3,9 +3,8 @@
  * reading a StateSnapshot through its worker's state channel (docs/evm.md "Calls off the main thread").
  */
 import { availableParallelism } from 'node:os';
-import { accountKey, codeKey } from '../state/accounts.js';
-import type { KeyStr } from '../state/state-store.js';
-import { ZERO_ADDRESS } from '../ledger/units.js';
+import { accountKey, codeKey, type KeyStr } from '../state/index.js';
+import { ZERO_ADDRESS } from '../ledger/index.js';
 import type { BlockEnv } from './block-executor.js';
 import type { CallArgs, CallOverrides } from './call.js';
 import type { SimulateSpec } from './simulate.js';

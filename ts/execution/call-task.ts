@@ -2,7 +2,7 @@
  * One eth_call / eth_estimateGas as a task: what the main thread sends a call worker, what comes back,
  * and the code that runs it (in a worker over a RemoteStateView, or in-process over a snapshot).
  */
-import type { KeyStr } from '../state/state-store.js';
+import type { KeyStr } from '../state/index.js';
 import type { BlockEnv } from './block-executor.js';
 import {
   type AccessListOutcome,

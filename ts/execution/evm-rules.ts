@@ -5,9 +5,8 @@
  */
 import type { Common } from '@ethereumjs/common';
 import { Capability, type TypedTransaction } from '@ethereumjs/tx';
-import { TxRuleError } from '../ledger/rules.js';
-import type { SignedTransaction } from '../ledger/transaction.js';
-import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT } from './block-executor.js';
+import { TxRuleError, type SignedTransaction } from '../ledger/index.js';
+import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT } from './block-env.js';
 import { decodeRawTransaction, evmToSignedTransaction, maxPricePerGas, rememberTypedTransaction } from './evm-tx.js';
 import { impersonatedSender } from './impersonation.js';
 
@@ -27,6 +26,13 @@ export function decodeSignedEvmTransaction(raw: Uint8Array, common: Common, impe
     const msg = (err as Error).message.split(' (')[0];
     // A well-formed transaction for another chain is a rejection like the other admission rules (-32603).
     if (msg.startsWith('invalid chain id')) throw new TxRuleError(`Invalid transaction: ${msg}`, 'chain_id');
+    // EIP-7825 (osaka) caps a transaction's gas limit: a rule refusal with the cap, as geth words it.
+    if (msg.includes('EIP-7825')) {
+      throw new TxRuleError(
+        `Invalid transaction: gas limit above the transaction gas limit cap ${common.param('maxTransactionGasLimit')}`,
+        'gas',
+      );
+    }
     throw new MalformedRawTransactionError(`invalid raw transaction: ${msg}`, 'integrity');
   }
   if (!typed.isSigned()) throw new TxRuleError('Invalid transaction: transaction is not signed', 'signature');
@@ -39,9 +45,9 @@ export function decodeSignedEvmTransaction(raw: Uint8Array, common: Common, impe
 }
 
 /** Gas and fee-cap rules of a decoded transaction. */
-export function checkEvmGasRules(typed: TypedTransaction): void {
-  if (typed.gasLimit > BLOCK_GAS_LIMIT)
-    throw new TxRuleError(`Invalid transaction: exceeds block gas limit ${BLOCK_GAS_LIMIT}`, 'gas');
+export function checkEvmGasRules(typed: TypedTransaction, blockGasLimit = BLOCK_GAS_LIMIT): void {
+  if (typed.gasLimit > blockGasLimit)
+    throw new TxRuleError(`Invalid transaction: exceeds block gas limit ${blockGasLimit}`, 'gas');
   const intrinsic = typed.getIntrinsicGas();
   if (typed.gasLimit < intrinsic) {
     throw new TxRuleError(`Invalid transaction: intrinsic gas too low: have ${typed.gasLimit}, want ${intrinsic}`, 'gas');
@@ -71,7 +77,12 @@ const checked = new WeakSet<SignedTransaction>();
  * decode and verify, the stored fields equal what the bytes say, gas and fee caps hold. Runs once per
  * transaction object.
  */
-export function checkStoredEvmTransaction(tx: SignedTransaction, common: Common, impersonation = false): void {
+export function checkStoredEvmTransaction(
+  tx: SignedTransaction,
+  common: Common,
+  impersonation = false,
+  blockGasLimit = BLOCK_GAS_LIMIT,
+): void {
   if (checked.has(tx)) return;
   if (!/^[0-9a-f]*$/.test(tx.signature) || tx.signature.length % 2 !== 0) {
     throw new TxRuleError('Invalid transaction: raw EVM bytes are not hex', 'integrity');
@@ -84,7 +95,7 @@ export function checkStoredEvmTransaction(tx: SignedTransaction, common: Common,
       throw new TxRuleError(`Invalid transaction: stored ${f} does not match the raw signed transaction`, 'integrity');
     }
   }
-  checkEvmGasRules(typed);
+  checkEvmGasRules(typed, blockGasLimit);
   rememberTypedTransaction(tx, typed);
   checked.add(tx);
 }

@@ -9,16 +9,14 @@ import {
   createTxFromRLP,
 } from '@ethereumjs/tx';
 import { Address } from '@ethereumjs/util';
-import type { SignedTransaction } from '../ledger/transaction.js';
-import { WEI_PER_BASE, ZERO_ADDRESS } from '../ledger/units.js';
-import { toHex } from '../util/hex.js';
 import { keccak256 } from '../crypto/index.js';
+import { EVM_DATA_PREFIX, type SignedTransaction, WEI_PER_BASE, ZERO_ADDRESS } from '../ledger/index.js';
+import { toHex } from '../util/index.js';
 
-import { EVM_DATA_PREFIX } from '../ledger/tx-kind.js';
 import { PARAMS_LOADED } from './common.js';
 import { impersonatedSender, withImpersonatedSender } from './impersonation.js';
 
-export { EVM_DATA_PREFIX, isEvmTransaction } from '../ledger/tx-kind.js';
+export { EVM_DATA_PREFIX, isEvmTransaction } from '../ledger/index.js';
 
 const ceilDiv = (a: bigint, b: bigint): bigint => (a + b - 1n) / b;
 

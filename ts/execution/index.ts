@@ -19,7 +19,15 @@ export {
   rememberTypedTransaction,
   typedTransactionOf,
 } from './evm-tx.js';
-export { type LogRecord, type ReceiptRecord, EMPTY_BLOOM, decodeReceipts, encodeReceipts, logsBloom } from './receipts.js';
+export {
+  type LogRecord,
+  type ReceiptRecord,
+  EMPTY_BLOOM,
+  decodeReceipts,
+  encodeReceipts,
+  logsBloom,
+  encodeReceiptsReference,
+} from './receipts.js';
 export { EvmStateAdapter } from './state-adapter.js';
 export {
   type AccessListItem,

@@ -5,9 +5,9 @@
  */
 import type { VM } from '@ethereumjs/vm';
 import { Account, createAddressFromString } from '@ethereumjs/util';
-import { NS, storageKey } from '../state/accounts.js';
-import type { KeyStr, StateOverlay } from '../state/state-store.js';
-import type { BlockEnv } from './block-executor.js';
+import { NS, storageKey, type KeyStr, type StateOverlay } from '../state/index.js';
+import type { BlockEnv, HeaderOverrides } from './block-env.js';
+export type { HeaderOverrides } from './block-env.js';
 import type { EvmBaseState, EvmStateAdapter } from './state-adapter.js';
 
 /** One account's overrides (geth's OverrideAccount). Slots and values are 32-byte words. */
@@ -26,15 +26,6 @@ export interface AccountOverride {
 /** Address (0x, lower case) to its overrides, in the order given. */
 export type StateOverrideSet = Map<string, AccountOverride>;
 
-/** Header fields a call or a simulated block may override (number and time go into BlockEnv itself). */
-export interface HeaderOverrides {
-  coinbase?: string;
-  gasLimit?: bigint;
-  baseFee?: bigint;
-  /** 32 bytes. */
-  prevRandao?: Uint8Array;
-  blobBaseFee?: bigint;
-}
 
 /** geth's BlockOverrides as this node applies them. */
 export interface BlockOverrides extends HeaderOverrides {

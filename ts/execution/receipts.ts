@@ -1,8 +1,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import { crypto } from '../crypto/index.js';
-import { type NativeEvent, eventsFromRlpItem, eventsRlpItem } from '../ledger/events.js';
-import { bigToBytes, bytesToBig } from '../util/hex.js';
-import { rlpIntHex, rlpListHex, rlpStrHex } from '../util/rlp-hex.js';
+import { type NativeEvent, eventsFromRlpItem, eventsRlpItem } from '../ledger/index.js';
+import { bigToBytes, bytesToBig, rlpIntHex, rlpListHex, rlpStrHex } from '../util/index.js';
 
 export interface LogRecord {
   address: Uint8Array;

@@ -7,7 +7,7 @@
  * "ready for more" (back-pressure).
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { KeyStr } from '../state/state-store.js';
+import type { KeyStr } from '../state/index.js';
 import { CallTimeoutError } from './deadline.js';
 import type { EvmBaseState } from './state-adapter.js';
 

@@ -7,7 +7,7 @@ import type { EVM } from '@ethereumjs/evm';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { toChecksumAddress } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
-import { StateOverlay } from '../state/state-store.js';
+import { StateOverlay } from '../state/index.js';
 import { BASE_FEE_PER_GAS, type BlockEnv } from './block-executor.js';
 import { type CallArgs, MAX_INITCODE_SIZE, callerOf, intrinsicGas, runAsCall } from './call.js';
 import { FEE_COLLECTOR, PARAMS_LOADED } from './common.js';
@@ -239,9 +239,14 @@ class Simulation {
       );
     }
     const nonce = args.nonce ?? stateNonce;
-    let gas = args.gas ?? remaining;
+    // From osaka on (EIP-7825) one transaction may use at most the cap: a call without gas gets no more than it.
+    const txCap = c.common.isActivatedEIP(7825) ? c.common.param('maxTransactionGasLimit') : remaining;
+    let gas = args.gas ?? (txCap < remaining ? txCap : remaining);
     if (gas > remaining) {
       throw new TxCheckError(`block gas limit reached: remaining: ${remaining}, required: ${gas}`, TX_ERROR_CODES.blockGasLimit);
+    }
+    if (gas > txCap) {
+      throw new TxCheckError(`transaction gas limit too high (cap: ${txCap}, tx: ${gas})`, TX_ERROR_CODES.invalidParams);
     }
     const capped = this.budget !== null && gas > this.budget;
     if (capped && this.budget !== null) gas = this.budget;

@@ -1,8 +1,17 @@
 import type { StateManagerInterface } from '@ethereumjs/common';
 import { Account, type Address, KECCAK256_NULL, KECCAK256_RLP, createAccount } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
-import { NS, accountKey, codeKey, decodeAccount, encodeAccount, storageKey } from '../state/accounts.js';
-import type { KeyStr, StateOverlay, StateReader } from '../state/state-store.js';
+import {
+  NS,
+  accountKey,
+  codeKey,
+  decodeAccount,
+  encodeAccount,
+  storageKey,
+  type KeyStr,
+  type StateOverlay,
+  type StateReader,
+} from '../state/index.js';
 
 const EMPTY = new Uint8Array(0);
 type Journal = Map<KeyStr, Buffer | null | undefined>;
@@ -40,6 +49,12 @@ const isEmptyCodeHash = (h: Uint8Array): boolean => EMPTY_CODE_HASH.equals(h);
 export class EvmStateAdapter implements StateManagerInterface {
   private readonly journals: Journal[] = [];
   private original = new Map<KeyStr, Uint8Array>();
+  /**
+   * The dev chain's impersonated sender that has code, during its transaction: runTx's first read of it (the
+   * EIP-3607 check) sees no code, as Hardhat and anvil skip that check for impersonated accounts; the account
+   * it writes back keeps its code (hideSenderCode).
+   */
+  private hidden: { key: KeyStr; served: boolean } | null = null;
 
   readonly originalStorageCache = {
     get: async (address: Address, key: Uint8Array): Promise<Uint8Array> => {
@@ -89,24 +104,37 @@ export class EvmStateAdapter implements StateManagerInterface {
     return this.overlay.changes.has(key) ? undefined : this.base.fetch?.(key);
   }
 
+  /** For the next transaction only (null ends it): its sender's code is hidden from the EIP-3607 check. */
+  hideSenderCode(address: Uint8Array | null): void {
+    this.hidden = address === null ? null : { key: accountKey(address), served: false };
+  }
+
   async getAccount(address: Address): Promise<Account | undefined> {
     const k = accountKey(address.bytes);
     if (this.base.fetch) await this.load(k);
     const raw = this.overlay.get(k);
     if (!raw) return undefined;
     const a = decodeAccount(raw);
+    const hide = this.hidden !== null && this.hidden.key === k && !this.hidden.served;
+    if (hide) (this.hidden as { served: boolean }).served = true;
     return createAccount({
       nonce: a.nonce,
       balance: a.balance,
-      codeHash: a.codeHash ?? KECCAK256_NULL,
+      codeHash: hide ? KECCAK256_NULL : (a.codeHash ?? KECCAK256_NULL),
       storageRoot: KECCAK256_RLP,
     });
   }
 
   async putAccount(address: Address, account?: Account): Promise<void> {
     if (!account) return this.deleteAccount(address);
-    const codeHash = isEmptyCodeHash(account.codeHash) ? undefined : account.codeHash;
-    this.write(accountKey(address.bytes), encodeAccount({ nonce: account.nonce, balance: account.balance, codeHash }));
+    const k = accountKey(address.bytes);
+    let codeHash = isEmptyCodeHash(account.codeHash) ? undefined : account.codeHash;
+    // The hidden sender's account as runTx read it comes back without its code hash: it keeps the stored one.
+    if (codeHash === undefined && this.hidden?.key === k) {
+      const stored = this.overlay.get(k);
+      codeHash = stored ? decodeAccount(stored).codeHash : undefined;
+    }
+    this.write(k, encodeAccount({ nonce: account.nonce, balance: account.balance, codeHash }));
   }
 
   async deleteAccount(address: Address): Promise<void> {

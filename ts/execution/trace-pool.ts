@@ -4,10 +4,8 @@
  * A trace reads its block's parent state from the main thread's view of it by message, streams struct logs
  * back in chunks as produced, and stops itself at its timeout and output cap (docs/evm.md, Tracing).
  */
-import type { SignedTransaction } from '../ledger/transaction.js';
-import { ZERO_ADDRESS } from '../ledger/units.js';
-import { accountKey } from '../state/accounts.js';
-import type { KeyStr, StateChanges } from '../state/state-store.js';
+import { type SignedTransaction, ZERO_ADDRESS } from '../ledger/index.js';
+import { accountKey, type KeyStr, type StateChanges } from '../state/index.js';
 import type { BlockEnv } from './block-executor.js';
 import { defaultCallWorkers } from './call-pool.js';
 import { FEE_COLLECTOR } from './common.js';

@@ -4,41 +4,18 @@
  * does not use this pool: blocks keep VMs of their own (block-executor.ts), so nothing a call or trace leaves
  * behind (listeners, deadline guards) can ever reach consensus.
  */
-import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import type { EVM } from '@ethereumjs/evm';
-import { createAddressFromString } from '@ethereumjs/util';
-import { type VM, createVM } from '@ethereumjs/vm';
-import type { StateOverlay } from '../state/state-store.js';
-import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, type BlockEnv } from './block-executor.js';
-import { FEE_COLLECTOR, PARAMS_LOADED, chainCommon } from './common.js';
+import type { VM } from '@ethereumjs/vm';
+import type { StateOverlay } from '../state/index.js';
+import { type BlockEnv, blockGasLimit } from './block-env.js';
 import { type DeadlineGuard, installDeadline } from './deadline.js';
 import { restorePrecompiles } from './overrides.js';
-import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';
+import type { EvmBaseState, EvmStateAdapter } from './state-adapter.js';
+import { type EvmBlock, createChainVm, evmBlockFor, vmKey } from './vm-factory.js';
 
-export type EvmBlock = ReturnType<typeof createBlock>;
-
-/** The header fields every EVM run of a block sees (coinbase, gas limit, base fee): one rule for blocks, calls and traces. */
-export function evmBlockFor(env: BlockEnv, common: Common): EvmBlock {
-  const o = env.header;
-  const block = createBlock(
-    {
-      header: {
-        number: BigInt(env.height),
-        timestamp: BigInt(env.timestamp),
-        coinbase: createAddressFromString(o?.coinbase ?? FEE_COLLECTOR),
-        gasLimit: o?.gasLimit ?? BLOCK_GAS_LIMIT,
-        baseFeePerGas: o?.baseFee ?? BASE_FEE_PER_GAS,
-        ...(o?.prevRandao ? { mixHash: o.prevRandao } : {}),
-      },
-    },
-    // A blob base fee override replaces the header's computed one (below): the header stays unfrozen then.
-    { common, params: PARAMS_LOADED, skipConsensusFormatValidation: true, freeze: o?.blobBaseFee === undefined },
-  );
-  const blobBaseFee = o?.blobBaseFee;
-  if (blobBaseFee !== undefined) block.header.getBlobGasPrice = () => blobBaseFee;
-  return block;
-}
+// evmBlockFor stays importable from here (callers written before the factory).
+export { type EvmBlock, evmBlockFor } from './vm-factory.js';
 
 /** A pooled VM with its state adapter, deadline guard and the block environment of its current run. */
 export interface PooledVm {
@@ -65,23 +42,11 @@ const TRACE_EVENTS = ['step', 'beforeMessage', 'afterMessage', 'newContract'] as
  * base is `base`). Release it with releaseVm when the run ends.
  */
 export async function acquireVm(env: BlockEnv, overlay: StateOverlay, base: EvmBaseState): Promise<PooledVm> {
-  const key = `${env.chainId}:${env.hardfork}`;
+  const key = vmKey(env);
   let c = idleVms.get(key)?.pop();
   if (!c) {
-    const common = chainCommon(env.chainId, env.hardfork);
-    const adapter = new EvmStateAdapter(overlay, base);
     const holder: { c?: PooledVm } = {};
-    const blockchain = {
-      getBlock: async (n: number) => {
-        const h = await (holder.c as PooledVm).env.blockHash(Number(n));
-        return { hash: () => h ?? new Uint8Array(32) };
-      },
-      putBlock: async () => undefined,
-      shallowCopy() {
-        return this;
-      },
-    };
-    const vm = await createVM({ common, stateManager: adapter, evmOpts: { blockchain } as never });
+    const { vm, common, adapter } = await createChainVm(env, overlay, base, (n) => (holder.c as PooledVm).env.blockHash(n));
     c = { key, vm, common, adapter, guard: installDeadline(vm), env, block: evmBlockFor(env, common) };
     holder.c = c;
   }
@@ -92,7 +57,13 @@ export async function acquireVm(env: BlockEnv, overlay: StateOverlay, base: EvmB
   (c.vm.evm as EVM).transientStorage.clear();
   const h = c.block.header;
   // A run with header overrides gets its own block, and the next run after it a fresh one.
-  if (h.number !== BigInt(env.height) || h.timestamp !== BigInt(env.timestamp) || env.header || c.overridden) {
+  if (
+    h.number !== BigInt(env.height) ||
+    h.timestamp !== BigInt(env.timestamp) ||
+    h.gasLimit !== blockGasLimit(env) ||
+    env.header ||
+    c.overridden
+  ) {
     c.block = evmBlockFor(env, c.common);
   }
   c.overridden = env.header !== undefined;

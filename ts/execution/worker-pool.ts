@@ -13,8 +13,7 @@
  */
 import { MessagePort as MessagePortClass, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { NS } from '../state/accounts.js';
-import type { KeyStr } from '../state/state-store.js';
+import { NS, type KeyStr } from '../state/index.js';
 import type { StructLogSink } from './trace/types.js';
 import { STATE_PORT, type StateReply, type StateRequest } from './remote-state.js';
 

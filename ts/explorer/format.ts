@@ -1,6 +1,6 @@
 /** Values as people read them: amounts with units and thousands separators, times relative with the absolute one. */
-import { COIN_TICKER, formatBase, formatWei } from '../ledger/units.js';
-import { formatUnits, groupThousands } from '../util/amounts.js';
+import { COIN_TICKER, formatBase, formatWei } from '../ledger/index.js';
+import { formatUnits, groupThousands } from '../util/index.js';
 
 export { COIN_TICKER, formatBase as coins, formatWei as coinsWei };
 

@@ -2,8 +2,7 @@
  * Path and query parameters of explorer pages. A malformed value is an InvalidParamsError (a 400 page), an
  * unknown but well-formed one a NotFoundError (a 404 page): never a 500.
  */
-import { InvalidParamsError } from '../util/errors.js';
-import { isAddress, isHash, normHash } from '../util/hex.js';
+import { InvalidParamsError, isAddress, isHash, normHash } from '../util/index.js';
 
 export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 100;

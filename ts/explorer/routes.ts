@@ -4,7 +4,7 @@
  * (logged by the caller), always HTML with the security headers.
  */
 import type { NodeContext } from '../services/index.js';
-import { InvalidParamsError, NodeError, NotFoundError } from '../util/errors.js';
+import { InvalidParamsError, NodeError, NotFoundError } from '../util/index.js';
 import { EXPLORER_ROOT } from './links.js';
 import { addressPage } from './pages/address.js';
 import { blockPage, blocksListPage } from './pages/blocks.js';

@@ -62,11 +62,26 @@ export interface TxRow {
   failed: boolean;
 }
 
-/** How a transaction's kind reads in lists: the operation's name for native operations. */
+/** The family a transaction's kind starts with (the standard's name for token and NFT operations). */
+const KIND_FAMILY: Record<string, string> = { token: 'SRC-20', nft: 'SRC-721', staking: 'Staking' };
+
+/** An operation's name as words: "TransferFrom" -> "transfer from"; "Nft" is already the family's ("MintNft" -> "mint"). */
+const actionWords = (name: string): string =>
+  name
+    .split(/(?=[A-Z])/)
+    .filter((w) => w !== 'Nft')
+    .join(' ')
+    .toLowerCase();
+
+/**
+ * How a transaction's kind reads everywhere (lists, the transaction page): one scheme, "<family> <action>", the
+ * family Coin, EVM, SRC-20, SRC-721 or Staking: "Coin transfer", "EVM contract call", "SRC-20 deploy",
+ * "SRC-721 mint", "Staking delegate".
+ */
 export function kindLabel(s: TxSummary): string {
-  if (s.kind === 'evm') return s.to === null ? 'contract creation' : s.input === '0x' ? 'EVM transfer' : 'contract call';
-  if (s.op) return s.op.family === 'token' ? `SRC-20 ${s.op.name}` : s.op.name;
-  return s.kind;
+  if (s.kind === 'evm') return s.to === null ? 'EVM contract creation' : s.input === '0x' ? 'EVM transfer' : 'EVM contract call';
+  if (s.op) return `${KIND_FAMILY[s.op.family] ?? s.op.family} ${actionWords(s.op.name)}`;
+  return s.kind === 'transfer' ? 'Coin transfer' : s.kind;
 }
 
 export function txRow(v: TxView | HistoryEntry, s: TxSummary): TxRow {

@@ -26,7 +26,7 @@ dl.fields dt{color:var(--muted)}dl.fields dd{margin:0;min-width:0;overflow-wrap:
 .stat{background:var(--card);border:1px solid var(--line);padding:10px 12px}.stat .label{color:var(--muted);font-size:12px}.stat .value{font-size:17px;font-weight:600}
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:12px;margin-top:12px}
 figure.chart svg{display:block;max-height:240px}figure.chart{margin:0;background:var(--card);border:1px solid var(--line);padding:10px}figure.chart figcaption{color:var(--muted);font-size:12px}
-.two{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:16px}
+.two{display:grid;grid-template-columns:minmax(0,1fr);gap:16px}.two>div{min-width:0;overflow-x:auto}
 .badge{display:inline-block;padding:1px 7px;border-radius:10px;background:#e8ebf0;color:var(--fg);font-size:11.5px}
 .badge.good{background:#dcf3e5;color:var(--good)}.badge.bad{background:#fbe2df;color:var(--bad)}.badge.warn{background:#fdf0d2;color:var(--warn)}
 .kind{font-size:12.5px}

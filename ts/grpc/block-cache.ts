@@ -7,7 +7,7 @@
  * The one thing that can unmake a stored block is a rollback (the dev chain's evm_revert / anvil_reset): it
  * drops every entry above the new head, and a read that was in flight across it is not cached.
  */
-import { normHash } from '../util/hex.js';
+import { normHash } from '../util/index.js';
 import type { Block, ChainEventFeed, NodeContext } from '../services/index.js';
 
 /** Bytes of encodings kept per node: room for thousands of ordinary blocks, a few full ones. */

@@ -14,7 +14,7 @@ import {
   NodeError,
   NotFoundError,
   StateUnavailableError,
-} from '../util/errors.js';
+} from '../util/index.js';
 
 export { status as GrpcStatus } from '@grpc/grpc-js';
 

@@ -4,7 +4,7 @@
  * thrown error that errors.ts maps to a gRPC status.
  */
 import type { DescMessage, DescMethod, MessageShape } from '@bufbuild/protobuf';
-import { TransactionShapeError } from '../ledger/transaction.js';
+import { TransactionShapeError } from '../ledger/index.js';
 import {
   type BlockSelector,
   type NodeContext,
@@ -14,8 +14,7 @@ import {
   submitRawTransaction,
   submitTransaction,
 } from '../services/index.js';
-import { NotFoundError } from '../util/errors.js';
-import { toHex } from '../util/hex.js';
+import { NotFoundError, toHex } from '../util/index.js';
 import { encodedBlockCache } from './block-cache.js';
 import { invalidArgument } from './errors.js';
 import {

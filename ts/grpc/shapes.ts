@@ -4,11 +4,9 @@
  * and stream, and each is encoded once.
  */
 import { create, toBinary } from '@bufbuild/protobuf';
-import { isEvmTransaction } from '../ledger/tx-kind.js';
-import type { SignedTransaction } from '../ledger/transaction.js';
-import { WEI_PER_BASE } from '../ledger/units.js';
+import { isEvmTransaction, type SignedTransaction, WEI_PER_BASE } from '../ledger/index.js';
 import type { AccountAt, Block } from '../services/index.js';
-import { fromHex } from '../util/hex.js';
+import { fromHex } from '../util/index.js';
 import {
   type Account,
   AccountSchema,

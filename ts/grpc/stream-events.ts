@@ -19,7 +19,7 @@ import {
 import { GrpcError, GrpcStatus, invalidArgument } from './errors.js';
 import { ChainEventSchema, EventKind, type StreamEventsRequest } from './gen/native/v1/native_pb.js';
 import { encodeBlockFinalized, hashMessage, transactionMessage } from './shapes.js';
-import { toHex } from '../util/hex.js';
+import { toHex } from '../util/index.js';
 
 /** The spec's lag threshold: a consumer this many events behind gets Lagged{skipped_count}. */
 export const LAG_THRESHOLD = 1024;

@@ -6,15 +6,10 @@
  */
 import type { HttpBodyStream, HttpHandler, HttpRequest, HttpResponse } from '../http/index.js';
 import { GrpcError, GrpcStatus } from './errors.js';
-import { Native } from './gen/native/v1/native_pb.js';
 import type { GrpcMethod } from './methods.js';
 import type { NativeGrpcService } from './service.js';
 
-/** Paths served here: the service's methods. */
-export const GRPC_WEB_PATH_PREFIX = `/${Native.typeName}/`;
-
-/** Request headers the handler reads (the uWS backend copies only the headers it is told about). */
-export const GRPC_WEB_REQUEST_HEADERS: readonly string[] = ['content-type', 'grpc-timeout', 'grpc-encoding'];
+export { GRPC_WEB_PATH_PREFIX, GRPC_WEB_REQUEST_HEADERS, withGrpcWeb } from './web-route.js';
 
 /** The spec's CORS headers, on every gRPC-Web answer and the preflight. */
 export const GRPC_WEB_CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -315,9 +310,4 @@ export function createGrpcWebHandler(service: NativeGrpcService, opts: GrpcWebOp
     }
     return method.kind === 'unary' ? unary(method, message, mode, timeoutMs) : streaming(method, message, mode, timeoutMs);
   };
-}
-
-/** `next` with gRPC-Web in front: requests under GRPC_WEB_PATH_PREFIX go to `grpcWeb`, the rest to `next`. */
-export function withGrpcWeb(grpcWeb: HttpHandler, next: HttpHandler): HttpHandler {
-  return (req) => (req.path.startsWith(GRPC_WEB_PATH_PREFIX) ? grpcWeb(req) : next(req));
 }

@@ -88,3 +88,4 @@ export async function startHttpServer(opts: HttpServerOptions, handler: HttpHand
   );
   return server;
 }
+export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from './common.js';

@@ -4,8 +4,7 @@
  * (tokens, staking, NFTs) inside a sub-transaction of the overlay (StateOverlay.begin), so a failed
  * operation leaves nothing but its fee.
  */
-import { getAccount, putAccount } from '../state/accounts.js';
-import { StateOverlay, type StateReader } from '../state/state-store.js';
+import { getAccount, putAccount, StateOverlay, type StateReader } from '../state/index.js';
 import type { NativeEvent } from './events.js';
 import { nftModule } from './nft/index.js';
 import { OperationFailed, type OperationEnv, type OperationModule } from './operation-context.js';

@@ -5,7 +5,7 @@
  * OperationFailed leaves no effect: the transaction is still included (fee paid, nonce used) with
  * status 0 and the reason in its receipt, as a reverted EVM transaction would be.
  */
-import type { StateOverlay } from '../state/state-store.js';
+import type { StateOverlay } from '../state/index.js';
 import type { NativeEvent } from './events.js';
 import type { NativeOperation, OperationFamily } from './operations.js';
 import type { SignedTransaction } from './transaction.js';

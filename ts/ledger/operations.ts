@@ -5,8 +5,7 @@
  * table below; decoding is strict (duplicate keys, unknown or missing fields, fractions, negative or
  * oversized integers are errors naming the field) so a payload has exactly one meaning on every node.
  */
-import { InvalidTransactionError } from '../util/errors.js';
-import { isAddress } from '../util/hex.js';
+import { InvalidTransactionError, isAddress } from '../util/index.js';
 import { parseStrictJson } from './operation-json.js';
 
 export type OperationFamily = 'token' | 'staking' | 'nft';

@@ -4,8 +4,7 @@
  * block and the reverse. EVM transactions have their own stateless rules in execution/evm-rules.ts and
  * share the nonce/balance rule below.
  */
-import { InvalidTransactionError, NodeError } from '../util/errors.js';
-import { fromHex, toHex } from '../util/hex.js';
+import { InvalidTransactionError, NodeError, fromHex, toHex } from '../util/index.js';
 import { addressFromPublicKey } from './keys.js';
 import type { LedgerParams } from './operation-context.js';
 import { OperationDecodeError, type OperationName } from './operations.js';

@@ -1,9 +1,20 @@
-import { RLP } from '@ethereumjs/rlp';
+import {
+  checkRlp,
+  decodeRlp,
+  InvalidTransactionError,
+  bigToBytes,
+  bytesToBig,
+  isAddress,
+  isHash,
+  normHash,
+  to0x,
+  toHex,
+  asUint,
+  rlpIntHex,
+  rlpListHex,
+  rlpStrHex,
+} from '../util/index.js';
 import { sha256 } from '../crypto/index.js';
-import { InvalidTransactionError } from '../util/errors.js';
-import { bigToBytes, bytesToBig, isAddress, isHash, normHash, to0x, toHex } from '../util/hex.js';
-import { asUint } from '../util/json.js';
-import { rlpIntHex, rlpListHex, rlpStrHex } from '../util/rlp-hex.js';
 import { type KeyPair, signDigest } from './keys.js';
 import { MAX_U64 } from './units.js';
 
@@ -205,14 +216,18 @@ export function transactionFields(tx: SignedTransaction): Uint8Array[] {
 /** Decode a stored transaction (typed form, or the legacy bare RLP list). Throws on malformed bytes. */
 export function decodeTransaction(bytes: Uint8Array): SignedTransaction {
   if (bytes.length === 0) throw new Error('empty transaction encoding');
-  if (bytes[0] >= 0xc0) return decodeTransactionFields(RLP.decode(bytes) as Uint8Array[]);
+  if (bytes[0] >= 0xc0) return decodeTransactionFields(decodeRlp(bytes) as Uint8Array[]);
   if (bytes[0] !== TX_TYPE_NATIVE && bytes[0] !== TX_TYPE_EVM)
     throw new Error(`unknown transaction type 0x${bytes[0].toString(16)}`);
-  const f = RLP.decode(bytes.subarray(1));
+  const f = decodeRlp(bytes.subarray(1));
   if (!Array.isArray(f) || f.length !== 11 || f.some((x) => !(x instanceof Uint8Array)))
     throw new Error('malformed transaction fields');
   const tx = decodeTransactionFields(f as Uint8Array[]);
   if ((bytes[0] === TX_TYPE_EVM) !== (tx.public_key === '')) throw new Error('transaction type byte does not match its fields');
+  // The raw EVM transaction (the signature field) is decoded later by @ethereumjs/tx, whose RLP decoder
+  // copies the input at every level: its nesting is bounded here first (docs/p2p.md, "Decoding").
+  const raw = (f as Uint8Array[])[9];
+  if (bytes[0] === TX_TYPE_EVM) checkRlp(raw[0] >= 0xc0 ? raw : raw.subarray(1));
   encoded.set(tx, bytes);
   return tx;
 }

@@ -1,5 +1,5 @@
 /** Monetary constants. All amounts are bigint; REST speaks base units, JSON-RPC and state speak wei. */
-import { formatUnits } from '../util/amounts.js';
+import { formatUnits } from '../util/index.js';
 
 export const BASE_PER_COIN = 100_000_000n;
 export const WEI_PER_BASE = 10_000_000_000n;

@@ -1,4 +1,4 @@
-import type { Chain } from '../chain/chain.js';
+import { type Chain, evmHardforkAt } from '../chain/index.js';
 import { Capability } from '@ethereumjs/tx';
 import {
   MalformedRawTransactionError,
@@ -21,13 +21,12 @@ import {
   checkNonceAndBalance,
   isSignatureVerified,
   markSignatureVerified,
-} from '../ledger/rules.js';
-import { operationFailure } from '../ledger/executor.js';
-import type { SignedTransaction } from '../ledger/transaction.js';
-import { baseToWei } from '../ledger/units.js';
-import { getAccount } from '../state/accounts.js';
-import { EvmNotActiveError, InvalidParamsError, InvalidTransactionError } from '../util/errors.js';
-import { fromHex } from '../util/hex.js';
+  operationFailure,
+  type SignedTransaction,
+  baseToWei,
+} from '../ledger/index.js';
+import { getAccount } from '../state/index.js';
+import { EvmNotActiveError, InvalidParamsError, InvalidTransactionError, fromHex } from '../util/index.js';
 import type { Mempool, MempoolContents } from './mempool.js';
 import { SignatureBatcher } from './signature-batcher.js';
 
@@ -35,7 +34,7 @@ import { SignatureBatcher } from './signature-batcher.js';
 export const REJECT_REASONS = TX_RULES;
 export type RejectReason = TxRule;
 /** A refused transaction; `reason` names the rule (the rule set lives in ledger/rules.ts). */
-export { TxRuleError as RejectedTransactionError } from '../ledger/rules.js';
+export { TxRuleError as RejectedTransactionError } from '../ledger/index.js';
 
 const reject = (reason: TxRule, message: string): TxRuleError => new TxRuleError(message, reason);
 
@@ -173,9 +172,10 @@ export class TxAdmission {
     let tx: SignedTransaction;
     try {
       const allow = impersonated && params.network === 'dev';
-      const typed = decodeSignedEvmTransaction(raw, chainCommon(params.chainId, params.evmHardfork), allow);
+      const common = chainCommon(params.chainId, evmHardforkAt(params, this.chain.height + 1));
+      const typed = decodeSignedEvmTransaction(raw, common, allow);
       tx = storedEvmTransaction(typed, raw, this.now());
-      checkEvmGasRules(typed);
+      checkEvmGasRules(typed, params.blockGasLimit);
       markEvmChecked(tx);
       if (this.checkPoolRules(tx, typed.value + typed.gasLimit * maxPricePerGas(typed), source) === 'pending')
         this.onPooled?.(tx);

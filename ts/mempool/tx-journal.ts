@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { type SignedTransaction, decodeTransaction, encodeTransaction } from '../ledger/transaction.js';
+import { type SignedTransaction, decodeTransaction, encodeTransaction } from '../ledger/index.js';
 import { GroupCommit } from './group-commit.js';
 import { DEFAULT_SEGMENT_SIZES, SegmentFile, type SegmentSizes } from './journal-segment.js';
 

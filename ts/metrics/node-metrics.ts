@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { ProducedBlockInfo } from '../consensus/interface.js';
-import { REJECT_REASONS, type RejectReason } from '../mempool/admission.js';
+import { REJECT_REASONS, type RejectReason } from '../mempool/index.js';
 import { type CounterState, HotCounter, HotHistogram, type HistogramState } from './hot-series.js';
 import { processRegistry } from './process.js';
 import { rpcMethodLabel } from './rpc-methods.js';

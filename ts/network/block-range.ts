@@ -7,8 +7,9 @@
  * range while the rest is still on the wire, and keeps what arrived when the peer goes away mid-range.
  */
 import type { Stream } from '@libp2p/interface';
-import { lpStream } from '@libp2p/utils';
 import { PeerMisbehaviour } from './errors.js';
+import type { ServingBudget } from './serving-budget.js';
+import { RequestAbuse, type ServingHost, sendFrames, serveRequest, varint } from './serving.js';
 
 /** Blocks per range response at most (a request may ask for fewer). */
 export const MAX_BLOCKS_PER_REQUEST = 1024;
@@ -18,8 +19,11 @@ export const MAX_RANGE_BYTES = 8 * 1024 * 1024;
 export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
 /** A range request's deadline for the stream to open, and for data to keep arriving. */
 export const RANGE_TIMEOUT_MS = 30_000;
-/** A range request frame at most. */
-const MAX_REQUEST_BYTES = 1024;
+/**
+ * A range request frame at most: the largest valid one, `{"from":<2^53-1>,"count":1024,"max_bytes":8388608}`,
+ * is 61 bytes.
+ */
+export const MAX_RANGE_REQUEST_BYTES = 128;
 
 export interface RangeRequest {
   from: number;
@@ -28,15 +32,31 @@ export interface RangeRequest {
   max_bytes?: number;
 }
 
-/** A request frame, checked: from ≥ 0, 1 ≤ count, bounds clamped to this node's. */
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+
+/**
+ * A request frame, checked strictly: a JSON object whose `from` (≥ 0), `count` (≥ 1) and optional
+ * `max_bytes` (≥ 1) are JSON integers — `null`, strings and fractions are refused (they are no request
+ * an honest node sends). The count and byte bound are clamped to this node's. Throws RequestAbuse.
+ */
 export function parseRangeRequest(frame: Uint8Array): { from: number; count: number; maxBytes: number } {
-  const req = JSON.parse(Buffer.from(frame).toString('utf8')) as RangeRequest;
-  const from = Number(req.from);
-  const count = Math.min(MAX_BLOCKS_PER_REQUEST, Number(req.count));
-  const asked = req.max_bytes === undefined ? MAX_RANGE_BYTES : Number(req.max_bytes);
-  if (!Number.isSafeInteger(from) || from < 0 || !Number.isSafeInteger(count) || count < 1) throw new Error('bad range');
-  if (!Number.isSafeInteger(asked) || asked < 1) throw new Error('bad max_bytes');
-  return { from, count, maxBytes: Math.min(asked, MAX_RANGE_BYTES) };
+  let req: unknown;
+  try {
+    req = JSON.parse(Buffer.from(frame).toString('utf8'));
+  } catch {
+    throw new RequestAbuse('range request is not JSON');
+  }
+  if (typeof req !== 'object' || req === null || Array.isArray(req)) throw new RequestAbuse('range request is not an object');
+  const { from, count, max_bytes } = req as Record<string, unknown>;
+  if (!isCount(from) || from < 0) throw new RequestAbuse('range request: from must be an integer >= 0');
+  if (!isCount(count) || count < 1) throw new RequestAbuse('range request: count must be an integer >= 1');
+  if (max_bytes !== undefined && (!isCount(max_bytes) || max_bytes < 1))
+    throw new RequestAbuse('range request: max_bytes must be an integer >= 1');
+  return {
+    from,
+    count: Math.min(MAX_BLOCKS_PER_REQUEST, count),
+    maxBytes: Math.min(max_bytes ?? MAX_RANGE_BYTES, MAX_RANGE_BYTES),
+  };
 }
 
 /**
@@ -50,80 +70,25 @@ export type RangeSource = (
   maxBytes: number,
 ) => Promise<readonly Uint8Array[]> | AsyncIterable<Uint8Array>;
 
-/** Small frames are written in chunks of about this size (one Noise message, one Yamux frame each). */
-const WRITE_CHUNK_BYTES = 60 * 1024;
-
-/** Unsigned LEB128 (the varint of libp2p's length-prefixed frames). */
-function varint(n: number): Uint8Array {
-  const out: number[] = [];
-  let v = n;
-  while (v >= 0x80) {
-    out.push((v % 0x80) | 0x80);
-    v = Math.floor(v / 0x80);
-  }
-  out.push(v);
-  return Uint8Array.from(out);
-}
-
-/** Wait until a stream that refused more data (send() returned false) drains, or fail when it closes. */
-function drained(stream: Stream): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onDrain = () => {
-      stream.removeEventListener('close', onClose);
-      resolve();
-    };
-    const onClose = () => {
-      stream.removeEventListener('drain', onDrain);
-      reject(new Error('stream closed while sending'));
-    };
-    stream.addEventListener('drain', onDrain, { once: true });
-    stream.addEventListener('close', onClose, { once: true });
-  });
-}
-
-/**
- * Send length-prefixed frames, then the empty end frame. Small frames (empty blocks are ~1 KB) go
- * together in chunks of WRITE_CHUNK_BYTES, so a thousand blocks are a few dozen encrypted messages
- * rather than a thousand; a large frame goes as its own message.
- */
-async function sendFrames(stream: Stream, frames: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<void> {
-  let parts: Uint8Array[] = [];
-  let size = 0;
-  const flush = async () => {
-    if (parts.length === 0) return;
-    const chunk = parts.length === 1 ? parts[0] : Buffer.concat(parts, size);
-    parts = [];
-    size = 0;
-    if (!stream.send(chunk)) await drained(stream);
-  };
-  for await (const f of frames) {
-    parts.push(varint(f.length));
-    size += parts[parts.length - 1].length;
-    if (f.length >= WRITE_CHUNK_BYTES) {
-      await flush();
-      if (!stream.send(f)) await drained(stream);
-      continue;
-    }
-    parts.push(f);
-    size += f.length;
-    if (size >= WRITE_CHUNK_BYTES) await flush();
-  }
-  parts.push(varint(0));
-  size += 1;
-  await flush();
-}
-
-/** Answer one range request on a stream. */
-export async function serveRange(stream: Stream, source: RangeSource): Promise<void> {
-  const lp = lpStream(stream, { maxDataLength: MAX_REQUEST_BYTES });
-  try {
-    const { from, count, maxBytes } = parseRangeRequest((await lp.read()).subarray());
-    const blocks = source(from, count, maxBytes);
-    await sendFrames(stream, Symbol.asyncIterator in blocks ? blocks : await blocks);
-    await stream.close();
-  } catch {
-    stream.abort(new Error('blocks request failed'));
-  }
+/** Answer one range request on a stream, within the serving budget (docs/p2p.md). */
+export async function serveRange(
+  host: ServingHost,
+  stream: Stream,
+  peer: string,
+  source: RangeSource,
+  budget: ServingBudget,
+): Promise<void> {
+  await serveRequest(
+    host,
+    stream,
+    peer,
+    { name: 'blocks', maxRequestBytes: MAX_RANGE_REQUEST_BYTES, budget },
+    async (frame, slot) => {
+      const { from, count, maxBytes } = parseRangeRequest(frame);
+      const blocks = source(from, count, maxBytes);
+      await sendFrames(stream, Symbol.asyncIterator in blocks ? blocks : await blocks, slot);
+    },
+  );
 }
 
 /**

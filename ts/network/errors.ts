@@ -10,3 +10,9 @@ export class PeerMisbehaviour extends Error {
     super(message);
   }
 }
+
+/**
+ * A message that cannot be judged now or is of no use (gossipsub IGNORE): not relayed, the sender not
+ * penalized (a block more than one height above the head, for instance).
+ */
+export class IgnoredMessage extends Error {}

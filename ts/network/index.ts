@@ -8,5 +8,9 @@ export {
   type PeerInfo,
   PeerMisbehaviour,
   peerIdOfNodeKey,
+  MAX_GOSSIP_BYTES,
+  IgnoredMessage,
 } from './p2p.js';
 export { loadOrCreateNodeKey, saveNodeKey } from './node-key.js';
+export type { GossipTopic } from './gossip-validation.js';
+export { varint } from './serving.js';

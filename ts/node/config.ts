@@ -1,13 +1,20 @@
 import { parseArgs } from 'node:util';
-import { DEFAULT_WS_LIMITS } from '../api/ws.js';
 import {
+  DEFAULT_WS_LIMITS,
   ClientIpResolver,
   DEFAULT_RATE_LIMIT_GLOBAL,
   DEFAULT_RATE_LIMIT_WINDOW_SECS,
   DEFAULT_RATE_LIMIT_WRITE,
-} from '../api/limits.js';
-import { DEFAULT_API_PORT, MAINNET_CHAIN_ID, TESTNET_CHAIN_ID } from '../chain/params.js';
-import { type HistoryRetention, parseHistoryRetention } from '../chain/state-history.js';
+} from '../api/index.js';
+import {
+  DEFAULT_API_PORT,
+  MAINNET_CHAIN_ID,
+  TESTNET_CHAIN_ID,
+  type HistoryRetention,
+  parseHistoryRetention,
+  checkEvmHardfork,
+  DEFAULT_DEV_ACCOUNTS,
+} from '../chain/index.js';
 import { DEFAULT_PACK_GAS_LIMIT } from '../consensus/interface.js';
 import {
   DEFAULT_RPC_EVM_QUEUE,
@@ -16,12 +23,12 @@ import {
   DEV_RPC_EVM_INLINE_MS,
   defaultCallWorkers,
 } from '../execution/index.js';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/common.js';
-import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/mempool.js';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/index.js';
+import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/index.js';
 import { DEFAULT_COMPILE_MEMORY_MB, DEFAULT_COMPILE_TIMEOUT_MS } from '../verify/index.js';
-import { DEFAULT_STATE_CACHE_MB } from '../state/state-store.js';
-import { DEFAULT_READY_MAX_AGE_BLOCKS, DEFAULT_READY_MAX_LAG_BLOCKS, parseDurationMs } from '../services/readiness.js';
-import { NODE_FLAGS } from './flags.js';
+import { DEFAULT_STATE_CACHE_MB } from '../state/index.js';
+import { DEFAULT_READY_MAX_AGE_BLOCKS, DEFAULT_READY_MAX_LAG_BLOCKS, parseDurationMs } from '../services/index.js';
+import { NODE_FLAGS, infoCommand } from './flags.js';
 
 export type Network = 'mainnet' | 'testnet' | 'dev';
 export type LogFormat = 'pretty' | 'json';
@@ -88,6 +95,16 @@ export interface NodeConfig {
   wsMaxConnections: number;
   /** Dev chain: web3_clientVersion starts with `anvil/` (tools that accept only anvil or Hardhat nodes). */
   anvilCompat: boolean;
+  /** Dev chain: EVM hardfork of a new dev chain (`--hardfork`); undefined = osaka, or what an existing one runs. */
+  hardfork?: string;
+  /** Dev chain: dev mnemonic accounts funded at genesis and signed for (`--dev-accounts`, default 10). */
+  devAccounts: number;
+  /** Dev chain: genesis balance of each dev account in coins (`--dev-balance`, default 10,000). */
+  devBalanceCoins: bigint;
+  /** Dev chain: no code size and initcode size limits (`--allow-unlimited-contract-size`). */
+  allowUnlimitedContractSize: boolean;
+  /** Dev chain: the block gas limit (`--gas-limit`); undefined = the chains' 30,000,000. */
+  gasLimit?: bigint;
   /** Bytes queued for a WebSocket client that does not read; beyond, it is dropped. */
   wsMaxBufferedBytes: number;
   /** gRPC (HTTP/2) port on apiHost; 0 = ephemeral; null = no gRPC server (gRPC-Web stays on the API port). */
@@ -132,9 +149,8 @@ const parserOptions = Object.fromEntries(NODE_FLAGS.map((f) => [f.name, { type: 
 
 /** `--help` and `--version` win over everything else (and over bad values), as in most tools. */
 export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
-  if (argv.includes('--help') || argv.includes('-h')) return { kind: 'help' };
-  if (argv.includes('--version')) return { kind: 'version' };
-  return { kind: 'run', config: parseConfig(argv, env) };
+  const info = infoCommand(argv);
+  return info ? { kind: info } : { kind: 'run', config: parseConfig(argv, env) };
 }
 
 /**
@@ -262,6 +278,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     rpcEvmQueue: int('rpc-evm-queue', 'NATIVE_RPC_EVM_QUEUE', DEFAULT_RPC_EVM_QUEUE),
     ws: values.ws === true || flagEnv(env.NATIVE_WS, 'NATIVE_WS', dev),
     anvilCompat: anvilCompat(values['anvil-compat'] === true, dev),
+    ...devChainOptions(values, dev),
     wsMaxConnections: int('ws-max-connections', 'NATIVE_WS_MAX_CONNECTIONS', DEFAULT_WS_LIMITS.maxConnections, 1),
     wsMaxBufferedBytes: int('ws-max-buffered-bytes', 'NATIVE_WS_MAX_BUFFERED_BYTES', DEFAULT_WS_LIMITS.maxBufferedBytes, 1024),
     grpcPort,
@@ -317,6 +334,42 @@ function blockTime(ms: number, dev: boolean): number {
     throw new ConfigError(`--block-time-ms / NATIVE_BLOCK_TIME_MS must be at least 50 (0, automine, only with --dev), got ${ms}`);
   return ms;
 }
+
+/** The dev chain's genesis and EVM options (anvil's and Hardhat's); each is refused without --dev. */
+function devChainOptions(
+  values: Record<string, string | boolean | undefined>,
+  dev: boolean,
+): Pick<NodeConfig, 'hardfork' | 'devAccounts' | 'devBalanceCoins' | 'allowUnlimitedContractSize' | 'gasLimit'> {
+  for (const flag of ['hardfork', 'dev-accounts', 'dev-balance', 'allow-unlimited-contract-size', 'gas-limit']) {
+    if (values[flag] !== undefined && !dev) throw new ConfigError(`--${flag} is a dev chain option (use it with --dev)`);
+  }
+  const hardfork = values.hardfork as string | undefined;
+  if (hardfork !== undefined) {
+    try {
+      checkEvmHardfork(hardfork, '--hardfork');
+    } catch (err) {
+      throw new ConfigError((err as Error).message);
+    }
+  }
+  const count = (values['dev-accounts'] as string | undefined) ?? String(DEFAULT_DEV_ACCOUNTS);
+  if (!/^\d{1,4}$/.test(count) || Number(count) < 1 || Number(count) > MAX_DEV_ACCOUNTS)
+    throw new ConfigError(`--dev-accounts must be an integer from 1 to ${MAX_DEV_ACCOUNTS}, got ${count}`);
+  const balance = (values['dev-balance'] as string | undefined) ?? '10000';
+  if (!/^\d{1,18}$/.test(balance)) throw new ConfigError(`--dev-balance must be a whole number of coins, got ${balance}`);
+  const gasLimit = values['gas-limit'] as string | undefined;
+  if (gasLimit !== undefined && (!/^\d{1,15}$/.test(gasLimit) || BigInt(gasLimit) < 21_000n))
+    throw new ConfigError(`--gas-limit must be a whole number of gas, at least 21000, got ${gasLimit}`);
+  return {
+    hardfork,
+    ...(gasLimit !== undefined ? { gasLimit: BigInt(gasLimit) } : {}),
+    devAccounts: Number(count),
+    devBalanceCoins: BigInt(balance),
+    allowUnlimitedContractSize: values['allow-unlimited-contract-size'] === true,
+  };
+}
+
+/** Most dev accounts (each is derived from the mnemonic at start: ~1 ms apiece). */
+const MAX_DEV_ACCOUNTS = 1000;
 
 function anvilCompat(on: boolean, dev: boolean): boolean {
   if (on && !dev) throw new ConfigError('--anvil-compat is a dev chain option (use it with --dev)');

@@ -3,9 +3,9 @@
  * line of help. `parseConfig` builds its parser from this table and `--help` prints it, so the two (and the
  * README's table, which a test compares) cannot drift apart.
  */
-import { DEFAULT_RATE_LIMIT_GLOBAL, DEFAULT_RATE_LIMIT_WINDOW_SECS, DEFAULT_RATE_LIMIT_WRITE } from '../api/limits.js';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/common.js';
-import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/mempool.js';
+import { DEFAULT_RATE_LIMIT_GLOBAL, DEFAULT_RATE_LIMIT_WINDOW_SECS, DEFAULT_RATE_LIMIT_WRITE } from '../api/light.js';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/light.js';
+import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/light.js';
 
 export interface FlagSpec {
   /** Long name without the dashes. */
@@ -279,6 +279,40 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
     help: "dev only: web3_clientVersion starts with anvil/ (Hardhat's network helpers accept only anvil/Hardhat nodes)",
   },
   {
+    name: 'hardfork',
+    type: 'string',
+    default: 'osaka (a new dev chain; an existing one keeps its own)',
+    value: 'NAME',
+    help: 'dev only: EVM hardfork of a new dev chain: london, paris, shanghai, cancun, prague or osaka',
+  },
+  {
+    name: 'dev-accounts',
+    type: 'string',
+    default: '10',
+    value: 'N',
+    help: 'dev only: accounts of the dev mnemonic funded at genesis and signed for (eth_accounts)',
+  },
+  {
+    name: 'dev-balance',
+    type: 'string',
+    default: '10000',
+    value: 'COINS',
+    help: 'dev only: genesis balance of each dev account, in coins (1 coin = 10^18 wei, as anvil --balance)',
+  },
+  {
+    name: 'gas-limit',
+    type: 'string',
+    default: '30000000',
+    value: 'GAS',
+    help: 'dev only: the block gas limit (at least 21000)',
+  },
+  {
+    name: 'allow-unlimited-contract-size',
+    type: 'boolean',
+    default: 'off',
+    help: 'dev only: no EIP-170 code size and EIP-3860 initcode size limits (as Hardhat and anvil)',
+  },
+  {
     name: 'ws-max-connections',
     type: 'string',
     env: 'NATIVE_WS_MAX_CONNECTIONS',
@@ -419,6 +453,16 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
 ];
 
 /** The `--help` text: usage, then one line per flag with its environment variable and default. */
+/**
+ * `--help` and `--version` win over everything else (and over bad values), as in most tools; main.ts asks this
+ * before it loads the rest of the node.
+ */
+export function infoCommand(argv: readonly string[]): 'help' | 'version' | null {
+  if (argv.includes('--help') || argv.includes('-h')) return 'help';
+  if (argv.includes('--version')) return 'version';
+  return null;
+}
+
 export function nodeHelp(version: string): string {
   const rows = NODE_FLAGS.map((f) => {
     const left = `--${f.name}${f.value ? ` ${f.value}` : ''}`;

@@ -1,24 +1,30 @@
 #!/usr/bin/env node
-import { ApiKeysFileError } from '../api/index.js';
-import { ListenError } from '../http/index.js';
-import { NODE_VERSION } from '../services/index.js';
-import { type Command, parseCommand } from './config.js';
-import { nodeHelp } from './flags.js';
-import { createLogger } from './log.js';
-import { DataDirInUseError, NativeNode } from './node.js';
-import { installSignalHandlers } from './shutdown.js';
-import { TESTNET_USAGE, generateTestnet, parseTestnetArgs } from './testnet.js';
+/**
+ * The node's command. Only the flag table and the version load before the flags are read: `--help` and
+ * `--version` answer without loading the node (~2 s of modules before), and a start loads what it runs.
+ */
+import { NODE_VERSION } from '../util/light.js';
+import type { Command } from './config.js';
+import type { NativeNode } from './node.js';
+import { infoCommand, nodeHelp } from './flags.js';
 
 /** Exit codes: 1 the node could not start or failed, 2 bad configuration. */
 const EXIT_FAILED = 1;
 const EXIT_CONFIG = 2;
 
 /** Start-up failures a user can fix: one plain line, no stack trace. */
-const isUserFixable = (err: unknown): err is Error =>
-  err instanceof ListenError || err instanceof DataDirInUseError || err instanceof ApiKeysFileError;
+async function isUserFixable(err: unknown): Promise<boolean> {
+  const [{ ListenError }, { DataDirInUseError }, { ApiKeysFileError }] = await Promise.all([
+    import('../http/index.js'),
+    import('./node-store.js'),
+    import('../api/index.js'),
+  ]);
+  return err instanceof ListenError || err instanceof DataDirInUseError || err instanceof ApiKeysFileError;
+}
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'testnet') {
+    const { TESTNET_USAGE, generateTestnet, parseTestnetArgs } = await import('./testnet.js');
     if (process.argv.includes('--help') || process.argv.includes('-h')) {
       process.stdout.write(TESTNET_USAGE);
       return;
@@ -35,6 +41,16 @@ async function main(): Promise<void> {
       process.exit(EXIT_CONFIG);
     }
   }
+  const info = infoCommand(process.argv.slice(2));
+  if (info === 'help') {
+    process.stdout.write(nodeHelp(NODE_VERSION));
+    return;
+  }
+  if (info === 'version') {
+    process.stdout.write(`native-node ${NODE_VERSION} (node ${process.version}, ${process.platform}-${process.arch})\n`);
+    return;
+  }
+  const { parseCommand } = await import('./config.js');
   let cmd: Command;
   try {
     cmd = parseCommand(process.argv.slice(2), process.env);
@@ -42,24 +58,28 @@ async function main(): Promise<void> {
     process.stderr.write(`config error: ${(err as Error).message}\n`);
     process.exit(EXIT_CONFIG);
   }
-  if (cmd.kind === 'help') {
-    process.stdout.write(nodeHelp(NODE_VERSION));
-    return;
-  }
-  if (cmd.kind === 'version') {
-    process.stdout.write(`native-node ${NODE_VERSION} (node ${process.version}, ${process.platform}-${process.arch})\n`);
-    return;
-  }
+  if (cmd.kind !== 'run') return; // help and version answered above
   const { config } = cmd;
+  // RocksDB opens on libuv's threads while the rest of the node loads (node-store.ts).
+  const { openNodeStore } = await import('./node-store.js');
+  const store = openNodeStore(config.dataDir);
+  const [{ createLogger }, { NativeNode: Node }] = await Promise.all([import('./log.js'), import('./node.js')]);
   const log = createLogger({ level: config.logLevel, nodeName: config.nodeName, format: config.logFormat });
   let node: NativeNode;
   try {
-    node = await NativeNode.start(config, log);
+    node = await Node.start(config, log, { store });
   } catch (err) {
-    if (!isUserFixable(err)) throw err;
-    process.stderr.write(`error: ${err.message}\n`);
+    if (!(await isUserFixable(err))) throw err;
+    process.stderr.write(`error: ${(err as Error).message}\n`);
     process.exit(EXIT_FAILED);
   }
+  if (config.network === 'dev') {
+    const { devBanner, showsDevBanner } = await import('./dev-banner.js');
+    if (showsDevBanner(config.network, process.stdout)) {
+      process.stdout.write(devBanner(node.ctx, `http://${config.apiHost}:${node.http.port}`, config.ws));
+    }
+  }
+  const { installSignalHandlers } = await import('./shutdown.js');
   installSignalHandlers(node, {
     drainSecs: config.drainSecs,
     shutdownGraceSecs: config.shutdownGraceSecs,

@@ -3,22 +3,24 @@
  * validators of a BFT height) the BFT engine, wired to each other and to the query layer's NetworkView.
  */
 import type { Logger } from 'pino';
-import { decodeBlock, encodeBlock } from '../chain/block.js';
-import type { Chain } from '../chain/chain.js';
-import { encodeEvidence } from '../chain/evidence.js';
-import { genesisIdentity } from '../chain/genesis.js';
-import { BftEngine, type ConsensusMessage, InvalidConsensusMessage } from '../consensus/bft.js';
-import { EvidencePool, InvalidEvidenceError } from '../consensus/evidence-pool.js';
-import { decodeConsensusMessage, encodeConsensusMessage, encodeForGossip } from '../consensus/messages.js';
-import type { PoaEngine } from '../consensus/poa.js';
-import { SignGuard } from '../consensus/privval.js';
-import type { KeyPair } from '../ledger/keys.js';
-import { encodeTransaction } from '../ledger/transaction.js';
-import type { TxAdmission } from '../mempool/admission.js';
-import type { Mempool } from '../mempool/mempool.js';
+import { decodeBlock, encodeBlock, type Chain, encodeEvidence, genesisIdentity } from '../chain/index.js';
+import {
+  BftEngine,
+  InvalidConsensusMessage,
+  ConsensusGossip,
+  EvidencePool,
+  InvalidEvidenceError,
+  decodeConsensusMessage,
+  encodeConsensusMessage,
+  encodeForGossip,
+  type PoaEngine,
+  SignGuard,
+  type ConsensusMessage,
+} from '../consensus/index.js';
+import { type KeyPair, encodeTransaction } from '../ledger/index.js';
+import type { TxAdmission, Mempool } from '../mempool/index.js';
 import { NetworkMetrics, type NodeMetrics } from '../metrics/index.js';
-import { P2PNetwork, PeerMisbehaviour, loadOrCreateNodeKey } from '../network/index.js';
-import { MAX_GOSSIP_BYTES } from '../network/p2p.js';
+import { P2PNetwork, PeerMisbehaviour, loadOrCreateNodeKey, MAX_GOSSIP_BYTES } from '../network/index.js';
 import type { NetworkView } from '../services/index.js';
 import { BlockSync, admitGossipedTransaction } from '../sync/index.js';
 import type { NodeConfig } from './config.js';
@@ -86,6 +88,7 @@ export async function startNetworking(d: NetworkDeps): Promise<Networking> {
     lastFinalizedAt = Date.now();
   });
 
+  const consensusGossip = new ConsensusGossip(chain, () => bft, logger);
   const net = new P2PNetwork({
     nodeKey: loadOrCreateNodeKey(config.dataDir),
     host: config.p2pHost,
@@ -106,11 +109,10 @@ export async function startNetworking(d: NetworkDeps): Promise<Networking> {
     onBlock: (bytes, from) => sync.onGossipBlock(bytes, from),
     onPeerStatus: () => sync.poke(),
     consensusAt: (height) => (bft?.messagesAt(height) ?? []).map(encodeConsensusMessage),
+    // Checked here on every node, validator or not, before it is relayed (consensus-gossip.ts).
     onConsensus: async (bytes, from) => {
-      let m: ConsensusMessage;
       try {
-        m = decodeConsensusMessage(bytes);
-        await bft?.receive(m, from);
+        return await consensusGossip.validate(bytes, from);
       } catch (err) {
         if (err instanceof InvalidConsensusMessage) throw new PeerMisbehaviour(err.message);
         throw err;
@@ -118,8 +120,12 @@ export async function startNetworking(d: NetworkDeps): Promise<Networking> {
     },
     onEvidence: async (bytes) => {
       try {
-        if (evidence.addEncoded(bytes)) networkMetrics.evidenceSeen();
+        if (!evidence.addEncoded(bytes)) return 'ignore';
+        networkMetrics.evidenceSeen();
+        return 'accept';
       } catch (err) {
+        // Age depends on this node's head: an honest peer a little behind may still relay it.
+        if (err instanceof InvalidEvidenceError && /older than/.test(err.message)) return 'ignore';
         if (err instanceof InvalidEvidenceError) throw new PeerMisbehaviour(`invalid evidence: ${err.message}`);
         throw err;
       }
@@ -231,6 +237,8 @@ export async function startNetworking(d: NetworkDeps): Promise<Networking> {
     peers: () => net.peers(),
     catchingUp: () => sync.catchingUp(),
     targetHeight: () => sync.targetHeight(),
+    syncing: () => sync.syncing(),
+    bestProvenPeerHeight: () => sync.bestProvenPeerHeight(),
     bft: engine ? () => ({ ...engine.state, proposer: engine.currentProposer() }) : undefined,
     evidence: () => evidence.list(),
     lastFinalizedAt: () => lastFinalizedAt,

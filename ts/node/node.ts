@@ -1,76 +1,40 @@
-import { execSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import {
-  type ApiKeyRegistry,
-  apiRequestHeaders,
-  createApiHandler,
-  createLimiter,
-  restRoutes,
-  rpcWebSocket,
-} from '../api/index.js';
-import { explorerHooks } from '../api/routes/explorer.js';
-import { rpcHooks } from '../api/routes/rpc.js';
-import { Chain } from '../chain/chain.js';
-import { DEFAULT_CHECKPOINT_EVERY_BLOCKS, TRIE_CHECKPOINT_FILE } from '../chain/trie-checkpoint.js';
-import { PoaEngine } from '../consensus/poa.js';
+import { type ApiKeyRegistry, apiRequestHeaders, createApiHandler, createLimiter, restRoutes, rpcWebSocket, explorerHooks, rpcHooks } from '../api/index.js';
+import { Chain, DEFAULT_CHECKPOINT_EVERY_BLOCKS, TRIE_CHECKPOINT_FILE } from '../chain/index.js';
+import { PoaEngine, type BftEngine } from '../consensus/index.js';
 import { crypto } from '../crypto/index.js';
 import { CallPool, TracePool } from '../execution/index.js';
-import {
-  GRPC_WEB_PATH_PREFIX,
-  GRPC_WEB_REQUEST_HEADERS,
-  GrpcMetrics,
-  type GrpcServer,
-  NativeGrpcService,
-  createGrpcWebHandler,
-  startGrpcServer,
-  withGrpcWeb,
-} from '../grpc/index.js';
-import { type HttpServer, startHttpServer } from '../http/index.js';
-import { TxAdmission } from '../mempool/admission.js';
-import { TxJournal } from '../mempool/tx-journal.js';
-import { DEFAULT_MEMPOOL_LIMITS, Mempool } from '../mempool/mempool.js';
+import type { GrpcServer } from '../grpc/index.js';
+import { GRPC_WEB_PATH_PREFIX, GRPC_WEB_REQUEST_HEADERS, withGrpcWeb } from '../grpc/light.js';
+import { type HttpServer, startHttpServer, type HttpHandler } from '../http/index.js';
+import { TxAdmission, TxJournal, DEFAULT_MEMPOOL_LIMITS, Mempool } from '../mempool/index.js';
 import { closeMetrics, createMetrics, type NodeMetrics, recordRpcCall, registerRpcMethods } from '../metrics/index.js';
-import type { BftEngine } from '../consensus/bft.js';
-import type { KeyPair } from '../ledger/keys.js';
+import type { KeyPair } from '../ledger/index.js';
 import type { P2PNetwork } from '../network/index.js';
+import { DevChain } from '../dev/index.js';
 import { devRpcMethods, rpcMethods } from '../rpc/index.js';
 import type { BlockSync } from '../sync/index.js';
-import {
-  AuditLog,
-  ChainEventFeed,
-  DevChain,
-  FilterRegistry,
-  NODE_VERSION,
-  followRollbacks,
-  type NodeContext,
-  nodeChainReader,
-  openStateIndex,
-  redactConfig,
-  stopStateIndex,
-  warmChainIndex,
-} from '../services/index.js';
+import { AuditLog, ChainEventFeed, FilterRegistry, NODE_VERSION, followRollbacks, type NodeContext, nodeChainReader, openStateIndex, redactConfig, stopStateIndex, warmChainIndex } from '../services/index.js';
 import { CompilePool, VERIFY_CHAINS, VerificationService, VerificationStore, verifyHooks } from '../verify/index.js';
-import { type KvStore, StoreLockedError, openRocksStore } from '../storage/index.js';
+import type { KvStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
 import { rpcWarmUpApplies, warmUpDevRpc } from './dev-warm-up.js';
 import { keyQuotas, readinessSource, reloadApiKeys } from './fleet.js';
-import { chainParamsFor } from './genesis-params.js';
+import { chainParamsFor, settleDevGenesis } from './genesis-params.js';
+import type { GrpcWiring } from './grpc-wiring.js';
 import { type Networking, startNetworking } from './network.js';
+import { openNodeStore } from './node-store.js';
 import { loadOrCreateValidatorKey } from './validator-key.js';
 
-function buildId(): string {
-  try {
-    return (
-      execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] })
-        .toString()
-        .trim() || 'unknown'
-    );
-  } catch {
-    return 'unknown';
-  }
+/** The checkout's short commit, asked of git while the database opens (a synchronous spawn held the start ~20 ms). */
+function buildId(): Promise<string> {
+  return new Promise((resolve) =>
+    execFile('git', ['rev-parse', '--short', 'HEAD'], (err, stdout) => resolve((!err && stdout.trim()) || 'unknown')),
+  );
 }
 
 /** True for addresses only this machine can reach. */
@@ -83,28 +47,6 @@ function describeRateLimits(c: NodeConfig): string {
   if (c.rateLimitGlobal === 0 && c.rateLimitWrite === 0) return 'no rate limits';
   const n = (v: number) => (v === 0 ? 'unlimited' : String(v));
   return `rate limits ${n(c.rateLimitGlobal)} requests, ${n(c.rateLimitWrite)} writes per ${c.rateLimitWindowSecs} s per IP`;
-}
-
-/** The gRPC server's TLS files (--grpc-tls-cert / --grpc-tls-key), read at start; undefined = plaintext. */
-function grpcTls(c: NodeConfig): { cert: Buffer; key: Buffer } | undefined {
-  if (!c.grpcTlsCert || !c.grpcTlsKey) return undefined;
-  const read = (file: string, flag: string): Buffer => {
-    try {
-      return readFileSync(file);
-    } catch (err) {
-      throw new Error(`cannot read ${flag} ${file}: ${(err as Error).message}`);
-    }
-  };
-  return { cert: read(c.grpcTlsCert, '--grpc-tls-cert'), key: read(c.grpcTlsKey, '--grpc-tls-key') };
-}
-
-/** Another node (or any process) has this data dir's database open. */
-export class DataDirInUseError extends Error {
-  readonly code = 'DATA_DIR_IN_USE';
-  constructor(dataDir: string, lockFile: string) {
-    super(`data dir ${dataDir} is in use by another node (lock file ${lockFile}); stop that node or choose --data-dir`);
-    this.name = 'DataDirInUseError';
-  }
 }
 
 /**
@@ -139,15 +81,6 @@ async function openJournal(
     ),
   );
   return { journal, replayed };
-}
-
-async function openStore(dataDir: string): Promise<KvStore> {
-  try {
-    return await openRocksStore(join(dataDir, 'db'));
-  } catch (err) {
-    if (err instanceof StoreLockedError) throw new DataDirInUseError(dataDir, err.lockFile);
-    throw err;
-  }
 }
 
 /**
@@ -185,6 +118,8 @@ export class NativeNode {
   private drainState = { draining: false };
   /** The keys file in force (`--api-keys`); null without one. */
   private apiKeys: ApiKeyRegistry | null = null;
+  /** The dev chain's JSON-RPC warm-up, running in the background on a scratch chain (dev-warm-up.ts). */
+  devWarmUp: Promise<boolean> = Promise.resolve(false);
 
   private constructor(
     readonly config: NodeConfig,
@@ -201,7 +136,14 @@ export class NativeNode {
     private readonly grpcWebStop: AbortController,
   ) {}
 
-  static async start(config: NodeConfig, log: Logger): Promise<NativeNode> {
+  /** `opts.store`: the database main.ts started opening (openNodeStore); opened here otherwise. */
+  static async start(config: NodeConfig, log: Logger, opts: { store?: Promise<KvStore> } = {}): Promise<NativeNode> {
+    // Milliseconds since the process started at the end of each step (logged with "API listening";
+    // bench/startup.ts and docs/operations.md, "Start-up time"): `modules` is Node's start and the imports.
+    const startMs: Record<string, number> = { modules: Math.round(performance.now()) };
+    const step = (name: string) => {
+      startMs[name] = Math.round(performance.now());
+    };
     // The first line says what kind of node this is; on the dev chain, that it is open to every local tool.
     if (config.network === 'dev') {
       log.info(
@@ -214,13 +156,16 @@ export class NativeNode {
         `dev chain ${config.chainId}: ${describeRateLimits(config)}, CORS ${config.corsOrigin ?? 'off'} (local development only)`,
       );
     }
+    const build = buildId();
     const backend = crypto().name;
     log.info({ crypto_backend: backend }, `crypto backend: ${backend === 'native' ? 'native addon' : 'JS twin (@noble)'}`);
     mkdirSync(config.dataDir, { recursive: true });
     const { key, created } = loadOrCreateValidatorKey(config.dataDir);
     if (created) log.info({ address: key.address }, 'created validator key');
-    const params = chainParamsFor(config, key);
-    const db = await openStore(config.dataDir);
+    const genesisParams = chainParamsFor(config, key);
+    step('keys');
+    const db = await (opts.store ?? openNodeStore(config.dataDir));
+    step('database');
     let metrics: NodeMetrics | undefined;
     let audit: AuditLog | undefined;
     let http: HttpServer | undefined;
@@ -240,6 +185,7 @@ export class NativeNode {
     const evmTraces = new TracePool({ onError: (err) => log.error({ err }, 'trace worker failed') });
     const drainState = { draining: false };
     try {
+      const params = await settleDevGenesis(config, genesisParams, db);
       const chain = new Chain(params, db, config.windowSize, {
         history: config.history,
         stateCacheBytes: config.stateCacheBytes,
@@ -255,12 +201,11 @@ export class NativeNode {
       // after a clean stop, else rebuilt from the state in the background while queries wait).
       await openStateIndex(chain, { log: (level, fields, msg) => log[level](fields, msg) });
       stopIndex = () => stopStateIndex(chain);
-      // Proposer, epoch and day aggregates of the history fold in the background: no page waits for them.
-      indexWarmup = warmChainIndex({ chain });
       log.info(
         { height: chain.height, head: chain.head.hash, chain_id: params.chainId, network: params.network },
         'chain opened',
       );
+      step('chain');
       const auditLog = await AuditLog.open(db, { onError: (err) => log.error({ err }, 'audit log write failed') });
       audit = auditLog;
       auditLog.record('config', { ...redactConfig(config), api_key_set: config.apiKey !== undefined });
@@ -288,7 +233,7 @@ export class NativeNode {
         consensus,
         nodeName: config.nodeName,
         version: NODE_VERSION,
-        build: buildId(),
+        build: await build,
         startedAt: Date.now(),
         cryptoBackend: backend,
         audit: auditLog,
@@ -302,7 +247,7 @@ export class NativeNode {
       // The dev chain's test controls; block time 0 means automine (a block per transaction).
       if (config.network === 'dev') {
         const mode = { automine: config.blockTimeMs === 0, intervalMs: config.blockTimeMs };
-        ctx.dev = new DevChain(ctx, consensus, mode, config.anvilCompat);
+        ctx.dev = new DevChain(ctx, consensus, mode, config.anvilCompat, config.devAccounts);
       }
       verification = startVerification(config, ctx, db, log);
       ctx.verification = verification;
@@ -353,11 +298,15 @@ export class NativeNode {
         apiKeys,
         keyHooks,
       });
-      const grpcService = new NativeGrpcService(ctx, {
-        metrics: new GrpcMetrics(m.registry),
-        onError: (err, method) => log.error({ err, method }, 'gRPC method failed'),
-      });
+      // gRPC loads after the API listens (grpc-wiring.ts); a gRPC-Web request before that waits for it.
       const grpcWebStop = new AbortController();
+      let grpcLoading: Promise<GrpcWiring> | undefined;
+      const loadGrpc = () => {
+        grpcLoading ??= import('./grpc-wiring.js').then((w) => w.wireGrpc(ctx, m, log, grpcWebStop.signal));
+        return grpcLoading;
+      };
+      let grpcWeb: HttpHandler | undefined;
+      const lazyGrpcWeb: HttpHandler = (req) => (grpcWeb ? grpcWeb(req) : loadGrpc().then((g) => (grpcWeb = g.web)(req)));
       const apiHeaders = apiRequestHeaders(config);
       http = await startHttpServer(
         {
@@ -383,20 +332,14 @@ export class NativeNode {
               })
             : undefined,
         },
-        withGrpcWeb(createGrpcWebHandler(grpcService, { signal: grpcWebStop.signal }), handler),
+        withGrpcWeb(lazyGrpcWeb, handler),
       );
-      if (config.grpcPort !== null) {
-        grpc = await startGrpcServer(grpcService, {
-          host: config.apiHost,
-          port: config.grpcPort,
-          tls: grpcTls(config),
-          reflection: config.grpcReflection,
-        });
-        log.info(
-          { host: config.apiHost, port: grpc.port, tls: grpc.tls, reflection: config.grpcReflection },
-          'gRPC listening (native.v1; gRPC-Web on the API port)',
-        );
-      }
+      step('listening');
+      // Proposer, epoch and day aggregates of the history fold in the background once the API listens: no
+      // page waits for them.
+      indexWarmup = warmChainIndex({ chain });
+      if (config.grpcPort !== null) grpc = await (await loadGrpc()).listen(config, log);
+      step('grpc');
       const node = new NativeNode(config, ctx, consensus, http, auditLog, m, db, log, evmCalls, evmTraces, grpcWebStop);
       node.grpc = grpc;
       node.drainState = drainState;
@@ -424,9 +367,10 @@ export class NativeNode {
         // commit, receipt): where it runs, the services' warm-up would only repeat its first half.
         if (!rpcWarmUpApplies(ctx)) await ctx.dev.warmUp(ctx);
         ctx.dev.start();
-        await warmUpDevRpc(ctx, consensus, log);
+        node.devWarmUp = warmUpDevRpc(ctx, config, key, log);
       } else if (params.validators.some((v) => v.address === key.address)) consensus.start();
       else log.warn({ address: key.address }, 'this node is not an authority; not producing blocks');
+      step('warm_up');
       log.info(
         {
           host: config.apiHost,
@@ -438,6 +382,7 @@ export class NativeNode {
           trusted_proxies: config.trustedProxies,
           cors_origin: config.corsOrigin ?? null,
           websocket: config.ws ? `ws://${config.apiHost}:${http.port}/rpc` : null,
+          start_ms: startMs,
         },
         'API listening',
       );
@@ -461,6 +406,8 @@ export class NativeNode {
   /** Join the network (ts/node/network.ts): libp2p, block sync, relay, evidence, and the BFT engine on validators. */
   private async startNetwork(): Promise<void> {
     const { chain, admission, mempool } = this.ctx;
+    // libp2p and its ~500 modules load only on a node that joins a network (--p2p-port).
+    const { startNetworking } = await import('./network.js');
     this.networking = await startNetworking({
       config: this.config,
       chain,
@@ -503,6 +450,7 @@ export class NativeNode {
   /** Stop producing, close the API, flush the audit log, close the database. Idempotent. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      await this.devWarmUp;
       await this.ctx.dev?.stop();
       await this.consensus.stop();
       await this.networking?.stop();
@@ -531,3 +479,5 @@ export class NativeNode {
     return this.stopping;
   }
 }
+
+export { DataDirInUseError } from './node-store.js';

@@ -1,14 +1,19 @@
+import {
+  NEW_CHAIN_EVM_HARDFORK,
+  writeGenesisFile,
+  type ChainParams,
+  DEFAULT_EPOCH_LENGTH,
+  DEV_ACCOUNT_BALANCE_BASE,
+  TESTNET_CHAIN_ID,
+} from '../chain/index.js';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { writeGenesisFile } from '../chain/genesis.js';
-import { type ChainParams, DEFAULT_EPOCH_LENGTH, DEV_ACCOUNT_BALANCE_BASE, TESTNET_CHAIN_ID } from '../chain/params.js';
-import { DEV_MNEMONIC, keyPairFromMnemonic, randomKeyPair } from '../ledger/keys.js';
-import { MIN_SELF_STAKE_BASE } from '../ledger/staking/index.js';
+import { DEV_MNEMONIC, keyPairFromMnemonic, randomKeyPair, MIN_SELF_STAKE_BASE } from '../ledger/index.js';
 import { peerIdOfNodeKey, saveNodeKey } from '../network/index.js';
-import { toHex } from '../util/hex.js';
+import { toHex } from '../util/index.js';
 import { ConfigError } from './config.js';
 import { saveValidatorKey } from './validator-key.js';
 
@@ -109,7 +114,7 @@ export function generateTestnet(o: TestnetOptions): TestnetNode[] {
       // Equal self-stakes above the minimum: the network is in DPoS (DPoS+BFT from 4 validators) at its activation height.
       .map((k, i) => ({ address: k.address, public_key: toHex(k.publicKey), name: `node${i}`, stake: TESTNET_SELF_STAKE_BASE })),
     alloc,
-    evmHardfork: 'prague',
+    evmHardfork: NEW_CHAIN_EVM_HARDFORK,
     epochLength: DEFAULT_EPOCH_LENGTH,
   };
   const genesisFile = join(out, 'genesis.json');

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type KeyPair, keyPairFromPrivate, privateKeyHex, randomKeyPair } from '../ledger/keys.js';
+import { type KeyPair, keyPairFromPrivate, privateKeyHex, randomKeyPair } from '../ledger/index.js';
 
 const keyPath = (dataDir: string): string => join(dataDir, 'validator.key');
 

@@ -4,15 +4,17 @@
  * signs with them (or sends unsigned from an impersonated address); eth_sign, personal_sign and
  * eth_signTypedData_v4 sign as geth and MetaMask do.
  */
-import { type DevChain, type NodeContext, type SendArgs, signMessage, signTypedData } from '../services/index.js';
-import { fromHex, isAddress } from '../util/hex.js';
+import { type DevChain, type SendArgs, devChainOf, signMessage, signTypedData } from '../dev/index.js';
+import type { NodeContext } from '../services/index.js';
+import { fromHex, isAddress } from '../util/index.js';
 import { parseCallArgs } from './evm.js';
 import { parseQuantity } from './params.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 
 function devOf(ctx: NodeContext): DevChain {
-  if (!ctx.dev) throw new RpcError(RPC.methodNotFound, 'this method exists on the dev chain only');
-  return ctx.dev;
+  const dev = devChainOf(ctx);
+  if (!dev) throw new RpcError(RPC.methodNotFound, 'this method exists on the dev chain only');
+  return dev;
 }
 
 const optional = (o: Record<string, unknown>, f: string, i = 0): bigint | undefined =>
@@ -59,7 +61,7 @@ export const devAccountMethods: RpcTable = {
       const dev = devOf(ctx);
       const tx = await dev.sendTransaction(ctx, parseSendArgs(ctx, raw));
       // With automine the answer comes once the transaction's block is committed, as on Hardhat and anvil.
-      await dev.settled();
+      await dev.mined(tx.txid);
       return `0x${tx.txid}`;
     },
   },

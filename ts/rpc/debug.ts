@@ -1,6 +1,6 @@
 import { DEFAULT_TRACE_OPTIONS, TRACE_TIMEOUT_MAX_MS, type TraceOptions, type TracerName } from '../execution/index.js';
 import { type NodeContext, traceBlock, traceCall, traceNativeTransaction, traceTransaction } from '../services/index.js';
-import { NotFoundError } from '../util/errors.js';
+import { NotFoundError } from '../util/index.js';
 import { resolveHeight, stateHeightOf } from './eth.js';
 import { parseCallArgs } from './evm.js';
 import { parseBlockTag } from './params.js';
@@ -8,7 +8,8 @@ import { traceCallOverrides } from './override-params.js';
 import { streamedStructLogs } from './streamed.js';
 import { RPC, type RpcCaller, RpcError, type RpcTable } from './types.js';
 
-const HASH_RE = /^0x[0-9a-fA-F]{64}$/;
+/** A transaction id: 64 hex characters, with 0x (Ethereum's form) or without (the native txid as the node prints it). */
+const HASH_RE = /^(0x)?[0-9a-fA-F]{64}$/;
 
 /** Struct logs of a single HTTP request are streamed while produced (rpc/streamed.ts); the other tracers are small. */
 const streams = (opts: TraceOptions, caller: RpcCaller): boolean => caller.canStream === true && opts.tracer === 'structLogger';
@@ -27,8 +28,8 @@ const TRACER_CONFIG: Record<TracerName, readonly string[]> = {
 const invalid = (detail: string): RpcError => new RpcError(RPC.invalidParams, 'invalid params', detail);
 
 function txHashParam(v: unknown): string {
-  if (typeof v !== 'string' || !HASH_RE.test(v)) throw invalid('txid must be 0x + 64 hex characters');
-  return v.slice(2).toLowerCase();
+  if (typeof v !== 'string' || !HASH_RE.test(v)) throw invalid('txid must be 64 hex characters, with or without 0x');
+  return v.slice(-64).toLowerCase();
 }
 
 /** A Go duration string ("500ms", "1m30s") in milliseconds. */

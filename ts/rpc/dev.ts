@@ -2,15 +2,17 @@
  * The dev chain's test-control methods (`--dev` only; elsewhere they do not exist: -32601), with the names
  * anvil and Hardhat give them, as Hardhat's network helpers and Foundry call them (docs/dev-chain.md).
  */
-import { type DevChain, MAX_MINE_BLOCKS, type NodeContext } from '../services/index.js';
-import { fromHex } from '../util/hex.js';
+import { type DevChain, MAX_MINE_BLOCKS, devChainOf } from '../dev/index.js';
+import type { NodeContext } from '../services/index.js';
+import { fromHex } from '../util/index.js';
 import { clientVersion } from './native.js';
 import { parseQuantity, parseStorageKey } from './params.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 
 function devOf(ctx: NodeContext): DevChain {
-  if (!ctx.dev) throw new RpcError(RPC.methodNotFound, 'this method exists on the dev chain only');
-  return ctx.dev;
+  const dev = devChainOf(ctx);
+  if (!dev) throw new RpcError(RPC.methodNotFound, 'this method exists on the dev chain only');
+  return dev;
 }
 
 const DATA_RE = /^0x([0-9a-fA-F]{2})*$/;

@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { NodeContext } from '../services/index.js';
-import { NodeError } from '../util/errors.js';
-import { parseJsonExact, stringifyExact } from '../util/json.js';
+import { NodeError, parseJsonExact, stringifyExact } from '../util/index.js';
 import { rpcErrorOf } from './geth-errors.js';
 import { checkParams } from './params.js';
 import { LOCAL_CALLER, RPC, type RpcCaller, type RpcTable } from './types.js';

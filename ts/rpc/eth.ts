@@ -1,11 +1,11 @@
 import {
   type Block,
-  BLOCK_GAS_LIMIT,
   GAS_PRICE_WEI,
   INITIAL_BASE_FEE_WEI,
   HistoryUnavailableError,
   type NodeContext,
   balanceWeiAt,
+  blockGasLimitOf,
   ethBlock,
   ethTransaction,
   getBalanceWei,
@@ -13,7 +13,7 @@ import {
   getPendingNonce,
   nonceAt,
 } from '../services/index.js';
-import { normHash, qty } from '../util/hex.js';
+import { normHash, qty } from '../util/index.js';
 import { type BlockTag, parseBlockTag, parseQuantity } from './params.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 
@@ -80,7 +80,9 @@ function feeHistoryCount(v: unknown): number {
 
 async function blockByTag(ctx: NodeContext, raw: unknown, full: unknown): Promise<unknown> {
   const b = await blockAt(ctx, raw);
-  return b ? ethBlock(b, full === true, ctx.chain.params.chainId, ctx.chain.params.evmHardfork) : null;
+  return b
+    ? ethBlock(b, full === true, ctx.chain.params.chainId, ctx.chain.params.evmHardfork, blockGasLimitOf(ctx.chain.params))
+    : null;
 }
 
 /** The block a tag or number names; null when it does not exist (yet). */
@@ -146,7 +148,14 @@ export const ethMethods: RpcTable = {
   eth_blockNumber: { params: [], handler: (ctx) => qty(ctx.chain.height) },
   eth_gasPrice: { params: [], handler: () => qty(GAS_PRICE_WEI) },
   eth_maxPriorityFeePerGas: { params: [], handler: () => qty(INITIAL_BASE_FEE_WEI) },
-  eth_syncing: { params: [], handler: () => false },
+  // The same source as /native_status.sync_info (catching_up, target_height): the proven target.
+  eth_syncing: {
+    params: [],
+    handler: (ctx) => {
+      const s = ctx.network?.syncing();
+      return s ? { startingBlock: qty(s.starting), currentBlock: qty(s.current), highestBlock: qty(s.highest) } : false;
+    },
+  },
   eth_accounts: { params: [], handler: () => [] },
   eth_getBalance: {
     params: ['address', 'blockRef?'],
@@ -170,7 +179,9 @@ export const ethMethods: RpcTable = {
     params: ['hash', 'bool?'],
     handler: async (ctx, [hash, full]) => {
       const b = await blockWithHash(ctx, hash as string);
-      return b ? ethBlock(b, full === true, ctx.chain.params.chainId, ctx.chain.params.evmHardfork) : null;
+      return b
+        ? ethBlock(b, full === true, ctx.chain.params.chainId, ctx.chain.params.evmHardfork, blockGasLimitOf(ctx.chain.params))
+        : null;
     },
   },
   eth_getTransactionByHash: {
@@ -218,7 +229,7 @@ export const ethMethods: RpcTable = {
       const gasUsedRatio: number[] = [];
       for (let h = first; h <= last; h++) {
         const b = await ctx.chain.blocks.getBlock(h);
-        gasUsedRatio.push(b ? Number(b.gas_used) / Number(BLOCK_GAS_LIMIT) : 0);
+        gasUsedRatio.push(b ? Number(b.gas_used) / Number(blockGasLimitOf(ctx.chain.params)) : 0);
       }
       const fee = qty(INITIAL_BASE_FEE_WEI);
       const out: Record<string, unknown> = {

@@ -1,5 +1,6 @@
 import type { CallArgs } from '../execution/index.js';
 import {
+  type CallHeight,
   type NodeContext,
   blockReceipts,
   callErrorText,
@@ -11,8 +12,7 @@ import {
   ethReceipt,
   storageAtHeight,
 } from '../services/index.js';
-import { NodeError } from '../util/errors.js';
-import { fromHex, isAddress, isHash, normHash, qty, to0x } from '../util/hex.js';
+import { NodeError, fromHex, isAddress, isHash, normHash, qty, to0x } from '../util/index.js';
 import { resolveHeight, stateHeightOf } from './eth.js';
 import { parseBlockTag, parseQuantity, parseStorageKey } from './params.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
@@ -58,6 +58,11 @@ function parseAccessList(raw: unknown): NonNullable<CallArgs['accessList']> {
     if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'string' && HASH_RE.test(k))) throw bad();
     return { address: (item as { address: string }).address.toLowerCase(), storageKeys: keys as string[] };
   });
+}
+
+/** The block a call runs at: `pending` apart from `latest` (services' callEnv: the next block, or the head's header). */
+function callHeightOf(ctx: NodeContext, ref: unknown, i: number): Promise<CallHeight> {
+  return ref === 'pending' ? Promise.resolve('pending') : stateHeightOf(ctx, ref, i);
 }
 
 /**
@@ -113,7 +118,7 @@ export const evmMethods: RpcTable = {
       // Dev chain with automine: answer once the transaction's block is committed (Hardhat, anvil); the block
       // then keeps it, not the transaction journal.
       const tx = await ctx.admission.submitRaw(bytes, 'api', { answeredOnceMined: ctx.dev?.minesOnAdmission === true });
-      await ctx.dev?.settled();
+      await ctx.dev?.mined(tx.txid);
       return `0x${tx.txid}`;
     },
   },
@@ -122,7 +127,7 @@ export const evmMethods: RpcTable = {
     handler: async (ctx, [call, ref, state, block]) => {
       const args = parseCallArgs(call);
       const overrides = callOverrides(state, block);
-      return to0x(await reasoned(ethCall(ctx, args, await stateHeightOf(ctx, ref, 1), overrides)));
+      return to0x(await reasoned(ethCall(ctx, args, await callHeightOf(ctx, ref, 1), overrides)));
     },
   },
   eth_estimateGas: {
@@ -130,7 +135,7 @@ export const evmMethods: RpcTable = {
     handler: async (ctx, [call, ref, state, block]) => {
       const args = parseCallArgs(call);
       const overrides = callOverrides(state, block);
-      return qty(await reasoned(estimateGas(ctx, args, await stateHeightOf(ctx, ref, 1), overrides)));
+      return qty(await reasoned(estimateGas(ctx, args, await callHeightOf(ctx, ref, 1), overrides)));
     },
   },
   eth_createAccessList: {
@@ -139,7 +144,7 @@ export const evmMethods: RpcTable = {
     handler: async (ctx, [call, ref, state]) => {
       const args = parseCallArgs(call);
       const overrides = callOverrides(state, undefined);
-      const out = await reasoned(createAccessList(ctx, args, await stateHeightOf(ctx, ref, 1), overrides));
+      const out = await reasoned(createAccessList(ctx, args, await callHeightOf(ctx, ref, 1), overrides));
       const answer: Record<string, unknown> = { accessList: out.accessList, gasUsed: qty(out.gasUsed) };
       if (out.failure) answer.error = callErrorText(out.failure);
       return answer;

@@ -3,7 +3,7 @@
  * calling client: an HTTP client address, or a WebSocket connection (its filters go when it closes).
  */
 import { type FilterRegistry, type LogCriteria, type NodeContext, ethLog, findLogs } from '../services/index.js';
-import { isHash } from '../util/hex.js';
+import { isHash } from '../util/index.js';
 import { checkLogRange, parseLogMatch } from './logs.js';
 import { type BlockTag, parseBlockTag } from './params.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';

@@ -6,7 +6,7 @@
  * spec's (-32603 for a mempool rejection). REST keeps the spec's exact messages: this is JSON-RPC only.
  */
 import { RejectedTransactionError } from '../services/index.js';
-import { InvalidParamsError, type NodeError } from '../util/errors.js';
+import { InvalidParamsError, type NodeError } from '../util/index.js';
 import { RPC } from './types.js';
 
 /** Our prefixes in front of the detail (ledger and admission wording). */
@@ -33,6 +33,7 @@ function feeWords(detail: string): string {
 function gasWords(detail: string): string | null {
   if (/intrinsic gas/i.test(detail)) return 'intrinsic gas too low';
   if (/block gas limit/i.test(detail)) return 'exceeds block gas limit';
+  if (/transaction gas limit cap/i.test(detail)) return 'transaction gas limit too high';
   return null;
 }
 

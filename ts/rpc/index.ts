@@ -86,3 +86,6 @@ export function createRpcDispatcher(ctx: NodeContext, opts: DispatchOptions = {}
   const extra = ctx.dev ? devRpcMethods({ anvilCompat: ctx.dev.anvilCompat }) : {};
   return new RpcDispatcher(ctx, rpcMethodTable(extra), opts);
 }
+export { parseTraceOptions } from './debug.js';
+export { parseCallArgs } from './evm.js';
+export { warmUpRpc } from './warm-up.js';

@@ -1,5 +1,5 @@
 import { type FoundLog, type LogFilter, type NodeContext, findLogs } from '../services/index.js';
-import { fromHex, isAddress } from '../util/hex.js';
+import { fromHex, isAddress } from '../util/index.js';
 import { resolveHeight } from './eth.js';
 import { parseBlockTag } from './params.js';
 import { RPC, RpcError, invalidParams } from './types.js';

@@ -1,5 +1,4 @@
-import { WEI_PER_BASE, WEI_PER_COIN } from '../ledger/units.js';
-import { TransactionShapeError } from '../ledger/transaction.js';
+import { WEI_PER_BASE, WEI_PER_COIN, TransactionShapeError } from '../ledger/index.js';
 import {
   type NodeContext,
   bftStatus,
@@ -12,7 +11,7 @@ import {
   submitTransaction,
   validatorViews,
 } from '../services/index.js';
-import { qty } from '../util/hex.js';
+import { qty } from '../util/index.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 import { parseQuantity } from './params.js';
 
@@ -52,7 +51,7 @@ export const nativeMethods: RpcTable = {
     handler: async (ctx, [tx]) => {
       try {
         const out = await submitTransaction(ctx, tx);
-        await ctx.dev?.settled();
+        await ctx.dev?.mined(out.txid);
         return out;
       } catch (err) {
         // Shape errors are invalid params; rule violations (nonce, amount, limits) are mempool rejections (-32603).

@@ -11,7 +11,7 @@ import {
   mixedFeesError,
 } from '../execution/index.js';
 import type { QueryOverrides } from '../services/index.js';
-import { fromHex, isAddress } from '../util/hex.js';
+import { fromHex, isAddress } from '../util/index.js';
 import { parseQuantity } from './params.js';
 import { type RpcError, invalidParams } from './types.js';
 

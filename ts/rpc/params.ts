@@ -1,4 +1,4 @@
-import { isAddress, isHash } from '../util/hex.js';
+import { isAddress, isHash } from '../util/index.js';
 import { type ParamSpec, invalidParams } from './types.js';
 
 const TAGS = new Set(['earliest', 'latest', 'pending', 'safe', 'finalized']);

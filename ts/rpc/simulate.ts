@@ -15,8 +15,7 @@ import {
   logsBloom,
 } from '../execution/index.js';
 import { type NodeContext, simulateV1 } from '../services/index.js';
-import { NodeError } from '../util/errors.js';
-import { qty, to0x } from '../util/hex.js';
+import { NodeError, qty, to0x } from '../util/index.js';
 import { stateHeightOf } from './eth.js';
 import { parseCallArgs } from './evm.js';
 import { parseBlockOverrides, parseStateOverrides } from './override-params.js';

@@ -8,8 +8,7 @@
  * ethers and viem read as the call's error (docs/evm.md, Tracing).
  */
 import type { StructLogSink } from '../execution/index.js';
-import { NodeError } from '../util/errors.js';
-import { stringifyExact } from '../util/json.js';
+import { NodeError, stringifyExact } from '../util/index.js';
 import { rpcErrorOf } from './geth-errors.js';
 import { RPC } from './types.js';
 

@@ -18,7 +18,7 @@ import {
   ethTransaction,
   eventReceipts,
 } from '../services/index.js';
-import { stringifyExact } from '../util/json.js';
+import { stringifyExact } from '../util/index.js';
 import { parseLogMatch } from './logs.js';
 import { RPC, RpcError, type RpcTable, type SubscriptionHost, invalidParams } from './types.js';
 

@@ -1,8 +1,8 @@
 /** The txpool_ namespace as geth serves it (status, content, contentFrom, inspect). */
 import { toChecksumAddress } from '@ethereumjs/util';
-import type { SignedTransaction } from '../ledger/transaction.js';
+import type { SignedTransaction } from '../ledger/index.js';
 import { type NodeContext, ethTransaction, txPoolContents, txPoolStatus } from '../services/index.js';
-import { qty } from '../util/hex.js';
+import { qty } from '../util/index.js';
 import type { RpcTable } from './types.js';
 
 const PENDING = { blockHash: null, blockNumber: null, index: null };

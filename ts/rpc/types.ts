@@ -1,5 +1,5 @@
 import type { NodeContext } from '../services/index.js';
-import { NodeError } from '../util/errors.js';
+import { NodeError } from '../util/index.js';
 
 /** JSON-RPC 2.0 error codes used by the node (spec: Errors / JSON-RPC). */
 export const RPC = {

@@ -7,9 +7,9 @@
  * first use; a fresh node otherwise spent that on the suite's first requests (about half of the server's CPU
  * during the Hardhat oracle's suite, bench/hardhat-oracle.ts).
  */
-import { type NodeContext, WARM_UP_INIT_CODE } from '../services/index.js';
-import { type RpcResponse, serializeRpc } from './dispatcher.js';
-import { createRpcDispatcher } from './index.js';
+import { WARM_UP_INIT_CODE } from '../dev/index.js';
+import type { NodeContext } from '../services/index.js';
+import { type RpcDispatcher, type RpcResponse, serializeRpc } from './dispatcher.js';
 
 /** The services' warm-up contract (loops long enough for V8 to optimize the interpreter), deployed here for real. */
 const INIT_CODE = `0x${WARM_UP_INIT_CODE.toString('hex')}`;
@@ -19,11 +19,7 @@ const REVERTING_INIT_CODE = '0x60006000fd';
 type Call = [method: string, params?: unknown[]];
 
 /** Answers one request through the dispatcher as POST /rpc would, body in and text out; throws on an error answer. */
-async function ask(
-  dispatcher: ReturnType<typeof createRpcDispatcher>,
-  [method, params = []]: Call,
-  expectError = false,
-): Promise<unknown> {
+async function ask(dispatcher: RpcDispatcher, [method, params = []]: Call, expectError = false): Promise<unknown> {
   const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
   const out = (await dispatcher.handleBody(body)) as RpcResponse;
   const text = serializeRpc(out);
@@ -34,13 +30,12 @@ async function ask(
 /**
  * Run the warm-up (automine on, no interval mining: the caller checks). Returns whether every step answered as
  * expected; a step that does not stops it, and the chain goes back to the first snapshot either way (a failure
- * of that revert is thrown: the chain would keep the warm-up's blocks).
+ * of that revert is thrown: the chain would keep the warm-up's blocks). `rpc` is a dispatcher of its own
+ * (createRpcDispatcher, without the metrics hooks: warm-up calls are not the node's traffic).
  */
-export async function warmUpRpc(ctx: NodeContext): Promise<boolean> {
+export async function warmUpRpc(ctx: NodeContext, rpc: RpcDispatcher): Promise<boolean> {
   const dev = ctx.dev;
   if (!dev) return false;
-  // Its own dispatcher, without the metrics hooks: warm-up calls are not the node's traffic.
-  const rpc = createRpcDispatcher(ctx);
   const first = (await ask(rpc, ['evm_snapshot'])) as string;
   const complete = await suiteLike(rpc).then(
     () => true,
@@ -51,7 +46,7 @@ export async function warmUpRpc(ctx: NodeContext): Promise<boolean> {
   return complete;
 }
 
-async function suiteLike(rpc: ReturnType<typeof createRpcDispatcher>): Promise<void> {
+async function suiteLike(rpc: RpcDispatcher): Promise<void> {
   for (const call of [
     ['eth_chainId'],
     ['web3_clientVersion'],

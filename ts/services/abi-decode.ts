@@ -3,7 +3,14 @@
  * Every value is turned into a display string here (addresses lowercase, integers in decimal, bytes as hex,
  * arrays and tuples as JSON with bigints as decimal strings); a call or log the ABI does not describe gives null.
  */
-import { type Abi, type AbiEvent, type AbiFunction, decodeEventLog, decodeFunctionData } from 'viem';
+import type { Abi, AbiEvent, AbiFunction } from 'viem';
+
+/** viem, loaded on the first decode: importing it costs ~0.15 s, which a node's start should not pay. */
+let viemLoading: Promise<typeof import('viem')> | undefined;
+const viem = () => {
+  viemLoading ??= import('viem');
+  return viemLoading;
+};
 
 export interface DecodedArg {
   name: string;
@@ -36,8 +43,9 @@ function argsOf(item: AbiFunction | AbiEvent, values: unknown): DecodedArg[] {
 }
 
 /** The function call `input` makes on a contract with this ABI, or null. */
-export function decodeCall(abi: readonly unknown[], input: string): Decoded | null {
+export async function decodeCall(abi: readonly unknown[], input: string): Promise<Decoded | null> {
   if (input.length < 10) return null;
+  const { decodeFunctionData } = await viem();
   try {
     const d = decodeFunctionData({ abi: abi as Abi, data: input as `0x${string}` });
     const fn = (abi as Abi).find(
@@ -50,8 +58,9 @@ export function decodeCall(abi: readonly unknown[], input: string): Decoded | nu
 }
 
 /** The event a log with these topics and data is, on a contract with this ABI, or null. */
-export function decodeLog(abi: readonly unknown[], topics: readonly string[], data: string): Decoded | null {
+export async function decodeLog(abi: readonly unknown[], topics: readonly string[], data: string): Promise<Decoded | null> {
   if (topics.length === 0) return null;
+  const { decodeEventLog } = await viem();
   try {
     const d = decodeEventLog({
       abi: abi as Abi,

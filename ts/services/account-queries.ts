@@ -1,6 +1,6 @@
-import { getAccount } from '../state/accounts.js';
-import { weiToBase } from '../ledger/units.js';
-import { NotFoundError } from '../util/errors.js';
+import { getAccount } from '../state/index.js';
+import { weiToBase } from '../ledger/index.js';
+import { NotFoundError } from '../util/index.js';
 import type { ChainContext, NodeContext } from './context.js';
 import { withStateAt } from './state-at.js';
 

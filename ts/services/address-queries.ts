@@ -1,6 +1,6 @@
-import { getAccount } from '../state/accounts.js';
-import { baseToNative, weiToBase } from '../ledger/units.js';
-import { to0x } from '../util/hex.js';
+import { getAccount } from '../state/index.js';
+import { baseToNative, weiToBase } from '../ledger/index.js';
+import { to0x } from '../util/index.js';
 import { getPendingNonce } from './account-queries.js';
 import { chainIndex } from './chain-index.js';
 import type { NodeContext } from './context.js';

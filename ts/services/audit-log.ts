@@ -4,8 +4,7 @@
  * AUDIT_LOG_MAX_ENTRIES rows, so it survives restarts and never grows beyond that.
  */
 import { type KvOp, type KvStore, P } from '../storage/index.js';
-import { u64be } from '../util/hex.js';
-import { parseJsonExact, stringifyExact } from '../util/json.js';
+import { u64be, parseJsonExact, stringifyExact } from '../util/index.js';
 
 /** Spec: "Audit log: rolling 10000 entries". */
 export const AUDIT_LOG_MAX_ENTRIES = 10_000;

@@ -10,10 +10,9 @@
  * that falls that far behind loses the oldest ones and is told how many with a `lagged` marker (the
  * gRPC spec's Lagged{skipped_count}), then continues from the newest.
  */
-import type { Block } from '../chain/block.js';
-import type { Chain } from '../chain/chain.js';
+import type { Block, Chain } from '../chain/index.js';
 import type { ExecutionResult } from '../execution/index.js';
-import type { SignedTransaction } from '../ledger/transaction.js';
+import type { SignedTransaction } from '../ledger/index.js';
 
 export type ChainEvent =
   /** A block is final. `result` is null for blocks committed before this process started (replays). */

@@ -8,11 +8,9 @@
  * (`IndexCoverage`); on a chain shorter than one step they are complete from the first request.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Block } from '../chain/block.js';
-import type { Chain } from '../chain/chain.js';
+import type { Block, Chain } from '../chain/index.js';
 import type { ExecutionResult } from '../execution/index.js';
-import { scheduledReward } from '../ledger/rewards.js';
-import { hasBondedActiveSet } from '../ledger/staking/index.js';
+import { scheduledReward, hasBondedActiveSet } from '../ledger/index.js';
 import { epochOf } from './epochs.js';
 
 /** Blocks read from the store per request that needs the index (about 25 µs each). */

@@ -1,10 +1,6 @@
-import type { Chain } from '../chain/chain.js';
-import { type ChainValidation, validateChain } from '../chain/validate.js';
-import { validatorSetAt } from '../chain/schedule.js';
-import { blockReward } from '../ledger/rewards.js';
-import { getSupply, maxSupplyBase } from '../ledger/supply.js';
-import { WEI_PER_BASE, baseToNative } from '../ledger/units.js';
-import { NotFoundError } from '../util/errors.js';
+import { type Chain, type ChainValidation, validateChain, validatorSetAt } from '../chain/index.js';
+import { blockReward, getSupply, maxSupplyBase, WEI_PER_BASE, baseToNative } from '../ledger/index.js';
+import { NotFoundError } from '../util/index.js';
 import { chainIndex } from './chain-index.js';
 import { NATIVE_TOKEN, type NodeContext } from './context.js';
 import { deployedTokenCount } from './token-queries.js';

@@ -1,7 +1,5 @@
-import type { Block } from '../chain/block.js';
-import { blockSummary } from '../chain/block.js';
-import { decodeEvidence, evidenceId } from '../chain/evidence.js';
-import { NotFoundError } from '../util/errors.js';
+import { type Block, blockSummary, decodeEvidence, evidenceId } from '../chain/index.js';
+import { NotFoundError } from '../util/index.js';
 import { type ChainContext, NATIVE_TOKEN, type NodeContext } from './context.js';
 
 export const MAX_BLOCKS_PAGE = 100;
@@ -22,6 +20,8 @@ export function nativeStatus(ctx: NodeContext): Record<string, unknown> {
   const net = ctx.network;
   const bft = net?.bft?.();
   const next = ctx.chain.height + 1;
+  // One source with eth_syncing: the catch-up toward a proven peer head (ts/sync/proven-heads.ts).
+  const syncing = net?.syncing() ?? null;
   return {
     version: { version: ctx.version, build: ctx.build },
     chain_id: ctx.chain.params.chainId,
@@ -32,9 +32,9 @@ export function nativeStatus(ctx: NodeContext): Record<string, unknown> {
       latest_block_hash: head.hash,
       latest_block_time: head.timestamp,
       earliest_block_height: 0,
-      syncing: net?.catchingUp() ?? false,
-      catching_up: net?.catchingUp() ?? false,
-      target_height: net?.targetHeight() ?? head.index,
+      syncing: syncing !== null,
+      catching_up: syncing !== null,
+      target_height: syncing?.highest ?? net?.targetHeight() ?? head.index,
       peers: net?.peers().length ?? 0,
       finalized_height: ctx.consensus.finalizedHeight(),
       blocks_imported: net?.blocksImported() ?? 0,
@@ -122,4 +122,4 @@ export function blockDetail(b: Block): Record<string, unknown> {
 }
 
 /** The block record, for interfaces that shape blocks themselves (JSON-RPC). */
-export type { Block } from '../chain/block.js';
+export type { Block } from '../chain/index.js';

@@ -4,10 +4,8 @@
  * (PoA: when made; BFT: only blocks with a 3/4 precommit certificate are committed), so the finalized
  * height is the head's.
  */
-import { BFT_HEADER_VERSION } from '../chain/block.js';
-import { decodeJustification } from '../chain/justification.js';
-import { proposerAt, validatorSetAt } from '../chain/schedule.js';
-import { NotFoundError } from '../util/errors.js';
+import { BFT_HEADER_VERSION, decodeJustification, proposerAt, validatorSetAt } from '../chain/index.js';
+import { NotFoundError } from '../util/index.js';
 import type { ChainContext, NodeContext } from './context.js';
 
 /** native_getBftStatus: the PoA form, plus the BFT fields while the chain runs DPoS+BFT. */

@@ -1,16 +1,13 @@
-import type { Chain } from '../chain/chain.js';
-import type { EvidenceEntry } from '../consensus/evidence-pool.js';
+import type { Chain } from '../chain/index.js';
+import type { EvidenceEntry } from '../consensus/index.js';
 import type { ConsensusEngine } from '../consensus/interface.js';
 import type { CallRunner, TraceRunner } from '../execution/index.js';
-import type { KeyPair } from '../ledger/keys.js';
-import type { TxAdmission } from '../mempool/admission.js';
-import type { Mempool } from '../mempool/mempool.js';
+import type { KeyPair } from '../ledger/index.js';
+import type { TxAdmission, Mempool } from '../mempool/index.js';
 import type { VerificationService } from '../verify/index.js';
 import type { AuditLog } from './audit-log.js';
 import type { ChainEventFeed } from './chain-events.js';
-import type { DevChain } from './dev/index.js';
 import type { FilterRegistry } from './filters.js';
-import type { ReadinessSource } from './readiness.js';
 
 /** Everything a query or command needs; built once by ts/node and passed to every interface. */
 export interface NodeContext {
@@ -36,8 +33,8 @@ export interface NodeContext {
   events?: ChainEventFeed;
   /** This node's validator key: POST /validators signs the genesis admin's AddAuthority with it when it is the admin's. */
   validatorKey?: KeyPair;
-  /** The dev chain's test controls (`--dev` only): accounts, automine, clock, state writes, snapshots. */
-  dev?: DevChain;
+  /** The dev chain's test controls (`--dev` only: ts/dev's DevChain): what transports read of it; its own tables use ts/dev's devChainOf. */
+  dev?: DevChainView;
   /** Polled filters (eth_newFilter and friends); absent where no node runs (benches, service tests). */
   filters?: FilterRegistry;
   /** The P2P view (peers, sync); absent on a node started without networking. */
@@ -48,12 +45,45 @@ export interface NodeContext {
   readiness?: ReadinessSource;
 }
 
+/**
+ * What code outside ts/dev reads of the dev chain (ts/dev's DevChain implements it). The dev chain's own JSON-RPC
+ * tables (rpc/dev.ts, rpc/accounts.ts) get the whole DevChain through ts/dev's devChainOf; ts/services does not
+ * import ts/dev (the dev chain is built on the queries here).
+ */
+export interface DevChainView {
+  /** web3_clientVersion starts with `anvil/` (`--anvil-compat`). Consumer: rpc/native.ts, rpc/index.ts. */
+  readonly anvilCompat: boolean;
+  /** Whether a send admitted now is mined once settled() resolves (automine). Consumer: eth_sendRawTransaction. */
+  readonly minesOnAdmission: boolean;
+  /** Resolves once automine has mined what was admitted so far. Consumer: the send methods (rpc/evm.ts, rpc/native.ts). */
+  settled(): Promise<void>;
+  /**
+   * Resolves once an automine send's block is committed; rejects with the reason when the block left it out (an
+   * automine send never answers a hash for a transaction that is gone). Consumer: the send methods.
+   */
+  mined(txid: string): Promise<void>;
+  /** The mining mode. Consumer: ts/node (whether the JSON-RPC warm-up runs). */
+  readonly miner: { readonly automine: boolean; readonly intervalMs: number };
+  /** Snapshot ids start again from 1. Consumer: the JSON-RPC warm-up (rpc/warm-up.ts). */
+  readonly snapshots: { restartIds(): void };
+  /** Take over block production. Consumer: ts/node at start. */
+  start(): void;
+  /** Stop mining. Consumer: ts/node at shutdown. */
+  stop(): Promise<void>;
+  /** The services warm-up before the node reports ready. Consumer: ts/node at start. */
+  warmUp(ctx: NodeContext): Promise<void>;
+}
+
 /** What queries read of the P2P layer (ts/network, ts/sync, the BFT engine and evidence pool). */
 export interface NetworkView {
   peerId: string;
   peers(): { peer_id: string; address: string; direction: string; height: number | null; score: number }[];
   catchingUp(): boolean;
   targetHeight(): number;
+  /** While catching up: where it started, this node's head and the proven target (eth_syncing, sync_info). */
+  syncing(): { starting: number; current: number; highest: number } | null;
+  /** The highest head a connected peer has proven, or null (unproven claims never count). */
+  bestProvenPeerHeight(): number | null;
   /** The BFT engine's position; absent on nodes without one (full nodes, non-validators). */
   bft?: () => BftView;
   evidence(): { pending: EvidenceEntry[]; committed: EvidenceEntry[] };
@@ -72,7 +102,7 @@ export interface BftView {
   proposer: string | null;
 }
 
-export type { EvidenceEntry as EvidenceView } from '../consensus/evidence-pool.js';
+export type { EvidenceEntry as EvidenceView } from '../consensus/index.js';
 
 /** The part of the context that chain queries read (benches and tests build it from a Chain alone). */
 export type ChainContext = Pick<NodeContext, 'chain'>;
@@ -84,5 +114,17 @@ export interface MetricsExposition {
   scrape(): Promise<string>;
 }
 
-export const NODE_VERSION = '0.1.0';
+export { NODE_VERSION } from '../util/index.js';
 export const NATIVE_TOKEN = 'NATIVE';
+
+/** What the node sets up for /ready (ts/node); absent in contexts built without a node. */
+export interface ReadinessSource {
+  /** Configured lag threshold in blocks. */
+  maxLagBlocks: number;
+  /** Configured head age threshold in ms; null = no age check (the dev chain's automine has no block time). */
+  maxAgeMs: number | null;
+  /** True once a drain has begun (SIGTERM). */
+  draining(): boolean;
+  /** True while the database answers reads. */
+  dbOpen(): boolean;
+}

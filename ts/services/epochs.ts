@@ -4,8 +4,7 @@
  * docs/networks.md). The staking module (DPoS) will settle rewards and validator-set changes at epoch
  * boundaries; until then epochs only group statistics. The arithmetic lives in chain/schedule.ts.
  */
-import type { ChainParams } from '../chain/params.js';
-import { epochEnd, epochOf, epochStart } from '../chain/schedule.js';
+import { type ChainParams, epochEnd, epochOf, epochStart } from '../chain/index.js';
 
 export { epochEnd, epochOf, epochStart };
 

@@ -1,9 +1,8 @@
-import type { Block } from '../chain/block.js';
+import type { Block } from '../chain/index.js';
 import { type ReceiptRecord, chainCommon, isEvmTransaction, logsBloom, typedTransactionOf } from '../execution/index.js';
 import { crypto } from '../crypto/index.js';
-import type { SignedTransaction } from '../ledger/transaction.js';
-import { NATIVE_TX_GAS, baseToWei } from '../ledger/units.js';
-import { fromHex, qty, to0x } from '../util/hex.js';
+import { type SignedTransaction, NATIVE_TX_GAS, baseToWei } from '../ledger/index.js';
+import { fromHex, qty, to0x } from '../util/index.js';
 
 /** Ethereum-facing constants (docs/economics.md). */
 export const GAS_PRICE_WEI = 1_000_000_000n;
@@ -107,7 +106,13 @@ export function ethTransaction(
 }
 
 /** A block in the Ethereum JSON-RPC shape with every field ethers and viem read. */
-export function ethBlock(b: Block, fullTx: boolean, chainId: number, hardfork = 'prague'): Record<string, unknown> {
+export function ethBlock(
+  b: Block,
+  fullTx: boolean,
+  chainId: number,
+  hardfork = 'prague',
+  gasLimit = BLOCK_GAS_LIMIT,
+): Record<string, unknown> {
   return {
     number: qty(b.index),
     hash: `0x${b.hash}`,
@@ -124,7 +129,7 @@ export function ethBlock(b: Block, fullTx: boolean, chainId: number, hardfork = 
     totalDifficulty: '0x0',
     extraData: '0x',
     size: qty(500 + 300 * b.tx_count),
-    gasLimit: qty(BLOCK_GAS_LIMIT),
+    gasLimit: qty(gasLimit),
     gasUsed: qty(b.gas_used),
     timestamp: qty(b.timestamp),
     baseFeePerGas: qty(INITIAL_BASE_FEE_WEI),

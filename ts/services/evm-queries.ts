@@ -1,25 +1,11 @@
-import {
-  type BlockEnv,
-  type AccessListOutcome,
-  BLOCK_GAS_LIMIT,
-  type CallArgs,
-  type CallKind,
-  type CallOutcome,
-  CallPoolBusyError,
-  type CallReply,
-  type CallRunner,
-  type CallState,
-  InProcessCallRunner,
-  type ReceiptRecord,
-  type BlockOverrides,
-  type StateOverrideSet,
-  withBlockOverrides,
-} from '../execution/index.js';
-import { codeKey, storageKey } from '../state/accounts.js';
-import { EvmBusyError, EvmTimeoutError, ExecutionRevertedError, type NodeError, ServerError } from '../util/errors.js';
-import { fromHex, to0x } from '../util/hex.js';
-import type { StateReader } from '../state/state-store.js';
+import { type BlockEnv, type AccessListOutcome, type CallArgs, type CallKind, type CallOutcome, CallPoolBusyError, type CallReply, type CallRunner, type CallState, InProcessCallRunner, type ReceiptRecord, type BlockOverrides, type StateOverrideSet, withBlockOverrides } from '../execution/index.js';
+import { blockGasLimitOf, transactionGasCap } from '../chain/index.js';
+import { codeKey, storageKey, type StateReader } from '../state/index.js';
+import { EvmBusyError, EvmTimeoutError, ExecutionRevertedError, type NodeError, ServerError, fromHex, to0x } from '../util/index.js';
+
+export { blockGasLimitOf };
 import type { ChainContext, NodeContext } from './context.js';
+import { type LocatedReceipt, locateReceipts } from './log-queries.js';
 import { stateAt, withStateAt } from './state-at.js';
 
 const ERROR_SELECTOR = '08c379a0';
@@ -40,22 +26,24 @@ export function revertReason(data: Uint8Array): string | null {
   return null;
 }
 
+/** Where a call runs: after block `height` (undefined: the head), or `pending` (on the head, as the next block). */
+export type CallHeight = number | 'pending' | undefined;
+
 /**
- * Calls run in the context of the next block on top of their state: on the head, its number and a fresh
- * timestamp; on the state after a past block h, block h + 1 as it was made (its proposer and time), the
- * environment that block's first transaction saw.
+ * The block environment of a call (geth's, Hardhat's and anvil's rule): at `latest` or a past height h, the
+ * header of that block itself (its number, time and proposer); only `pending` runs as the next block on top
+ * of the head (its number and the timestamp it would get now, the chain's clock, which the dev chain moves
+ * with evm_increaseTime).
  */
-export async function callEnv(ctx: ChainContext, height: number | undefined): Promise<BlockEnv> {
+export async function callEnv(ctx: ChainContext, height: CallHeight): Promise<BlockEnv> {
   const head = ctx.chain.head;
-  // Calls run in the context of the next block on top of the head: its number and the timestamp it would
-  // get now (the chain's clock, which the dev chain moves with evm_increaseTime); at a past height, in the
-  // context of the block that followed it.
-  if (height === undefined || height >= head.index) {
+  if (height === 'pending') {
     return ctx.chain.blockEnv(head.index + 1, head.validator, Math.max(head.timestamp, ctx.chain.now()));
   }
-  const next = await ctx.chain.blocks.getBlock(height + 1);
-  if (!next) throw new Error(`block ${height + 1} missing below the head`);
-  return ctx.chain.blockEnv(height + 1, next.validator, next.timestamp);
+  if (height === undefined || height >= head.index) return ctx.chain.blockEnv(head.index, head.validator, head.timestamp);
+  const block = await ctx.chain.blocks.getBlock(height);
+  if (!block) throw new Error(`block ${height} missing below the head`);
+  return ctx.chain.blockEnv(height, block.validator, block.timestamp);
 }
 
 /** geth's overrides of a call: the state override set and the block overrides. */
@@ -87,14 +75,14 @@ async function runAt(
   kind: CallKind,
   args: CallArgs,
   cap: bigint,
-  height: number | undefined,
+  height: CallHeight,
   floor?: bigint,
   overrides: QueryOverrides = {},
 ): Promise<CallReply> {
   const runner = callRunnerOf(ctx);
   const env = withBlockOverrides(await callEnv(ctx, height), overrides.block);
   let snapshot: CallState & { release(): void };
-  if (height === undefined) {
+  if (height === undefined || height === 'pending') {
     await ctx.chain.settled();
     snapshot = ctx.chain.state.snapshot();
   } else snapshot = await stateAt(ctx, height);
@@ -148,7 +136,7 @@ export const DATA_GAS_FLOOR = 100_000n;
 export async function ethCall(
   ctx: ChainContext,
   args: CallArgs,
-  height?: number,
+  height?: CallHeight,
   overrides?: QueryOverrides,
 ): Promise<Uint8Array> {
   const gas = cappedGas(args.gas, callRunnerOf(ctx).gasCap);
@@ -161,17 +149,21 @@ export async function ethCall(
 /**
  * eth_estimateGas: 21000 for a plain transfer to an account without code, else a binary search (as geth)
  * for the lowest gas limit at which the call succeeds, up to the call's `gas`, else the block gas limit,
- * never above the RPC gas cap; raised to the spec's 100000 when the transaction carries data.
+ * never above the RPC gas cap; on mainnet and testnet raised to the spec's 100000 when the transaction carries data.
  */
 export async function estimateGas(
   ctx: NodeContext,
   args: CallArgs,
-  height?: number,
+  height?: CallHeight,
   overrides?: QueryOverrides,
 ): Promise<bigint> {
-  const top = cappedGas(args.gas ?? BLOCK_GAS_LIMIT, callRunnerOf(ctx).gasCap);
-  // The spec's floor with data, never above the caller's own cap (a transaction limited below it still gets an answer).
-  const withData = args.data !== undefined && args.data.length > 0;
+  // From osaka on (EIP-7825) no transaction may have more gas than the cap: the search stops there, as geth's.
+  const txCap = transactionGasCap(ctx.chain.params, ctx.chain.height + 1);
+  const blockLimit = blockGasLimitOf(ctx.chain.params);
+  const top = cappedGas(args.gas ?? (txCap < blockLimit ? txCap : blockLimit), callRunnerOf(ctx).gasCap);
+  // The spec's floor with data on its networks, never above the caller's own cap (a transaction limited below it
+  // still gets an answer). The dev chain answers the exact estimate, as Hardhat and anvil (docs/evm.md).
+  const withData = ctx.chain.params.network !== 'dev' && args.data !== undefined && args.data.length > 0;
   const floor = withData ? (DATA_GAS_FLOOR < top ? DATA_GAS_FLOOR : top) : 0n;
   const reply = await runAt(ctx, 'estimate', args, top, height, floor, overrides);
   if (reply.kind !== 'estimate') throw new Error(`unexpected estimate reply ${reply.kind}`);
@@ -190,10 +182,10 @@ export async function estimateGas(
 export async function createAccessList(
   ctx: NodeContext,
   args: CallArgs,
-  height?: number,
+  height?: CallHeight,
   overrides?: QueryOverrides,
 ): Promise<AccessListOutcome> {
-  const gas = cappedGas(args.gas ?? BLOCK_GAS_LIMIT, callRunnerOf(ctx).gasCap);
+  const gas = cappedGas(args.gas ?? blockGasLimitOf(ctx.chain.params), callRunnerOf(ctx).gasCap);
   const reply = await runAt(ctx, 'accessList', { ...args, gas }, gas, height, undefined, overrides);
   if (reply.kind !== 'accessList') throw new Error(`unexpected access list reply ${reply.kind}`);
   return reply.outcome;
@@ -231,24 +223,6 @@ export function storageAtHeight(
   height: number | undefined,
 ): Promise<Uint8Array> {
   return withStateAt(ctx, height, (s) => storageAt(ctx, address, slot, s));
-}
-
-export interface LocatedReceipt {
-  receipt: ReceiptRecord;
-  height: number;
-  index: number;
-  /** Index of the receipt's first log within the block. */
-  firstLogIndex: number;
-}
-
-/** A block's receipts with each one's position and block-level first log index. */
-export function locateReceipts(height: number, rs: readonly ReceiptRecord[]): LocatedReceipt[] {
-  let logIndex = 0;
-  return rs.map((receipt, index) => {
-    const r = { receipt, height, index, firstLogIndex: logIndex };
-    logIndex += receipt.logs.length;
-    return r;
-  });
 }
 
 /** Receipts of a block with each one's block-level first log index. */

@@ -2,8 +2,7 @@
  * Token-standard (ERC-20-like) EVM tokens held by an address: contracts found through the log index
  * (Transfer logs whose recipient topic is the address), balances and metadata read by eth_call.
  */
-import { EvmBusyError, NodeError } from '../util/errors.js';
-import { fromHex, to0x } from '../util/hex.js';
+import { EvmBusyError, NodeError, fromHex, to0x } from '../util/index.js';
 import type { ChainContext } from './context.js';
 import { ethCall } from './evm-queries.js';
 import { findLogs } from './log-queries.js';

@@ -5,23 +5,27 @@
  * seen producing, and the search box's resolution. Everything reads indexes, the in-memory window or the
  * head state: no page scans the chain.
  */
-import type { Block } from '../chain/block.js';
-import { decodeJustification } from '../chain/justification.js';
-import { validatorSetAt } from '../chain/schedule.js';
-import { DEFAULT_TRACE_OPTIONS, chainCommon, isEvmTransaction, typedTransactionOf } from '../execution/index.js';
-import type { ReceiptRecord } from '../execution/receipts.js';
-import type { NativeEvent } from '../ledger/events.js';
-import type { NativeOperation } from '../ledger/operations.js';
-import type { SignedTransaction } from '../ledger/transaction.js';
-import { txKind } from '../ledger/tx-kind.js';
-import { baseToWei } from '../ledger/units.js';
-import { EvmBusyError, NodeError } from '../util/errors.js';
-import { isAddress, isHash, normHash, to0x } from '../util/hex.js';
+import { type Block, decodeJustification, validatorSetAt } from '../chain/index.js';
+import {
+  DEFAULT_TRACE_OPTIONS,
+  chainCommon,
+  isEvmTransaction,
+  typedTransactionOf,
+  type ReceiptRecord,
+} from '../execution/index.js';
+import {
+  type NativeEvent,
+  type NativeOperation,
+  type SignedTransaction,
+  txKind,
+  baseToWei,
+  NFT_COLLECTION_RE,
+} from '../ledger/index.js';
+import { EvmBusyError, NodeError, isAddress, isHash, normHash, to0x } from '../util/index.js';
 import { DAY_SECONDS, STATS_DAYS, chainIndex } from './chain-index.js';
 import { RECENT_TX_SCAN_BLOCKS } from './history-queries.js';
 import type { NodeContext } from './context.js';
 import { revertReason } from './evm-queries.js';
-import { NFT_COLLECTION_RE } from '../ledger/operations.js';
 import { collectionParam, nftCollection, nftCollections } from './nft-queries.js';
 import { getToken, isTokenContract, listTokens, normContract } from './token-queries.js';
 import { getBlock } from './chain-queries.js';

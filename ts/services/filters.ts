@@ -6,10 +6,9 @@
  * holds at most `maxPerClient` filters, so one client cannot exhaust the node.
  */
 import { randomBytes } from 'node:crypto';
-import type { Block } from '../chain/block.js';
-import type { Chain } from '../chain/chain.js';
+import type { Block, Chain } from '../chain/index.js';
 import type { ReceiptRecord } from '../execution/index.js';
-import { ServerError } from '../util/errors.js';
+import { ServerError } from '../util/index.js';
 import { type ChainEvent, type ChainEventFeed, type ChainEventKind, ChainSubscription } from './chain-events.js';
 import { type FoundLog, type LogFilter, matchingLogs } from './log-queries.js';
 

@@ -1,5 +1,4 @@
-import type { Block } from '../chain/block.js';
-import type { TxLocation } from '../chain/block-store.js';
+import type { Block, TxLocation } from '../chain/index.js';
 import type { NodeContext } from './context.js';
 import { type TxView, confirmedTxView } from './tx-queries.js';
 

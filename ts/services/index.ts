@@ -27,8 +27,8 @@ export * from './nft-queries.js';
 export { nftIndexOf } from './nft-index.js';
 export * from './event-replay.js';
 export * from './state-at.js';
-export { HistoryUnavailableError, StaleStateViewError } from '../chain/state-history.js';
-export { NoSuchHeightError } from '../chain/chain.js';
+export { HistoryUnavailableError, StaleStateViewError } from '../chain/index.js';
+export { NoSuchHeightError } from '../chain/index.js';
 export {
   openStateIndex,
   RankedBalances,
@@ -39,7 +39,6 @@ export {
 } from './state-index.js';
 export * from './filters.js';
 export * from './txpool-queries.js';
-export * from './dev/index.js';
 export * from './verified-contracts.js';
 export * from './explorer-queries.js';
 export * from './abi-decode.js';

@@ -1,7 +1,5 @@
-import type { LogSource } from '../chain/block-store.js';
-import type { LogRecord } from '../execution/index.js';
-import type { ChainContext } from './context.js';
-import { locateReceipts } from './evm-queries.js';
+import type { LogSource, Chain } from '../chain/index.js';
+import type { LogRecord, ReceiptRecord } from '../execution/index.js';
 
 /** An eth_getLogs filter after parsing (rpc/logs.ts checks the raw one against the spec's rules). */
 export interface LogFilter {
@@ -17,6 +15,24 @@ export interface LogFilter {
 export interface FoundLog {
   log: LogRecord;
   at: { blockHash: string; blockNumber: number; txHash: string; txIndex: number; logIndex: number };
+}
+
+export interface LocatedReceipt {
+  receipt: ReceiptRecord;
+  height: number;
+  index: number;
+  /** Index of the receipt's first log within the block. */
+  firstLogIndex: number;
+}
+
+/** A block's receipts with each one's position and block-level first log index. */
+export function locateReceipts(height: number, rs: readonly ReceiptRecord[]): LocatedReceipt[] {
+  let logIndex = 0;
+  return rs.map((receipt, index) => {
+    const r = { receipt, height, index, firstLogIndex: logIndex };
+    logIndex += receipt.logs.length;
+    return r;
+  });
 }
 
 const eq = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && Buffer.compare(a, b) === 0;
@@ -62,7 +78,8 @@ export function matchingLogs(src: LogSource, f: Pick<LogFilter, 'addresses' | 't
  * the log index (chain/log-index.ts: one bloom scan over the in-memory window, postings on disk for older
  * blocks); only their receipts are read, and every log is matched exactly.
  */
-export async function findLogs(ctx: ChainContext, f: LogFilter): Promise<FoundLog[]> {
+// The chain alone (ChainContext's shape): NodeContext holds the filter registry, which matches logs here.
+export async function findLogs(ctx: { chain: Chain }, f: LogFilter): Promise<FoundLog[]> {
   const blocks = ctx.chain.blocks;
   const heights = await blocks.logIndex.candidates(f.fromBlock, f.toBlock, f);
   const out: FoundLog[] = [];

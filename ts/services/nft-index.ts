@@ -1,7 +1,6 @@
-import type { Chain } from '../chain/chain.js';
-import { NftIndex } from '../ledger/nft/index.js';
-import { NS } from '../state/accounts.js';
-import type { KeyStr } from '../state/state-store.js';
+import type { Chain } from '../chain/index.js';
+import { NftIndex } from '../ledger/index.js';
+import { NS, type KeyStr } from '../state/index.js';
 import { prefixEnd, stateKey } from '../storage/index.js';
 
 const indexes = new WeakMap<Chain, NftIndex>();

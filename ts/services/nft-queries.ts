@@ -12,16 +12,16 @@ import {
   addressTerm,
   collectionTerm,
   tokenTerm,
-} from '../ledger/nft/index.js';
-import { NFT_COLLECTION_RE, decodeOperation } from '../ledger/operations.js';
-import { parseSignedTransaction } from '../ledger/transaction.js';
-import { ZERO_ADDRESS } from '../ledger/units.js';
-import { InvalidParamsError, NotFoundError } from '../util/errors.js';
-import { isAddress } from '../util/hex.js';
+  NFT_COLLECTION_RE,
+  decodeOperation,
+  parseSignedTransaction,
+  ZERO_ADDRESS,
+} from '../ledger/index.js';
+import { InvalidParamsError, NotFoundError, isAddress } from '../util/index.js';
 import type { ChainContext, NodeContext } from './context.js';
 import { nftIndexOf } from './nft-index.js';
 
-export type { CollectionInfo, TokenInfo } from '../ledger/nft/index.js';
+export type { CollectionInfo, TokenInfo } from '../ledger/index.js';
 
 export const DEFAULT_NFT_PAGE = 20;
 export const MAX_NFT_PAGE = 100;

@@ -1,8 +1,5 @@
-import { accountKeyBytes, decodeAccount } from '../state/accounts.js';
-import { decodeU128, tokenBalanceKey } from '../ledger/tokens/index.js';
-import { keyBytes } from '../state/state-store.js';
-import type { StateProof } from '../state/trie.js';
-import { weiToBase } from '../ledger/units.js';
+import { accountKeyBytes, decodeAccount, keyBytes, type StateProof } from '../state/index.js';
+import { decodeU128, tokenBalanceKey, weiToBase } from '../ledger/index.js';
 import type { NodeContext } from './context.js';
 
 export interface AccountProofView {

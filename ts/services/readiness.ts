@@ -3,7 +3,7 @@
  * traffic? Modelled on Erigon's `/health` checks (synced, blocks behind, seconds behind, peers) and
  * Kubernetes readiness probes. docs/operations.md, "Readiness".
  */
-import { InvalidParamsError } from '../util/errors.js';
+import { InvalidParamsError } from '../util/index.js';
 import type { NodeContext } from './context.js';
 
 /** Blocks the head may trail the best proven peer height (`--ready-max-lag-blocks`). */
@@ -11,17 +11,7 @@ export const DEFAULT_READY_MAX_LAG_BLOCKS = 2;
 /** Age of the head, in block times, beyond which the node is not ready (`--ready-max-age`). */
 export const DEFAULT_READY_MAX_AGE_BLOCKS = 10;
 
-/** What the node sets up for /ready (ts/node); absent in contexts built without a node. */
-export interface ReadinessSource {
-  /** Configured lag threshold in blocks. */
-  maxLagBlocks: number;
-  /** Configured head age threshold in ms; null = no age check (the dev chain's automine has no block time). */
-  maxAgeMs: number | null;
-  /** True once a drain has begun (SIGTERM). */
-  draining(): boolean;
-  /** True while the database answers reads. */
-  dbOpen(): boolean;
-}
+export type { ReadinessSource } from './context.js';
 
 /** Thresholds a request may tighten (Erigon style): never looser than the node's own. */
 export interface ReadinessQuery {
@@ -37,16 +27,11 @@ export interface ReadinessReport {
 }
 
 /**
- * The best height this node's peers have proven, or null without peers.
- *
- * INTEGRATION POINT: today this reads the sync target (the highest head a peer *reported* in its status
- * or gossip). The p2p-serve branch adds proven peer heads (a head backed by a commit certificate or a
- * served block) in ts/sync or ts/network; switch this one function to that source when merging.
+ * The best height this node's peers have proven (ts/sync/proven-heads.ts: a head backed by a commit
+ * certificate or a known proposer's signature), or null without one: unproven status claims never count.
  */
 export function bestProvenPeerHeight(ctx: NodeContext): number | null {
-  const net = ctx.network;
-  if (!net || net.peers().length === 0) return null;
-  return net.targetHeight();
+  return ctx.network?.bestProvenPeerHeight() ?? null;
 }
 
 /** Seconds with one decimal, for reasons people read. */

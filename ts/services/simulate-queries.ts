@@ -3,8 +3,7 @@
  * call pool's limits (the RPC gas cap for all calls together, the EVM timeout for the whole simulation).
  */
 import { CallPoolBusyError, type CallState, type SimBlockSpec, type SimulateOutcome } from '../execution/index.js';
-import { EvmBusyError, EvmTimeoutError, NotFoundError } from '../util/errors.js';
-import { fromHex } from '../util/hex.js';
+import { EvmBusyError, EvmTimeoutError, NotFoundError, fromHex } from '../util/index.js';
 import type { ChainContext } from './context.js';
 import { callRunnerOf } from './evm-queries.js';
 import { stateAt } from './state-at.js';

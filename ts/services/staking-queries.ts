@@ -3,8 +3,8 @@
  * uptime, delegations with their pending F1 rewards, unbonding entries, per-epoch records, and the signed
  * RegisterValidator submission.
  */
-import { epochOf as epochAt, validatorSetAt } from '../chain/schedule.js';
 import {
+  weiToBase,
   MAX_COMMISSION_BPS as MAX_COMMISSION,
   MIN_SELF_STAKE_BASE,
   SIGNED_BLOCKS_WINDOW,
@@ -21,10 +21,11 @@ import {
   pendingReward,
   registry,
   sharesValue,
-} from '../ledger/staking/index.js';
-import { parseSignedTransaction } from '../ledger/transaction.js';
-import { txKind } from '../ledger/tx-kind.js';
-import { InvalidParamsError } from '../util/errors.js';
+  parseSignedTransaction,
+  txKind,
+} from '../ledger/index.js';
+import { epochOf as epochAt, validatorSetAt } from '../chain/index.js';
+import { InvalidParamsError } from '../util/index.js';
 import { chainIndex } from './chain-index.js';
 import type { ChainContext, NodeContext } from './context.js';
 import { epochEnd, epochOf, epochStart, epochView } from './epochs.js';
@@ -181,8 +182,6 @@ export async function unbondingEntries(
   });
 }
 
-const toBase = (wei: bigint): bigint => wei / 10_000_000_000n;
-
 /** GET /staking/delegations/{address}. */
 export async function delegationsOf(ctx: ChainContext, address: string): Promise<Record<string, unknown>> {
   const rows = (await delegationViews(ctx, address)).filter((r) => r.amount > 0n);
@@ -192,12 +191,12 @@ export async function delegationsOf(ctx: ChainContext, address: string): Promise
       validator: r.validator,
       validator_name: r.validator_name,
       amount: r.amount,
-      pending_reward: toBase(r.pending_reward_wei),
+      pending_reward: weiToBase(r.pending_reward_wei),
       delegated_at_epoch: r.delegated_at_epoch,
       status: r.status,
     })),
     total_delegated: rows.reduce((s, r) => s + r.amount, 0n),
-    pending_rewards: toBase(rows.reduce((s, r) => s + r.pending_reward_wei, 0n)),
+    pending_rewards: weiToBase(rows.reduce((s, r) => s + r.pending_reward_wei, 0n)),
   };
 }
 

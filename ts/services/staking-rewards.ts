@@ -4,7 +4,7 @@
  * (RewardsClaimed, RewardsSettled under the `rewards:<delegator>` index term, read newest first only
  * back to the window's first epoch) and the slash log in state; the open ones from the delegations now.
  */
-import { epochOf, epochStart } from '../chain/schedule.js';
+import { epochOf, epochStart } from '../chain/index.js';
 import {
   type EpochReward,
   type RewardSegment,
@@ -16,7 +16,7 @@ import {
   segmentOfEvent,
   segmentReward,
   slashSettlements,
-} from '../ledger/staking/index.js';
+} from '../ledger/index.js';
 import type { ChainContext } from './context.js';
 
 /** native_getStakingRewards default window (spec: the last 30 epochs). */

@@ -2,11 +2,11 @@
  * The state at a past height for every interface (REST `at_height`, the eth_ methods' block parameter,
  * gRPC, tracing): a read-only view over the chain's change sets and history index (chain/state-history.ts).
  */
-import type { HistoricalStateView } from '../chain/state-history.js';
-import type { StateReader } from '../state/state-store.js';
+import type { HistoricalStateView } from '../chain/index.js';
+import type { StateReader } from '../state/index.js';
 import type { ChainContext } from './context.js';
 
-export type { HistoricalStateView } from '../chain/state-history.js';
+export type { HistoricalStateView } from '../chain/index.js';
 
 /**
  * A read-only view of the state after block `height`; `release()` it when done. Throws NoSuchHeightError

@@ -4,10 +4,8 @@
  * themselves (not from the block's undo record): folding the same values twice leaves the same rows and
  * totals, so a block folded again after a crash or during a rebuild does no harm.
  */
-import { parseDelegationKey, parseUnbondingKey } from '../ledger/staking/index.js';
-import { parseTokenKey } from '../ledger/tokens/state.js';
-import { NS, addressFromAccountKey } from '../state/accounts.js';
-import type { KeyStr } from '../state/state-store.js';
+import { parseDelegationKey, parseUnbondingKey, parseTokenKey } from '../ledger/index.js';
+import { NS, addressFromAccountKey, type KeyStr } from '../state/index.js';
 import type { KvBatch } from '../storage/index.js';
 import { decodeStats, encodeStats, type HolderStats, type IndexTables, type IndexTotals, T } from './state-index-store.js';
 

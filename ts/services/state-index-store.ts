@@ -20,9 +20,8 @@
  * is read and no tombstone per row is left behind. The marker (meta key `state-index`) says whether the
  * tables are complete, the height they describe and the totals.
  */
-import type { KvStore } from '../storage/index.js';
-import { metaKey, P, prefixEnd } from '../storage/index.js';
-import { bytesToBig } from '../util/hex.js';
+import { type KvStore, metaKey, P, prefixEnd } from '../storage/index.js';
+import { bytesToBig } from '../util/index.js';
 
 export const T = {
   account: 1,

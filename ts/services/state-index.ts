@@ -12,10 +12,10 @@
  * BUILD_WAIT_MS, then StateIndexBuildingError) while the node goes on committing blocks.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Chain, ChainEvents } from '../chain/chain.js';
-import type { KeyStr } from '../state/state-store.js';
+import type { Chain, ChainEvents } from '../chain/index.js';
+import type { KeyStr } from '../state/index.js';
 import { stateKey } from '../storage/index.js';
-import { NodeError, ServerError } from '../util/errors.js';
+import { NodeError, ServerError } from '../util/index.js';
 import { addressOf, contractOf, foldChanges, INDEXED_NAMESPACES, isIndexedKey, writeStats } from './state-index-fold.js';
 import {
   amountOf,

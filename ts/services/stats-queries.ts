@@ -1,4 +1,4 @@
-import { weiToBase } from '../ledger/units.js';
+import { weiToBase } from '../ledger/index.js';
 import { DAY_SECONDS, FIRST_ACTIVITY_LOOKUPS, STATS_DAYS, chainIndex } from './chain-index.js';
 import { supplyOfState } from './chain-info.js';
 import type { NodeContext } from './context.js';

@@ -3,20 +3,20 @@
  * lists from the state index (maintained at commit), transfer feeds from the native event index, and the
  * three token submissions with the spec's endpoint errors.
  */
-import type { NativeEvent } from '../ledger/events.js';
-import { TOKEN_CONTRACT_RE, decodeOperation } from '../ledger/operations.js';
 import {
+  type NativeEvent,
+  TOKEN_CONTRACT_RE,
+  decodeOperation,
   TOKEN_EVENTS,
   type TokenRecord as LedgerTokenRecord,
   getToken as readToken,
   tokenBalance as readBalance,
   tokenContractAddress,
   tokenHolderCount,
-} from '../ledger/tokens/index.js';
-import { parseSignedTransaction } from '../ledger/transaction.js';
-import { ZERO_ADDRESS } from '../ledger/units.js';
-import { InvalidParamsError, NotFoundError } from '../util/errors.js';
-import { parseJsonExact } from '../util/json.js';
+  parseSignedTransaction,
+  ZERO_ADDRESS,
+} from '../ledger/index.js';
+import { InvalidParamsError, NotFoundError, parseJsonExact } from '../util/index.js';
 import type { ChainContext, NodeContext } from './context.js';
 import { accountTokens } from './evm-tokens.js';
 import { stateIndex } from './state-index.js';

@@ -1,4 +1,4 @@
-import type { Block } from '../chain/block.js';
+import { type Block, readDevPatch } from '../chain/index.js';
 import {
   type BlockEnv,
   type BlockTraceEntry,
@@ -12,10 +12,9 @@ import {
   isEvmTransaction,
   withBlockOverrides,
 } from '../execution/index.js';
-import { readDevPatch } from '../chain/dev-patches.js';
-import type { SignedTransaction } from '../ledger/transaction.js';
-import type { StateChanges } from '../state/state-store.js';
-import { EvmBusyError, NodeError, NotFoundError, ServerError } from '../util/errors.js';
+import type { SignedTransaction } from '../ledger/index.js';
+import type { StateChanges } from '../state/index.js';
+import { EvmBusyError, NodeError, NotFoundError, ServerError } from '../util/index.js';
 import type { ChainContext, NodeContext } from './context.js';
 import { type QueryOverrides, callEnv } from './evm-queries.js';
 import { stateAt } from './state-at.js';

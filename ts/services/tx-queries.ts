@@ -1,7 +1,6 @@
-import type { Block } from '../chain/block.js';
-import type { SignedTransaction } from '../ledger/transaction.js';
-import { parseSignedTransaction } from '../ledger/transaction.js';
-import { isHash, normHash } from '../util/hex.js';
+import type { Block } from '../chain/index.js';
+import { type SignedTransaction, parseSignedTransaction } from '../ledger/index.js';
+import { isHash, normHash } from '../util/index.js';
 import type { NodeContext } from './context.js';
 
 export interface TxView extends SignedTransaction {
@@ -69,4 +68,4 @@ export function mempoolView(ctx: NodeContext, limit = 1000): { size: number; tra
 }
 
 /** Admission's refusal (with its `reason`), for interfaces that word refusals their own way (JSON-RPC). */
-export { RejectedTransactionError } from '../mempool/admission.js';
+export { RejectedTransactionError } from '../mempool/index.js';

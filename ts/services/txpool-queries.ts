@@ -1,4 +1,4 @@
-import type { SignedTransaction } from '../ledger/transaction.js';
+import type { SignedTransaction } from '../ledger/index.js';
 import type { NodeContext } from './context.js';
 
 /** The pool by sender, each sender's transactions in nonce order (geth's txpool_content grouping). */

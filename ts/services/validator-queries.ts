@@ -2,19 +2,24 @@
  * The validator set. Until the staking module (DPoS) arrives, the set is the genesis authority set
  * (chain.params.validators), every member active, with no stake; production counts come from the chain index.
  */
-import type { GenesisValidator } from '../chain/params.js';
-import { addressFromPublicKey } from '../ledger/keys.js';
-import { InvalidParamsError, NotFoundError } from '../util/errors.js';
-import { fromHex } from '../util/hex.js';
+import {
+  weiToBase,
+  addressFromPublicKey,
+  getDelegation,
+  getEpochStats,
+  getPoaSet,
+  getValidator,
+  pendingReward,
+  sharesValue,
+  signTransaction,
+  MIN_TX_FEE_BASE,
+  ZERO_ADDRESS,
+} from '../ledger/index.js';
+import { type GenesisValidator, validatorSetAt, ledgerParams } from '../chain/index.js';
+import { InvalidParamsError, NotFoundError, fromHex, NodeError } from '../util/index.js';
 import { type IndexCoverage, type ProducerTally, chainIndex } from './chain-index.js';
 import type { NodeContext } from './context.js';
 import { epochEnd, epochOf, epochStart } from './epochs.js';
-import { validatorSetAt } from '../chain/schedule.js';
-import { ledgerParams } from '../chain/params.js';
-import { getDelegation, getEpochStats, getPoaSet, getValidator, pendingReward, sharesValue } from '../ledger/staking/index.js';
-import { signTransaction } from '../ledger/transaction.js';
-import { MIN_TX_FEE_BASE, ZERO_ADDRESS } from '../ledger/units.js';
-import { NodeError } from '../util/errors.js';
 import { getPendingNonce } from './account-queries.js';
 import { type ValidatorStatusView, validatorViews } from './staking-queries.js';
 import { stateIndex } from './state-index.js';
@@ -100,7 +105,7 @@ export async function validatorDelegators(ctx: NodeContext, address: string): Pr
           delegator: d,
           amount: del ? sharesValue(rec, del.shares) : 0n,
           since_epoch: del?.since_epoch ?? 0,
-          pending_reward: del ? pendingReward(rec, del) / 10_000_000_000n : 0n,
+          pending_reward: del ? weiToBase(pendingReward(rec, del)) : 0n,
         };
       })
     : [];
@@ -149,7 +154,7 @@ export async function validatorRewards(ctx: NodeContext, address: string): Promi
   const rec = getValidator(ctx.chain.state, v.address);
   const staking = (e: number) => {
     const s = getEpochStats(ctx.chain.state, e, v.address);
-    return { commission: s.commission / 10_000_000_000n, delegator_rewards: s.rewards / 10_000_000_000n };
+    return { commission: weiToBase(s.commission), delegator_rewards: weiToBase(s.rewards) };
   };
   const by_epoch = seriesEpochs(ctx)
     .reverse()
@@ -158,9 +163,9 @@ export async function validatorRewards(ctx: NodeContext, address: string): Promi
     validator: v.address,
     name: v.name,
     ...rewardFields(idx.producers.get(v.address)),
-    commission: (rec?.commission_total ?? 0n) / 10_000_000_000n,
-    commission_unclaimed: (rec?.commission_unclaimed ?? 0n) / 10_000_000_000n,
-    delegator_rewards: (rec?.rewards_total ?? 0n) / 10_000_000_000n,
+    commission: weiToBase(rec?.commission_total ?? 0n),
+    commission_unclaimed: weiToBase(rec?.commission_unclaimed ?? 0n),
+    delegator_rewards: weiToBase(rec?.rewards_total ?? 0n),
     by_epoch,
     coverage: idx.coverage,
   };

@@ -4,8 +4,8 @@
  * verification service's view of this node's chain (in-process, no JSON-RPC).
  */
 import { chainCommon, isEvmTransaction, typedTransactionOf } from '../execution/index.js';
-import { addressFromCodeKey } from '../state/accounts.js';
-import { normHash, to0x } from '../util/hex.js';
+import { addressFromCodeKey } from '../state/index.js';
+import { normHash, to0x } from '../util/index.js';
 import type { ChainReader, CreationTransaction, MatchKind, VerificationRecord } from '../verify/index.js';
 import type { ChainContext, NodeContext } from './context.js';
 import { codeAt } from './evm-queries.js';

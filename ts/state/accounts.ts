@@ -1,4 +1,4 @@
-import { fromHex } from '../util/hex.js';
+import { fromHex } from '../util/index.js';
 import { nsChar, nsKey } from './key-ids.js';
 import { type KeyStr, type StateOverlay, type StateReader, keyStr } from './state-store.js';
 

@@ -1,5 +1,4 @@
-import { crypto } from '../crypto/index.js';
-import { type NativeAddon, type NativeTrieHandle, loadNativeAddon } from '../crypto/native.js';
+import { crypto, type NativeAddon, type NativeTrieHandle, loadNativeAddon } from '../crypto/index.js';
 import { type AuthenticatedTrie, MerkleTrie, type ProofStep, type StateProof } from './trie.js';
 
 /**

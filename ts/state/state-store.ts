@@ -3,6 +3,9 @@ import { createTrie } from './native-trie.js';
 import { SnapshotLog, type StateSnapshot } from './snapshots.js';
 import type { AuthenticatedTrie, StateProof } from './trie.js';
 import { ValueCache } from './value-cache.js';
+import type { KeyStr, StateChanges, StateReader, StateUndo } from './interface.js';
+
+export type { KeyStr, StateChanges, StateReader, StateUndo } from './interface.js';
 
 /** First byte of contract storage keys (mirrors NS.storage in accounts.ts, which imports this module). */
 const NS_STORAGE = 0x03;
@@ -15,8 +18,6 @@ export const STREAM_CHUNK = 16_384;
 export const DEFAULT_STATE_CACHE_MB = 256;
 const NUL = Buffer.from([0]);
 
-/** Map keys are the state key bytes as latin1 strings (cheap, exact, hashable). */
-export type KeyStr = string;
 export const keyStr = (k: Uint8Array): KeyStr => Buffer.from(k.buffer, k.byteOffset, k.byteLength).toString('latin1');
 export const keyBytes = (k: KeyStr): Buffer => Buffer.from(k, 'latin1');
 
@@ -27,17 +28,6 @@ function diskKey(k: KeyStr): Buffer {
   b.write(k, 1, 'latin1');
   return b;
 }
-
-/** Read side shared by the committed state and overlays. */
-export interface StateReader {
-  get(key: KeyStr): Buffer | undefined;
-}
-
-/** A set of changes: a value, or null for a deletion. */
-export type StateChanges = Map<KeyStr, Buffer | null>;
-
-/** Undo record of applyChanges: previous value of every changed key (undefined = was absent). */
-export type StateUndo = Map<KeyStr, Buffer | undefined>;
 
 export interface StateStoreOptions {
   /**

@@ -1,4 +1,4 @@
-import { fromHex, u32be, u64be } from '../util/hex.js';
+import { fromHex, u32be, u64be } from '../util/index.js';
 
 /** RocksDB key layout: one prefix byte per table. */
 export const P = {

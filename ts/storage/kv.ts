@@ -1,25 +1,11 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
+import type { KvBatch, KvOp, KvStore } from './interface.js';
+
+export type { KvBatch, KvOp, KvStore } from './interface.js';
+
 const require = createRequire(import.meta.url);
-
-export interface KvOp {
-  type: 'put' | 'del';
-  key: Buffer;
-  value?: Buffer;
-}
-
-/**
- * A write batch filled op by op and written atomically by `write()` (once): the block commit's tens of
- * thousands of keys go in as they are built, with no op object per key.
- */
-export interface KvBatch {
-  put(key: Buffer, value: Buffer): void;
-  del(key: Buffer): void;
-  /** Ops added so far. */
-  readonly size: number;
-  write(opts?: { sync?: boolean }): Promise<void>;
-}
 
 /** Add ops (in order) to a batch. */
 export function addOps(batch: KvBatch, ops: readonly KvOp[]): void {
@@ -27,32 +13,6 @@ export function addOps(batch: KvBatch, ops: readonly KvOp[]): void {
     if (op.type === 'put') batch.put(op.key, op.value as Buffer);
     else batch.del(op.key);
   }
-}
-
-/** The narrow storage interface the rest of the node uses; RocksDB is the one implementation. */
-export interface KvStore {
-  get(key: Buffer): Promise<Buffer | undefined>;
-  /** Synchronous multi-get (RocksDB reads from its block cache / OS pages on the calling thread). */
-  getManySync(keys: Buffer[]): (Buffer | undefined)[];
-  /** One atomic write batch; `sync` waits for the write-ahead log's fsync (durable through a power loss). */
-  write(ops: KvOp[], opts?: { sync?: boolean }): Promise<void>;
-  /** An empty batch for this store (see KvBatch). */
-  batch(): KvBatch;
-  /** Keys/values with gte <= key < lt, in order (or reverse), at most limit. */
-  range(opts: { gte: Buffer; lt: Buffer; reverse?: boolean; limit?: number }): Promise<[Buffer, Buffer][]>;
-  /**
-   * Synchronous range read (a RocksDB iterator on the calling thread, ~5 µs for a short range): historical
-   * state reads, which must answer in the tick they are asked in.
-   */
-  rangeSync(opts: { gte: Buffer; lt: Buffer; limit?: number }): [Buffer, Buffer][];
-  /**
-   * Delete every key with gte <= key < lt at once (one RocksDB range tombstone, DeleteRange): dropping a
-   * whole table of millions of rows without reading it.
-   */
-  clearRange(opts: { gte: Buffer; lt: Buffer }): Promise<void>;
-  /** Stream a whole key range in chunks (state loading at start). */
-  scan(opts: { gte: Buffer; lt: Buffer }, onEntry: (k: Buffer, v: Buffer) => void): Promise<void>;
-  close(): Promise<void>;
 }
 
 interface RocksIterator {

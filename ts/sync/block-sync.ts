@@ -1,13 +1,26 @@
-import { type Block, blockHeightOf, decodeBlock } from '../chain/block.js';
-import type { Chain } from '../chain/chain.js';
-import { InvalidBlockError } from '../chain/validate-block.js';
-import type { TxAdmission } from '../mempool/admission.js';
-import type { Mempool } from '../mempool/mempool.js';
-import { forgetVerifiedAhead } from '../chain/signature-checks.js';
-import type { VerifiedAhead } from '../chain/verify-ahead.js';
-import { type ChainStatus, MAX_BLOCKS_PER_REQUEST, type P2PNetwork, PeerMisbehaviour, RangeInterrupted } from '../network/p2p.js';
+import {
+  type Block,
+  blockHeightOf,
+  decodeBlock,
+  type Chain,
+  InvalidBlockError,
+  forgetVerifiedAhead,
+  type VerifiedAhead,
+} from '../chain/index.js';
+import type { TxAdmission, Mempool } from '../mempool/index.js';
+import type { BlockTxPool } from '../mempool/interface.js';
+import {
+  type ChainStatus,
+  MAX_BLOCKS_PER_REQUEST,
+  type P2PNetwork,
+  PeerMisbehaviour,
+  RangeInterrupted,
+  IgnoredMessage,
+  MAX_RANGE_BYTES,
+} from '../network/index.js';
 import { RangeFetcher } from './range-fetcher.js';
 import { type SyncPhases, addFetchStats, emptyPhases, roundPhases } from './sync-phases.js';
+import { ProvenHeads, proveHead } from './proven-heads.js';
 
 /**
  * Blocks (and bytes of them) whose signatures are verified in one batch before they are imported: a few
@@ -15,12 +28,41 @@ import { type SyncPhases, addFetchStats, emptyPhases, roundPhases } from './sync
  * the first batch's verification, which nothing overlaps, is short, and the next one's overlaps an import.
  */
 const VERIFY_BATCH_BLOCKS = 512;
+/** Most blocks and transactions committed in one write during catch-up (Chain.importRun). */
+const RUN_BLOCKS = 128;
+const RUN_TXS = 8_000;
+
+/** A verified batch cut into runs of at most RUN_BLOCKS blocks and about RUN_TXS transactions (one block at least). */
+function commitRuns(blocks: readonly Block[]): Block[][] {
+  const runs: Block[][] = [];
+  let run: Block[] = [];
+  let txs = 0;
+  for (const b of blocks) {
+    if (run.length > 0 && (run.length >= RUN_BLOCKS || txs + b.tx_count > RUN_TXS)) {
+      runs.push(run);
+      run = [];
+      txs = 0;
+    }
+    run.push(b);
+    txs += b.tx_count;
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
+}
 const VERIFY_BATCH_BYTES = 512 * 1024;
 
 /** Blocks a node may trail the highest peer while following gossip, and still count as caught up. */
 export const FOLLOW_LAG_BLOCKS = 2;
 /** A head that has not moved for this long makes the node ask its peers for their heads again. */
 export const STALL_REFRESH_MS = 3000;
+/** A probe of a peer's claimed head (one block) must be answered within this. */
+export const PROBE_TIMEOUT_MS = 10_000;
+/** A peer whose claim could not be checked (timeout, busy, unknown signers) is not probed again for this long. */
+export const PROBE_COOLDOWN_MS = 10_000;
+/** Probes of claimed heads running at once at most. */
+export const MAX_PROBES = 4;
+/** Points for claiming a head and then not serving it (or serving another block): a lie about the chain. */
+export const FALSE_HEAD_PENALTY = 50;
 
 export interface SyncLog {
   info: (o: object, m: string) => void;
@@ -47,10 +89,16 @@ export class BlockSync {
   /** Where the last catch-up pass spent its time (logged with its progress lines). */
   phases: SyncPhases = emptyPhases();
   private passCpu = process.cpuUsage();
+  /** Heights peers proved (their claims are hints until then). */
+  readonly heads = new ProvenHeads();
+  private readonly probing = new Set<string>();
+  private readonly probeCooldown = new Map<string, number>();
+  /** This node's height when the current catch-up began (eth_syncing's startingBlock). */
+  private syncStartedAt = 0;
 
   constructor(
     private readonly chain: Chain,
-    private readonly mempool: Mempool,
+    private readonly mempool: BlockTxPool,
     private readonly admission: TxAdmission,
     private readonly net: P2PNetwork,
     private readonly log: SyncLog,
@@ -99,14 +147,34 @@ export class BlockSync {
 
   genesisHash = '';
 
-  /** Highest head a peer has reported. */
-  targetHeight(): number {
-    let max = this.chain.height;
-    for (const h of this.net.peerHeights().values()) max = Math.max(max, h);
-    return max;
+  /**
+   * The highest head a connected peer has proven (ts/sync/proven-heads.ts), or null when none has: what
+   * readiness compares this node's head with. Unproven claims never count.
+   */
+  bestProvenPeerHeight(): number | null {
+    for (const [peer, h] of this.heads.ranked()) if (this.net.isHandshaken(peer)) return h;
+    return null;
   }
 
-  /** True while a peer is known to be ahead of this node (a proposer must not propose then). */
+  /** The head to catch up to: the highest proven peer head, or this node's own. */
+  targetHeight(): number {
+    return Math.max(this.chain.height, this.bestProvenPeerHeight() ?? -1);
+  }
+
+  /**
+   * One answer for `sync_info` and `eth_syncing`: null while caught up, else where the catch-up started,
+   * where this node is and the proven target.
+   */
+  syncing(): { starting: number; current: number; highest: number } | null {
+    if (!this.catchingUp()) return null;
+    return {
+      starting: Math.min(this.syncStartedAt, this.chain.height),
+      current: this.chain.height,
+      highest: this.targetHeight(),
+    };
+  }
+
+  /** True while a peer is proven to be ahead of this node (a proposer must not propose then). */
   behind(): boolean {
     return this.targetHeight() > this.chain.height;
   }
@@ -120,32 +188,95 @@ export class BlockSync {
     return this.targetHeight() - this.chain.height > FOLLOW_LAG_BLOCKS;
   }
 
-  /** Encoded blocks for a peer's range request (the stored bytes, as they are). */
-  blocks(from: number, count: number, maxBytes: number): Promise<Uint8Array[]> {
-    return this.chain.blocks.encodedBlocks(from, Math.min(count, MAX_BLOCKS_PER_REQUEST), maxBytes);
+  /** Encoded blocks for a peer's range request (the stored bytes, as they are), streamed from storage. */
+  blocks(from: number, count: number, maxBytes: number): AsyncIterable<Uint8Array> {
+    return this.chain.blocks.streamEncodedBlocks(from, Math.min(count, MAX_BLOCKS_PER_REQUEST), maxBytes);
   }
 
-  /** A gossiped block: imported when it extends the head, else it tells us a peer is ahead. */
+  /**
+   * A gossiped block: imported when it extends the head. A block more than one height above the head
+   * cannot be judged here (its parent is missing): it is IGNOREd — not relayed, the sender not blamed —
+   * and its height is only a hint, probed before it counts.
+   */
   async onGossipBlock(bytes: Uint8Array, from: string): Promise<void> {
     let b: Block;
+    let height: number;
     try {
       // A block this node already has (it decided it too) is not decoded whole.
-      const height = blockHeightOf(bytes);
+      height = blockHeightOf(bytes);
       if (height <= this.chain.height) {
         this.net.notePeerHeight(from, height);
         return;
       }
+      if (height > this.chain.height + 1) {
+        this.net.notePeerHeight(from, height);
+        this.poke();
+        throw new IgnoredMessage(`block ${height} is more than one height above the head ${this.chain.height}`);
+      }
       b = decodeBlock(bytes);
     } catch (err) {
+      if (err instanceof IgnoredMessage) throw err;
       throw new PeerMisbehaviour(`undecodable block: ${(err as Error).message}`);
     }
-    this.net.notePeerHeight(from, b.index);
     if (b.index <= this.chain.height) return;
-    if (b.index === this.chain.height + 1) {
-      await this.importOne(b, from);
+    if (await this.importOne(b, from)) {
+      this.net.notePeerHeight(from, b.index);
+      this.heads.note(from, b.index);
+    }
+  }
+
+  /**
+   * Check peers' claims ahead of this node: ask each claimant for the block at its claimed head and prove
+   * it (proveHead). A claim it does not serve, or serves with another block, is a lie: the peer is
+   * penalized and the claim dropped. One that cannot be checked now is dropped without blame for a while.
+   */
+  private probeClaims(): void {
+    const now = Date.now();
+    const claims = [...this.net.peerHeights()]
+      .filter(
+        ([peer, h]) =>
+          h > Math.max(this.chain.height, this.heads.get(peer)) &&
+          !this.probing.has(peer) &&
+          (this.probeCooldown.get(peer) ?? 0) <= now,
+      )
+      .sort((a, b) => b[1] - a[1]);
+    for (const [peer, claim] of claims) {
+      if (this.probing.size >= MAX_PROBES) return;
+      this.probing.add(peer);
+      void this.probe(peer, claim).finally(() => this.probing.delete(peer));
+    }
+  }
+
+  private async probe(peer: string, claim: number): Promise<void> {
+    const frames: Uint8Array[] = [];
+    const drop = (cooldown: boolean) => {
+      if ((this.net.peerHeights().get(peer) ?? -1) <= claim)
+        this.net.peerHeights().set(peer, Math.max(this.heads.get(peer), this.chain.height));
+      if (cooldown) this.probeCooldown.set(peer, Date.now() + PROBE_COOLDOWN_MS);
+    };
+    try {
+      await this.net.streamBlocks(
+        peer,
+        { from: claim, count: 1, maxBytes: MAX_RANGE_BYTES },
+        (f) => frames.push(f),
+        AbortSignal.timeout(PROBE_TIMEOUT_MS),
+      );
+    } catch (err) {
+      drop(true);
+      if (err instanceof PeerMisbehaviour) await this.net.penalize(peer, err.penalty, err.message);
+      else this.log.debug({ peer, claim, err: (err as Error).message }, 'claimed head not checked');
       return;
     }
-    this.poke();
+    const proof =
+      frames.length === 0 ? ({ kind: 'false', reason: 'it served nothing' } as const) : proveHead(this.chain, frames[0], claim);
+    if (proof.kind === 'proven') {
+      this.heads.note(peer, claim);
+      this.poke();
+      return;
+    }
+    drop(proof.kind === 'unproven');
+    if (proof.kind === 'false') await this.net.penalize(peer, FALSE_HEAD_PENALTY, `claimed head ${claim}: ${proof.reason}`);
+    else this.log.info({ peer, claim, reason: proof.reason }, 'claimed head not proven');
   }
 
   private async importOne(b: Block, from: string): Promise<boolean> {
@@ -167,9 +298,38 @@ export class BlockSync {
     return true;
   }
 
-  /** Start a catch-up pass unless one is running. */
+  /**
+   * Consecutive blocks of a range committed in one atomic write (Chain.importRun), each through the one
+   * validity rule; the first invalid one is the peer's misbehaviour, the blocks before it stay imported.
+   */
+  private async importRun(run: Block[], from: string): Promise<boolean> {
+    const fresh = run.filter((b) => b.index > this.chain.height);
+    if (fresh.length === 0 || fresh[0].index !== this.chain.height + 1) return false;
+    const before = this.chain.height;
+    let failure: unknown = null;
+    try {
+      await this.chain.importRun(fresh);
+    } catch (err) {
+      failure = err;
+    }
+    const imported = fresh.filter((b) => b.index <= this.chain.height);
+    for (const b of imported) this.mempool.onBlock(b.transactions, []);
+    if (imported.length > 0) this.admission.onBlock();
+    this.imported += imported.length;
+    if (imported.length > 0) this.log.debug({ from: imported[0].index, to: this.chain.height, peer: from }, 'blocks imported');
+    if (failure instanceof InvalidBlockError) {
+      // A block for a height we already filled (a race with a gossiped block) is not misbehaviour.
+      if (failure.rule !== 'height' && failure.rule !== 'parent_hash') throw new PeerMisbehaviour(failure.message);
+    } else if (failure) throw failure;
+    return this.chain.height > before;
+  }
+
+  /** Check new claims, and start a catch-up pass unless one is running. */
   poke(): void {
-    if (this.stopped || this.running || !this.behind()) return;
+    if (this.stopped) return;
+    this.probeClaims();
+    if (this.running || !this.behind()) return;
+    this.syncStartedAt = this.chain.height;
     this.running = this.catchUp().finally(() => {
       this.running = null;
     });
@@ -187,12 +347,19 @@ export class BlockSync {
     this.phases = phases;
     this.passCpu = process.cpuUsage();
     while (!this.stopped && this.behind()) {
-      const [peer] = [...this.net.peerHeights()].sort((a, b) => b[1] - a[1])[0];
-      const fetcher = new RangeFetcher(this.net, peer, this.chain.height + 1, () => this.net.peerHeights().get(peer) ?? -1);
+      // Only a peer that proved its head is a sync source; past that head it is asked for what it claims.
+      const source = this.heads.ranked().find(([p, h]) => h > this.chain.height && this.net.isHandshaken(p));
+      if (!source) return;
+      const peer = source[0];
+      const target = () => Math.max(this.heads.get(peer), this.net.peerHeights().get(peer) ?? -1);
+      const fetcher = new RangeFetcher(this.net, peer, this.chain.height + 1, target);
       fetcher.start();
       try {
         const progressed = await this.importFrom(fetcher, phases, start, t0);
-        if (!progressed) this.net.peerHeights().set(peer, this.chain.height);
+        if (!progressed) {
+          this.heads.drop(peer);
+          this.net.peerHeights().set(peer, this.chain.height);
+        }
       } catch (err) {
         if (err instanceof PeerMisbehaviour) {
           await this.net.penalize(peer, err.penalty, err.message);
@@ -204,6 +371,7 @@ export class BlockSync {
         // The blocks it sent before are imported; the pass goes on from the next best peer, if one is ahead.
         this.log.debug({ peer, err: (err as Error).message }, 'block range from peer failed');
         this.net.peerHeights().delete(peer);
+        this.heads.drop(peer);
         continue;
       } finally {
         await fetcher.stop();
@@ -256,10 +424,13 @@ export class BlockSync {
       const following = await nextBatch(false);
       const chain = { ...this.chain.importTimings };
       t = performance.now();
-      for (const b of batch.blocks) {
-        if (await this.importOne(b, fetcher.peer)) progressed = true;
-        phases.blocks++;
-        phases.txs += b.tx_count;
+      for (const run of commitRuns(batch.blocks)) {
+        if (await this.importRun(run, fetcher.peer)) {
+          progressed = true;
+          this.heads.note(fetcher.peer, this.chain.height);
+        }
+        phases.blocks += run.length;
+        for (const b of run) phases.txs += b.tx_count;
       }
       phases.import_ms += performance.now() - t;
       phases.validate_ms += this.chain.importTimings.validate_ms - chain.validate_ms;

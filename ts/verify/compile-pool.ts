@@ -7,7 +7,7 @@
  * they run. A stopped worker is terminated (Piscina replaces it on the next task).
  */
 import { Piscina } from 'piscina';
-import { goDuration } from '../util/errors.js';
+import { goDuration } from '../util/index.js';
 import type { CompileReply, CompileTask, CompiledContract } from './compile-task.js';
 import { CompilationFailedError, CompilationLimitError, CompilerNotAvailableError, VerifierBusyError } from './errors.js';
 

@@ -4,7 +4,7 @@
  * metadata by keccak256 of their content, not by file name, as Sourcify does.
  */
 import { keccak256 } from '../crypto/index.js';
-import { toHex } from '../util/hex.js';
+import { toHex } from '../util/index.js';
 import { InvalidVerifyRequestError, MissingSourcesError } from './errors.js';
 
 /** The compiler outputs verification reads for the target contract. */

@@ -3,7 +3,7 @@
  * eth_getTransactionByHash and eth_getTransactionReceipt, and the node's native_getContractCreation for
  * the creation transaction (a node without that method gives runtime matches without constructor arguments).
  */
-import { fromHex } from '../util/hex.js';
+import { fromHex } from '../util/index.js';
 import type { ChainReader, CreationTransaction } from './interface.js';
 
 /** Time one JSON-RPC request may take. */

@@ -4,7 +4,7 @@
  * node (its own chain, in-process) or per standalone service (one chain per node it talks to).
  */
 import { toChecksumAddress } from '@ethereumjs/util';
-import { toHex } from '../util/hex.js';
+import { toHex } from '../util/index.js';
 import type { CompilePool } from './compile-pool.js';
 import type { CompiledContract } from './compile-task.js';
 import { resolveCompiler } from './compiler.js';

@@ -2,7 +2,8 @@
 
 use super::{CHECKSUM_AT, HEADER_LEN, IO_BUFFER, LEAF_RECORD, MAGIC, MAX_META, VERSION};
 use crate::key_index::KeyIndex;
-use crate::trie::{new_branch, Branch, Leaf, Trie, LEAF, NONE};
+use crate::records::{new_branch, Branch, Leaf, LEAF, NONE};
+use crate::trie::Trie;
 use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};

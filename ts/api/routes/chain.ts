@@ -1,5 +1,5 @@
 import { DEFAULT_BLOCKS_PAGE, MAX_BLOCKS_PAGE, blockDetail, findBlock, getBlock, listBlocks } from '../../services/index.js';
-import { isHash } from '../../util/hex.js';
+import { isHash } from '../../util/index.js';
 import { IMMUTABLE_CACHE_CONTROL, cacheAt } from '../cache.js';
 import { heightParam, intParam } from '../params.js';
 import { arr, int, obj, str } from '../schema.js';

@@ -1,7 +1,6 @@
 /** Parameter parsing shared by the REST route groups (400 with a clear message on bad input). */
 import { MAX_LIST_OFFSET, isTokenContract, normContract } from '../../services/index.js';
-import { InvalidParamsError } from '../../util/errors.js';
-import { isHash } from '../../util/hex.js';
+import { InvalidParamsError, isHash } from '../../util/index.js';
 import { intParam, jsonBody } from '../params.js';
 import { int } from '../schema.js';
 

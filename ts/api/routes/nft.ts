@@ -20,7 +20,7 @@ import {
   submitNftOperation,
   tokenIdParam,
 } from '../../services/index.js';
-import { NotFoundError } from '../../util/errors.js';
+import { NotFoundError } from '../../util/index.js';
 import { type JsonSchema, address, arr, bool, int, nullable, obj, str } from '../schema.js';
 import * as S from '../schemas.js';
 import type { RouteDef, RouteHandler } from '../types.js';

@@ -11,7 +11,7 @@ import {
 } from '../../rpc/index.js';
 import type { HttpRequest } from '../../http/index.js';
 import type { NodeContext } from '../../services/index.js';
-import { parseJsonExact } from '../../util/json.js';
+import { parseJsonExact } from '../../util/index.js';
 import { type KeyedRpc, keyRateLimited, keyedRpcOf } from '../key-gate.js';
 import type { ApiResult, RouteDef } from '../types.js';
 

@@ -12,7 +12,7 @@ import {
   tokenHolders,
   tokenTransfers,
 } from '../../services/index.js';
-import { NotFoundError } from '../../util/errors.js';
+import { NotFoundError } from '../../util/index.js';
 import { addressParam } from '../params.js';
 import { type JsonSchema, address, arr, int, num, obj, str } from '../schema.js';
 import * as S from '../schemas.js';

@@ -1,11 +1,19 @@
-import type { NativeEvent } from '../../ledger/events.js';
-import type { NativeOperation, OperationName } from '../../ledger/operations.js';
-import { TOKEN_EVENTS, getToken, tokenAllowance, tokenBalance, tokenContractAddress } from '../../ledger/tokens/index.js';
-import type { SignedTransaction } from '../../ledger/transaction.js';
-import { ZERO_ADDRESS, baseToNative, weiToBase } from '../../ledger/units.js';
-import { getAccount } from '../../state/accounts.js';
-import type { StateReader } from '../../state/state-store.js';
-import { txKind } from '../../ledger/tx-kind.js';
+import {
+  type NativeEvent,
+  type NativeOperation,
+  type OperationName,
+  TOKEN_EVENTS,
+  getToken,
+  tokenAllowance,
+  tokenBalance,
+  tokenContractAddress,
+  type SignedTransaction,
+  ZERO_ADDRESS,
+  baseToNative,
+  weiToBase,
+  txKind,
+} from '../../ledger/index.js';
+import { getAccount, type StateReader, StateOverlay } from '../../state/index.js';
 import { traceNftOperation } from './nft.js';
 import { type TraceSite, applyUntraced, blockStart, runSync } from './run.js';
 

@@ -5,13 +5,17 @@
  * but the fee), its events and the fee split. Bounded: one collection and one token, so a trace stays
  * under 5 KB (each URI appears once, for the operation that sets it).
  */
-import { applyNativeTransaction } from '../../ledger/executor.js';
-import { type CollectionInfo, NftReads, type TokenInfo, collectionAddress } from '../../ledger/nft/index.js';
-import type { SignedTransaction } from '../../ledger/transaction.js';
-import { txKind } from '../../ledger/tx-kind.js';
-import { weiToBase } from '../../ledger/units.js';
-import { getAccount } from '../../state/accounts.js';
-import { StateOverlay, type StateReader } from '../../state/state-store.js';
+import {
+  applyNativeTransaction,
+  type CollectionInfo,
+  NftReads,
+  type TokenInfo,
+  collectionAddress,
+  type SignedTransaction,
+  txKind,
+  weiToBase,
+} from '../../ledger/index.js';
+import { getAccount, StateOverlay, type StateReader } from '../../state/index.js';
 import { operationEnv } from '../block-executor.js';
 import { type TraceSite, applyUntraced, blockStart, runSync } from './run.js';
 

@@ -1,5 +1,4 @@
-import { accountKey, codeKey, getAccount, storageKey } from '../../state/accounts.js';
-import type { StateReader } from '../../state/state-store.js';
+import { accountKey, codeKey, getAccount, storageKey, type StateReader } from '../../state/index.js';
 import { FEE_COLLECTOR } from '../common.js';
 import type { MessageEvent, MessageResult } from './call-tracer.js';
 import type { StepEvent } from './types.js';

@@ -1,20 +1,26 @@
-import { type RunTxResult, runTx } from '@ethereumjs/vm';
-import type { SignedTransaction } from '../../ledger/transaction.js';
-import { accountKey, codeKey, getAccount, storageKey } from '../../state/accounts.js';
+import { type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
+import type { SignedTransaction } from '../../ledger/index.js';
+import {
+  accountKey,
+  codeKey,
+  getAccount,
+  storageKey,
+  type StateChanges,
+  StateOverlay,
+  type StateReader,
+} from '../../state/index.js';
 import { FEE_COLLECTOR } from '../common.js';
-import { type StateChanges, StateOverlay, type StateReader } from '../../state/state-store.js';
-import type { EvmBaseState } from '../state-adapter.js';
-import type { VM } from '@ethereumjs/vm';
+import { type EvmBaseState, EvmStateAdapter } from '../state-adapter.js';
 import { BLOCK_GAS_LIMIT, type BlockEnv, executeBlock } from '../block-executor.js';
 import { CallTimeoutError } from '../deadline.js';
 import { acquireVm, releaseVm } from '../vm-pool.js';
 import { type CallArgs, type CallOverrides, chargeCallGas, intrinsicGas, runAsCall } from '../call.js';
 import { chainIdMismatch } from '../fees.js';
 import { MaskedStorageState, OverrideError, applyStateOverrides, movePrecompiles } from '../overrides.js';
-import { EvmStateAdapter } from '../state-adapter.js';
 import { typedTransactionOf } from '../evm-tx.js';
+import { impersonatedSender } from '../impersonation.js';
 import { MissingStateError } from '../remote-state.js';
-import { ServerError } from '../../util/errors.js';
+import { ServerError } from '../../util/index.js';
 import { CallTracer, type MessageEvent, type MessageResult, gethError } from './call-tracer.js';
 import { PrestateTracer } from './prestate-tracer.js';
 import { StructLogger } from './struct-logger.js';
@@ -263,11 +269,14 @@ async function traceOne(
   try {
     c.guard.deadline = site.deadline;
     const ended = attach(c.vm, sink, post, site);
+    // As the block executor: the dev chain skips EIP-3607 for impersonated senders.
+    if (site.env.devChain && impersonatedSender(typed) !== null) c.adapter.hideSenderCode(typed.getSenderAddress().bytes);
     r = await runTx(c.vm, { tx: typed, block: c.block, skipHardForkValidation: true, blockGasUsed: before.gasUsed });
     ended();
   } catch (err) {
     throw traceAbort(err);
   } finally {
+    c.adapter.hideSenderCode(null);
     releaseVm(c);
   }
   // As the block executor: the VM's fee payment to the collector is replaced by the block's fee split.

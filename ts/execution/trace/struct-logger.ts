@@ -1,4 +1,4 @@
-import { RawJson } from '../../util/json.js';
+import { RawJson } from '../../util/index.js';
 import { type StepEvent, type StructLogSink, TraceOutputTooLargeError, type TraceOptions } from './types.js';
 
 /** Bytes as hex without 0x (geth's `%x`: memory words, storage keys and values, returnValue). */

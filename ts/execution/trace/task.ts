@@ -3,11 +3,9 @@
  * code that runs it, in a worker over a RemoteStateView or in-process over a state view (trace-pool.ts).
  */
 import { Piscina } from 'piscina';
-import type { NativeEvent } from '../../ledger/events.js';
-import type { SignedTransaction } from '../../ledger/transaction.js';
-import type { KeyStr, StateChanges } from '../../state/state-store.js';
-import { NodeError } from '../../util/errors.js';
-import { RawJson } from '../../util/json.js';
+import type { NativeEvent, SignedTransaction } from '../../ledger/index.js';
+import type { KeyStr, StateChanges } from '../../state/index.js';
+import { NodeError, RawJson } from '../../util/index.js';
 import type { BlockEnv } from '../block-executor.js';
 import type { CallArgs, CallOverrides } from '../call.js';
 import type { CallEnvData } from '../call-task.js';

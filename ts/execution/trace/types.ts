@@ -1,4 +1,4 @@
-import { NodeError } from '../../util/errors.js';
+import { NodeError } from '../../util/index.js';
 
 /** Spec limits (auxiliary interfaces, Limits): trace timeout default and maximum, struct-log output cap. */
 export const TRACE_TIMEOUT_DEFAULT_MS = 10_000;

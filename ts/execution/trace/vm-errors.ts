@@ -2,7 +2,7 @@
  * geth's words for EVM failures (core/vm/errors.go) and its decoding of revert data (accounts/abi
  * UnpackRevert), for the tracers: @ethereumjs/evm names the same failures its own way.
  */
-import { bytesToBig } from '../../util/hex.js';
+import { bytesToBig } from '../../util/index.js';
 
 const ERR_CODE_STORE_OUT_OF_GAS = 'contract creation code storage out of gas';
 

@@ -10,7 +10,7 @@ import {
   getBlock,
   summarizeTransactions,
 } from '../../services/index.js';
-import { NotFoundError } from '../../util/errors.js';
+import { NotFoundError } from '../../util/index.js';
 import { gas, int, time } from '../format.js';
 import { links } from '../links.js';
 import { hashParam, heightParam, pagingParams } from '../params.js';

@@ -1,6 +1,6 @@
 /** Shared by the page handlers: the page type, the pager and validator names. */
 import type { NodeContext } from '../../services/index.js';
-import { InvalidParamsError } from '../../util/errors.js';
+import { InvalidParamsError } from '../../util/index.js';
 import { int } from '../format.js';
 import { pageLink } from '../links.js';
 import { MAX_LIST_OFFSET, type Paging } from '../params.js';

@@ -38,7 +38,7 @@ export async function decodedLogs(
       address: addrView(address),
       topics,
       data,
-      decoded: v ? decodeLog(v.abi, topics, data) : null,
+      decoded: v ? await decodeLog(v.abi, topics, data) : null,
       verified: v !== null,
     });
   }

@@ -18,7 +18,7 @@ import {
   nftTokenHistory,
   tokenIdParam,
 } from '../../services/index.js';
-import { NotFoundError } from '../../util/errors.js';
+import { NotFoundError } from '../../util/index.js';
 import { shareChart } from '../charts.js';
 import { int, percent, short } from '../format.js';
 import { links } from '../links.js';

@@ -9,7 +9,7 @@ import {
   tokenTransferCount,
   tokenTransfers,
 } from '../../services/index.js';
-import { InvalidParamsError, NotFoundError } from '../../util/errors.js';
+import { InvalidParamsError, NotFoundError } from '../../util/index.js';
 import { shareChart } from '../charts.js';
 import { int, percent, short, tokenAmount } from '../format.js';
 import { links } from '../links.js';

@@ -11,7 +11,7 @@ import {
   confirmedTransactionsPage,
   type TxView,
 } from '../../services/index.js';
-import { NotFoundError } from '../../util/errors.js';
+import { NotFoundError } from '../../util/index.js';
 import { coins, coinsWei, gas, int, time } from '../format.js';
 import { links } from '../links.js';
 import { hashParam, pagingParams } from '../params.js';
@@ -124,12 +124,12 @@ export const txPage: PageHandler = async (ctx, req) => {
   /** The function an EVM call invokes, decoded with the ABI of its verified target. */
   const decodedCall = async (to: string, input: string) => {
     const v = await verified(to);
-    return v ? { decoded: decodeCall(v.abi, input), contract: v.name } : null;
+    return v ? { decoded: await decodeCall(v.abi, input), contract: v.name } : null;
   };
   if (calls) {
     for (const row of calls.rows) {
       const v = row.to.href ? await verified(row.to.value) : null;
-      row.fn = v ? (decodeCall(v.abi, row.inputFull)?.signature ?? null) : null;
+      row.fn = v ? ((await decodeCall(v.abi, row.inputFull))?.signature ?? null) : null;
     }
   }
   return html(

@@ -14,7 +14,7 @@ import {
   stakingValidators,
   validatorSet,
 } from '../../services/index.js';
-import { NotFoundError } from '../../util/errors.js';
+import { NotFoundError } from '../../util/index.js';
 import { barChart } from '../charts.js';
 import { coins, int, percent } from '../format.js';
 import { links } from '../links.js';

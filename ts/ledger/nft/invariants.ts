@@ -4,8 +4,7 @@
  * deployment sequence numbers are 0..n-1 once each, and an index that followed the changes equals one
  * built afresh from the state. Cost: one pass over the state.
  */
-import { NS } from '../../state/accounts.js';
-import type { KeyStr } from '../../state/state-store.js';
+import { NS, type KeyStr } from '../../state/index.js';
 import { TAG, metaKey } from './keys.js';
 import { NftIndex } from './nft-index.js';
 import { decodeCounters, tokenBurned } from './records.js';

@@ -10,8 +10,7 @@
  * are an index derived from these records (nft-index.ts), kept beside the state, not inside it.
  */
 import { keccak256 } from '../../crypto/index.js';
-import { NS } from '../../state/accounts.js';
-import type { KeyStr } from '../../state/state-store.js';
+import { NS, type KeyStr } from '../../state/index.js';
 
 /** An address (collection, owner, operator) as its 20 raw bytes in a latin1 string. */
 export type Raw20 = string;

@@ -9,8 +9,7 @@
  * tokens by (collection, id), holders by token count (most first) then address, collections of an
  * address, approvals and operators by collection then id or address.
  */
-import { NS } from '../../state/accounts.js';
-import type { KeyStr } from '../../state/state-store.js';
+import { NS, type KeyStr } from '../../state/index.js';
 import { type Raw20, TAG } from './keys.js';
 import { decodeCounters, tokenApproved, tokenBurned, tokenOwner } from './records.js';
 import { SortedList } from './sorted-list.js';

@@ -3,7 +3,7 @@
  * throws OperationFailed with the reason otherwise; the executor runs it in a sub-transaction of the block overlay, so a
  * failure leaves no change but the fee.
  */
-import { id20 } from '../../state/key-ids.js';
+import { id20 } from '../../state/index.js';
 import { ZERO_ADDRESS } from '../units.js';
 import { type OperationCall, OperationFailed } from '../operation-context.js';
 import type { OperationName } from '../operations.js';

@@ -4,7 +4,7 @@
  * an owner of 100,000 tokens pages as fast as an owner of ten). services/nft-queries.ts adds the node
  * context (head state and height, the index, 404s); REST and JSON-RPC only translate shapes.
  */
-import type { StateReader } from '../../state/state-store.js';
+import type { StateReader } from '../../state/index.js';
 import { type Raw20, addressText, collectionText, rawAddress, rawCollection } from './keys.js';
 import { type NftIndex, type TokenRef, holderOf, tokenRefCollection, tokenRefId } from './nft-index.js';
 import { type CollectionCounters, type CollectionMeta, type TokenRecord, approvalLive, decodeMeta } from './records.js';

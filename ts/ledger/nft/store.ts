@@ -1,5 +1,5 @@
 /** Reads and writes of the SRC-721 records in the state (keys.ts, records.ts). */
-import type { StateOverlay, StateReader } from '../../state/state-store.js';
+import type { StateOverlay, StateReader } from '../../state/index.js';
 import { COLLECTION_COUNT_KEY, type Raw20, countersKey, metaKey, operatorKey, tokenKey } from './keys.js';
 import {
   type CollectionCounters,

@@ -4,8 +4,7 @@
  * (x/distribution: a cumulative reward per share per validator, so a block's distribution is O(1) per
  * validator and a claim O(1) whatever the number of delegators), unbonding pools and slashing.
  */
-import { getAccount, putAccount } from '../../state/accounts.js';
-import type { StateOverlay } from '../../state/state-store.js';
+import { getAccount, putAccount, type StateOverlay } from '../../state/index.js';
 import { getSupply, putSupply } from '../supply.js';
 import { baseToWei } from '../units.js';
 import { RATIO_SCALE, UNBONDING_EPOCHS } from './params.js';

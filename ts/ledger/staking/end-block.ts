@@ -3,8 +3,7 @@
  * stake-weighted distribution of the treasury (x/distribution, F1), and at the last block of an epoch the
  * maturing of unbonding entries, the epoch's reward-ratio checkpoints and the next epoch's active set.
  */
-import { getAccount, putAccount } from '../../state/accounts.js';
-import type { StateOverlay } from '../../state/state-store.js';
+import { getAccount, putAccount, type StateOverlay } from '../../state/index.js';
 import type { OperationEnv } from '../operation-context.js';
 import { TREASURY_ADDRESS } from '../rewards.js';
 import { WEI_PER_BASE, baseToWei } from '../units.js';

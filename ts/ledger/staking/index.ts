@@ -3,7 +3,7 @@
  * redelegation (Cosmos x/staking), F1 rewards (x/distribution), downtime and double-sign slashing
  * (x/slashing), the active set per epoch and the PoA authority additions of the genesis admin.
  */
-import { StateOverlay, type StateReader } from '../../state/state-store.js';
+import { StateOverlay, type StateReader } from '../../state/index.js';
 import { getSupply, putSupply } from '../supply.js';
 import { baseToWei } from '../units.js';
 import type { NativeEvent } from '../events.js';

@@ -2,10 +2,10 @@
  * The staking operations (docs/tokens-and-staking.md). Each throws OperationFailed naming the problem:
  * a 400 at admission, a status-0 receipt at inclusion.
  */
-import { getAccount, putAccount } from '../../state/accounts.js';
+import { getAccount, putAccount } from '../../state/index.js';
 import { type OperationCall, OperationFailed } from '../operation-context.js';
 import type { OperationName } from '../operations.js';
-import { baseToWei } from '../units.js';
+import { baseToWei, weiToBase } from '../units.js';
 import { type SettlementSink, addToPool, bond, credit, settleRewards, sharesValue, unbond } from './core.js';
 import { MAX_COMMISSION_BPS, MAX_COMMISSION_CHANGE_BPS, MIN_SELF_STAKE_BASE, UNBONDING_EPOCHS } from './params.js';
 import { addRedelegationEntry, incomingRedelegationUntil, putIncomingRedelegation } from './redelegations.js';
@@ -40,7 +40,7 @@ function debit(call: OperationCall, amount: bigint): void {
   const need = baseToWei(amount);
   if (a.balance < need)
     throw new OperationFailed(
-      `insufficient balance: ${a.balance / 10_000_000_000n} base units available, ${amount} needed after the fee`,
+      `insufficient balance: ${weiToBase(a.balance)} base units available, ${amount} needed after the fee`,
     );
   a.balance -= need;
   putAccount(call.state, call.tx.from_address, a);

@@ -9,8 +9,7 @@
  * - stakingRedelegationEntries || source20 || creation_epoch u64 [|| chunk u32] -> count / chunk of entries
  * - stakingRedelegationIn      || delegator20 || destination20 -> the last complete_epoch of redelegations into it
  */
-import { NS } from '../../state/accounts.js';
-import type { StateOverlay, StateReader } from '../../state/state-store.js';
+import { NS, type StateOverlay, type StateReader } from '../../state/index.js';
 import { type ChunkedListKeys, hex20, listAppend, listDelete, listRead, mk, u32hex, u64hex } from './state.js';
 
 /** One redelegation, as its source's slash needs it. */

@@ -9,7 +9,7 @@
  * a segment's reward splits exactly over the epochs it spans. Nothing here runs in block processing
  * except one counter write per payment.
  */
-import type { KeyStr, StateOverlay, StateReader } from '../../state/state-store.js';
+import type { KeyStr, StateOverlay, StateReader } from '../../state/index.js';
 import type { NativeEvent } from '../events.js';
 import { RATIO_SCALE } from './params.js';
 import { delegatorValidators, getCheckpoint, getDelegation, getEpochStats, getValidator, globalKey } from './state.js';

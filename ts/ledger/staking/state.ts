@@ -14,8 +14,7 @@
  * - stakingRatio        || validator20 || epoch u64         -> `acc:commission_total` at the epoch's end (EpochCheckpoint)
  * - stakingSigning      || validator20                      -> SigningInfo (sliding window)
  */
-import { NS } from '../../state/accounts.js';
-import { type KeyStr, type StateOverlay, type StateReader, keyStr } from '../../state/state-store.js';
+import { NS, type KeyStr, type StateOverlay, type StateReader, keyStr } from '../../state/index.js';
 
 export type ValidatorStatus = 'bonded' | 'jailed' | 'tombstoned';
 

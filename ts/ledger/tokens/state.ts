@@ -10,10 +10,8 @@
  */
 import { RLP } from '@ethereumjs/rlp';
 import { keccak256 } from '../../crypto/index.js';
-import { NS } from '../../state/accounts.js';
-import { PairKeyCache, id20, nsChar } from '../../state/key-ids.js';
-import type { KeyStr, StateOverlay, StateReader } from '../../state/state-store.js';
-import { bigToBytes, bytesToBig, toHex } from '../../util/hex.js';
+import { NS, PairKeyCache, id20, nsChar, type KeyStr, type StateOverlay, type StateReader } from '../../state/index.js';
+import { bigToBytes, bytesToBig, toHex } from '../../util/index.js';
 
 export interface TokenRecord {
   /** `SRC20_` + 40 lowercase hex. */

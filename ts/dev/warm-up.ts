@@ -8,11 +8,16 @@
  * transaction and receipt shaped as the JSON-RPC answers them.
  */
 import { createTx } from '@ethereumjs/tx';
-import { PARAMS_LOADED, chainCommon, decodeSignedEvmTransaction, storedEvmTransaction } from '../../execution/index.js';
-import { getNonce } from '../account-queries.js';
-import type { NodeContext } from '../context.js';
-import { INITIAL_BASE_FEE_WEI, ethReceipt, ethTransaction } from '../eth-shapes.js';
-import { estimateGas, ethCall } from '../evm-queries.js';
+import { PARAMS_LOADED, chainCommon, decodeSignedEvmTransaction, storedEvmTransaction } from '../execution/index.js';
+import {
+  getNonce,
+  type NodeContext,
+  INITIAL_BASE_FEE_WEI,
+  ethReceipt,
+  ethTransaction,
+  estimateGas,
+  ethCall,
+} from '../services/index.js';
 import type { DevAccounts } from './accounts.js';
 
 /**

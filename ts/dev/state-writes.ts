@@ -3,12 +3,11 @@
  * the hardhat_ aliases): computed on an overlay of the live state, then written through the chain, which makes
  * them part of the next block (chain/dev-patches.ts, docs/dev-chain.md).
  */
-import type { Chain } from '../../chain/chain.js';
-import { keccak256 } from '../../crypto/index.js';
-import { getSupply, putSupply } from '../../ledger/supply.js';
-import { codeKey, getAccount, putAccount, storageKey } from '../../state/accounts.js';
-import { StateOverlay } from '../../state/state-store.js';
-import { fromHex } from '../../util/hex.js';
+import type { Chain } from '../chain/index.js';
+import { keccak256 } from '../crypto/index.js';
+import { getSupply, putSupply } from '../ledger/index.js';
+import { codeKey, getAccount, putAccount, storageKey, StateOverlay } from '../state/index.js';
+import { fromHex } from '../util/index.js';
 
 async function write(chain: Chain, edit: (o: StateOverlay) => void): Promise<void> {
   await chain.settled();

@@ -4,14 +4,12 @@
  * transaction through admission like eth_sendRawTransaction.
  */
 import { type TypedTxData, createTx } from '@ethereumjs/tx';
-import { type CallArgs, PARAMS_LOADED, chainCommon, impersonatedRawTransaction } from '../../execution/index.js';
-import type { SignedTransaction } from '../../ledger/transaction.js';
-import { InvalidParamsError } from '../../util/errors.js';
-import { getPendingNonce } from '../account-queries.js';
-import type { NodeContext } from '../context.js';
-import { INITIAL_BASE_FEE_WEI } from '../eth-shapes.js';
-import { estimateGas } from '../evm-queries.js';
+import { type CallArgs, PARAMS_LOADED, chainCommon, impersonatedRawTransaction } from '../execution/index.js';
+import type { SignedTransaction } from '../ledger/index.js';
+import { InvalidParamsError } from '../util/index.js';
+import { getPendingNonce, type NodeContext, INITIAL_BASE_FEE_WEI, estimateGas } from '../services/index.js';
 import type { DevAccounts } from './accounts.js';
+import { evmHardforkAt } from '../chain/index.js';
 
 export interface SendArgs extends CallArgs {
   from: string;
@@ -55,7 +53,7 @@ export async function sendTransaction(ctx: NodeContext, accounts: DevAccounts, a
       : { gasPrice: a.gasPrice ?? 2n * INITIAL_BASE_FEE_WEI }),
     ...(type !== 0 ? { accessList: (a.accessList ?? []) as never } : {}),
   } as TypedTxData;
-  const common = chainCommon(ctx.chain.params.chainId, ctx.chain.params.evmHardfork);
+  const common = chainCommon(ctx.chain.params.chainId, evmHardforkAt(ctx.chain.params, ctx.chain.height + 1));
   // eth_sendTransaction answers once the transaction is mined when automine is on (rpc/accounts.ts).
   const answeredOnceMined = ctx.dev?.minesOnAdmission === true;
   if (sender.kind === 'impersonated') {

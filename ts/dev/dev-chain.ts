@@ -3,28 +3,34 @@
  * clock, automine and manual mining, direct state writes, snapshots and reset. Built by ts/node on `--dev` only, and the
  * JSON-RPC methods that use it (rpc/dev.ts) exist only then.
  */
-import type { PoaEngine } from '../../consensus/poa.js';
-import type { SignedTransaction } from '../../ledger/transaction.js';
-import type { MempoolContents } from '../../mempool/mempool.js';
-import type { StateChanges } from '../../state/state-store.js';
-import type { NodeContext } from '../context.js';
-import { DevAccounts } from './accounts.js';
+import type { PoaEngine } from '../consensus/index.js';
+import type { SignedTransaction } from '../ledger/index.js';
+import type { MempoolContents } from '../mempool/index.js';
+import type { StateChanges } from '../state/index.js';
+import type { DevChainView, NodeContext } from '../services/index.js';
+import { DevAccounts, DEV_ACCOUNT_COUNT } from './accounts.js';
 import { DevClock } from './clock.js';
 import { DevMiner, type MiningMode } from './miner.js';
 import { type SendArgs, sendTransaction } from './send.js';
 import { DevSnapshots } from './snapshots.js';
 import { setBalance, setCode, setNonce, setStorageAt } from './state-writes.js';
 import { warmUp } from './warm-up.js';
+import { ServerError } from '../util/index.js';
 
 export type DevChainContext = Pick<NodeContext, 'chain' | 'mempool' | 'admission'> & Partial<NodeContext>;
 
-export class DevChain {
-  readonly accounts = new DevAccounts();
+/** Drop reasons kept for sends still waiting for their answer (a send reads its own at once). */
+const MAX_DROP_REASONS = 1024;
+
+export class DevChain implements DevChainView {
+  readonly accounts: DevAccounts;
   readonly clock: DevClock;
   readonly miner: DevMiner;
   readonly snapshots = new DevSnapshots();
   /** The mining mode the node started with (anvil_reset goes back to it). */
   private readonly startMode: MiningMode;
+  /** Why a block left out a transaction, by txid: its automine send answers that error (mined()). */
+  private readonly dropReasons = new Map<string, string>();
 
   constructor(
     private readonly ctx: DevChainContext,
@@ -32,10 +38,19 @@ export class DevChain {
     mode: MiningMode,
     /** web3_clientVersion starts with `anvil/` (`--anvil-compat`). */
     readonly anvilCompat = false,
+    /** Dev mnemonic accounts it signs for (`--dev-accounts`; the genesis funds the same). */
+    accountCount = DEV_ACCOUNT_COUNT,
   ) {
+    this.accounts = new DevAccounts(accountCount);
     this.startMode = { ...mode };
     this.clock = new DevClock(ctx.chain);
     this.miner = new DevMiner(ctx.chain, poa, ctx.mempool, this.clock, mode);
+    ctx.chain.on('block', (_block, result) => {
+      for (const d of result?.dropped ?? []) {
+        this.dropReasons.set(d.tx.txid, d.reason);
+        if (this.dropReasons.size > MAX_DROP_REASONS) this.dropReasons.delete(this.dropReasons.keys().next().value as string);
+      }
+    });
   }
 
   /**
@@ -139,6 +154,19 @@ export class DevChain {
   }
 
   /**
+   * A send's answer under automine: resolves once the block of what was admitted so far is committed, and throws
+   * the reason when that block left this transaction out (EIP-3607, a nonce or balance that changed): a client
+   * is never given the hash of a transaction that is gone.
+   */
+  async mined(txid: string): Promise<void> {
+    await this.miner.settled();
+    const reason = this.dropReasons.get(txid);
+    if (reason === undefined) return;
+    this.dropReasons.delete(txid);
+    throw new ServerError(`transaction ${`0x${txid}`} was not mined: ${reason}`);
+  }
+
+  /**
    * Run the first-request path once before the node reports ready (warm-up.ts); nothing of it stays. A failure
    * (a dev account emptied by an earlier session, say) only leaves the first requests slower, so it is ignored.
    */
@@ -169,4 +197,9 @@ export class DevChain {
   setStorageAt(address: string, slot: bigint, value: bigint): Promise<void> {
     return setStorageAt(this.ctx.chain, address.toLowerCase(), slot, value);
   }
+}
+
+/** The context's dev chain, or undefined on a chain that is not `--dev` (the dev JSON-RPC tables refuse then). */
+export function devChainOf(ctx: Pick<NodeContext, 'dev'>): DevChain | undefined {
+  return ctx.dev instanceof DevChain ? ctx.dev : undefined;
 }

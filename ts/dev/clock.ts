@@ -1,5 +1,5 @@
-import type { Chain } from '../../chain/chain.js';
-import { ServerError } from '../../util/errors.js';
+import type { Chain } from '../chain/index.js';
+import { ServerError } from '../util/index.js';
 
 /** Unix seconds of the machine. */
 const wallClock = (): number => Math.floor(Date.now() / 1000);
@@ -8,7 +8,8 @@ const wallClock = (): number => Math.floor(Date.now() / 1000);
  * The dev chain's clock (evm_increaseTime, evm_setNextBlockTimestamp, evm_mine with a timestamp): the
  * machine's time plus an offset, or the timestamp the next block was told to have. It replaces
  * `Chain.now`, so block production, block validity (the future-drift rule) and calls all read it: a block
- * dated ahead of the machine is valid because the chain's own clock is ahead too (docs/dev-chain.md).
+ * dated ahead of the machine is valid because the chain's own clock is ahead too (docs/dev-chain.md). Each block
+ * is dated at least one second after its parent, as on Hardhat and anvil.
  */
 export class DevClock {
   /** Seconds added to the machine's time. */
@@ -23,8 +24,9 @@ export class DevClock {
     chain.on('block', (b) => this.blockMined(b.timestamp));
   }
 
+  /** The next block's time: at least one second after the head's (Ethereum's rule; Hardhat and anvil keep it). */
   now(): number {
-    return this.next ?? wallClock() + this.offset;
+    return Math.max(this.next ?? wallClock() + this.offset, this.chain.head.timestamp + 1);
   }
 
   /** Seconds the clock runs ahead of the machine. */
@@ -42,8 +44,8 @@ export class DevClock {
   /** evm_setNextBlockTimestamp: the next block is dated `ts`; time then goes on from it. */
   setNext(ts: number): void {
     const head = this.chain.head.timestamp;
-    if (!Number.isSafeInteger(ts) || ts < head) {
-      throw new ServerError(`timestamp ${ts} is lower than the previous block's timestamp ${head}`);
+    if (!Number.isSafeInteger(ts) || ts <= head) {
+      throw new ServerError(`timestamp ${ts} is lower than or equal to the previous block's timestamp ${head}`);
     }
     this.next = ts;
   }

@@ -6,9 +6,8 @@
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import type { HashTypedDataParameters } from 'viem';
-import { DEV_MNEMONIC, type KeyPair, keyPairFromMnemonic } from '../../ledger/keys.js';
-import { InvalidParamsError, ServerError } from '../../util/errors.js';
-import { fromHex } from '../../util/hex.js';
+import { DEV_MNEMONIC, type KeyPair, keyPairFromMnemonic } from '../ledger/index.js';
+import { InvalidParamsError, ServerError, fromHex } from '../util/index.js';
 
 /** Accounts the dev chain funds at genesis and signs for (genesis-params.ts funds the same ten). */
 export const DEV_ACCOUNT_COUNT = 10;

@@ -4,8 +4,8 @@
  * not yet in a block, the clock, the mining mode and the pool's contents. Ids count up from 1 as Hardhat's
  * do; reverting to one consumes it and every snapshot taken after it (Hardhat, Ganache and anvil agree).
  */
-import type { MempoolContents } from '../../mempool/mempool.js';
-import type { StateChanges } from '../../state/state-store.js';
+import type { MempoolContents } from '../mempool/index.js';
+import type { StateChanges } from '../state/index.js';
 import type { MiningMode } from './miner.js';
 
 export interface DevSnapshot {

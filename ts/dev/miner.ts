@@ -4,9 +4,9 @@
  * (evm_mine, hardhat_mine / anvil_mine). Every block the dev controls make goes through PoaEngine.produce,
  * so it is built, validated and committed like any other, one at a time.
  */
-import { type Chain, StaleExecutionError } from '../../chain/chain.js';
-import type { PoaEngine } from '../../consensus/poa.js';
-import type { Mempool } from '../../mempool/mempool.js';
+import { type Chain, StaleExecutionError } from '../chain/index.js';
+import type { PoaEngine } from '../consensus/index.js';
+import type { BlockTxPool } from '../mempool/interface.js';
 import type { DevClock } from './clock.js';
 
 /** Most blocks one hardhat_mine / anvil_mine call makes. */
@@ -27,7 +27,7 @@ export class DevMiner {
   constructor(
     private readonly chain: Chain,
     private readonly poa: PoaEngine,
-    private readonly mempool: Mempool,
+    private readonly mempool: BlockTxPool,
     private readonly clock: DevClock,
     mode: MiningMode,
   ) {
@@ -105,7 +105,8 @@ export class DevMiner {
   mine(count = 1, opts: { timestamp?: number; intervalSecs?: number } = {}): Promise<number[]> {
     return this.run(async () => {
       const heights: number[] = [];
-      const interval = opts.intervalSecs ?? 1;
+      // Blocks are at least a second apart (clock.ts): an interval of 0 is 1.
+      const interval = Math.max(opts.intervalSecs ?? 1, 1);
       for (let i = 0; i < count; i++) {
         // The first block is dated by the clock (or the timestamp given); each next one `interval` after it.
         if (i === 0 && opts.timestamp !== undefined) this.clock.setNext(opts.timestamp);

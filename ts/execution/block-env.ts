@@ -1,0 +1,79 @@
+/**
+ * The environment a block's EVM and native transactions run in, and the block gas rules every run shares
+ * (block execution, calls, traces, admission). Its own file so the executor, the VM factory and the EVM
+ * transaction rules all read it without importing each other.
+ */
+import type { LedgerParams } from '../ledger/index.js';
+
+export const BLOCK_GAS_LIMIT = 30_000_000n;
+export const BLOCK_GAS_TARGET = 15_000_000n;
+/** Flat base fee per gas (dynamic base fee is not live): 1 Gwei. */
+export const BASE_FEE_PER_GAS = 1_000_000_000n;
+
+export interface BlockEnv {
+  height: number;
+  timestamp: number;
+  proposer: string;
+  chainId: number;
+  hardfork: string;
+  tokenomicsV2Height: number;
+  evmActivationHeight: number;
+  /** Activation heights and epochs the native operation modules read (plain data: it crosses to workers). */
+  ledger: LedgerParams;
+  /** Signers of the parent block recorded by this block (its last commit under DPoS+BFT); absent outside BFT. */
+  lastCommit?: readonly string[];
+  /** Hash (32 bytes) of an earlier block, for the BLOCKHASH opcode. */
+  blockHash: (height: number) => Promise<Uint8Array | null>;
+  /** A dev chain: impersonated transactions (impersonation.ts) are valid. */
+  devChain?: boolean;
+  /** Dev chain `--allow-unlimited-contract-size`: no EIP-170 code size or EIP-3860 initcode size limit in the EVM. */
+  unlimitedContractSize?: boolean;
+  /** Dev chain `--gas-limit`: the block gas limit in place of BLOCK_GAS_LIMIT (blockGasLimit reads it). */
+  gasLimit?: bigint;
+  /**
+   * Proposer's packing limit (docs/evm.md "Block time"): EVM transactions beyond it are deferred, except
+   * the block's first, which may use up to BLOCK_GAS_LIMIT. Absent when validating: 30M is the rule.
+   */
+  pack?: PackLimit;
+  /** Header fields a call or a simulated block overrides (overrides.ts); absent for real blocks. */
+  header?: HeaderOverrides;
+}
+
+/**
+ * What a proposer packs (docs/evm.md "Block time"). `gas` is what the slowest measured EVM code executes in
+ * `ms`: packing up to it is always safe for the slot. Beyond it a transaction still goes in while the time
+ * the block has spent so far plus the worst case of its own gas limit (at that slowest rate) stays within
+ * `ms`, so cheap-per-gas blocks (transfers, token moves) fill up to the 30M limit and slow code stops where
+ * the gas rule alone would have stopped it. `ms` 0: the gas rule alone.
+ */
+export interface PackLimit {
+  gas: bigint;
+  ms: number;
+}
+
+/** The block gas limit of an environment: 30M, or a dev chain's `--gas-limit`. */
+export const blockGasLimit = (env: Pick<BlockEnv, 'gasLimit'>): bigint => env.gasLimit ?? BLOCK_GAS_LIMIT;
+
+/** Whether an EVM transaction with `gasLimit` still fits a block that has used `gasUsed` after `elapsedMs`. */
+export function fitsPack(
+  pack: PackLimit | undefined,
+  gasUsed: bigint,
+  gasLimit: bigint,
+  elapsedMs: number,
+  blockLimit = BLOCK_GAS_LIMIT,
+): boolean {
+  if (gasUsed + gasLimit > blockLimit) return false;
+  // The block's first EVM transaction may use all of the validity limit, so none is ever stuck.
+  if (pack === undefined || gasUsed === 0n || gasUsed + gasLimit <= pack.gas) return true;
+  return pack.ms > 0 && elapsedMs + (Number(gasLimit) * pack.ms) / Number(pack.gas) <= pack.ms;
+}
+
+/** Header fields a call or a simulated block may override (number and time go into BlockEnv itself). */
+export interface HeaderOverrides {
+  coinbase?: string;
+  gasLimit?: bigint;
+  baseFee?: bigint;
+  /** 32 bytes. */
+  prevRandao?: Uint8Array;
+  blobBaseFee?: bigint;
+}
