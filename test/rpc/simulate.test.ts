@@ -244,7 +244,15 @@ test('limits: the RPC gas cap is one budget for all calls, the EVM timeout bound
   const slow = await startTestNode({ rpcEvmInlineMs: 0, rpcGasCap: 0n, rpcEvmTimeoutMs: 1500 });
   try {
     const t0 = Date.now();
-    const r = await rpc(slow.url, 'eth_simulateV1', [looping(1), 'latest']);
+    // Ten blocks of one looping call each: on osaka a call gets at most EIP-7825's 2^24 gas, which one loop may
+    // burn within the limit; ten of them cannot, so the time limit ends the simulation.
+    const tenBlocks = {
+      blockStateCalls: Array.from({ length: 10 }, (_, i) => ({
+        ...(i === 0 ? { stateOverrides: { [FRESH]: { code: LOOP } } } : {}),
+        calls: [{ to: FRESH }],
+      })),
+    };
+    const r = await rpc(slow.url, 'eth_simulateV1', [tenBlocks, 'latest']);
     t.is(r.error?.code, -32000);
     t.is(r.error?.message, 'execution aborted (timeout = 1.5s)');
     t.true(Date.now() - t0 < 10_000);
