@@ -1,7 +1,7 @@
 import { type BlockEnv, type AccessListOutcome, type CallArgs, type CallKind, type CallOutcome, CallPoolBusyError, type CallReply, type CallRunner, type CallState, InProcessCallRunner, type ReceiptRecord, type BlockOverrides, type StateOverrideSet, withBlockOverrides } from '../execution/index.js';
-import { blockGasLimitOf, transactionGasCap } from '../chain/index.js';
+import { type Block, blockGasLimitOf, transactionGasCap } from '../chain/index.js';
 import { codeKey, storageKey, type StateReader } from '../state/index.js';
-import { EvmBusyError, EvmTimeoutError, ExecutionRevertedError, type NodeError, ServerError, fromHex, to0x } from '../util/index.js';
+import { EvmBusyError, EvmTimeoutError, ExecutionRevertedError, type NodeError, ServerError, fromHex, normHash, to0x } from '../util/index.js';
 
 export { blockGasLimitOf };
 import type { ChainContext, NodeContext } from './context.js';
@@ -229,4 +229,26 @@ export function storageAtHeight(
 export async function blockReceipts(ctx: ChainContext, height: number): Promise<LocatedReceipt[] | null> {
   const rs = await ctx.chain.blocks.receipts(height);
   return rs ? locateReceipts(height, rs) : null;
+}
+
+/** A block with its located receipts; null above the head or when the store has either missing. */
+export async function blockWithReceipts(
+  ctx: ChainContext,
+  height: number,
+): Promise<{ block: Block; receipts: LocatedReceipt[] } | null> {
+  if (height > ctx.chain.height) return null;
+  const [block, receipts] = await Promise.all([ctx.chain.blocks.getBlock(height), blockReceipts(ctx, height)]);
+  return block && receipts ? { block, receipts } : null;
+}
+
+/** A committed transaction's block, position and receipt (eth_getTransactionReceipt); null when not committed. */
+export async function receiptOfTransaction(
+  ctx: ChainContext,
+  txid: string,
+): Promise<{ block: Block; index: number; receipt: LocatedReceipt } | null> {
+  const loc = await ctx.chain.blocks.txLocation(normHash(txid));
+  if (!loc) return null;
+  const [block, rs] = await Promise.all([ctx.chain.blocks.getBlock(loc.height), blockReceipts(ctx, loc.height)]);
+  const receipt = rs?.[loc.index];
+  return block && receipt ? { block, index: loc.index, receipt } : null;
 }

@@ -26,28 +26,42 @@ export function confirmedTxView(ctx: NodeContext, block: Block, index: number): 
   };
 }
 
-/** A transaction by txid (with or without 0x): from the chain, else the mempool, else null. */
-export async function getTransaction(ctx: NodeContext, txid: string): Promise<TxView | null> {
-  if (!isHash(txid)) return null;
+/** Where a transaction is: in a committed block (with its position), or pending in the pool (block null). */
+export type LocatedTransaction =
+  | { tx: SignedTransaction; block: Block; index: number }
+  | { tx: SignedTransaction; block: null; index: null };
+
+/** The one transaction lookup of every transport: the store first, then the pool; null when neither has it. */
+export async function lookupTransaction(
+  ctx: Pick<NodeContext, 'chain' | 'mempool'>,
+  txid: string,
+): Promise<LocatedTransaction | null> {
   const id = normHash(txid);
   const loc = await ctx.chain.blocks.txLocation(id);
   if (loc) {
     const block = await ctx.chain.blocks.getBlock(loc.height);
-    if (block?.transactions[loc.index]) return confirmedTxView(ctx, block, loc.index);
+    const tx = block?.transactions[loc.index];
+    if (block && tx) return { tx, block, index: loc.index };
   }
   const pending = ctx.mempool.get(id);
-  if (pending) {
-    return {
-      ...pending,
-      status: 'pending_in_mempool',
-      block_index: null,
-      block_hash: null,
-      block_timestamp: null,
-      tx_index: null,
-      confirmations: 0,
-    };
-  }
-  return null;
+  return pending ? { tx: pending, block: null, index: null } : null;
+}
+
+/** A transaction by txid (with or without 0x): from the chain, else the mempool, else null. */
+export async function getTransaction(ctx: NodeContext, txid: string): Promise<TxView | null> {
+  if (!isHash(txid)) return null;
+  const found = await lookupTransaction(ctx, txid);
+  if (!found) return null;
+  if (found.block) return confirmedTxView(ctx, found.block, found.index);
+  return {
+    ...found.tx,
+    status: 'pending_in_mempool',
+    block_index: null,
+    block_hash: null,
+    block_timestamp: null,
+    tx_index: null,
+    confirmations: 0,
+  };
 }
 
 /** Validate and admit a native transaction; throws InvalidTransactionError with the spec's message. */
