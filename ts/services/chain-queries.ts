@@ -1,6 +1,6 @@
 import { type Block, blockSummary, decodeEvidence, evidenceId } from '../chain/index.js';
 import { NotFoundError } from '../util/index.js';
-import { type BlockRef, resolveBlock } from './block-resolver.js';
+import { type BlockRef, blockAtHeight, resolveBlock } from './block-resolver.js';
 import { type ChainContext, NATIVE_TOKEN, type NodeContext } from './context.js';
 
 export const MAX_BLOCKS_PAGE = 100;
@@ -66,7 +66,7 @@ export async function listBlocks(ctx: NodeContext, page: number, limit: number):
 }
 
 export async function getBlock(ctx: NodeContext, height: number): Promise<Block> {
-  const b = await ctx.chain.blocks.getBlock(height);
+  const b = await blockAtHeight(ctx, height);
   if (!b) throw new NotFoundError('block not found');
   return b;
 }
