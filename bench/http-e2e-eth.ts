@@ -25,7 +25,7 @@ const TO = `0x${'ab'.repeat(20)}` as const;
 const signedCache = new Map<string, string[][]>();
 
 /** JSON-RPC bodies per lane (one sender each): `perSender` transfers, nonces in order, signed once per size. */
-function ethTransferBodies(keys: KeyPair[], perSender: number): string[][] {
+export function ethTransferBodies(keys: KeyPair[], perSender: number): string[][] {
   const key = `${keys.length}x${perSender}`;
   const cached = signedCache.get(key);
   if (cached) return cached;

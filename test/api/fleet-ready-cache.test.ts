@@ -115,10 +115,12 @@ for (const backend of ['uws', 'node'] as const) {
       'catching_up: 812 blocks behind',
       `lag: 812 blocks behind the best proven peer height ${h + 812} (max 2)`,
     ]);
-    ctx.network = { ...ctx.network, catchingUp: () => false, targetHeight: () => h + 2, syncing: () => null, bestProvenPeerHeight: () => h + 2 };
+    // Two blocks ahead of the live head (a block produced meanwhile must not shrink the lag under test).
+    const ahead = () => ctx.chain.height + 2;
+    ctx.network = { ...ctx.network, catchingUp: () => false, targetHeight: ahead, syncing: () => null, bestProvenPeerHeight: ahead };
     t.deepEqual(readiness(ctx, {}, ctx.chain.head.timestamp * 1000), { ready: true, reasons: [] });
     t.deepEqual(readiness(ctx, { maxLagBlocks: 1 }, ctx.chain.head.timestamp * 1000).reasons, [
-      `lag: 2 blocks behind the best proven peer height ${h + 2} (max 1)`,
+      `lag: 2 blocks behind the best proven peer height ${ctx.chain.height + 2} (max 1)`,
     ]);
     const res = await httpJson(`${n.url}/ready?max_lag_blocks=1`);
     t.is(res.status, 503);

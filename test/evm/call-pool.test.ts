@@ -71,6 +71,9 @@ test.serial('a saturated call pool answers -32005 at once; the node and the pool
   // arrival at the pool by seconds on a loaded machine (the first could time out before the last arrives).
   const n = await startTestNode({ rpcGasCap: 0n, rpcEvmTimeoutMs: 1500, rpcEvmWorkers: 1, rpcEvmQueue: 1, rpcEvmInlineMs: 0 });
   t.teardown(() => n.stop());
+  // The dev chain's background warm-up sends its own calls through the same pool: let it finish first, so
+  // the pool's one worker and one queue slot are the test's alone.
+  await n.node.devWarmUp;
   const replies = await Promise.all(Array.from({ length: 5 }, () => rpc(n.url, 'eth_call', loopCall())));
   const busy = replies.filter((r) => r.error?.code === -32005);
   const timedOut = replies.filter((r) => r.error?.message === 'execution aborted (timeout = 1.5s)');

@@ -36,15 +36,25 @@ export function certificate(params: ChainParams, b: Block, signers: KeyPair[]): 
   return encodeJustification({ round: 0, precommits });
 }
 
-/** The next finalized block of `chain` (its scheduled proposer, three precommits), committed there. */
-export async function nextFinalized(chain: Chain, txs: SignedTransaction[]): Promise<Block> {
+/**
+ * The next finalized block of `chain` (its scheduled proposer among `keys`, precommits of `signers`: three
+ * of the four bftKeys by default), committed there.
+ */
+export async function nextFinalized(
+  chain: Chain,
+  txs: SignedTransaction[],
+  evidence: Uint8Array[] = [],
+  keys: KeyPair[] = bftKeys,
+  signers: KeyPair[] = keys.slice(0, 3),
+): Promise<Block> {
   const params = chain.params;
-  const proposer = bftKeyOf(proposerAt(params, chain.state, chain.height + 1, 0)?.address as string);
+  const scheduled = proposerAt(params, chain.state, chain.height + 1, 0)?.address;
+  const proposer = keys.find((k) => k.address === scheduled) as KeyPair;
   const lastCommit = chain.head.consensus === 'DPoS+BFT' ? chain.head.justification : new Uint8Array(0);
-  const exec = await chain.execute(txs, proposer.address, NOW, undefined, { last_commit: lastCommit, evidence: [] });
+  const exec = await chain.execute(txs, proposer.address, NOW, undefined, { last_commit: lastCommit, evidence });
   const sealed = chain.seal(exec, proposer, 0, { proposal: true });
   chain.abandon(sealed);
-  const final = { ...sealed.block, justification: certificate(params, sealed.block, bftKeys.slice(0, 3)) };
+  const final = { ...sealed.block, justification: certificate(params, sealed.block, signers) };
   await chain.importBlock(final);
   return final;
 }

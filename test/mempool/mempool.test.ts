@@ -174,3 +174,21 @@ test('journaled admission: what admission refuses after its record was written d
   );
   await reopened.journal.close();
 });
+
+test('pending spend follows the pending list through admission, replacement, blocks and restore', async (t) => {
+  const s = await setup(t);
+  const sum = () => s.pool.pendingOf(alice.address).reduce((a, tx) => a + tx.amount + tx.fee, 0n);
+  for (let n = 0n; n < 4n; n++) await s.submit(transfer(alice, n, { amount: 1_000n + n }));
+  t.is(s.pool.pendingSpend(alice.address), sum());
+  await s.submit(transfer(alice, 2n, { fee: 20_000n }));
+  t.is(s.pool.pendingOf(alice.address)[2].fee, 20_000n);
+  t.is(s.pool.pendingSpend(alice.address), sum());
+  const before = s.pool.contents();
+  await s.produce();
+  t.is(s.pool.pendingOf(alice.address).length, 0);
+  t.is(s.pool.pendingSpend(alice.address), 0n);
+  s.pool.restore(before);
+  t.is(s.pool.pendingOf(alice.address).length, 4);
+  t.is(s.pool.pendingSpend(alice.address), sum());
+  t.is(s.pool.pendingSpend(bob.address), 0n);
+});

@@ -1,71 +1,66 @@
 import { type ReceiptRecord, decodeReceipts, encodeReceipts } from '../execution/index.js';
-import { type NativeEvent, type SignedTransaction, ZERO_ADDRESS } from '../ledger/index.js';
 import { type StateChanges, type StateUndo, keyBytes } from '../state/index.js';
 import {
   type KvBatch,
   type KvOp,
   type KvStore,
   addOps,
-  addrCountKey,
-  addrTxKey,
-  addrTxPrefix,
   blockHashKey,
   blockKey,
-  creationKey,
   metaKey,
-  prefixEnd,
   receiptsKey,
   stateKey,
   txKey,
 } from '../storage/index.js';
-import { normHash, toHex, u32be, u64be } from '../util/index.js';
+import { normHash, toHex, u64be } from '../util/index.js';
+import { AddressIndex } from './address-index.js';
+import { streamStoredBlocks } from './block-ranges.js';
 import { type Block, decodeBlock, decodeBlockRefs, encodeBlock } from './block.js';
-import { EventIndex, type EventLocation } from './event-index.js';
-import { LogIndex, logIndexOps } from './log-index.js';
+import {
+  type BlockIndexContributor,
+  type LogSource,
+  type RemovedBlock,
+  type TxLocation,
+  readTxLocation,
+  txLocationValue,
+} from './block-index.js';
+import { ContractCreations } from './contract-creations.js';
+import { DailyAggregates, type DayRecord } from './daily-aggregates.js';
+import { EventIndex, type IndexedEvent } from './event-index.js';
+import { LogIndex } from './log-index.js';
 import { type HistoryRetention, StateHistory } from './state-history.js';
 
-export interface TxLocation {
-  height: number;
-  index: number;
-}
+export type { LogSource, TxLocation } from './block-index.js';
+export { type DayRecord, dayOf } from './daily-aggregates.js';
 
 const HEAD = metaKey('head');
-/** First height whose contract creations the creation index holds (databases written before it existed). */
-const CREATION_INDEX_FROM = metaKey('creation-index-from');
 /** Heights per synchronous multi-get when receipts are read for many heights. */
 const READ_CHUNK = 256;
-/** Blocks of the first database read when a peer's range request is answered (later reads are sized by bytes). */
-const RANGE_READ_CHUNK = 8;
-/** Bytes of blocks a range stream reads from the database at once (about). */
-const RANGE_STREAM_CHUNK_BYTES = 512 * 1024;
-
-/** What a log query needs of a block: its hash, its transaction ids and its receipts. */
-export interface LogSource {
-  height: number;
-  hash: string;
-  txid(index: number): string;
-  receipts: readonly ReceiptRecord[];
-}
 
 /**
  * Blocks and their indexes on disk, plus a window of recent blocks in memory.
  * Every block is written with its state changes, indexes and state change set in ONE RocksDB batch,
  * and the head pointer moves in that same batch, so a crash leaves either all of it or none. (The state
  * history's per-key index is built from the change set afterwards, in batches of its own: state-history.ts.)
+ * This file keeps the consensus-critical core (blocks, hash and transaction indexes, receipts, state values,
+ * change sets, head, window); the read-model indexes are contributors to the same batch (block-index.ts).
  */
 export class BlockStore {
   private readonly window = new Map<number, Block>();
   private readonly windowReceipts = new Map<number, readonly ReceiptRecord[]>();
-  private readonly txCounts = new Map<string, number>();
-  private readonly days = new Map<number, DayRecord>();
   private headHeight = -1;
-  private creationIndexFrom = 0;
   /** EVM log postings (written in each block's batch) and the window's blooms. */
   readonly logIndex: LogIndex;
   /** Change sets (written in each block's batch) and the history index built from them: reads of the state at a past height. */
   readonly history: StateHistory;
   /** Native operation events by index term (written in each block's batch). */
   readonly eventIndex: EventIndex;
+  /** Address history postings and per-address transaction counts. */
+  private readonly addresses: AddressIndex;
+  private readonly days: DailyAggregates;
+  private readonly creations: ContractCreations;
+  /** The read-model indexes written in each block's batch, in the order they stage (the days need the addresses). */
+  private readonly contributors: readonly BlockIndexContributor[];
 
   constructor(
     readonly db: KvStore,
@@ -75,6 +70,10 @@ export class BlockStore {
     this.logIndex = new LogIndex(db, windowSize);
     this.history = new StateHistory(db, retention);
     this.eventIndex = new EventIndex(db);
+    this.addresses = new AddressIndex(db);
+    this.days = new DailyAggregates(db, this.addresses);
+    this.creations = new ContractCreations(db, (h) => this.receipts(h));
+    this.contributors = [this.creations, this.logIndex, this.addresses, this.days, this.eventIndex];
   }
 
   get height(): number {
@@ -89,14 +88,7 @@ export class BlockStore {
   async open(): Promise<number> {
     const raw = await this.db.get(HEAD);
     this.headHeight = raw ? Number(raw.readBigUInt64BE(0)) : -1;
-    const from = await this.db.get(CREATION_INDEX_FROM);
-    if (from) this.creationIndexFrom = Number(from.readBigUInt64BE(0));
-    else {
-      // Blocks from the next one on are indexed; older creations are found by a scan (contractCreation).
-      this.creationIndexFrom = this.headHeight + 1;
-      await this.db.write([{ type: 'put', key: CREATION_INDEX_FROM, value: u64be(this.creationIndexFrom) }]);
-    }
-    await this.logIndex.open(this.headHeight);
+    for (const c of this.contributors) await c.open?.(this.headHeight);
     await this.history.open(this.headHeight);
     await this.loadWindow();
     return this.headHeight;
@@ -133,7 +125,7 @@ export class BlockStore {
   /**
    * Commits of consecutive blocks in ONE atomic write (a syncing node's catch-up, Chain.importRun): each
    * `add` puts a block's operations into the shared batch and updates what the next block's operations are
-   * computed from (the window, the head height, address counts, day records, event counts); `write` writes
+   * computed from (the window, the head height, the contributors' caches); `write` writes
    * them all with the head pointer at the last one, so a crash leaves all of the run or none. A failed write leaves those
    * in-memory caches ahead of the store: the caller gives up on this store (Chain marks itself failed).
    */
@@ -165,7 +157,7 @@ export class BlockStore {
 
   /**
    * A block's commit operations, added to `batch`; `remember` then updates the in-memory view (window, head
-   * height, cached counts and day records) and `durable` hands its change set to the history indexer, which
+   * height, the contributors' caches) and `durable` hands its change set to the history indexer, which
    * reads it from the store (so only once the batch is written).
    */
   private stage(
@@ -184,37 +176,8 @@ export class BlockStore {
     batch.put(receiptsKey(block.index), viewOf(encodedReceipts));
     batch.put(blockHashKey(block.hash), u64be(block.index));
     batch.put(HEAD, u64be(block.index));
-    addOps(batch, logIndexOps(block.index, receipts));
-    receipts.forEach((r, i) => {
-      if (r.contractAddress) batch.put(creationKey(toHex(r.contractAddress)), txLocationValue(block.index, i));
-    });
-    // Address history: one posting per address and block listing its transactions (docs/storage.md).
-    const postings = new Map<string, number[]>();
-    block.transactions.forEach((tx, i) => {
-      batch.put(txKey(tx.txid), txLocationValue(block.index, i));
-      for (const addr of txAddresses(tx)) addPosting(postings, addr, i);
-    });
-    const counts = new Map<string, number>();
-    for (const [addr, indexes] of postings) {
-      batch.put(addrTxKey(addr, block.index), postingValue(indexes));
-      counts.set(addr, indexes.length);
-    }
-    this.loadTxCounts(counts.keys());
-    let fresh = 0;
-    for (const [addr, n] of counts) {
-      const before = this.txCount(addr);
-      if (before === 0) fresh++;
-      counts.set(addr, n + before);
-    }
-    for (const [addr, n] of counts) batch.put(addrCountKey(addr), u32be(n));
-    // Daily aggregates (GET /stats/daily), kept in the same batch: an address is new on the day of its first transaction.
-    let day: DayRecord | null = null;
-    if (block.index > 0) {
-      day = foldDay(this.dayRecord(dayOf(block.timestamp)), block, fresh);
-      batch.put(dayKey(day.day), Buffer.from(JSON.stringify(day)));
-    }
-    const events = this.eventIndex.ops(block.index, receipts);
-    addOps(batch, events.ops);
+    block.transactions.forEach((tx, i) => batch.put(txKey(tx.txid), txLocationValue(block.index, i)));
+    const staged = this.contributors.map((c) => c.stage(batch, block, receipts));
     for (const [k, v] of changes) {
       const key = stateKey(keyBytes(k));
       if (v === null) batch.del(key);
@@ -225,9 +188,7 @@ export class BlockStore {
     if (block.index > 0) addOps(batch, this.history.commitOps(block.index, undo));
     return {
       remember: () => {
-        if (day) this.days.set(day.day, day);
-        events.applied();
-        for (const [addr, n] of counts) this.txCounts.set(addr, n);
+        for (const done of staged) done?.();
         this.headHeight = block.index;
         this.remember(block);
         this.windowReceipts.set(block.index, receipts);
@@ -265,9 +226,7 @@ export class BlockStore {
   ): Promise<StateChanges> {
     const ops: KvOp[] = [...extra];
     const restore: StateChanges = new Map();
-    const countDelta = new Map<string, number>();
-    const dropped: { height: number; receipts: readonly ReceiptRecord[] }[] = [];
-    const removed: Block[] = [];
+    const removed: RemovedBlock[] = [];
     for (let h = this.headHeight; h > height; h--) {
       const block = await this.getBlock(h);
       if (!block) throw new Error(`block ${h} missing from the store`);
@@ -280,45 +239,27 @@ export class BlockStore {
         { type: 'del', key: receiptsKey(h) },
         { type: 'del', key: blockHashKey(block.hash) },
       );
-      const receipts = (await this.receipts(h)) ?? [];
-      dropped.push({ height: h, receipts });
-      removed.push(block);
-      receipts.forEach((r) => {
-        if (r.contractAddress) ops.push({ type: 'del', key: creationKey(toHex(r.contractAddress)) });
-      });
-      for (const op of logIndexOps(h, receipts)) ops.push({ type: 'del', key: op.key });
-      const touched = new Set<string>();
-      for (const tx of block.transactions) {
-        ops.push({ type: 'del', key: txKey(tx.txid) });
-        for (const addr of txAddresses(tx)) {
-          touched.add(addr);
-          countDelta.set(addr, (countDelta.get(addr) ?? 0) - 1);
-        }
-      }
-      for (const addr of touched) ops.push({ type: 'del', key: addrTxKey(addr, h) });
-    }
-    for (const [addr, d] of countDelta) {
-      const n = this.txCount(addr) + d;
-      ops.push(n > 0 ? { type: 'put', key: addrCountKey(addr), value: u32be(n) } : { type: 'del', key: addrCountKey(addr) });
+      for (const tx of block.transactions) ops.push({ type: 'del', key: txKey(tx.txid) });
+      removed.push({ block, receipts: (await this.receipts(h)) ?? [] });
     }
     for (const [k, v] of restore) {
       const key = stateKey(keyBytes(k));
       ops.push(v === null ? { type: 'del', key } : { type: 'put', key, value: v });
     }
-    const days = await this.dayRollback(height, removed.reverse(), (addr) => this.txCount(addr) + (countDelta.get(addr) ?? 0));
-    for (const op of days.ops) ops.push(op);
-    const events = this.eventIndex.dropOps(dropped);
-    for (const op of events.ops) ops.push(op);
-    ops.push(...this.history.rollbackOps(height));
-    ops.push({ type: 'put', key: HEAD, value: u64be(height) });
+    const head = (await this.getBlock(height)) as Block;
+    const applied: (() => void)[] = [];
+    for (const c of this.contributors) {
+      const dropped = await c.drop(removed, head);
+      for (const op of dropped.ops) ops.push(op);
+      if (dropped.applied) applied.push(dropped.applied);
+    }
+    ops.push(...this.history.rollbackOps(height), { type: 'put', key: HEAD, value: u64be(height) });
     beforeWrite?.(restore.keys());
     await this.db.write(ops);
-    events.applied();
-    days.applied();
+    for (const done of applied) done();
     const oldStart = this.windowStart;
     for (const h of [...this.window.keys()]) if (h > height) this.window.delete(h);
     for (const h of [...this.windowReceipts.keys()]) if (h > height) this.windowReceipts.delete(h);
-    this.txCounts.clear();
     this.logIndex.blooms.truncate(height);
     this.history.rolledBack(height);
     this.headHeight = height;
@@ -333,21 +274,8 @@ export class BlockStore {
    * Native events under an index term, newest first, each with its transaction id: the feeds of tokens,
    * NFT collections and addresses.
    */
-  async indexedEvents(
-    term: string,
-    offset: number,
-    limit: number,
-  ): Promise<(EventLocation & { txid: string; event: NativeEvent })[]> {
-    const locations = await this.eventIndex.list(term, offset, limit);
-    const sources = await this.logSources([...new Set(locations.map((l) => l.height))]);
-    const byHeight = new Map(sources.map((s) => [s.height, s]));
-    const out: (EventLocation & { txid: string; event: NativeEvent })[] = [];
-    for (const l of locations) {
-      const s = byHeight.get(l.height);
-      const event = s?.receipts[l.txIndex]?.events?.[l.eventIndex];
-      if (s && event) out.push({ ...l, txid: s.txid(l.txIndex), event });
-    }
-    return out;
+  indexedEvents(term: string, offset: number, limit: number): Promise<IndexedEvent[]> {
+    return this.eventIndex.listWithTx(term, offset, limit, (heights) => this.logSources(heights));
   }
 
   /** Receipts of the block at height (one per transaction), or null when the block does not exist. */
@@ -414,8 +342,7 @@ export class BlockStore {
 
   /**
    * Stored encodings of blocks [from, from + count) as far as the store has them, while their total stays
-   * within maxBytes (the first block always): what a peer's range request is answered with, read in
-   * chunks straight from the database without decoding and re-encoding each block.
+   * within maxBytes (the first block always): what a peer's range request is answered with (block-ranges.ts).
    */
   async encodedBlocks(from: number, count: number, maxBytes: number): Promise<Uint8Array[]> {
     const out: Uint8Array[] = [];
@@ -423,29 +350,9 @@ export class BlockStore {
     return out;
   }
 
-  /**
-   * The same blocks as a stream, read a chunk at a time (about RANGE_STREAM_CHUNK_BYTES) only as the
-   * consumer pulls them: a peer's range response holds one chunk in memory, not its whole 8 MiB.
-   */
-  async *streamEncodedBlocks(from: number, count: number, maxBytes: number): AsyncGenerator<Uint8Array> {
-    const end = Math.min(this.headHeight + 1, from + count);
-    let bytes = 0;
-    let sent = 0;
-    for (let h = from; h < end; ) {
-      // Sized by the blocks read so far: a chunk of large blocks stays near the bound, empty ones go dozens at once.
-      const room = Math.min(maxBytes - bytes, RANGE_STREAM_CHUNK_BYTES);
-      const fit = sent === 0 ? RANGE_READ_CHUNK : Math.ceil(room / (bytes / sent));
-      const limit = Math.max(1, Math.min(end - h, fit, 32 * RANGE_READ_CHUNK));
-      const rows = await this.db.range({ gte: blockKey(h), lt: blockKey(h + limit), limit });
-      for (const [, v] of rows) {
-        if (sent > 0 && bytes + v.length > maxBytes) return;
-        bytes += v.length;
-        sent++;
-        yield v;
-      }
-      if (rows.length < limit) break;
-      h += limit;
-    }
+  /** The same blocks as a stream, read a chunk at a time only as the consumer pulls them (block-ranges.ts). */
+  streamEncodedBlocks(from: number, count: number, maxBytes: number): AsyncGenerator<Uint8Array> {
+    return streamStoredBlocks(this.db, from, Math.min(this.headHeight + 1, from + count), maxBytes);
   }
 
   async heightOfHash(hash: string): Promise<number | null> {
@@ -463,109 +370,22 @@ export class BlockStore {
   async txLocation(txid: string): Promise<TxLocation | null> {
     const id = normHash(txid);
     const raw = await this.db.get(txKey(id));
-    return raw ? { height: Number(raw.readBigUInt64BE(0)), index: raw.readUInt32BE(8) } : null;
-  }
-
-  /** Cache the counts of these addresses with one multi-get (a block's senders, instead of one read each). */
-  private loadTxCounts(addresses: Iterable<string>): void {
-    const missing = [...addresses].filter((a) => !this.txCounts.has(a));
-    if (missing.length === 0) return;
-    const raw = this.db.getManySync(missing.map(addrCountKey));
-    missing.forEach((a, i) => this.txCounts.set(a, raw[i] ? (raw[i] as Buffer).readUInt32BE(0) : 0));
-  }
-
-  /**
-   * Rollback of the daily aggregates: each removed block (ascending) leaves its day's record, with the addresses
-   * it saw first (their count after the rollback is 0); the new head is the last block of its day.
-   */
-  private async dayRollback(
-    height: number,
-    removed: readonly Block[],
-    countAfter: (addr: string) => number,
-  ): Promise<{ ops: KvOp[]; applied: () => void }> {
-    const head = (await this.getBlock(height)) as Block;
-    const adjust = new Map<number, { blocks: number; txs: number; fresh: number }>();
-    const seen = new Set<string>();
-    for (const b of removed) {
-      const d = dayOf(b.timestamp);
-      const a = adjust.get(d) ?? { blocks: 0, txs: 0, fresh: 0 };
-      a.blocks++;
-      a.txs += b.transactions.length;
-      for (const tx of b.transactions) {
-        for (const addr of txAddresses(tx)) {
-          if (seen.has(addr) || countAfter(addr) > 0) continue;
-          seen.add(addr);
-          a.fresh++;
-        }
-      }
-      adjust.set(d, a);
-    }
-    const ops: KvOp[] = [];
-    const records = new Map<number, DayRecord | null>();
-    for (const [d, a] of adjust) {
-      const prev = this.dayRecord(d);
-      const blocks = prev.blocks - a.blocks;
-      if (blocks <= 0) {
-        ops.push({ type: 'del', key: dayKey(d) });
-        records.set(d, null);
-        continue;
-      }
-      const rec: DayRecord = {
-        ...prev,
-        blocks,
-        txs: prev.txs - a.txs,
-        new_addresses: prev.new_addresses - a.fresh,
-        last_ts: d === dayOf(head.timestamp) ? head.timestamp : prev.last_ts,
-      };
-      ops.push({ type: 'put', key: dayKey(d), value: Buffer.from(JSON.stringify(rec)) });
-      records.set(d, rec);
-    }
-    return {
-      ops,
-      applied: () => {
-        for (const [d, rec] of records) {
-          if (rec) this.days.set(d, rec);
-          else this.days.delete(d);
-        }
-      },
-    };
+    return raw ? readTxLocation(raw) : null;
   }
 
   /** Aggregates of a UTC day (day = Unix seconds / 86400), from the record written with its blocks. */
   dayRecord(day: number): DayRecord {
-    const hit = this.days.get(day);
-    if (hit) return hit;
-    const [raw] = this.db.getManySync([dayKey(day)]);
-    const rec: DayRecord = raw
-      ? (JSON.parse(raw.toString('utf8')) as DayRecord)
-      : { day, blocks: 0, txs: 0, new_addresses: 0, first_ts: 0, last_ts: 0 };
-    this.days.set(day, rec);
-    return rec;
+    return this.days.dayRecord(day);
   }
 
+  /** Transactions touching address (the address history's count). */
   txCount(address: string): number {
-    const cached = this.txCounts.get(address);
-    if (cached !== undefined) return cached;
-    const [raw] = this.db.getManySync([addrCountKey(address)]);
-    const n = raw ? raw.readUInt32BE(0) : 0;
-    this.txCounts.set(address, n);
-    return n;
+    return this.addresses.txCount(address);
   }
 
-  /**
-   * Newest-first locations of the transactions touching address. Each posting holds at least one
-   * location, so offset + limit postings are enough.
-   */
-  async addressHistory(address: string, offset: number, limit: number): Promise<TxLocation[]> {
-    const prefix = addrTxPrefix(address);
-    const rows = await this.db.range({ gte: prefix, lt: prefixEnd(prefix), reverse: true, limit: offset + limit });
-    const out: TxLocation[] = [];
-    for (const [k, v] of rows) {
-      const locs = postingLocations(k, v);
-      for (let j = locs.length - 1; j >= 0 && out.length < offset + limit; j--) out.push(locs[j]);
-      if (out.length >= offset + limit) break;
-    }
-    return out.slice(offset);
+  /** Newest-first locations of the transactions touching address. */
+  addressHistory(address: string, offset: number, limit: number): Promise<TxLocation[]> {
+    return this.addresses.history(address, offset, limit);
   }
 
   /**
@@ -590,10 +410,8 @@ export class BlockStore {
   }
 
   /** Location of the first transaction that touched address (its first history entry), or null. */
-  async firstAddressTx(address: string): Promise<TxLocation | null> {
-    const prefix = addrTxPrefix(address);
-    const [row] = await this.db.range({ gte: prefix, lt: prefixEnd(prefix), limit: 1 });
-    return row ? (postingLocations(row[0], row[1])[0] ?? null) : null;
+  firstAddressTx(address: string): Promise<TxLocation | null> {
+    return this.addresses.first(address);
   }
 
   /**
@@ -649,28 +467,10 @@ export class BlockStore {
   /**
    * The transaction that created the contract at address (a transaction without recipient; contracts made
    * by other contracts are not indexed), or null. Consumer: the verification service (creation code and
-   * constructor arguments). Blocks written before the index existed are searched through the zero address's
-   * history (where creations are listed), oldest first.
+   * constructor arguments). contract-creations.ts.
    */
-  async contractCreation(address: string): Promise<TxLocation | null> {
-    const raw = await this.db.get(creationKey(address));
-    if (raw) return { height: Number(raw.readBigUInt64BE(0)), index: raw.readUInt32BE(8) };
-    if (this.creationIndexFrom === 0) return null;
-    const target = address.toLowerCase().replace(/^0x/, '');
-    const prefix = addrTxPrefix(ZERO_ADDRESS);
-    const end = Buffer.concat([prefix, u64be(this.creationIndexFrom)]);
-    let gte = prefix;
-    for (;;) {
-      const rows = await this.db.range({ gte, lt: end, limit: READ_CHUNK });
-      for (const [k, v] of rows) {
-        for (const loc of postingLocations(k, v)) {
-          const r = (await this.receipts(loc.height))?.[loc.index];
-          if (r?.contractAddress && toHex(r.contractAddress) === target) return loc;
-        }
-      }
-      if (rows.length < READ_CHUNK) return null;
-      gte = Buffer.concat([rows[rows.length - 1][0], Buffer.from([0])]);
-    }
+  contractCreation(address: string): Promise<TxLocation | null> {
+    return this.creations.find(address);
   }
 
   /** Recent blocks held in memory, newest first. */
@@ -682,69 +482,4 @@ export class BlockStore {
   }
 }
 
-function txLocationValue(height: number, index: number): Buffer {
-  const b = Buffer.allocUnsafe(12);
-  b.writeUInt32BE(Math.floor(height / 0x1_0000_0000), 0);
-  b.writeUInt32BE(height >>> 0, 4);
-  b.writeUInt32BE(index, 8);
-  return b;
-}
-
 const viewOf = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
-
-function addPosting(postings: Map<string, number[]>, addr: string, index: number): void {
-  const list = postings.get(addr);
-  if (list) list.push(index);
-  else postings.set(addr, [index]);
-}
-
-/** A posting's value: the transaction indexes as u32 BE, ascending. */
-function postingValue(indexes: readonly number[]): Buffer {
-  const b = Buffer.allocUnsafe(indexes.length * 4);
-  for (let j = 0; j < indexes.length; j++) b.writeUInt32BE(indexes[j], j * 4);
-  return b;
-}
-
-/** Locations of a posting ('A' + addr20 + height u64 -> u32 BE indexes), ascending. */
-function postingLocations(k: Buffer, v: Buffer): TxLocation[] {
-  const height = k.readUInt32BE(21) * 0x1_0000_0000 + k.readUInt32BE(25);
-  const out: TxLocation[] = [];
-  for (let o = 0; o + 4 <= v.length; o += 4) out.push({ height, index: v.readUInt32BE(o) });
-  return out;
-}
-
-/**
- * Addresses whose history lists the transaction (sender and recipient, once each), lower case: one
- * posting per address and block, whatever case a submission spelled it in.
- */
-export function txAddresses(tx: SignedTransaction): string[] {
-  const from = tx.from_address.toLowerCase();
-  const to = tx.to_address.toLowerCase();
-  return from === to ? [from] : [from, to];
-}
-
-/** Per-UTC-day aggregates written with each block (GET /stats/daily reads 14 of them). */
-export interface DayRecord {
-  day: number;
-  blocks: number;
-  txs: number;
-  /** Addresses whose first transaction ever is on this day. */
-  new_addresses: number;
-  first_ts: number;
-  last_ts: number;
-}
-
-export const DAY_SECONDS = 86_400;
-export const dayOf = (ts: number): number => Math.floor(ts / DAY_SECONDS);
-const dayKey = (day: number): Buffer => metaKey(`day:${day}`);
-
-function foldDay(prev: DayRecord, block: Block, fresh: number): DayRecord {
-  return {
-    day: prev.day,
-    blocks: prev.blocks + 1,
-    txs: prev.txs + block.transactions.length,
-    new_addresses: prev.new_addresses + fresh,
-    first_ts: prev.blocks === 0 ? block.timestamp : Math.min(prev.first_ts, block.timestamp),
-    last_ts: Math.max(prev.last_ts, block.timestamp),
-  };
-}

@@ -1,24 +1,16 @@
 import { EventEmitter } from 'node:events';
 import { crypto } from '../crypto/index.js';
-import {
-  type BlockEnv,
-  type ExecutionResult,
-  type PackLimit,
-  encodeReceipts,
-  executeBlock,
-  operationEnv,
-} from '../execution/index.js';
+import { type BlockEnv, type PackLimit, encodeReceipts, executeBlock, operationEnv } from '../execution/index.js';
 import { type KeyPair, signDigest, type NativeRuleContext, type SignedTransaction } from '../ledger/index.js';
-import { type StateChanges, StateOverlay, StateStore, type StateUndo } from '../state/index.js';
-import type { KvOp, KvStore } from '../storage/index.js';
-import { NodeError, fromHex, toHex } from '../util/index.js';
+import { type StateChanges, StateOverlay, StateStore } from '../state/index.js';
+import type { KvStore } from '../storage/index.js';
+import { fromHex, toHex } from '../util/index.js';
 import {
   BFT_HEADER_VERSION,
   type Block,
   type BlockHeader,
   type ConsensusData,
   type ConsensusPhase,
-  EMPTY_BLOOM_HEX,
   HEADER_VERSION,
   blockHash,
   evidenceHash,
@@ -26,15 +18,24 @@ import {
   receiptsRootOf,
   txMerkleRoot,
 } from './block.js';
+import { BlockStore } from './block-store.js';
+import { NO_CONSENSUS_DATA, openChainStore } from './chain-open.js';
+import { rollbackHeld } from './chain-rollback.js';
+import {
+  type ChainEvents,
+  type ChainOptions,
+  type Execution,
+  NoSuchHeightError,
+  type Proposal,
+  StaleExecutionError,
+} from './chain-types.js';
 import { applyEvidence, decodeEvidence } from './evidence.js';
 import { evmHardforkAt } from './evm-hardfork.js';
-import { applyGenesisAlloc, finishGenesis, streamGenesisAlloc } from './genesis-state.js';
-import { BlockStore } from './block-store.js';
-import { PendingDevWrites, devPatchKey } from './dev-patches.js';
-import { type HistoricalStateView, type HistoryRetention, HistoryUnavailableError } from './state-history.js';
+import { PendingDevWrites } from './dev-patches.js';
+import type { HistoricalStateView } from './state-history.js';
 import { type ChainParams, ledgerParams } from './params.js';
 import { consensusPhaseAt } from './schedule.js';
-import { type TrieCheckpointOptions, TrieCheckpoints, type TrieStart, openStateTrie } from './trie-checkpoint.js';
+import { TrieCheckpoints, type TrieStart } from './trie-checkpoint.js';
 import { type VerifiedAhead, verifyBlocksAhead } from './verify-ahead.js';
 import {
   type AppliedBlock,
@@ -47,57 +48,8 @@ import {
   validateExecuted,
 } from './validate-block.js';
 
-/** The head moved (a block was imported) while a proposal was being executed. */
-export class StaleExecutionError extends Error {}
-
-/** A block built on the current head, validated, its state applied to the trie but not yet persisted. */
-export interface Proposal extends AppliedBlock {
-  timings: { executeMs: number; stateRootMs: number };
-}
-
-/** Transactions executed on top of the head, not yet applied to the state trie. */
-export interface Execution {
-  height: number;
-  timestamp: number;
-  proposer: string;
-  overlay: StateOverlay;
-  result: ExecutionResult;
-  executeMs: number;
-  /** The block's consensus data (version 2): the parent's commit certificate and included evidence. */
-  consensusData: ConsensusData;
-}
-
-const NO_CONSENSUS_DATA: ConsensusData = { last_commit: new Uint8Array(0), evidence: [] };
-
-export interface ChainEvents {
-  /** A committed block, its execution, and the undo record of its state changes (tracing keeps recent ones). */
-  block: [Block, ExecutionResult | null, StateUndo];
-  /** The chain was rolled back: the head is now the block at this height; the state keys the rollback changed. */
-  rollback: [number, ReadonlySet<string>];
-  /** A trie checkpoint of the block at this height was written (error null) or failed, after ms. */
-  checkpoint: [number, Error | null, number];
-}
-
-/** Options of a chain beyond its parameters. */
-export interface ChainOptions {
-  /** Change sets kept for reads at past heights and rollbacks (default: every block). */
-  history?: HistoryRetention;
-  /** Bytes of committed state values cached in memory (`--state-cache-mb`; default 256 MiB). */
-  stateCacheBytes?: number;
-  /** Where and how often the trie is checkpointed (restart without re-hashing the state); none by default. */
-  trieCheckpoint?: TrieCheckpointOptions;
-}
-
-/** A height that is not a block of the chain (negative, or above the head). */
-export class NoSuchHeightError extends NodeError {
-  readonly code = 'NO_SUCH_HEIGHT';
-  constructor(
-    readonly height: number,
-    readonly head: number,
-  ) {
-    super(`block ${height} does not exist (the head is ${head})`, 404, -32000);
-  }
-}
+/** Benches and tests that load chain.js alone find these here too. */
+export type { Execution, Proposal } from './chain-types.js';
 
 /**
  * The canonical chain: head, state, and the rules to extend it. Block production and
@@ -169,16 +121,9 @@ export class Chain extends EventEmitter<ChainEvents> {
    * checked against the head's state root) or write genesis.
    */
   async open(): Promise<void> {
-    const t0 = performance.now();
-    const height = await this.blocks.open();
-    if (height < 0) {
-      await this.writeGenesis();
-      this.trieStart = { from: 'genesis', ms: performance.now() - t0 };
-      return;
-    }
-    this.headBlock = (await this.blocks.getBlock(height)) as Block;
-    this.trieStart = await openStateTrie(this.state, this.blocks, this.headBlock, this.checkpoints?.path ?? null, t0);
-    await this.devWrites?.restore(this.state);
+    const opened = await openChainStore(this.params, this.blocks, this.state, this.devWrites, this.checkpoints?.path ?? null);
+    this.headBlock = opened.head;
+    this.trieStart = opened.trieStart;
   }
 
   /**
@@ -187,19 +132,8 @@ export class Chain extends EventEmitter<ChainEvents> {
    * the write fails.
    */
   async checkpointNow(): Promise<boolean> {
-    const c = this.checkpoints;
-    if (c === null) return false;
-    for (;;) {
-      await this.settled();
-      if (!c.busy) break;
-      await c.idle();
-    }
-    if ((this.devWrites?.size ?? 0) > 0) return false;
-    const write = c.start(this.headBlock);
-    if (write === null) return false;
-    const err = await write;
-    if (err) throw err;
-    return true;
+    const head = (): Block | null => ((this.devWrites?.size ?? 0) > 0 ? null : this.headBlock);
+    return (await this.checkpoints?.writeNow(() => this.settled(), head)) ?? false;
   }
 
   /**
@@ -214,42 +148,6 @@ export class Chain extends EventEmitter<ChainEvents> {
     } finally {
       this.settle();
     }
-  }
-
-  private async writeGenesis(): Promise<void> {
-    const streamed = await streamGenesisAlloc(this.params, this.blocks.db, this.state);
-    const overlay = new StateOverlay(this.state);
-    if (streamed === null) applyGenesisAlloc(this.params, overlay);
-    else finishGenesis(this.params, overlay, streamed);
-    const undo = this.state.applyChanges(overlay.changes);
-    const header: BlockHeader = {
-      version: HEADER_VERSION,
-      index: 0,
-      previous_hash: '0'.repeat(64),
-      timestamp: this.params.genesisTimestamp,
-      tx_count: 0,
-      validator: `0x${'0'.repeat(40)}`,
-      merkle_root: txMerkleRoot([]),
-      state_root: toHex(this.state.root()),
-      receipts_root: receiptsRootOf(encodeReceipts([])),
-      round: 0,
-      gas_used: 0n,
-      logs_bloom: EMPTY_BLOOM_HEX,
-      consensus: 'PoA',
-      last_commit_hash: '',
-      evidence_hash: '',
-    };
-    const block: Block = {
-      ...header,
-      hash: blockHash(header),
-      signature: '',
-      justification: new Uint8Array(0),
-      transactions: [],
-      ...NO_CONSENSUS_DATA,
-    };
-    await this.blocks.commit(block, overlay.changes, [], undefined, undo);
-    this.state.markDurable(overlay.changes);
-    this.headBlock = block;
   }
 
   /** Execution environment of the block at height (shared by production and replay). */
@@ -544,34 +442,15 @@ export class Chain extends EventEmitter<ChainEvents> {
    */
   async rollbackTo(height: number): Promise<void> {
     await this.acquire();
-    const changed = new Set<string>();
-    let removed = false;
+    let done: { changed: Set<string>; removed: boolean };
     try {
-      const head = this.height;
-      if (!Number.isSafeInteger(height) || height < 0 || height > head) throw new NoSuchHeightError(height, head);
-      if (height < this.blocks.history.oldest) throw new HistoryUnavailableError(height, this.blocks.history.oldest);
-      // Dev writes not yet in a block belong to the head being left: the live state goes back to the head's first.
-      if (this.devWrites && this.devWrites.size > 0) for (const k of await this.devWrites.drop(this.state)) changed.add(k);
-      if (height < head) {
-        const target = (await this.blocks.getBlock(height)) as Block;
-        // Dev-write records of the removed heights go in the same batch (a new block there writes its own).
-        const patches: KvOp[] = [];
-        if (this.devWrites) for (let h = height + 1; h <= head; h++) patches.push({ type: 'del', key: devPatchKey(h) });
-        // The values being replaced are read before the batch overwrites them (the undo record of the
-        // restore, which open snapshots read through).
-        const restore = await this.blocks.rollbackTo(height, patches, (keys) => this.state.prefetch(keys));
-        for (const k of restore.keys()) changed.add(k);
-        this.state.applyChanges(restore);
-        this.state.markDurable(restore);
-        this.headBlock = target;
-        const root = toHex(this.state.root());
-        if (root !== target.state_root) throw new Error(`state root mismatch after rollback to ${height}: ${root}`);
-        removed = true;
-      }
+      done = await rollbackHeld(this, this.height, height, (b) => {
+        this.headBlock = b;
+      });
     } finally {
       this.settle();
     }
-    if (removed || changed.size > 0) this.emit('rollback', height, changed);
+    if (done.removed || done.changed.size > 0) this.emit('rollback', height, done.changed);
   }
 
   /** Drop a proposal that will not be committed. */

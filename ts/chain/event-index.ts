@@ -6,8 +6,19 @@
  */
 import type { ReceiptRecord } from '../execution/index.js';
 import { type NativeEvent, eventIndexTerms } from '../ledger/index.js';
-import { type KvOp, type KvStore, eventCountKey, eventIndexKeyAt, eventIndexPrefix, prefixEnd } from '../storage/index.js';
+import {
+  type KvBatch,
+  type KvOp,
+  type KvStore,
+  addOps,
+  eventCountKey,
+  eventIndexKeyAt,
+  eventIndexPrefix,
+  prefixEnd,
+} from '../storage/index.js';
 import { u64be } from '../util/index.js';
+import type { Block } from './block.js';
+import type { BlockIndexContributor, DroppedIndex, LogSource, RemovedBlock } from './block-index.js';
 
 /** Postings carry no value: the key says everything. */
 const NO_VALUE = Buffer.alloc(0);
@@ -18,6 +29,9 @@ export interface EventLocation {
   txIndex: number;
   eventIndex: number;
 }
+
+/** An indexed event with its transaction id. */
+export type IndexedEvent = EventLocation & { txid: string; event: NativeEvent };
 
 /** Offsets from which `list` reads from a checkpoint rather than from the newest event. */
 const DEEP_OFFSET = 512;
@@ -33,7 +47,8 @@ const locationOf = (k: Buffer, at: number): EventLocation => ({
   eventIndex: k.readUInt16BE(at + 12),
 });
 
-export class EventIndex {
+/** A BlockStore contributor (stage, drop); `ops` and `dropOps` are the same operations as lists. */
+export class EventIndex implements BlockIndexContributor {
   private readonly counts = new Map<string, number>();
   /**
    * Keys of events at known positions of a term, counted from its oldest event: new events only ever come after
@@ -94,6 +109,27 @@ export class EventIndex {
     return rows.slice(offset).map(([k]) => locationOf(k, prefix.length));
   }
 
+  /**
+   * Native events under an index term, newest first, each with its transaction id (read through `sources`, the
+   * store's log sources): the feeds of tokens, NFT collections and addresses.
+   */
+  async listWithTx(
+    term: string,
+    offset: number,
+    limit: number,
+    sources: (heights: number[]) => Promise<LogSource[]>,
+  ): Promise<IndexedEvent[]> {
+    const locations = await this.list(term, offset, limit);
+    const byHeight = new Map((await sources([...new Set(locations.map((l) => l.height))])).map((s) => [s.height, s]));
+    const out: IndexedEvent[] = [];
+    for (const l of locations) {
+      const s = byHeight.get(l.height);
+      const event = s?.receipts[l.txIndex]?.events?.[l.eventIndex];
+      if (s && event) out.push({ ...l, txid: s.txid(l.txIndex), event });
+    }
+    return out;
+  }
+
   /** Keep the keys at every CHECKPOINT_EVERY-th position of rows read newest first (row i at position count - 1 - i). */
   private remember(term: string, rows: readonly [Buffer, Buffer][], count: number): void {
     let marks = this.checkpoints.get(term);
@@ -112,6 +148,16 @@ export class EventIndex {
     const position = Math.ceil(top / CHECKPOINT_EVERY) * CHECKPOINT_EVERY;
     const key = marks.get(position);
     return key ? { position, key } : null;
+  }
+
+  stage(batch: KvBatch, block: Block, receipts: readonly ReceiptRecord[]): () => void {
+    const staged = this.ops(block.index, receipts);
+    addOps(batch, staged.ops);
+    return staged.applied;
+  }
+
+  drop(removed: readonly RemovedBlock[]): DroppedIndex {
+    return this.dropOps(removed.map(({ block, receipts }) => ({ height: block.index, receipts })));
   }
 
   /** The batch operations that index a block's events; `applied()` then updates the cached counts. */

@@ -18,10 +18,12 @@ export {
   lastCommitHash,
   receiptsRootOf,
 } from './block.js';
-export { Chain, type ChainEvents, NoSuchHeightError, StaleExecutionError, checkedOf, applyGenesisAlloc } from './chain.js';
+export { Chain, checkedOf, applyGenesisAlloc } from './chain.js';
+export { type ChainEvents, NoSuchHeightError, StaleExecutionError } from './chain-types.js';
 export { EventIndex } from './event-index.js';
 export {
   type DoubleSignEvidence,
+  EVIDENCE_MAX_AGE_BLOCKS,
   MAX_EVIDENCE_PER_BLOCK,
   decodeEvidence,
   encodeEvidence,

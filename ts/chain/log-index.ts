@@ -1,7 +1,8 @@
 import { crypto } from '../crypto/index.js';
 import { type ReceiptRecord, decodeReceipts } from '../execution/index.js';
-import { type KvOp, type KvStore, logIndexKey, metaKey, receiptsKey } from '../storage/index.js';
-import { EMPTY_BLOOM_HEX } from './block.js';
+import { type KvBatch, type KvOp, type KvStore, addOps, logIndexKey, metaKey, receiptsKey } from '../storage/index.js';
+import { type Block, EMPTY_BLOOM_HEX } from './block.js';
+import type { BlockIndexContributor, DroppedIndex, RemovedBlock } from './block-index.js';
 
 /**
  * The EVM log index (docs/evm.md): postings on disk, written in each block's atomic batch, plus the
@@ -161,7 +162,8 @@ function intersectSorted(a: readonly number[], b: readonly number[]): number[] {
   return out;
 }
 
-export class LogIndex {
+/** The postings are a BlockStore contributor; the blooms follow the store's window of blocks. */
+export class LogIndex implements BlockIndexContributor {
   readonly blooms: BloomWindow;
 
   constructor(
@@ -188,6 +190,18 @@ export class LogIndex {
       if (ops.length) await this.db.write(ops);
     }
     await this.db.write([{ type: 'put', key: MARKER, value: Buffer.from([1]) }]);
+  }
+
+  stage(batch: KvBatch, block: Block, receipts: readonly ReceiptRecord[]): undefined {
+    addOps(batch, logIndexOps(block.index, receipts));
+    return undefined;
+  }
+
+  drop(removed: readonly RemovedBlock[]): DroppedIndex {
+    const ops: KvOp[] = [];
+    for (const { block, receipts } of removed)
+      for (const op of logIndexOps(block.index, receipts)) ops.push({ type: 'del', key: op.key });
+    return { ops };
   }
 
   /**

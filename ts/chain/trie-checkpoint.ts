@@ -152,6 +152,25 @@ export class TrieCheckpoints {
   }
 
   /**
+   * Write a checkpoint of the head now (a clean shutdown), after any being written: `settled` waits until no block
+   * is being applied, then `head` is the block the trie holds, or null when it is not that block's alone (dev
+   * writes not yet in a block). False when nothing was written; throws when the write fails.
+   */
+  async writeNow(settled: () => Promise<void>, head: () => Block | null): Promise<boolean> {
+    for (;;) {
+      await settled();
+      if (!this.busy) break;
+      await this.idle();
+    }
+    const block = head();
+    const write = block === null ? null : this.start(block);
+    if (write === null) return false;
+    const err = await write;
+    if (err) throw err;
+    return true;
+  }
+
+  /**
    * Start writing a checkpoint of the trie as it is now, which must be `head`'s state (called with the chain
    * held, or settled with no dev writes pending). Null when one is being written or the trie has no checkpoints.
    */

@@ -1,14 +1,15 @@
-import { PRECOMMIT, PREVOTE, type Vote, type VoteType, encodeJustification, proposalDigest, voteDigest, proposerAt, validatorSetAt, type CheckedBlock, type Block, type Chain, checkedOf, type DoubleSignEvidence } from '../chain/index.js';
-import { type KeyPair, signDigest, isLowS } from '../ledger/index.js';
-import { toHex, fromHex } from '../util/index.js';
-import { type BftOptions, type BftStatus, type FinalizedInfo, type ResumeInfo, type Step, roundTimeouts, roundTimeout } from './bft-options.js';
-import { type ConsensusMessage, type Proposal, type ProposalRef, messageHeight, InvalidConsensusMessage } from './messages.js';
+import type { Block, Chain, CheckedBlock, DoubleSignEvidence, Vote, VoteType } from '../chain/index.js';
+import { PRECOMMIT, PREVOTE, proposerAt, validatorSetAt } from '../chain/index.js';
+import type { KeyPair } from '../ledger/index.js';
+import type { BftOptions, BftStatus, FinalizedInfo, ResumeInfo, Step } from './bft-options.js';
+import { roundTimeout, roundTimeouts } from './bft-options.js';
+import { type ConsensusMessage, type Proposal, type ProposalRef, messageHeight } from './messages.js';
 import { STEP_PRECOMMIT, STEP_PREVOTE, STEP_PROPOSE, type SignGuard } from './privval.js';
+import { buildProposalBlock, commitDecided, reusePoolTransactions, signProposal, signVote, untilSlot } from './proposing.js';
 import { verifyProposalSignature } from './verify-message.js';
 import { HeightVotes } from './vote-set.js';
 export { type ConsensusMessage, InvalidConsensusMessage, type Proposal } from './messages.js';
 export { type BftOptions, type BftStatus, type FinalizedInfo, type ResumeInfo, roundTimeouts } from './bft-options.js';
-import { crypto } from '../crypto/index.js';
 import type { BlockTxPool } from '../mempool/interface.js';
 
 /**
@@ -222,24 +223,12 @@ export class BftEngine {
     this.timers.push(t);
   }
 
-  /**
-   * Time until round 0's proposal is due: one block time after the slot the parent's proposal went out in
-   * (proposals go out on slot boundaries, so a late height does not push every later one back), or the
-   * next slot boundary when the parent's proposal was not seen here (synced, or after a restart).
-   */
-  private untilSlot(parentProposedAt?: number): number {
-    const bt = this.opts.blockTimeMs;
-    const now = Date.now();
-    const due = parentProposedAt === undefined ? Math.ceil(now / bt) * bt : Math.floor(parentProposedAt / bt) * bt + bt;
-    return Math.max(0, due - now);
-  }
-
   private startRound(r: number, parentProposedAt?: number): void {
     this.round = r;
     this.step = 'propose';
     const h = this.height;
     this.onRound?.(h, r);
-    const wait = r === 0 ? this.untilSlot(parentProposedAt) : 0;
+    const wait = r === 0 ? untilSlot(this.opts.blockTimeMs, parentProposedAt) : 0;
     const proposer = proposerAt(this.chain.params, this.chain.state, h, r);
     if (proposer?.address === this.key.address) {
       // Not in this tick: the commit that started the height updates the mempool once its event is handled.
@@ -255,38 +244,18 @@ export class BftEngine {
     const sendAt = Date.now() + waitMs;
     let block = this.validBlock;
     if (!block) {
-      const head = this.chain.head;
-      const consensusData = {
-        last_commit: head.consensus === 'DPoS+BFT' ? head.justification : new Uint8Array(0),
-        evidence: this.opts.evidence?.forProposal() ?? [],
-      };
-      const exec = await this.chain.execute(
-        this.mempool.take(this.opts.maxBlockTxs),
-        this.key.address,
-        this.chain.now(),
-        this.opts.pack,
-        consensusData,
-      );
-      if (h !== this.height || r !== this.round) return;
-      let sealed: ReturnType<Chain['seal']>;
-      try {
-        sealed = this.chain.seal(exec, this.key, r, { proposal: true });
-      } catch {
-        return; // the head moved meanwhile
-      }
-      this.chain.abandon(sealed);
-      block = sealed.block;
+      const current = () => h === this.height && r === this.round;
+      const built = await buildProposalBlock(this.chain, this.mempool, this.key, this.opts, r, current);
+      if (!built) return;
+      block = built.block;
       this.valid.set(block.hash, true);
-      this.checked.set(block.hash, { parentHash: block.previous_hash, ...checkedOf(sealed) });
+      this.checked.set(block.hash, built.checked);
     }
     const delay = sendAt - Date.now();
     if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
     if (this.stopped || h !== this.height || r !== this.round || this.step !== 'propose') return;
     if (!this.guard.allow(h, r, STEP_PROPOSE, block.hash)) return;
-    const signature = toHex(
-      signDigest(proposalDigest(this.chain.params.chainId, h, r, this.validRound, block.hash), this.key.privateKey),
-    );
-    const proposal: Proposal = { height: h, round: r, pol_round: this.validRound, block, signature };
+    const proposal = signProposal(this.chain.params.chainId, this.key, h, r, this.validRound, block);
     this.broadcast({ kind: 'proposal', proposal });
     await this.receive({ kind: 'proposal', proposal }, '');
   }
@@ -323,7 +292,7 @@ export class BftEngine {
   private async addProposal(p: Proposal): Promise<void> {
     verifyProposalSignature(this.chain, p, p.block.hash);
     if (this.proposals.has(p.round)) return;
-    this.reusePoolTransactions(p.block);
+    reusePoolTransactions(this.mempool, p.block);
     this.proposals.set(p.round, p);
     if (!this.proposalSeenAt.has(p.block.hash)) this.proposalSeenAt.set(p.block.hash, Date.now());
     // Not awaited: the message is relayed as soon as its signature checks out; process() runs again
@@ -338,20 +307,6 @@ export class BftEngine {
     if (!block || block.hash !== ref.block_hash || ref.height !== this.height) return;
     const { block_hash: _, ...rest } = ref;
     await this.addProposal({ ...rest, block });
-  }
-
-  /**
-   * A proposal's transactions that this node's pool already admitted are the very same transactions
-   * (same txid, i.e. the same signed fields, and the same signature and key): use the pool's objects,
-   * whose signatures admission verified, so the proposal check does not verify them a second time.
-   */
-  private reusePoolTransactions(b: Block): void {
-    const txs = b.transactions;
-    for (let i = 0; i < txs.length; i++) {
-      const known = this.mempool.get(txs[i].txid);
-      if (known && known !== txs[i] && known.signature === txs[i].signature && known.public_key === txs[i].public_key)
-        txs[i] = known;
-    }
   }
 
   /** The block-validity rule on a proposal (executed on an overlay, then dropped), once per block hash. */
@@ -459,9 +414,7 @@ export class BftEngine {
       if (last.height !== h || last.round !== r || last.step !== step) return;
       hash = last.block_hash;
     }
-    const body = { type, height: h, round: r, block_hash: hash };
-    const signature = toHex(signDigest(voteDigest(this.chain.params.chainId, body), this.key.privateKey));
-    const vote: Vote = { ...body, validator: this.key.address, signature };
+    const vote = signVote(this.chain.params.chainId, this.key, { type, height: h, round: r, block_hash: hash });
     this.onVoteSigned?.(vote);
     this.broadcast({ kind: 'vote', vote });
     this.addVote(vote);
@@ -470,9 +423,7 @@ export class BftEngine {
 
   /** A vote signed before a restart, sent again unchanged (the sign guard recorded it; no new position). */
   private resend(type: VoteType, round: number, hash: string): void {
-    const body = { type, height: this.height, round, block_hash: hash };
-    const signature = toHex(signDigest(voteDigest(this.chain.params.chainId, body), this.key.privateKey));
-    const vote: Vote = { ...body, validator: this.key.address, signature };
+    const vote = signVote(this.chain.params.chainId, this.key, { type, height: this.height, round, block_hash: hash });
     this.broadcast({ kind: 'vote', vote });
     this.addVote(vote);
   }
@@ -498,12 +449,10 @@ export class BftEngine {
     this.deciding = true;
     try {
       const precommits = this.votes.precommitsFor(round, block.hash);
-      const final: Block = { ...block, justification: encodeJustification({ round, precommits }) };
-      if (this.chain.height + 1 !== final.index) return; // imported meanwhile (sync)
+      // Read before the commit: the head it moves starts the next height, which clears them.
       const seenAt = this.proposalSeenAt.get(block.hash);
-      const checked = this.checked.get(block.hash);
-      if (checked && checked.parentHash === this.chain.head.hash) await this.chain.commitChecked(final, checked);
-      else await this.chain.importBlock(final);
+      const final = await commitDecided(this.chain, block, round, precommits, this.checked.get(block.hash));
+      if (!final) return; // imported meanwhile (sync)
       this.onFinalized?.({
         height: final.index,
         round,

@@ -2,6 +2,7 @@ import {
   type Block,
   type Chain,
   type DoubleSignEvidence,
+  EVIDENCE_MAX_AGE_BLOCKS,
   MAX_EVIDENCE_PER_BLOCK,
   decodeEvidence,
   encodeEvidence,
@@ -31,6 +32,14 @@ export interface EvidenceEntry {
   included_at: number | null;
 }
 
+/** The pool's bounds; the defaults are the node's (tests make them small to reach them in a few blocks). */
+export interface EvidencePoolLimits {
+  /** Pending evidence kept at most. */
+  maxPending: number;
+  /** Evidence older than this many blocks leaves the pool (at most the block rule's EVIDENCE_MAX_AGE_BLOCKS). */
+  maxAgeBlocks: number;
+}
+
 const entryOf = (id: string, e: DoubleSignEvidence, includedAt: number | null): EvidenceEntry => ({
   id,
   validator: e.a.validator,
@@ -51,7 +60,13 @@ export class EvidencePool {
   private readonly pending = new Map<string, DoubleSignEvidence>();
   private readonly committed: EvidenceEntry[] = [];
 
-  constructor(private readonly chain: Chain) {
+  private readonly limits: EvidencePoolLimits;
+
+  constructor(
+    private readonly chain: Chain,
+    limits: Partial<EvidencePoolLimits> = {},
+  ) {
+    this.limits = { maxPending: MAX_PENDING_EVIDENCE, maxAgeBlocks: EVIDENCE_MAX_AGE_BLOCKS, ...limits };
     const recent = [...chain.blocks.recentBlocks()].reverse();
     for (const b of recent) this.onBlock(b);
     chain.on('block', (b) => this.onBlock(b));
@@ -68,7 +83,7 @@ export class EvidencePool {
     const problem = this.problem(e);
     if (problem?.startsWith('already included') || this.moot(e)) return false;
     if (problem) throw new InvalidEvidenceError(problem);
-    if (this.pending.size >= MAX_PENDING_EVIDENCE) {
+    if (this.pending.size >= this.limits.maxPending) {
       const oldest = this.pending.keys().next().value as string;
       this.pending.delete(oldest);
     }
@@ -93,6 +108,8 @@ export class EvidencePool {
   private problem(e: DoubleSignEvidence): string | null {
     const { params, state } = this.chain;
     const at = Math.max(this.chain.height + 1, e.a.height + 1);
+    if (at - e.a.height > this.limits.maxAgeBlocks)
+      return `evidence from ${e.a.height} is older than ${this.limits.maxAgeBlocks} blocks`;
     return evidenceProblem(params.chainId, e, at, (h) => validatorSetAt(params, state, h), state);
   }
 

@@ -11,6 +11,19 @@ export interface PoaOptions {
   pack?: PackLimit;
 }
 
+/** The wall clock and block timer PoA runs on: the system's in a node, a manual one in unit tests. */
+export interface PoaClock {
+  now(): number;
+  setTimeout(fire: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const systemClock: PoaClock = {
+  now: () => Date.now(),
+  setTimeout: (fire, ms) => setTimeout(fire, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
 /**
  * Proof of authority: authorities (the genesis validators, sorted by address) take turns by
  * height; a block is final as soon as it is committed. This node produces when it holds the
@@ -18,7 +31,7 @@ export interface PoaOptions {
  */
 export class PoaEngine implements ConsensusEngine {
   readonly name = 'PoA';
-  private timer: NodeJS.Timeout | null = null;
+  private timer: unknown = null;
   private inFlight: Promise<void> | null = null;
   private stopped = true;
   onProduced?: (info: ProducedBlockInfo) => void;
@@ -36,6 +49,7 @@ export class PoaEngine implements ConsensusEngine {
     private readonly mempool: BlockTxPool,
     private readonly key: KeyPair,
     private readonly opts: PoaOptions,
+    private readonly clock: PoaClock = systemClock,
   ) {}
 
   nextProposer(): string | null {
@@ -64,10 +78,10 @@ export class PoaEngine implements ConsensusEngine {
   private schedule(): void {
     if (this.stopped) return;
     // Aim each block at a multiple of the block time, so production time does not drift the cadence.
-    const now = Date.now();
+    const now = this.clock.now();
     const delay = this.opts.blockTimeMs - (now % this.opts.blockTimeMs);
     const slot = now + delay;
-    this.timer = setTimeout(() => {
+    this.timer = this.clock.setTimeout(() => {
       this.inFlight = this.tick(slot).finally(() => {
         this.inFlight = null;
         this.schedule();
@@ -94,7 +108,7 @@ export class PoaEngine implements ConsensusEngine {
    * wall-clock time (ms) the block was scheduled for; it is late when committed after slot + blockTimeMs.
    * `maxTxs`: fewer transactions than a block may hold (the dev chain's automine makes a block per transaction).
    */
-  async produce(slot = Date.now(), maxTxs = this.opts.maxBlockTxs): Promise<ProducedBlockInfo> {
+  async produce(slot = this.clock.now(), maxTxs = this.opts.maxBlockTxs): Promise<ProducedBlockInfo> {
     const t0 = performance.now();
     const txs = this.mempool.take(Math.min(maxTxs, this.opts.maxBlockTxs));
     const exec = await this.chain.execute(txs, this.key.address, this.chain.now(), this.opts.pack);
@@ -119,7 +133,7 @@ export class PoaEngine implements ConsensusEngine {
       totalMs: t2 - t0,
       gasUsed: proposal.block.gas_used,
       // Without a block time (the dev chain's automine) a block has no slot to miss: never late.
-      lateMs: this.opts.blockTimeMs > 0 ? Math.max(0, Date.now() - (slot + this.opts.blockTimeMs)) : 0,
+      lateMs: this.opts.blockTimeMs > 0 ? Math.max(0, this.clock.now() - (slot + this.opts.blockTimeMs)) : 0,
     };
     this.onProduced?.(info);
     return info;
@@ -127,7 +141,7 @@ export class PoaEngine implements ConsensusEngine {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = null;
     if (this.inFlight) await this.inFlight;
   }

@@ -1,6 +1,16 @@
 import type { Common } from '@ethereumjs/common';
-import { type TypedTransaction, createTxFromRLP } from '@ethereumjs/tx';
-import { type SignedTransaction, WEI_PER_BASE, ZERO_ADDRESS, EVM_DATA_PREFIX } from '../ledger/index.js';
+import {
+  AccessList2930Tx,
+  Blob4844Tx,
+  EOACode7702Tx,
+  FeeMarket1559Tx,
+  LegacyTx,
+  type TypedTransaction,
+  createTxFromRLP,
+} from '@ethereumjs/tx';
+import { Address } from '@ethereumjs/util';
+import { keccak256 } from '../crypto/index.js';
+import { EVM_DATA_PREFIX, type SignedTransaction, WEI_PER_BASE, ZERO_ADDRESS } from '../ledger/index.js';
 import { toHex } from '../util/index.js';
 
 import { PARAMS_LOADED } from './common.js';
@@ -53,6 +63,31 @@ export function evmToSignedTransaction(tx: TypedTransaction, raw: Uint8Array, ti
     signature: toHex(raw),
     public_key: '',
   };
+}
+
+const senderBytes = new WeakMap<TypedTransaction, Uint8Array>();
+
+/**
+ * getSenderAddress of every @ethereumjs transaction class, hashing the recovered public key with the crypto door
+ * (the addon) and keeping the address per frozen transaction: @ethereumjs' own hashes it with its JS keccak on
+ * every call (~13 µs; admission asks once, the VM again per execution). The recovery and its rules (EIP-2 low s,
+ * the recovery id) stay @ethereumjs' getSenderPublicKey, with the addon's ecrecover plugged into the Common
+ * (common.ts); an impersonated transaction's own getSenderAddress (impersonation.ts) still shadows this one.
+ */
+function senderAddress(this: TypedTransaction): Address {
+  let bytes = senderBytes.get(this);
+  if (!bytes) {
+    const pub = this.getSenderPublicKey();
+    if (pub.length !== 64) throw new Error('Expected pubKey to be of length 64');
+    bytes = keccak256(pub).slice(12);
+    // As @ethereumjs caches the public key: only a frozen transaction's fields cannot change afterwards.
+    if (Object.isFrozen(this)) senderBytes.set(this, bytes);
+  }
+  return new Address(bytes.slice());
+}
+
+for (const txClass of [LegacyTx, AccessList2930Tx, FeeMarket1559Tx, Blob4844Tx, EOACode7702Tx]) {
+  (txClass.prototype as { getSenderAddress: () => Address }).getSenderAddress = senderAddress;
 }
 
 const decoded = new WeakMap<SignedTransaction, TypedTransaction>();

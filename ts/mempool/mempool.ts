@@ -45,6 +45,8 @@ export interface MempoolContents {
 export class Mempool implements BlockTxPool {
   private readonly byId = new Map<string, SignedTransaction>();
   private readonly bySender = new Map<string, SignedTransaction[]>();
+  /** Each sender's amount + fee over its pending list, kept with the list (admission asks it per submission). */
+  private readonly spendOf = new Map<string, bigint>();
   private readonly queued = new Map<string, Map<bigint, Queued>>();
   private readonly queuedIds = new Set<string>();
 
@@ -73,9 +75,11 @@ export class Mempool implements BlockTxPool {
 
   /** Amount + fee (base units) the sender has committed in pending transactions. */
   pendingSpend(sender: string): bigint {
-    let s = 0n;
-    for (const tx of this.pendingOf(sender)) s += tx.amount + tx.fee;
-    return s;
+    return this.spendOf.get(sender) ?? 0n;
+  }
+
+  private addSpend(sender: string, delta: bigint): void {
+    this.spendOf.set(sender, (this.spendOf.get(sender) ?? 0n) + delta);
   }
 
   /** Caller (admission) has validated the transaction as the sender's next nonce; add it. */
@@ -84,6 +88,7 @@ export class Mempool implements BlockTxPool {
     const list = this.bySender.get(tx.from_address);
     if (list) list.push(tx);
     else this.bySender.set(tx.from_address, [tx]);
+    this.addSpend(tx.from_address, tx.amount + tx.fee);
   }
 
   /**
@@ -95,6 +100,7 @@ export class Mempool implements BlockTxPool {
     const i = list ? list.indexOf(old) : -1;
     if (!list || i < 0) throw new Error('replace: transaction is not pending');
     list[i] = next;
+    this.addSpend(old.from_address, next.amount + next.fee - old.amount - old.fee);
     this.byId.delete(old.txid);
     this.byId.set(next.txid, next);
   }
@@ -144,8 +150,14 @@ export class Mempool implements BlockTxPool {
     const list = this.bySender.get(tx.from_address);
     if (!list) return;
     const i = list.findIndex((p) => p.txid === tx.txid);
-    if (i >= 0) list.splice(i, 1);
-    if (list.length === 0) this.bySender.delete(tx.from_address);
+    if (i >= 0) {
+      const [gone] = list.splice(i, 1);
+      this.addSpend(tx.from_address, -(gone.amount + gone.fee));
+    }
+    if (list.length === 0) {
+      this.bySender.delete(tx.from_address);
+      this.spendOf.delete(tx.from_address);
+    }
   }
 
   /** A copy of what the pool holds (the transactions themselves are immutable and shared). */
@@ -162,6 +174,7 @@ export class Mempool implements BlockTxPool {
   restore(c: MempoolContents): void {
     this.byId.clear();
     this.bySender.clear();
+    this.spendOf.clear();
     this.queued.clear();
     this.queuedIds.clear();
     for (const tx of c.pending) this.add(tx);

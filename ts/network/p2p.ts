@@ -9,22 +9,14 @@ import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import { tcp } from '@libp2p/tcp';
 import { type Multiaddr, multiaddr } from '@multiformats/multiaddr';
 import { createLibp2p } from 'libp2p';
-import {
-  MAX_BLOCKS_PER_REQUEST,
-  MAX_RANGE_BYTES,
-  RANGE_TIMEOUT_MS,
-  type RangeReply,
-  type RangeSource,
-  readRange,
-  serveRange,
-} from './block-range.js';
-import { BLOCK_BY_HASH_TIMEOUT_MS, requestBlockOnStream, serveBlockByHash } from './block-by-hash.js';
-import { CONSENSUS_SYNC_TIMEOUT_MS, requestConsensusOnStream, serveConsensusSync } from './consensus-sync.js';
-import { PeerMisbehaviour } from './errors.js';
+import { type RangeSource, serveRange } from './block-range.js';
+import { serveBlockByHash } from './block-by-hash.js';
+import { serveConsensusSync } from './consensus-sync.js';
 import { gossipScoreParams, gossipScoreThresholds } from './gossip-score.js';
 import { Gossip, type GossipTopics, type PubSub } from './gossip.js';
 import type { GossipHandler, GossipTopic } from './gossip-validation.js';
 import { PeerScores, ipOf } from './peer-score.js';
+import { PeerRequests, type ProtocolName } from './requests.js';
 import { BLOCK_BY_HASH_SERVING, CONSENSUS_SYNC_SERVING, RANGE_SERVING, ServingBudget } from './serving-budget.js';
 import { REQUEST_READ_TIMEOUT_MS, type ServingHost } from './serving.js';
 import { type ChainStatus, answerStatus, exchangeStatus } from './status.js';
@@ -100,8 +92,15 @@ export class P2PNetwork {
     blockByHash: new ServingBudget(BLOCK_BY_HASH_SERVING),
     consensusSync: new ServingBudget(CONSENSUS_SYNC_SERVING),
   };
-  /** Consensus-sync requests in flight per peer (an honest node never has two open to one peer). */
-  private readonly consensusRequests = new Map<string, Promise<Uint8Array[]>>();
+  /** The requesting side of the block-range, block-by-hash and consensus-sync protocols (requests.ts). */
+  private readonly requests = new PeerRequests((peer) => {
+    const target = this.peerById(peer);
+    return target && ((name, signal) => this.node.dialProtocol(target, this.protocol(name), { signal }));
+  });
+  readonly streamBlocks = this.requests.streamBlocks.bind(this.requests);
+  readonly requestBlocks = this.requests.requestBlocks.bind(this.requests);
+  readonly requestBlockByHash = this.requests.requestBlockByHash.bind(this.requests);
+  readonly requestConsensus = this.requests.requestConsensus.bind(this.requests);
   /** What the request handlers need of this host. */
   private readonly servingHost: ServingHost;
   private redial: NodeJS.Timeout | null = null;
@@ -157,17 +156,9 @@ export class P2PNetwork {
   /** Publish bytes on a topic as they are, unbatched and unchecked (tests: an adversarial peer). */
   readonly publishRaw = (topic: GossipTopic, bytes: Uint8Array): Promise<void> => this.gossip.publish(topic, bytes);
 
-  private get statusProtocol(): string {
-    return `${this.prefix}/status/1`;
-  }
-  private get blocksProtocol(): string {
-    return `${this.prefix}/blocks/1`;
-  }
-  private get blockByHashProtocol(): string {
-    return `${this.prefix}/block-by-hash/1`;
-  }
-  private get consensusSyncProtocol(): string {
-    return `${this.prefix}/consensus-sync/1`;
+  /** A protocol's id: it carries the chain id and a genesis-hash prefix (docs/p2p.md). */
+  private protocol(name: ProtocolName): string {
+    return `${this.prefix}/${name}/1`;
   }
 
   get peerId(): string {
@@ -213,17 +204,17 @@ export class P2PNetwork {
         }),
       },
     });
-    await this.node.handle(this.statusProtocol, (s, c) => void this.serveStatus(s, c));
+    await this.node.handle(this.protocol('status'), (s, c) => void this.serveStatus(s, c));
     const host = this.servingHost;
-    await this.node.handle(this.blocksProtocol, (s, c) =>
+    await this.node.handle(this.protocol('blocks'), (s, c) =>
       serveRange(host, s, c.remotePeer.toString(), this.opts.blocks, this.budgets.blocks),
     );
-    await this.node.handle(this.blockByHashProtocol, (s, c) =>
+    await this.node.handle(this.protocol('block-by-hash'), (s, c) =>
       serveBlockByHash(host, s, c.remotePeer.toString(), this.budgets.blockByHash, async (hash) => {
         return (await this.opts.blockByHash?.(hash)) ?? null;
       }),
     );
-    await this.node.handle(this.consensusSyncProtocol, (s, c) =>
+    await this.node.handle(this.protocol('consensus-sync'), (s, c) =>
       serveConsensusSync(host, s, c.remotePeer.toString(), this.budgets.consensusSync, (h) => this.opts.consensusAt?.(h) ?? []),
     );
     this.node.addEventListener('peer:identify', (e) => void this.onIdentify(e.detail.peerId, e.detail.protocols));
@@ -274,7 +265,7 @@ export class P2PNetwork {
   }
 
   private async onIdentify(peer: PeerId, protocols: string[]): Promise<void> {
-    if (!protocols.includes(this.statusProtocol)) {
+    if (!protocols.includes(this.protocol('status'))) {
       await this.refuse(peer, 'peer does not speak this chain (chain id or genesis differ)');
       return;
     }
@@ -376,79 +367,10 @@ export class P2PNetwork {
     if (!target) throw new Error(`not connected to ${peer}`);
     // One deadline for the whole exchange: a peer that opens the stream and never answers is not waited on.
     const signal = AbortSignal.timeout(REQUEST_READ_TIMEOUT_MS);
-    const stream = await this.node.dialProtocol(target, this.statusProtocol, { signal });
+    const stream = await this.node.dialProtocol(target, this.protocol('status'), { signal });
     const res = await exchangeStatus(stream, this.opts.status(), signal);
     if (this.handshaken.has(target.toString())) this.heights.set(target.toString(), res.head_height);
     return res;
-  }
-
-  // --- block ranges (block-range.ts) ---
-
-  /**
-   * Blocks [from, from + count) from a peer within maxBytes, each handed to onBlock as it arrives (the
-   * peer may send fewer when it has fewer). Throws RangeInterrupted when the response ends early (the
-   * blocks before were handed on), PeerMisbehaviour when it breaks the protocol.
-   */
-  async streamBlocks(
-    peer: string,
-    req: { from: number; count: number; maxBytes?: number },
-    onBlock: (frame: Uint8Array) => void,
-    signal?: AbortSignal,
-  ): Promise<RangeReply> {
-    const target = this.peerById(peer);
-    if (!target) throw new Error(`not connected to ${peer}`);
-    const timeout = AbortSignal.timeout(RANGE_TIMEOUT_MS);
-    const stream = await this.node.dialProtocol(target, this.blocksProtocol, {
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-    });
-    const count = Math.min(req.count, MAX_BLOCKS_PER_REQUEST);
-    return readRange(
-      stream,
-      { from: req.from, count, maxBytes: Math.min(req.maxBytes ?? MAX_RANGE_BYTES, MAX_RANGE_BYTES) },
-      onBlock,
-      signal,
-    );
-  }
-
-  /** Encoded blocks [from, from + count) from a peer (it may send fewer when it has fewer). */
-  async requestBlocks(peer: string, from: number, count: number): Promise<Uint8Array[]> {
-    const out: Uint8Array[] = [];
-    await this.streamBlocks(peer, { from, count }, (b) => out.push(b));
-    return out;
-  }
-
-  // --- one block by hash (block-by-hash.ts) ---
-
-  /** An encoded block by hash from a peer (up to 32 MiB), or null when it does not have it. */
-  async requestBlockByHash(peer: string, hash: string): Promise<Uint8Array | null> {
-    const target = this.peerById(peer);
-    if (!target) return null;
-    const signal = AbortSignal.timeout(BLOCK_BY_HASH_TIMEOUT_MS);
-    const stream = await this.node.dialProtocol(target, this.blockByHashProtocol, { signal });
-    return requestBlockOnStream(stream, hash, signal);
-  }
-
-  // --- the consensus messages of a height (consensus-sync.ts) ---
-
-  /**
-   * A peer's consensus messages for a height (encoded as on the consensus topic). One request per peer at
-   * a time: a caller while one is in flight gets nothing (the stuck timer asks again a second later).
-   */
-  async requestConsensus(peer: string, height: number): Promise<Uint8Array[]> {
-    const target = this.peerById(peer);
-    if (!target || this.consensusRequests.has(peer)) return [];
-    const run = (async () => {
-      const stream = await this.node.dialProtocol(target, this.consensusSyncProtocol, {
-        signal: AbortSignal.timeout(CONSENSUS_SYNC_TIMEOUT_MS),
-      });
-      return requestConsensusOnStream(stream, height);
-    })();
-    this.consensusRequests.set(peer, run);
-    try {
-      return await run;
-    } finally {
-      this.consensusRequests.delete(peer);
-    }
   }
 
   /**

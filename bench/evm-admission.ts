@@ -1,0 +1,100 @@
+import { rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import type { KeyPair } from '../ts/ledger/keys.js';
+import { senderKeys } from './fixtures.js';
+import { benchEthSubmission, ethTransferBodies } from './http-e2e-eth.js';
+import { rawLane, startBenchChainNode } from './http-e2e.js';
+import { stopServer } from './http-load-procs.js';
+import { groupCpuSeconds } from './proc-cpu.js';
+
+/**
+ * Admission alone: server CPU per `eth_sendRawTransaction` of an EIP-1559 transfer, the node started with
+ * `--role full` so that no block is produced while it admits (the CPU read around the submissions is the
+ * admission's: decoding, sender recovery, hashing, pool rules, journal, answer). `BENCH_BASELINE` (a build
+ * of an earlier commit, scripts/bench-baseline.sh) is measured in the same interleaved rounds. On a loaded
+ * machine wall time says little: the CPU per request is the number to compare.
+ *
+ *   node dist/bench/evm-admission.js            BENCH_ROUNDS (5), BENCH_LANES (64), BENCH_PER_SENDER (160)
+ *   BENCH_E2E=1 node dist/bench/evm-admission.js   also submit -> inclusion on a validator (bench/http-e2e-eth.ts:
+ *                                                  its CPU per transfer includes executing them in blocks)
+ *   BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" node dist/bench/evm-admission.js   (profile)
+ */
+
+export interface AdmissionRun {
+  acceptedPerSec: number;
+  cpuUsPerTx: number;
+}
+
+/** One run on a fresh node (`main`: another build's entry point). */
+export async function benchEvmAdmission(bodies: string[][], keys: KeyPair[], main?: string): Promise<AdmissionRun> {
+  const { server, dir } = await startBenchChainNode('uws', keys, ['--role', 'full'], main);
+  try {
+    const pgid = server.child.pid as number;
+    const cpu0 = groupCpuSeconds(pgid);
+    const t0 = performance.now();
+    const rs = await Promise.all(bodies.map((list) => rawLane(server.port, list, server.rpcPath)));
+    const t1 = performance.now();
+    const cpu1 = groupCpuSeconds(pgid);
+    const refused = rs.find((r) => r.failed.length)?.failed[0];
+    if (refused !== undefined) throw new Error(`${server.name} refused a transfer: ${refused}`);
+    const n = rs.reduce((a, r) => a + r.ok, 0);
+    return { acceptedPerSec: n / ((t1 - t0) / 1000), cpuUsPerTx: ((cpu1 - cpu0) * 1e6) / n };
+  } finally {
+    await stopServer(server.child);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
+
+async function main(): Promise<void> {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+  const lanes = Number(process.env.BENCH_LANES ?? 64);
+  const perSender = Number(process.env.BENCH_PER_SENDER ?? 160);
+  const baseline = process.env.BENCH_BASELINE;
+  const keys = senderKeys(lanes);
+  const bodies = ethTransferBodies(keys, perSender);
+  const builds: [string, string | undefined][] = [['this build', undefined]];
+  if (baseline) builds.unshift(['before', `${baseline}/dist/ts/node/main.js`]);
+  const runs = new Map<string, AdmissionRun[]>(builds.map(([name]) => [name, []]));
+  const e2e = new Map<string, { cpu: number; accepted: number; included: number }[]>(builds.map(([name]) => [name, []]));
+  const loads: string[] = [];
+  for (let r = 0; r < rounds; r++) {
+    loads.push(loadavg()[0].toFixed(2));
+    for (const [name, main] of builds) {
+      const run = await benchEvmAdmission(bodies, keys, main);
+      runs.get(name)?.push(run);
+      console.log(`${name} round ${r + 1}: ${fmt(run.cpuUsPerTx)} µs CPU/tx, ${fmt(run.acceptedPerSec)} tx/s accepted`);
+      if (process.env.BENCH_E2E !== '1') continue;
+      const x = await benchEthSubmission('native', 64, 20, { main });
+      e2e.get(name)?.push({ cpu: x.nodeCpuUs ?? Number.NaN, accepted: x.acceptedPerSec, included: x.includedPerSec });
+      console.log(
+        `${name} round ${r + 1} e2e: ${fmt(x.nodeCpuUs ?? Number.NaN)} µs CPU/tx, ${fmt(x.includedPerSec)} tx/s included`,
+      );
+    }
+  }
+  loads.push(loadavg()[0].toFixed(2));
+  console.log(`\n${lanes * perSender} EIP-1559 transfers, ${lanes} lanes; 1-min load average per round: ${loads.join(', ')}`);
+  console.log('| Build | Server CPU per tx (median) | runs | Accepted (median) | runs |\n|---|---|---|---|---|');
+  for (const [name] of builds) {
+    const rs = runs.get(name) ?? [];
+    const cpu = rs.map((x) => x.cpuUsPerTx);
+    const acc = rs.map((x) => x.acceptedPerSec);
+    console.log(
+      `| ${name} | ${fmt(median(cpu))} µs | ${cpu.map(fmt).join(' / ')} | ${fmt(median(acc))} tx/s | ${acc.map(fmt).join(' / ')} |`,
+    );
+  }
+  if (process.env.BENCH_E2E !== '1') return;
+  console.log('\nSubmit -> inclusion, 1,280 EIP-1559 transfers (bench/http-e2e-eth.ts), server CPU over the whole run:');
+  console.log('| Build | Server CPU per tx | runs | Accepted | Submit -> inclusion |\n|---|---|---|---|---|');
+  for (const [name] of builds) {
+    const xs = e2e.get(name) ?? [];
+    const cpu = xs.map((x) => x.cpu);
+    console.log(
+      `| ${name} | ${fmt(median(cpu))} µs | ${cpu.map(fmt).join(' / ')} | ${fmt(median(xs.map((x) => x.accepted)))} tx/s | ${fmt(median(xs.map((x) => x.included)))} tx/s |`,
+    );
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
