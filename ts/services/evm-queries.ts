@@ -1,12 +1,13 @@
 import { type BlockEnv, type AccessListOutcome, type CallArgs, type CallKind, type CallOutcome, CallPoolBusyError, type CallReply, type CallRunner, type CallState, InProcessCallRunner, type ReceiptRecord, type BlockOverrides, type StateOverrideSet, withBlockOverrides } from '../execution/index.js';
 import { type Block, blockGasLimitOf, transactionGasCap } from '../chain/index.js';
 import { codeKey, storageKey, type StateReader } from '../state/index.js';
-import { EvmBusyError, EvmTimeoutError, ExecutionRevertedError, type NodeError, ServerError, fromHex, normHash, to0x } from '../util/index.js';
+import { EvmBusyError, EvmTimeoutError, ExecutionRevertedError, type NodeError, ServerError, fromHex, to0x } from '../util/index.js';
 
 export { blockGasLimitOf };
 import type { ChainContext, NodeContext } from './context.js';
 import { type LocatedReceipt, locateReceipts } from './log-queries.js';
 import { stateAt, withStateAt } from './state-at.js';
+import { committedTransaction } from './tx-queries.js';
 
 const ERROR_SELECTOR = '08c379a0';
 const PANIC_SELECTOR = '4e487b71';
@@ -246,9 +247,7 @@ export async function receiptOfTransaction(
   ctx: ChainContext,
   txid: string,
 ): Promise<{ block: Block; index: number; receipt: LocatedReceipt } | null> {
-  const loc = await ctx.chain.blocks.txLocation(normHash(txid));
-  if (!loc) return null;
-  const [block, rs] = await Promise.all([ctx.chain.blocks.getBlock(loc.height), blockReceipts(ctx, loc.height)]);
-  const receipt = rs?.[loc.index];
-  return block && receipt ? { block, index: loc.index, receipt } : null;
+  const found = await committedTransaction(ctx, txid);
+  const receipt = found && (await blockReceipts(ctx, found.block.index))?.[found.index];
+  return found && receipt ? { block: found.block, index: found.index, receipt } : null;
 }
