@@ -292,7 +292,7 @@ export async function resolveSearch(ctx: NodeContext, query: string): Promise<Se
   if (hash(q)) {
     const id = normHash(q);
     if ((await ctx.chain.blocks.txLocation(id)) || ctx.mempool.get(id)) return { kind: 'tx', txid: id };
-    const height = await ctx.chain.blocks.heightOfHash(id);
+    const height = await heightOfHash(ctx, id);
     return height === null ? null : { kind: 'block', height };
   }
   if (address(q)) return { kind: 'address', address: q.toLowerCase() };
