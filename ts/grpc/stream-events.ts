@@ -10,11 +10,13 @@ import {
   type ChainEventKind,
   type LocatedReceipt,
   type NodeContext,
-  ResumableSubscription,
+  type ResumableSubscription,
   type SubscriptionItem,
   blockReceipts,
+  headHeight,
   locateReceipts,
   logMatches,
+  subscribeResumable,
 } from '../services/index.js';
 import { GrpcError, GrpcStatus, invalidArgument } from './errors.js';
 import { ChainEventSchema, EventKind, type StreamEventsRequest } from './gen/native/v1/native_pb.js';
@@ -93,21 +95,18 @@ export class EventStream {
     lagThreshold = LAG_THRESHOLD,
   ) {
     this.filter = parseFilter(req);
-    const events = ctx.events;
-    if (!events) throw new GrpcError(GrpcStatus.UNAVAILABLE, 'this node has no event source');
     const kinds = new Set<ChainEventKind>();
     if (this.filter.blocks || this.filter.logs) kinds.add('block_finalized');
     if (this.filter.pending) kinds.add('pending_tx');
     const { addresses } = this.filter;
-    this.sub = new ResumableSubscription(
-      { chain: ctx.chain, events },
-      {
-        fromHeight: this.filter.fromSequence,
-        maxQueued: lagThreshold,
-        kinds,
-        accept: addresses.size === 0 ? undefined : (e) => acceptPending(e, addresses),
-      },
-    );
+    const sub = subscribeResumable(ctx, {
+      fromHeight: this.filter.fromSequence,
+      maxQueued: lagThreshold,
+      kinds,
+      accept: addresses.size === 0 ? undefined : (e) => acceptPending(e, addresses),
+    });
+    if (!sub) throw new GrpcError(GrpcStatus.UNAVAILABLE, 'this node has no event source');
+    this.sub = sub;
   }
 
   /** Events waiting in the live queue (how far behind this consumer is). */
@@ -188,7 +187,7 @@ export class EventStream {
     if (e.kind === 'pending_tx') {
       const event = create(ChainEventSchema, {
         event: { case: 'pendingTransaction', value: { transaction: transactionMessage(e.tx) } },
-        sequence: BigInt(this.ctx.chain.height),
+        sequence: BigInt(headHeight(this.ctx)),
       });
       out.push(toBinary(ChainEventSchema, event));
       return;

@@ -5,7 +5,7 @@
  * eth_signTypedData_v4 sign as geth and MetaMask do.
  */
 import { type DevChain, type SendArgs, devChainOf, signMessage, signTypedData } from '../dev/index.js';
-import type { NodeContext } from '../services/index.js';
+import { type NodeContext, chainIdOf } from '../services/index.js';
 import { fromHex, isAddress } from '../util/index.js';
 import { parseCallArgs } from './evm.js';
 import { parseQuantity } from './params.js';
@@ -26,8 +26,8 @@ export function parseSendArgs(ctx: NodeContext, raw: unknown): SendArgs {
   const o = raw as Record<string, unknown>;
   if (!call.from) throw invalidParams('invalid argument 0: from is required');
   const chainId = optional(o, 'chainId');
-  if (chainId !== undefined && chainId !== BigInt(ctx.chain.params.chainId)) {
-    throw invalidParams(`invalid argument 0: chainId ${chainId} is not this chain's ${ctx.chain.params.chainId}`);
+  if (chainId !== undefined && chainId !== BigInt(chainIdOf(ctx))) {
+    throw invalidParams(`invalid argument 0: chainId ${chainId} is not this chain's ${chainIdOf(ctx)}`);
   }
   const type = optional(o, 'type');
   return {

@@ -1,7 +1,16 @@
 import { DEFAULT_TRACE_OPTIONS, TRACE_TIMEOUT_MAX_MS, type TraceOptions, type TracerName } from '../execution/index.js';
-import { type NodeContext, traceBlock, traceCall, traceNativeTransaction, traceTransaction } from '../services/index.js';
+import {
+  type NodeContext,
+  blockAtHeight,
+  heightOfHash,
+  heightOfTag,
+  traceBlock,
+  traceCall,
+  traceNativeTransaction,
+  traceTransaction,
+} from '../services/index.js';
 import { NotFoundError } from '../util/index.js';
-import { resolveHeight, stateHeightOf } from './eth.js';
+import { stateHeightOf } from './eth.js';
 import { parseCallArgs } from './evm.js';
 import { parseBlockTag } from './params.js';
 import { traceCallOverrides } from './override-params.js';
@@ -90,7 +99,7 @@ export function parseTraceOptions(raw: unknown): TraceOptions {
 }
 
 async function blockAt(ctx: NodeContext, height: number) {
-  const block = height <= ctx.chain.height ? await ctx.chain.blocks.getBlock(height) : null;
+  const block = await blockAtHeight(ctx, height);
   if (!block) throw new NotFoundError(`block #${height} not found`);
   return block;
 }
@@ -110,14 +119,14 @@ export const traceMethods: RpcTable = {
     params: ['blockTag', 'any?'],
     handler: async (ctx, [tag, options]) => {
       const opts = parseTraceOptions(options);
-      return traceBlock(ctx, await blockAt(ctx, resolveHeight(ctx, parseBlockTag(tag, 0))), opts);
+      return traceBlock(ctx, await blockAt(ctx, heightOfTag(ctx, parseBlockTag(tag, 0))), opts);
     },
   },
   debug_traceBlockByHash: {
     params: ['hash', 'any?'],
     handler: async (ctx, [hash, options]) => {
       const opts = parseTraceOptions(options);
-      const height = await ctx.chain.blocks.heightOfHash(hash as string);
+      const height = await heightOfHash(ctx, hash as string);
       if (height === null) throw new NotFoundError(`block ${hash} not found`);
       return traceBlock(ctx, await blockAt(ctx, height), opts);
     },

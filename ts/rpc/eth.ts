@@ -5,7 +5,15 @@ import {
   HistoryUnavailableError,
   type NodeContext,
   balanceWeiAt,
-  blockGasLimitOf,
+  blockAtHeight,
+  chainIdOf,
+  ethChainFacts,
+  headHeight,
+  heightOfTag,
+  lookupTransaction,
+  oldestStateHeight,
+  resolveBlock,
+  resolveBlockHeight,
   ethBlock,
   ethTransaction,
   getBalanceWei,
@@ -13,23 +21,11 @@ import {
   getPendingNonce,
   nonceAt,
 } from '../services/index.js';
-import { normHash, qty } from '../util/index.js';
-import { type BlockTag, parseBlockTag, parseQuantity } from './params.js';
+import { qty } from '../util/index.js';
+import { blockRefOf, parseBlockTag, parseQuantity } from './params.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 
 const HASH_RE = /^0x[0-9a-fA-F]{64}$/;
-
-/** Height a tag names: every finality tag is the head (PoA finality is immediate). */
-/**
- * The height a block tag names. `safe` and `finalized` are the finalized height (under BFT every
- * committed block is final, so they equal `latest`; the engine's view is asked, not assumed).
- */
-export function resolveHeight(ctx: NodeContext, tag: BlockTag | undefined): number {
-  if (tag === 'earliest') return 0;
-  if (tag === 'safe' || tag === 'finalized') return ctx.consensus.finalizedHeight();
-  if (tag === undefined || typeof tag === 'string') return ctx.chain.height;
-  return tag;
-}
 
 /**
  * The height whose state a state-reading method reads: undefined for no block, a tag naming the head, or
@@ -39,24 +35,14 @@ export function resolveHeight(ctx: NodeContext, tag: BlockTag | undefined): numb
  */
 export async function stateHeightOf(ctx: NodeContext, ref: unknown, i: number): Promise<number | undefined> {
   if (ref === undefined || ref === null) return undefined;
-  let height: number | null;
-  if (typeof ref === 'string' && HASH_RE.test(ref)) height = await ctx.chain.blocks.heightOfHash(ref);
-  else if (typeof ref === 'object') {
-    const o = ref as { blockHash?: unknown; blockNumber?: unknown };
-    if (o.blockHash !== undefined) {
-      if (typeof o.blockHash !== 'string' || !HASH_RE.test(o.blockHash))
-        throw invalidParams(`invalid argument ${i}: blockHash must be 0x + 64 hex`);
-      height = await ctx.chain.blocks.heightOfHash(o.blockHash);
-    } else if (o.blockNumber !== undefined) height = resolveHeight(ctx, parseBlockTag(o.blockNumber, i));
-    else throw invalidParams(`invalid argument ${i}: expected blockHash or blockNumber`);
-  } else {
+  if (typeof ref === 'string' && !HASH_RE.test(ref)) {
     const tag = parseBlockTag(ref, i);
     if (tag === 'latest' || tag === 'pending') return undefined;
-    height = resolveHeight(ctx, tag);
   }
-  if (height === null || height > ctx.chain.height) throw new RpcError(RPC.server, 'header not found');
-  if (height === ctx.chain.height) return undefined;
-  const oldest = ctx.chain.blocks.history.oldest;
+  const height = await resolveBlockHeight(ctx, blockRefOf(ref, i));
+  if (height === null) throw new RpcError(RPC.server, 'header not found');
+  if (height === headHeight(ctx)) return undefined;
+  const oldest = oldestStateHeight(ctx);
   if (height < oldest) throw new HistoryUnavailableError(height, oldest);
   return height;
 }
@@ -65,7 +51,7 @@ export async function stateHeightOf(ctx: NodeContext, ref: unknown, i: number): 
 export async function requireHeadBlockRef(ctx: NodeContext, ref: unknown, i: number): Promise<void> {
   const height = await stateHeightOf(ctx, ref, i);
   if (height !== undefined) {
-    throw new RpcError(RPC.server, `historical state is not available to this method (the head is ${ctx.chain.height})`);
+    throw new RpcError(RPC.server, `historical state is not available to this method (the head is ${headHeight(ctx)})`);
   }
 }
 
@@ -78,23 +64,21 @@ function feeHistoryCount(v: unknown): number {
   return Number(n > BigInt(MAX_FEE_HISTORY_BLOCKS) ? BigInt(MAX_FEE_HISTORY_BLOCKS) : n);
 }
 
-async function blockByTag(ctx: NodeContext, raw: unknown, full: unknown): Promise<unknown> {
-  const b = await blockAt(ctx, raw);
-  return b
-    ? ethBlock(b, full === true, ctx.chain.params.chainId, ctx.chain.params.evmHardfork, blockGasLimitOf(ctx.chain.params))
-    : null;
+/** A block in the Ethereum shape (the chain's id, hardfork and gas limit); null when there is none. */
+function blockJson(ctx: NodeContext, b: Block | null, full: unknown): unknown {
+  if (!b) return null;
+  const f = ethChainFacts(ctx);
+  return ethBlock(b, full === true, f.chainId, f.evmHardfork, f.blockGasLimit);
 }
 
 /** The block a tag or number names; null when it does not exist (yet). */
-async function blockAt(ctx: NodeContext, raw: unknown): Promise<Block | null> {
-  const h = resolveHeight(ctx, parseBlockTag(raw, 0));
-  return h > ctx.chain.height ? null : ((await ctx.chain.blocks.getBlock(h)) ?? null);
+function blockAt(ctx: NodeContext, raw: unknown): Promise<Block | null> {
+  return resolveBlock(ctx, parseBlockTag(raw, 0));
 }
 
 /** The block with this hash; null when unknown (geth's answer, not an error). */
-async function blockWithHash(ctx: NodeContext, hash: string): Promise<Block | null> {
-  const h = await ctx.chain.blocks.heightOfHash(hash);
-  return h === null ? null : ((await ctx.chain.blocks.getBlock(h)) ?? null);
+function blockWithHash(ctx: NodeContext, hash: string): Promise<Block | null> {
+  return resolveBlock(ctx, { hash });
 }
 
 /** Transaction `index` of block `b` in the Ethereum shape; null when the block or the index does not exist. */
@@ -103,7 +87,8 @@ function txAtIndex(ctx: NodeContext, b: Block | null, rawIndex: unknown): unknow
   if (!b || i >= BigInt(b.transactions.length)) return null;
   const index = Number(i);
   const pos = { blockHash: b.hash, blockNumber: b.index, index };
-  return ethTransaction(b.transactions[index], pos, ctx.chain.params.chainId, ctx.chain.params.evmHardfork);
+  const f = ethChainFacts(ctx);
+  return ethTransaction(b.transactions[index], pos, f.chainId, f.evmHardfork);
 }
 
 /** Block-indexed methods geth serves and clients call (counts, transactions by position, uncles: none under PoA). */
@@ -144,8 +129,8 @@ const blockIndexMethods: RpcTable = {
 
 export const ethMethods: RpcTable = {
   ...blockIndexMethods,
-  eth_chainId: { params: [], handler: (ctx) => qty(ctx.chain.params.chainId) },
-  eth_blockNumber: { params: [], handler: (ctx) => qty(ctx.chain.height) },
+  eth_chainId: { params: [], handler: (ctx) => qty(chainIdOf(ctx)) },
+  eth_blockNumber: { params: [], handler: (ctx) => qty(headHeight(ctx)) },
   eth_gasPrice: { params: [], handler: () => qty(GAS_PRICE_WEI) },
   eth_maxPriorityFeePerGas: { params: [], handler: () => qty(INITIAL_BASE_FEE_WEI) },
   // The same source as /native_status.sync_info (catching_up, target_height): the proven target.
@@ -174,37 +159,24 @@ export const ethMethods: RpcTable = {
       return qty(height === undefined ? getNonce(ctx, address as string) : await nonceAt(ctx, address as string, height));
     },
   },
-  eth_getBlockByNumber: { params: ['blockTag', 'bool?'], handler: (ctx, [tag, full]) => blockByTag(ctx, tag, full) },
+  eth_getBlockByNumber: {
+    params: ['blockTag', 'bool?'],
+    handler: async (ctx, [tag, full]) => blockJson(ctx, await blockAt(ctx, tag), full),
+  },
   eth_getBlockByHash: {
     params: ['hash', 'bool?'],
-    handler: async (ctx, [hash, full]) => {
-      const b = await blockWithHash(ctx, hash as string);
-      return b
-        ? ethBlock(b, full === true, ctx.chain.params.chainId, ctx.chain.params.evmHardfork, blockGasLimitOf(ctx.chain.params))
-        : null;
-    },
+    handler: async (ctx, [hash, full]) => blockJson(ctx, await blockWithHash(ctx, hash as string), full),
   },
   eth_getTransactionByHash: {
     params: ['hash'],
     handler: async (ctx, [hash]) => {
-      const id = normHash(hash as string);
-      const chainId = ctx.chain.params.chainId;
-      const loc = await ctx.chain.blocks.txLocation(id);
-      if (loc) {
-        const b = await ctx.chain.blocks.getBlock(loc.height);
-        const tx = b?.transactions[loc.index];
-        if (b && tx)
-          return ethTransaction(
-            tx,
-            { blockHash: b.hash, blockNumber: b.index, index: loc.index },
-            chainId,
-            ctx.chain.params.evmHardfork,
-          );
-      }
-      const pending = ctx.mempool.get(id);
-      return pending
-        ? ethTransaction(pending, { blockHash: null, blockNumber: null, index: null }, chainId, ctx.chain.params.evmHardfork)
-        : null;
+      const found = await lookupTransaction(ctx, hash as string);
+      if (!found) return null;
+      const f = ethChainFacts(ctx);
+      const pos = found.block
+        ? { blockHash: found.block.hash, blockNumber: found.block.index, index: found.index }
+        : { blockHash: null, blockNumber: null, index: null };
+      return ethTransaction(found.tx, pos, f.chainId, f.evmHardfork);
     },
   },
   eth_feeHistory: {
@@ -218,18 +190,20 @@ export const ethMethods: RpcTable = {
       ) {
         throw invalidParams('invalid argument 2: reward percentiles must be ascending numbers in [0, 100]');
       }
-      const requested = resolveHeight(ctx, parseBlockTag(newest, 1));
-      if (requested > ctx.chain.height) {
-        throw new RpcError(RPC.server, `request beyond head block: requested ${requested}, head ${ctx.chain.height}`);
+      const requested = heightOfTag(ctx, parseBlockTag(newest, 1));
+      const head = headHeight(ctx);
+      if (requested > head) {
+        throw new RpcError(RPC.server, `request beyond head block: requested ${requested}, head ${head}`);
       }
       // geth answers a zero count with an empty history, not an error.
       if (n === 0) return { oldestBlock: '0x0', baseFeePerGas: [], gasUsedRatio: [] };
       const last = requested;
       const first = Math.max(0, last - n + 1);
       const gasUsedRatio: number[] = [];
+      const limit = Number(ethChainFacts(ctx).blockGasLimit);
       for (let h = first; h <= last; h++) {
-        const b = await ctx.chain.blocks.getBlock(h);
-        gasUsedRatio.push(b ? Number(b.gas_used) / Number(blockGasLimitOf(ctx.chain.params)) : 0);
+        const b = await blockAtHeight(ctx, h);
+        gasUsedRatio.push(b ? Number(b.gas_used) / limit : 0);
       }
       const fee = qty(INITIAL_BASE_FEE_WEI);
       const out: Record<string, unknown> = {

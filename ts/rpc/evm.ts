@@ -2,7 +2,7 @@ import type { CallArgs } from '../execution/index.js';
 import {
   type CallHeight,
   type NodeContext,
-  blockReceipts,
+  blockWithReceipts,
   callErrorText,
   codeAtHeight,
   createAccessList,
@@ -10,11 +10,14 @@ import {
   ethCall,
   ethLog,
   ethReceipt,
+  ethChainFacts,
+  receiptOfTransaction,
+  resolveBlockHeight,
   storageAtHeight,
 } from '../services/index.js';
 import { NodeError, fromHex, isAddress, isHash, normHash, qty, to0x } from '../util/index.js';
-import { resolveHeight, stateHeightOf } from './eth.js';
-import { parseBlockTag, parseQuantity, parseStorageKey } from './params.js';
+import { stateHeightOf } from './eth.js';
+import { blockRefOf, parseQuantity, parseStorageKey } from './params.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 import { getLogs } from './logs.js';
 import { callOverrides, parseFeeFields } from './override-params.js';
@@ -79,33 +82,19 @@ async function reasoned<T>(p: Promise<T>): Promise<T> {
 }
 
 async function receiptByHash(ctx: NodeContext, hash: string): Promise<unknown> {
-  const loc = await ctx.chain.blocks.txLocation(normHash(hash));
-  if (!loc) return null;
-  const [b, rs] = await Promise.all([ctx.chain.blocks.getBlock(loc.height), blockReceipts(ctx, loc.height)]);
-  const r = rs?.[loc.index];
-  if (!b || !r) return null;
-  return ethReceipt(b, loc.index, r.receipt, r.firstLogIndex, ctx.chain.params.chainId, ctx.chain.params.evmHardfork);
+  const found = await receiptOfTransaction(ctx, hash);
+  if (!found) return null;
+  const { chainId, evmHardfork } = ethChainFacts(ctx);
+  const r = found.receipt;
+  return ethReceipt(found.block, found.index, r.receipt, r.firstLogIndex, chainId, evmHardfork);
 }
 
 async function receiptsOfBlock(ctx: NodeContext, ref: unknown): Promise<unknown> {
-  let height: number | null;
-  if (typeof ref === 'object' && ref !== null) {
-    const o = ref as { blockHash?: unknown; blockNumber?: unknown };
-    if (o.blockHash !== undefined) {
-      if (!isHash(o.blockHash) || !(o.blockHash as string).startsWith('0x'))
-        throw invalidParams('invalid argument 0: blockHash must be 0x + 64 hex');
-      height = await ctx.chain.blocks.heightOfHash(o.blockHash as string);
-    } else if (o.blockNumber !== undefined) height = resolveHeight(ctx, parseBlockTag(o.blockNumber, 0));
-    else throw invalidParams('invalid argument 0: expected blockHash or blockNumber');
-  } else if (typeof ref === 'string' && /^0x[0-9a-fA-F]{64}$/.test(ref)) {
-    height = await ctx.chain.blocks.heightOfHash(ref);
-  } else height = resolveHeight(ctx, parseBlockTag(ref, 0));
-  if (height === null || height > ctx.chain.height) return null;
-  const [b, rs] = await Promise.all([ctx.chain.blocks.getBlock(height), blockReceipts(ctx, height)]);
-  if (!b || !rs) return null;
-  return rs.map((r) =>
-    ethReceipt(b, r.index, r.receipt, r.firstLogIndex, ctx.chain.params.chainId, ctx.chain.params.evmHardfork),
-  );
+  const height = await resolveBlockHeight(ctx, blockRefOf(ref, 0));
+  const found = height === null ? null : await blockWithReceipts(ctx, height);
+  if (!found) return null;
+  const { chainId, evmHardfork } = ethChainFacts(ctx);
+  return found.receipts.map((r) => ethReceipt(found.block, r.index, r.receipt, r.firstLogIndex, chainId, evmHardfork));
 }
 
 /** The spec's eth_ methods that need the EVM (gated by the EVM activation height in index.ts). */

@@ -2,7 +2,15 @@
  * eth_ filter methods (geth's semantics; services/filters.ts keeps the filters). Filters belong to the
  * calling client: an HTTP client address, or a WebSocket connection (its filters go when it closes).
  */
-import { type FilterRegistry, type LogCriteria, type NodeContext, ethLog, findLogs } from '../services/index.js';
+import {
+  type FilterRegistry,
+  type LogCriteria,
+  type NodeContext,
+  ethLog,
+  findLogs,
+  headHeight,
+  heightOfHash,
+} from '../services/index.js';
 import { isHash } from '../util/index.js';
 import { checkLogRange, parseLogMatch } from './logs.js';
 import { type BlockTag, parseBlockTag } from './params.js';
@@ -48,12 +56,12 @@ async function filterLogs(ctx: NodeContext, c: StoredLogCriteria): Promise<unkno
   let from: number;
   let to: number;
   if (c.blockHash !== undefined) {
-    const h = await ctx.chain.blocks.heightOfHash(c.blockHash);
+    const h = await heightOfHash(ctx, c.blockHash);
     if (h === null) throw new RpcError(RPC.server, 'unknown block');
     from = h;
     to = h;
   } else {
-    const head = ctx.chain.height;
+    const head = headHeight(ctx);
     from = c.fromBlock === 'latest' ? head : c.fromBlock;
     // A range reaching past the head ends at the head (the rest has no logs yet).
     to = c.toBlock === 'latest' ? head : Math.min(c.toBlock, head);

@@ -1,4 +1,4 @@
-import type { NodeContext } from '../services/index.js';
+import { type NodeContext, evmActiveNext } from '../services/index.js';
 import { type DispatchOptions, RpcDispatcher } from './dispatcher.js';
 import { devAccountMethods } from './accounts.js';
 import { traceMethods } from './debug.js';
@@ -44,7 +44,7 @@ function evmGate(method: RpcTable[string]): RpcTable[string] {
   return {
     params: method.params,
     handler: (ctx, params, caller) => {
-      if (ctx.chain.height + 1 < ctx.chain.params.activation.evm) throw new RpcError(RPC.server, 'EVM not active yet');
+      if (!evmActiveNext(ctx)) throw new RpcError(RPC.server, 'EVM not active yet');
       return method.handler(ctx, params, caller);
     },
   };

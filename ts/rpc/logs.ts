@@ -1,6 +1,13 @@
-import { type FoundLog, type LogFilter, type NodeContext, findLogs } from '../services/index.js';
+import {
+  type FoundLog,
+  type LogFilter,
+  type NodeContext,
+  findLogs,
+  headHeight,
+  heightOfHash,
+  heightOfTag,
+} from '../services/index.js';
 import { fromHex, isAddress } from '../util/index.js';
-import { resolveHeight } from './eth.js';
 import { parseBlockTag } from './params.js';
 import { RPC, RpcError, invalidParams } from './types.js';
 
@@ -46,14 +53,14 @@ export async function parseLogFilter(ctx: NodeContext, raw: unknown): Promise<Lo
       throw invalidParams('invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other');
     if (typeof o.blockHash !== 'string' || !TOPIC_RE.test(o.blockHash))
       throw invalidParams('invalid argument 0: blockHash must be 0x + 64 hex');
-    const h = await ctx.chain.blocks.heightOfHash(o.blockHash);
+    const h = await heightOfHash(ctx, o.blockHash);
     // geth answers an unknown hash with a plain server error, not an invalid-params one.
     if (h === null) throw new RpcError(RPC.server, 'unknown block');
     return { fromBlock: h, toBlock: h, addresses, topics, blockHash: o.blockHash };
   }
-  const head = ctx.chain.height;
-  const fromBlock = o.fromBlock === undefined || o.fromBlock === null ? head : resolveHeight(ctx, parseBlockTag(o.fromBlock, 0));
-  const toBlock = o.toBlock === undefined || o.toBlock === null ? head : resolveHeight(ctx, parseBlockTag(o.toBlock, 0));
+  const head = headHeight(ctx);
+  const fromBlock = o.fromBlock === undefined || o.fromBlock === null ? head : heightOfTag(ctx, parseBlockTag(o.fromBlock, 0));
+  const toBlock = o.toBlock === undefined || o.toBlock === null ? head : heightOfTag(ctx, parseBlockTag(o.toBlock, 0));
   checkLogRange(fromBlock, toBlock);
   if (toBlock > head) throw invalidParams('block range extends beyond current head block');
   return { fromBlock, toBlock, addresses, topics };

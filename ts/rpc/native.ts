@@ -10,6 +10,7 @@ import {
   stakingRewards,
   submitTransaction,
   validatorViews,
+  chainIdOf,
 } from '../services/index.js';
 import { qty } from '../util/index.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
@@ -144,7 +145,7 @@ export function clientVersion(version: string): string {
 }
 
 export const netWeb3Methods: RpcTable = {
-  net_version: { params: [], handler: (ctx) => String(ctx.chain.params.chainId) },
+  net_version: { params: [], handler: (ctx) => String(chainIdOf(ctx)) },
   net_listening: { params: [], handler: () => true },
   net_peerCount: { params: [], handler: (ctx) => qty(ctx.network?.peers().length ?? 0) },
   // <name>/v<version>/<runtime>/<os>-<arch>. The spec's example ends in "Rust"; this node is TypeScript on

@@ -1,3 +1,4 @@
+import type { BlockRef, BlockTag } from '../services/index.js';
 import { isAddress, isHash } from '../util/index.js';
 import { type ParamSpec, invalidParams } from './types.js';
 
@@ -6,7 +7,8 @@ const TAGS = new Set(['earliest', 'latest', 'pending', 'safe', 'finalized']);
 const MAX_QUANTITY_DIGITS = 64;
 const STORAGE_KEY_BYTES = 32;
 
-export type BlockTag = 'earliest' | 'latest' | 'pending' | 'safe' | 'finalized' | number;
+export type { BlockTag } from '../services/index.js';
+const HASH_RE = /^0x[0-9a-fA-F]{64}$/;
 
 /** Validate positional params against a method's spec; messages follow geth's wording. */
 export function checkParams(specs: ParamSpec[], params: unknown[]): void {
@@ -83,6 +85,25 @@ export function parseBlockTag(v: unknown, i = 0): BlockTag {
   const n = parseQuantity(v, i);
   if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw invalidParams(`invalid argument ${i}: hex number > 64 bits`);
   return Number(n);
+}
+
+/**
+ * A block parameter that may also name a hash: a tag or number, 0x + 64 hex, or EIP-1898's
+ * { blockHash } / { blockNumber } object (parameter `i`, for the error message).
+ */
+export function blockRefOf(ref: unknown, i: number): BlockRef {
+  if (typeof ref === 'string' && HASH_RE.test(ref)) return { hash: ref };
+  if (typeof ref === 'object' && ref !== null) {
+    const o = ref as { blockHash?: unknown; blockNumber?: unknown };
+    if (o.blockHash !== undefined) {
+      if (typeof o.blockHash !== 'string' || !HASH_RE.test(o.blockHash))
+        throw invalidParams(`invalid argument ${i}: blockHash must be 0x + 64 hex`);
+      return { hash: o.blockHash };
+    }
+    if (o.blockNumber !== undefined) return parseBlockTag(o.blockNumber, i);
+    throw invalidParams(`invalid argument ${i}: expected blockHash or blockNumber`);
+  }
+  return parseBlockTag(ref, i);
 }
 
 /**

@@ -14,7 +14,7 @@ import {
   type SimTx,
   logsBloom,
 } from '../execution/index.js';
-import { type NodeContext, simulateV1 } from '../services/index.js';
+import { type NodeContext, chainIdOf, simulateV1 } from '../services/index.js';
 import { NodeError, qty, to0x } from '../util/index.js';
 import { stateHeightOf } from './eth.js';
 import { parseCallArgs } from './evm.js';
@@ -201,7 +201,7 @@ export const simulateMethods: RpcTable = {
       const height = await stateHeightOf(ctx, ref, 1);
       const out = await simulateV1(ctx, p, height);
       if (!out.ok) throw new NodeError(out.message, 400, out.code);
-      return out.blocks.map((b) => simBlockJson(b, p.fullTx, ctx.chain.params.chainId));
+      return out.blocks.map((b) => simBlockJson(b, p.fullTx, chainIdOf(ctx)));
     },
   },
 };

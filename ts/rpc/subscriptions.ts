@@ -16,6 +16,7 @@ import {
   ethBlock,
   ethLog,
   ethTransaction,
+  ethChainFacts,
   eventReceipts,
 } from '../services/index.js';
 import { stringifyExact } from '../util/index.js';
@@ -44,7 +45,8 @@ export interface NotificationSink {
 
 /** geth's newHeads shape: the block header, without transactions, uncles, size or total difficulty. */
 function headOf(ctx: NodeContext, e: Extract<ChainEvent, { kind: 'block_finalized' }>): Record<string, unknown> {
-  const b = ethBlock(e.block, false, ctx.chain.params.chainId, ctx.chain.params.evmHardfork);
+  const { chainId, evmHardfork } = ethChainFacts(ctx);
+  const b = ethBlock(e.block, false, chainId, evmHardfork);
   const { transactions: _t, uncles: _u, size: _s, totalDifficulty: _d, ...header } = b;
   return header;
 }
@@ -76,7 +78,7 @@ export class ConnectionSubscriptions implements SubscriptionHost {
       const match: Pick<LogFilter, 'addresses' | 'topics'> = parseLogMatch(params[1] ?? {});
       render = async (e) => {
         if (e.kind !== 'block_finalized') return [];
-        const logs: FoundLog[] = blockLogs(e.block, await eventReceipts(ctx.chain, e), match);
+        const logs: FoundLog[] = blockLogs(e.block, await eventReceipts(ctx, e), match);
         return logs.map((l) => ethLog(l.log, l.at));
       };
     } else {
@@ -84,7 +86,7 @@ export class ConnectionSubscriptions implements SubscriptionHost {
         throw invalidParams('invalid argument 1: expected a boolean (full transactions)');
       }
       const full = params[1] === true;
-      const { chainId, evmHardfork } = ctx.chain.params;
+      const { chainId, evmHardfork } = ethChainFacts(ctx);
       const pending = { blockHash: null, blockNumber: null, index: null };
       render = (e) => {
         if (e.kind !== 'pending_tx') return [];

@@ -1,7 +1,7 @@
 /** The txpool_ namespace as geth serves it (status, content, contentFrom, inspect). */
 import { toChecksumAddress } from '@ethereumjs/util';
 import type { SignedTransaction } from '../ledger/index.js';
-import { type NodeContext, ethTransaction, txPoolContents, txPoolStatus } from '../services/index.js';
+import { type NodeContext, ethChainFacts, ethTransaction, txPoolContents, txPoolStatus } from '../services/index.js';
 import { qty } from '../util/index.js';
 import type { RpcTable } from './types.js';
 
@@ -24,7 +24,10 @@ function bySender(
   return out;
 }
 
-const full: Shape = (ctx, tx) => ethTransaction(tx, PENDING, ctx.chain.params.chainId, ctx.chain.params.evmHardfork);
+const full: Shape = (ctx, tx) => {
+  const { chainId, evmHardfork } = ethChainFacts(ctx);
+  return ethTransaction(tx, PENDING, chainId, evmHardfork);
+};
 
 /** geth's one-line summary: `<to>: <value> wei + <gas> gas × <price> wei` (price: the fee cap). */
 const summary: Shape = (ctx, tx) => {

@@ -1,5 +1,6 @@
 import { type Block, blockSummary, decodeEvidence, evidenceId } from '../chain/index.js';
 import { NotFoundError } from '../util/index.js';
+import { type BlockRef, blockAtHeight, resolveBlock } from './block-resolver.js';
 import { type ChainContext, NATIVE_TOKEN, type NodeContext } from './context.js';
 
 export const MAX_BLOCKS_PAGE = 100;
@@ -65,7 +66,7 @@ export async function listBlocks(ctx: NodeContext, page: number, limit: number):
 }
 
 export async function getBlock(ctx: NodeContext, height: number): Promise<Block> {
-  const b = await ctx.chain.blocks.getBlock(height);
+  const b = await blockAtHeight(ctx, height);
   if (!b) throw new NotFoundError('block not found');
   return b;
 }
@@ -75,12 +76,9 @@ export type BlockSelector = { height: number } | { hash: string } | { latest: tr
 
 /** Any stored block (not only the in-memory window) by height, hash, head or finality; NotFoundError otherwise. */
 export async function findBlock(ctx: Pick<NodeContext, 'chain' | 'consensus'>, sel: BlockSelector): Promise<Block> {
-  let height: number | null;
-  if ('height' in sel) height = sel.height;
-  else if ('hash' in sel) height = await ctx.chain.blocks.heightOfHash(sel.hash);
-  else if ('latest' in sel) return ctx.chain.head;
-  else height = ctx.consensus.finalizedHeight();
-  const b = height === null || height > ctx.chain.height ? null : await ctx.chain.blocks.getBlock(height);
+  if ('latest' in sel) return ctx.chain.head;
+  const ref: BlockRef = 'height' in sel ? sel.height : 'hash' in sel ? { hash: sel.hash } : 'finalized';
+  const b = await resolveBlock(ctx, ref);
   if (!b) throw new NotFoundError('block not found');
   return b;
 }

@@ -10,7 +10,7 @@
 import type { ChainEvent, ChainEventFeed, ChainEventKind, SubscriptionItem } from './chain-events.js';
 import { ChainSubscription } from './chain-events.js';
 import { readBlocks } from './chain-queries.js';
-import type { ChainContext } from './context.js';
+import type { ChainContext, NodeContext } from './context.js';
 
 /** Blocks read from the store per step of a replay. */
 export const REPLAY_CHUNK = 64;
@@ -141,4 +141,12 @@ export class ResumableSubscription {
     if (this.closed) return;
     this.live = new ChainSubscription(this.ctx.events, this.opts.maxQueued, this.opts.kinds, this.opts.accept);
   }
+}
+
+/** A resumable subscription on this node's chain and event feed; null when the node has no event source. */
+export function subscribeResumable(
+  ctx: Pick<NodeContext, 'chain' | 'events'>,
+  opts: ResumableOptions,
+): ResumableSubscription | null {
+  return ctx.events ? new ResumableSubscription({ chain: ctx.chain, events: ctx.events }, opts) : null;
 }

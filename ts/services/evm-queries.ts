@@ -1,5 +1,5 @@
 import { type BlockEnv, type AccessListOutcome, type CallArgs, type CallKind, type CallOutcome, CallPoolBusyError, type CallReply, type CallRunner, type CallState, InProcessCallRunner, type ReceiptRecord, type BlockOverrides, type StateOverrideSet, withBlockOverrides } from '../execution/index.js';
-import { blockGasLimitOf, transactionGasCap } from '../chain/index.js';
+import { type Block, blockGasLimitOf, transactionGasCap } from '../chain/index.js';
 import { codeKey, storageKey, type StateReader } from '../state/index.js';
 import { EvmBusyError, EvmTimeoutError, ExecutionRevertedError, type NodeError, ServerError, fromHex, to0x } from '../util/index.js';
 
@@ -7,6 +7,7 @@ export { blockGasLimitOf };
 import type { ChainContext, NodeContext } from './context.js';
 import { type LocatedReceipt, locateReceipts } from './log-queries.js';
 import { stateAt, withStateAt } from './state-at.js';
+import { committedTransaction } from './tx-queries.js';
 
 const ERROR_SELECTOR = '08c379a0';
 const PANIC_SELECTOR = '4e487b71';
@@ -229,4 +230,24 @@ export function storageAtHeight(
 export async function blockReceipts(ctx: ChainContext, height: number): Promise<LocatedReceipt[] | null> {
   const rs = await ctx.chain.blocks.receipts(height);
   return rs ? locateReceipts(height, rs) : null;
+}
+
+/** A block with its located receipts; null above the head or when the store has either missing. */
+export async function blockWithReceipts(
+  ctx: ChainContext,
+  height: number,
+): Promise<{ block: Block; receipts: LocatedReceipt[] } | null> {
+  if (height > ctx.chain.height) return null;
+  const [block, receipts] = await Promise.all([ctx.chain.blocks.getBlock(height), blockReceipts(ctx, height)]);
+  return block && receipts ? { block, receipts } : null;
+}
+
+/** A committed transaction's block, position and receipt (eth_getTransactionReceipt); null when not committed. */
+export async function receiptOfTransaction(
+  ctx: ChainContext,
+  txid: string,
+): Promise<{ block: Block; index: number; receipt: LocatedReceipt } | null> {
+  const found = await committedTransaction(ctx, txid);
+  const receipt = found && (await blockReceipts(ctx, found.block.index))?.[found.index];
+  return found && receipt ? { block: found.block, index: found.index, receipt } : null;
 }

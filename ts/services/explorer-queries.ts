@@ -29,6 +29,7 @@ import { revertReason } from './evm-queries.js';
 import { collectionParam, nftCollection, nftCollections } from './nft-queries.js';
 import { getToken, isTokenContract, listTokens, normContract } from './token-queries.js';
 import { getBlock } from './chain-queries.js';
+import { heightOfHash } from './block-resolver.js';
 import { traceBlock } from './trace-queries.js';
 import { type TxView, confirmedTxView } from './tx-queries.js';
 
@@ -42,7 +43,7 @@ export async function blocksPage(ctx: NodeContext, offset: number, limit: number
 
 /** Height of the block with this hash (64 hex, 0x optional), or null. */
 export async function blockHeightOfHash(ctx: NodeContext, hash: string): Promise<number | null> {
-  return isHash(hash) ? ctx.chain.blocks.heightOfHash(normHash(hash)) : null;
+  return isHash(hash) ? heightOfHash(ctx, normHash(hash)) : null;
 }
 
 export interface ChainSummary {
@@ -291,7 +292,7 @@ export async function resolveSearch(ctx: NodeContext, query: string): Promise<Se
   if (hash(q)) {
     const id = normHash(q);
     if ((await ctx.chain.blocks.txLocation(id)) || ctx.mempool.get(id)) return { kind: 'tx', txid: id };
-    const height = await ctx.chain.blocks.heightOfHash(id);
+    const height = await heightOfHash(ctx, id);
     return height === null ? null : { kind: 'block', height };
   }
   if (address(q)) return { kind: 'address', address: q.toLowerCase() };

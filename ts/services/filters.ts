@@ -89,10 +89,10 @@ export function blockLogs(
 
 /** Receipts of a finalized-block event: from its execution, or (a block replayed at start) from the store. */
 export async function eventReceipts(
-  chain: Chain,
+  ctx: { chain: Chain },
   e: Extract<ChainEvent, { kind: 'block_finalized' }>,
 ): Promise<readonly ReceiptRecord[]> {
-  return e.result?.receipts ?? (await chain.blocks.receipts(e.block.index)) ?? [];
+  return e.result?.receipts ?? (await ctx.chain.blocks.receipts(e.block.index)) ?? [];
 }
 
 /** The node's installed filters (one registry per node). */
@@ -208,7 +208,7 @@ export class FilterRegistry {
     const logs: FoundLog[] = [];
     for (const e of events) {
       if (e.kind !== 'block_finalized' || !inFilterRange(c, e.block.index)) continue;
-      logs.push(...blockLogs(e.block, await eventReceipts(this.chain, e), c));
+      logs.push(...blockLogs(e.block, await eventReceipts({ chain: this.chain }, e), c));
     }
     return { kind: 'logs', logs };
   }

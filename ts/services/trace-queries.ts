@@ -18,6 +18,7 @@ import { EvmBusyError, NodeError, NotFoundError, ServerError } from '../util/ind
 import type { ChainContext, NodeContext } from './context.js';
 import { type QueryOverrides, callEnv } from './evm-queries.js';
 import { stateAt } from './state-at.js';
+import { committedTransaction } from './tx-queries.js';
 
 /** debug_traceTransaction on a native operation, or on an EVM transaction before EVM activation (spec). */
 export class NotEvmTransactionError extends NodeError {
@@ -41,11 +42,9 @@ interface Located {
 
 /** The block and position of a committed transaction; pending or unknown ones are "transaction not found". */
 async function locate(ctx: ChainContext, txid: string): Promise<Located> {
-  const loc = await ctx.chain.blocks.txLocation(txid);
-  const block = loc ? await ctx.chain.blocks.getBlock(loc.height) : null;
-  const tx = loc && block ? block.transactions[loc.index] : undefined;
-  if (!loc || !block || !tx) throw new NotFoundError('transaction not found');
-  return { block, index: loc.index, tx };
+  const found = await committedTransaction(ctx, txid);
+  if (!found) throw new NotFoundError('transaction not found');
+  return found;
 }
 
 const isEvmAt = (ctx: ChainContext, height: number) => (tx: SignedTransaction) =>

@@ -1,7 +1,7 @@
 import type { Block } from '../chain/index.js';
 import { type SignedTransaction, parseSignedTransaction } from '../ledger/index.js';
 import { isHash, normHash } from '../util/index.js';
-import type { NodeContext } from './context.js';
+import type { ChainContext, NodeContext } from './context.js';
 
 export interface TxView extends SignedTransaction {
   status: 'confirmed' | 'pending_in_mempool';
@@ -26,28 +26,49 @@ export function confirmedTxView(ctx: NodeContext, block: Block, index: number): 
   };
 }
 
+/** Where a transaction is: in a committed block (with its position), or pending in the pool (block null). */
+export type LocatedTransaction =
+  | { tx: SignedTransaction; block: Block; index: number }
+  | { tx: SignedTransaction; block: null; index: null };
+
+/** A committed transaction with its block and position (the store only); null when not committed. */
+export async function committedTransaction(
+  ctx: ChainContext,
+  txid: string,
+): Promise<{ tx: SignedTransaction; block: Block; index: number } | null> {
+  const loc = await ctx.chain.blocks.txLocation(normHash(txid));
+  if (!loc) return null;
+  const block = await ctx.chain.blocks.getBlock(loc.height);
+  const tx = block?.transactions[loc.index];
+  return block && tx ? { tx, block, index: loc.index } : null;
+}
+
+/** The one transaction lookup of every transport: the store first, then the pool; null when neither has it. */
+export async function lookupTransaction(
+  ctx: Pick<NodeContext, 'chain' | 'mempool'>,
+  txid: string,
+): Promise<LocatedTransaction | null> {
+  const committed = await committedTransaction(ctx, txid);
+  if (committed) return committed;
+  const pending = ctx.mempool.get(normHash(txid));
+  return pending ? { tx: pending, block: null, index: null } : null;
+}
+
 /** A transaction by txid (with or without 0x): from the chain, else the mempool, else null. */
 export async function getTransaction(ctx: NodeContext, txid: string): Promise<TxView | null> {
   if (!isHash(txid)) return null;
-  const id = normHash(txid);
-  const loc = await ctx.chain.blocks.txLocation(id);
-  if (loc) {
-    const block = await ctx.chain.blocks.getBlock(loc.height);
-    if (block?.transactions[loc.index]) return confirmedTxView(ctx, block, loc.index);
-  }
-  const pending = ctx.mempool.get(id);
-  if (pending) {
-    return {
-      ...pending,
-      status: 'pending_in_mempool',
-      block_index: null,
-      block_hash: null,
-      block_timestamp: null,
-      tx_index: null,
-      confirmations: 0,
-    };
-  }
-  return null;
+  const found = await lookupTransaction(ctx, txid);
+  if (!found) return null;
+  if (found.block) return confirmedTxView(ctx, found.block, found.index);
+  return {
+    ...found.tx,
+    status: 'pending_in_mempool',
+    block_index: null,
+    block_hash: null,
+    block_timestamp: null,
+    tx_index: null,
+    confirmations: 0,
+  };
 }
 
 /** Validate and admit a native transaction; throws InvalidTransactionError with the spec's message. */
