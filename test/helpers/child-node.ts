@@ -55,7 +55,7 @@ export async function spawnNode(args: string[], env: NodeJS.ProcessEnv = {}): Pr
  */
 export async function replayDataDir(dataDir: string): Promise<ChainValidation> {
   const node = await NativeNode.start(
-    { ...parseConfig(['--dev', '--data-dir', dataDir], {}), apiPort: 0, blockTimeMs: 60_000 },
+    { ...parseConfig(['--dev', '--data-dir', dataDir], {}), apiPort: 0, grpcPort: null, blockTimeMs: 60_000 },
     pino({ level: 'silent' }),
   );
   try {
