@@ -65,7 +65,7 @@ export interface Running {
   logs: string[];
 }
 
-const PENALTY_LINE = /"msg":"peer (penalized|misbehaved)"/;
+const PENALTY_LINE = /"msg":"peer penalized"/;
 /**
  * Every penalty line any node started by this process logged, whole and across restarts (`logs` drops its
  * oldest chunks, and a restarted node gets a new Running).

@@ -103,7 +103,7 @@ async function serve(blocks: RangeSource, blockByHash?: (hash: string) => Promis
     debug: () => undefined,
     warn: (o: object, m: string) => {
       const e = o as { peer: string; reason: string };
-      if (m === 'peer penalized' || m === 'peer misbehaved') penalties.push(e);
+      if (m === 'peer penalized') penalties.push(e);
       if (m === 'peer refused at handshake') refused.push(e.peer);
     },
   };
