@@ -3,7 +3,7 @@
  * from genesis on or a schedule of names by activation height, as the other forks of `activation`. The node
  * runs London and later (its blocks carry a base fee); a genesis asking for anything else is refused at start.
  */
-import { BLOCK_GAS_LIMIT, chainCommon } from '../execution/index.js';
+import { BLOCK_GAS_LIMIT, chainCommon, transactionGasCapOf } from '../execution/index.js';
 
 /** Hardforks the node's EVM runs, oldest first (@ethereumjs names). */
 export const EVM_HARDFORKS = ['london', 'paris', 'shanghai', 'cancun', 'prague', 'osaka'] as const;
@@ -88,7 +88,7 @@ export function evmHardforkAt(p: EvmHardforkParams, height: number): string {
 /** The most gas one transaction may have at `height`: EIP-7825's cap from osaka on, else unbounded (the block's limit rules). */
 export function transactionGasCap(p: EvmHardforkParams & { chainId: number }, height: number): bigint {
   const common = chainCommon(p.chainId, evmHardforkAt(p, height));
-  return common.isActivatedEIP(7825) ? common.param('maxTransactionGasLimit') : BigInt(Number.MAX_SAFE_INTEGER);
+  return transactionGasCapOf(common) ?? BigInt(Number.MAX_SAFE_INTEGER);
 }
 
 /** A chain's block gas limit: 30M, or what a dev chain was started with (`--gas-limit`). */

@@ -101,3 +101,8 @@ export function chainCommon(chainId: number, hardfork: string): Common {
   }
   return c;
 }
+
+/** EIP-7825's cap on one transaction's gas (osaka on), or null where the hardfork has none. */
+export function transactionGasCapOf(common: Common): bigint | null {
+  return common.isActivatedEIP(7825) ? common.param('maxTransactionGasLimit') : null;
+}

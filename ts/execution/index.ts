@@ -9,7 +9,7 @@ export {
   fitsPack,
   operationEnv,
 } from './block-executor.js';
-export { FEE_COLLECTOR, PARAMS_LOADED, chainCommon } from './common.js';
+export { FEE_COLLECTOR, PARAMS_LOADED, chainCommon, transactionGasCapOf } from './common.js';
 export {
   EVM_DATA_PREFIX,
   decodeRawTransaction,

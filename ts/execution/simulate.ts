@@ -10,7 +10,7 @@ import { keccak256 } from '../crypto/index.js';
 import { StateOverlay } from '../state/index.js';
 import { BASE_FEE_PER_GAS, type BlockEnv } from './block-executor.js';
 import { type CallArgs, MAX_INITCODE_SIZE, callerOf, intrinsicGas, runAsCall } from './call.js';
-import { FEE_COLLECTOR, PARAMS_LOADED } from './common.js';
+import { FEE_COLLECTOR, PARAMS_LOADED, transactionGasCapOf } from './common.js';
 import { CallTimeoutError } from './deadline.js';
 import { TX_ERROR_CODES, TxCheckError, buyGas, callFees, chainIdMismatch } from './fees.js';
 import {
@@ -240,7 +240,7 @@ class Simulation {
     }
     const nonce = args.nonce ?? stateNonce;
     // From osaka on (EIP-7825) one transaction may use at most the cap: a call without gas gets no more than it.
-    const txCap = c.common.isActivatedEIP(7825) ? c.common.param('maxTransactionGasLimit') : remaining;
+    const txCap = transactionGasCapOf(c.common) ?? remaining;
     let gas = args.gas ?? (txCap < remaining ? txCap : remaining);
     if (gas > remaining) {
       throw new TxCheckError(`block gas limit reached: remaining: ${remaining}, required: ${gas}`, TX_ERROR_CODES.blockGasLimit);
