@@ -4,6 +4,7 @@ import { dayOf } from '../../ts/chain/block-store.js';
 import { Chain } from '../../ts/chain/chain.js';
 import { HistoryUnavailableError, StaleStateViewError } from '../../ts/chain/state-history.js';
 import { validateChain } from '../../ts/chain/validate.js';
+import { rpcCodeOf } from '../../ts/rpc/index.js';
 import { accountKey, decodeAccount } from '../../ts/state/index.js';
 import { openRocksStore, changeSetPrefix, pendingChangeSetKey, prefixEnd } from '../../ts/storage/index.js';
 import { NOW, openFixtureChain } from '../helpers/chain-fixture.js';
@@ -75,7 +76,8 @@ test('--history N prunes older change sets and names the oldest available height
   for (let h = oldest; h <= chain.height; h++) await checkHeight(t, run, h);
   const err = await t.throwsAsync(chain.stateAt(oldest - 1), { instanceOf: HistoryUnavailableError });
   t.regex(err?.message ?? '', new RegExp(`oldest available block is ${oldest}\\b`));
-  t.is(err?.rpcCode, -32000);
+  t.is(err?.status, 'FAILED_PRECONDITION');
+  t.is(err && rpcCodeOf(err), -32000);
   // The pruned change sets are gone from disk; the kept ones are there.
   t.is(db.rangeSync({ gte: changeSetPrefix(1), lt: changeSetPrefix(oldest + 1) }).length, 0);
   t.true(db.rangeSync({ gte: changeSetPrefix(oldest + 1), lt: prefixEnd(changeSetPrefix(chain.height)) }).length > 0);

@@ -3,9 +3,9 @@ import { request } from 'node:http';
 import { ethers } from 'ethers';
 import { type TracePool, TraceOutputTooLargeError } from '../../ts/execution/index.js';
 import { signTransaction, tokenContractAddress, ZERO_ADDRESS } from '../../ts/ledger/index.js';
-import { parseTraceOptions, parseCallArgs } from '../../ts/rpc/index.js';
+import { parseTraceOptions, parseCallArgs, rpcCodeOf } from '../../ts/rpc/index.js';
 import { traceBlock, traceCall, traceNativeTransaction, traceTransaction } from '../../ts/services/index.js';
-import { parseJsonExact, stringifyExact } from '../../ts/util/index.js';
+import { NodeError, parseJsonExact, stringifyExact } from '../../ts/util/index.js';
 import { compiled } from '../helpers/contracts.js';
 import { devKey, ethersWallet, rpc, rpcOk, sendNative, signCall, waitReceipt } from '../helpers/evm.js';
 import { type TestNode, httpJson, startTestNode } from '../helpers/node.js';
@@ -216,7 +216,8 @@ test('rolled back: a transaction of a reverted block is "transaction not found";
   );
   view.release();
   t.is(err?.message, 'the chain was rolled back below this state view');
-  t.is((err as { rpcCode?: number }).rpcCode, -32000);
+  t.true(err instanceof NodeError, 'a node error, mapped like one');
+  t.is(rpcCodeOf(err as NodeError), -32000);
 });
 
 test('a streamed trace whose client goes away stops in its worker; the pool serves on', async (t) => {

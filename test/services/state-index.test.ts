@@ -6,6 +6,7 @@
  * (caught up from the change sets) and after a forced rebuild.
  */
 import test, { type ExecutionContext } from 'ava';
+import { httpStatusOf } from '../../ts/api/index.js';
 import type { Chain } from '../../ts/chain/index.js';
 import {
   delegationKey,
@@ -263,7 +264,8 @@ test('pages of the rich list cross read chunks, and a rebuild runs while blocks 
   const rebuilding = await openStateIndex(fx.chain, { buildChunk: 100 });
   // A query that will not wait is told the index is being rebuilt (503 / -32000 through every interface).
   const err = await t.throwsAsync(rebuilding.ready(0), { instanceOf: StateIndexBuildingError });
-  t.is(err?.httpStatus, 503);
+  t.is(err?.status, 'UNAVAILABLE');
+  t.is(err && httpStatusOf(err), 503);
   const rand = rng(77);
   for (let b = 0; b < 3; b++) {
     await fx.chain.writeDevState(randomWrites(rand, ids, 50));

@@ -7,6 +7,7 @@ import { NodeError, stringifyExact } from '../util/index.js';
 import type { ApiKeyRegistry } from './api-keys.js';
 import { IMMUTABLE_CACHE_CONTROL, NO_STORE, etagMatches, etagOf } from './cache.js';
 import { type KeyHooks, UNKNOWN_KEY_LABEL, judgeKeyed, lookupKey } from './key-gate.js';
+import { httpStatusOf } from './error-status.js';
 import { ClientIpResolver, type RateBucket, RateLimiter, type RateLimitOptions } from './limits.js';
 import type { ApiResult, RouteDef } from './types.js';
 
@@ -85,8 +86,9 @@ export function apiKeyMatches(expected: string, given: string | undefined): bool
 /** Translate a thrown error into the spec's REST shape. */
 export function errorResult(err: unknown): ApiResult {
   if (err instanceof NodeError) {
-    if (err.httpStatus === 404) return { status: 404 };
-    return { status: err.httpStatus, body: { success: false, error: err.message } };
+    const status = httpStatusOf(err);
+    if (status === 404) return { status: 404 };
+    return { status, body: { success: false, error: err.message } };
   }
   return { status: 500, body: { success: false, error: 'internal error' } };
 }

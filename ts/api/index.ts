@@ -22,6 +22,7 @@ import { verifyApiRoutes } from './routes/verify.js';
 import type { RouteDef } from './types.js';
 
 export { ApiKeyRegistry, ApiKeysFileError, parseApiKeys } from './api-keys.js';
+export { httpStatusOf } from './error-status.js';
 export type { KeyHooks } from './key-gate.js';
 export { createApiHandler, apiKeyMatches, apiRequestHeaders, createLimiter, errorResult, type ApiOptions } from './handler.js';
 export { DEFAULT_WS_LIMITS, type WsLimits, rpcWebSocket } from './ws.js';

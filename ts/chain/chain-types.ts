@@ -53,6 +53,6 @@ export class NoSuchHeightError extends NodeError {
     readonly height: number,
     readonly head: number,
   ) {
-    super(`block ${height} does not exist (the head is ${head})`, 404, -32000);
+    super(`block ${height} does not exist (the head is ${head})`, 'NOT_FOUND');
   }
 }

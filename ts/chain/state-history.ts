@@ -49,22 +49,25 @@ export function parseHistoryRetention(raw: string): HistoryRetention | null {
   return null;
 }
 
-/** A read older than the history the node keeps (JSON-RPC -32000, REST 400). */
+/** A read older than the history the node keeps. */
 export class HistoryUnavailableError extends NodeError {
   readonly code = 'HISTORY_UNAVAILABLE';
   constructor(
     readonly height: number,
     readonly oldest: number,
   ) {
-    super(`historical state is not available for block ${height}: the oldest available block is ${oldest}`, 400, -32000);
+    super(
+      `historical state is not available for block ${height}: the oldest available block is ${oldest}`,
+      'FAILED_PRECONDITION',
+    );
   }
 }
 
-/** A view read after a rollback removed the blocks it stood on. */
+/** A view read after a rollback removed the blocks it stood on (REST answers it 409 Conflict: api/error-status.ts). */
 export class StaleStateViewError extends NodeError {
   readonly code = 'STALE_STATE_VIEW';
   constructor(message: string) {
-    super(message, 409, -32000);
+    super(message, 'INVALID_ARGUMENT');
   }
 }
 

@@ -101,7 +101,7 @@ export class InvalidBlockError extends NodeError {
     detail: string,
     readonly txid?: string,
   ) {
-    super(`invalid block ${height}: ${rule}: ${detail}`, 400, -32000);
+    super(`invalid block ${height}: ${rule}: ${detail}`, 'INVALID_ARGUMENT');
   }
 }
 

@@ -68,6 +68,7 @@ export {
   CallPool,
   CallPoolBusyError,
   type CallPoolOptions,
+  type CallRequest,
   type CallRunner,
   type CallState,
   DEFAULT_RPC_EVM_QUEUE,

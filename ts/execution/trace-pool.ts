@@ -17,10 +17,9 @@ import {
   type TraceTask,
   rebuildError,
   runTraceJob,
-  traceError,
   unpackResult,
 } from './trace/task.js';
-import { TRACE_YIELD_STEPS, TraceTimeoutError, type TraceOptions } from './trace/types.js';
+import { TRACE_YIELD_STEPS, TraceTimeoutError, type TraceOptions, traceError } from './trace/types.js';
 import { type CallState, EvmWorkerPool, type LiveTask, withCode } from './worker-pool.js';
 
 /** Traces waiting for a worker, beyond those running (a trace holds its worker up to 30 s). */

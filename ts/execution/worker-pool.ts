@@ -14,6 +14,7 @@
 import { MessagePort as MessagePortClass, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { NS, type KeyStr } from '../state/index.js';
+import { EvmBusyError } from '../util/index.js';
 import type { StructLogSink } from './trace/types.js';
 import { STATE_PORT, type StateReply, type StateRequest } from './remote-state.js';
 
@@ -56,8 +57,11 @@ export interface WorkerPoolOptions {
   onError?: (err: unknown) => void;
 }
 
-/** The pool's running and queued tasks are at their bound. */
-export class CallPoolBusyError extends Error {
+/**
+ * The pool's running and queued tasks are at their bound: the node's EvmBusyError as it is, so every transport
+ * answers it (503, -32005, RESOURCE_EXHAUSTED) with no translation on the way.
+ */
+export class CallPoolBusyError extends EvmBusyError {
   readonly code = 'CALL_POOL_BUSY';
   constructor(
     readonly capacity: number,

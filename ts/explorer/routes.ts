@@ -4,7 +4,7 @@
  * (logged by the caller), always HTML with the security headers.
  */
 import type { NodeContext } from '../services/index.js';
-import { InvalidParamsError, NodeError, NotFoundError } from '../util/index.js';
+import { type FailureStatus, InvalidParamsError, InvalidTransactionError, NodeError, NotFoundError } from '../util/index.js';
 import { EXPLORER_ROOT } from './links.js';
 import { addressPage } from './pages/address.js';
 import { blockPage, blocksListPage } from './pages/blocks.js';
@@ -95,6 +95,23 @@ function unknownPage(req: PageRequest): never {
   throw new NotFoundError('There is no explorer page at this address.');
 }
 
+/** The explorer's one mapping from a node failure (util/errors.ts) to its error page. */
+const PAGE_STATUS: Record<FailureStatus, 400 | 404 | 500 | 503> = {
+  INVALID_ARGUMENT: 400,
+  FAILED_PRECONDITION: 400,
+  PERMISSION_DENIED: 400,
+  NOT_FOUND: 404,
+  RESOURCE_EXHAUSTED: 503,
+  UNAVAILABLE: 503,
+  DEADLINE_EXCEEDED: 503,
+  INTERNAL: 500,
+};
+
+function pageStatusOf(err: NodeError): 400 | 404 | 500 | 503 {
+  // A refused submission is the request's fault, a full pool included (as on REST).
+  return err instanceof InvalidTransactionError ? 400 : PAGE_STATUS[err.status];
+}
+
 /** Longest part of a bad request shown back on its error page. */
 const MAX_ECHOED_INPUT = 200;
 
@@ -109,7 +126,7 @@ export function errorPage(ctx: NodeContext, status: number, message: string, inp
 }
 
 /**
- * Run a page; a NodeError becomes its status's page (a 4xx/5xx status it carries), anything else a 500 page and
+ * Run a page; a NodeError becomes its status's page (pageStatusOf), anything else a 500 page and
  * `onError`. Input that reached a 400/404 is shown back (escaped) so people see what they asked for.
  */
 export async function servePage(
@@ -122,12 +139,11 @@ export async function servePage(
     return await route.page(ctx, req);
   } catch (err) {
     const input = Object.values(req.params)[0]?.slice(0, MAX_ECHOED_INPUT);
-    if (err instanceof NodeError && err.httpStatus >= 400 && err.httpStatus < 500) {
-      return errorPage(ctx, err.httpStatus === 404 ? 404 : 400, err.message, input);
-    }
-    if (err instanceof NodeError && err.httpStatus === 503) {
+    const status = err instanceof NodeError ? pageStatusOf(err) : 500;
+    if (err instanceof NodeError && status === 503) {
       return errorPage(ctx, 503, `The node is busy: ${err.message}. Try again in a moment.`);
     }
+    if (err instanceof NodeError && status !== 500) return errorPage(ctx, status, err.message, input);
     onError?.(err);
     return errorPage(ctx, 500, 'The node could not build this page. The error has been logged.');
   }

@@ -33,24 +33,24 @@ export const TX_RULES = [
 ] as const;
 export type TxRule = (typeof TX_RULES)[number];
 
-/** A transaction breaks a rule. REST: 400 with the message; JSON-RPC: -32603 (spec: mempool rejection). */
+/**
+ * A transaction breaks a rule (a mempool rejection to every transport). A full pool is worth retrying later
+ * (RESOURCE_EXHAUSTED); every other rule is about the transaction itself.
+ */
 export class TxRuleError extends InvalidTransactionError {
   constructor(
     message: string,
     readonly reason: TxRule,
   ) {
-    super(message);
+    super(message, reason === 'pool_full' ? 'RESOURCE_EXHAUSTED' : 'INVALID_ARGUMENT');
   }
 }
 
-/**
- * A well-formed request for a module this chain does not run yet (at this height). REST: 400
- * `{ success: false, error }`; JSON-RPC: -32000 (the spec's "not active yet" code).
- */
+/** A well-formed request for a module this chain does not run yet (at this height): the spec's "not active yet". */
 export class NotActiveError extends NodeError {
   readonly reason = 'not_active' as const;
   constructor(message: string) {
-    super(message, 400, -32000);
+    super(message, 'FAILED_PRECONDITION');
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import { RejectedTransactionError } from '../services/index.js';
 import { InvalidParamsError, type NodeError } from '../util/index.js';
+import { rpcCodeOf } from './error-codes.js';
 import { RPC } from './types.js';
 
 /** Our prefixes in front of the detail (ledger and admission wording). */
@@ -83,11 +84,11 @@ export function rpcErrorOf(err: NodeError): { code: number; message: string } {
   if (err instanceof RejectedTransactionError) {
     const detail = detailOf(err.message);
     const words = gethWords(err.reason, detail);
-    return { code: err.rpcCode, message: words === null ? err.message : withWords(words, detail) };
+    return { code: rpcCodeOf(err), message: words === null ? err.message : withWords(words, detail) };
   }
   // EIP-3860 is enforced while decoding a raw transaction; it is a rule the transaction breaks, not bad input.
   if (err instanceof InvalidParamsError && /initcode size/i.test(err.message)) {
     return { code: RPC.internal, message: withWords('max initcode size exceeded', detailOf(err.message)) };
   }
-  return { code: err.rpcCode, message: err.message };
+  return { code: rpcCodeOf(err), message: err.message };
 }

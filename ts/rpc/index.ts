@@ -24,6 +24,7 @@ export {
 } from './dispatcher.js';
 export { StreamedResult, type StreamTarget, runStreamed } from './streamed.js';
 export { RPC, RpcError, type RpcCaller, type RpcTable } from './types.js';
+export { rpcCodeOf } from './error-codes.js';
 export { ConnectionSubscriptions, type NotificationSink } from './subscriptions.js';
 
 /** Methods of the spec's eth_ table that need the embedded EVM (issue: EVM). */

@@ -15,7 +15,7 @@ import {
   logsBloom,
 } from '../execution/index.js';
 import { type NodeContext, chainIdOf, simulateV1 } from '../services/index.js';
-import { NodeError, qty, to0x } from '../util/index.js';
+import { qty, to0x } from '../util/index.js';
 import { stateHeightOf } from './eth.js';
 import { parseCallArgs } from './evm.js';
 import { parseBlockOverrides, parseStateOverrides } from './override-params.js';
@@ -200,7 +200,7 @@ export const simulateMethods: RpcTable = {
       const p = parseSimulateOptions(opts);
       const height = await stateHeightOf(ctx, ref, 1);
       const out = await simulateV1(ctx, p, height);
-      if (!out.ok) throw new NodeError(out.message, 400, out.code);
+      if (!out.ok) throw new RpcError(out.code, out.message);
       return out.blocks.map((b) => simBlockJson(b, p.fullTx, chainIdOf(ctx)));
     },
   },

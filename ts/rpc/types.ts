@@ -12,9 +12,14 @@ export const RPC = {
   limitExceeded: -32005,
 } as const;
 
+/** A JSON-RPC failure that names its own code (error-codes.ts answers with it). */
 export class RpcError extends NodeError {
-  constructor(code: number, message: string, data?: unknown) {
-    super(message, 400, code, data);
+  constructor(
+    readonly rpcCode: number,
+    message: string,
+    data?: unknown,
+  ) {
+    super(message, 'INVALID_ARGUMENT', data);
   }
 }
 

@@ -1,7 +1,21 @@
-import { type BlockEnv, type AccessListOutcome, type CallArgs, type CallKind, type CallOutcome, CallPoolBusyError, type CallReply, type CallRunner, type CallState, InProcessCallRunner, type ReceiptRecord, type BlockOverrides, type StateOverrideSet, withBlockOverrides } from '../execution/index.js';
+import {
+  type BlockEnv,
+  type AccessListOutcome,
+  type CallArgs,
+  type CallKind,
+  type CallOutcome,
+  type CallReply,
+  type CallRequest,
+  type CallRunner,
+  type CallState,
+  InProcessCallRunner,
+  type BlockOverrides,
+  type StateOverrideSet,
+  withBlockOverrides,
+} from '../execution/index.js';
 import { type Block, blockGasLimitOf, transactionGasCap } from '../chain/index.js';
 import { codeKey, storageKey, type StateReader } from '../state/index.js';
-import { EvmBusyError, EvmTimeoutError, ExecutionRevertedError, type NodeError, ServerError, fromHex, to0x } from '../util/index.js';
+import { EvmTimeoutError, ExecutionRevertedError, type NodeError, ServerError, fromHex, to0x } from '../util/index.js';
 
 export { blockGasLimitOf };
 import type { ChainContext, NodeContext } from './context.js';
@@ -58,6 +72,17 @@ const inProcess = new InProcessCallRunner();
 
 export const callRunnerOf = (ctx: ChainContext): CallRunner => (ctx as Partial<NodeContext>).evmCalls ?? inProcess;
 
+/**
+ * One run on the context's call runner. A run past `--rpc-evmtimeout` becomes EvmTimeoutError here and only here;
+ * a full pool already throws the node's EvmBusyError (CallPoolBusyError).
+ */
+export async function runInCallPool(ctx: ChainContext, req: CallRequest): Promise<Exclude<CallReply, { kind: 'timeout' }>> {
+  const runner = callRunnerOf(ctx);
+  const reply = await runner.run(req);
+  if (reply.kind === 'timeout') throw new EvmTimeoutError(runner.timeoutMs);
+  return reply;
+}
+
 /** Gas of a call: its own `gas` (or the cap when absent), never above the RPC gas cap (geth's rule). */
 function cappedGas(gas: bigint | undefined, cap: bigint): bigint {
   if (cap === 0n) return gas ?? UNCAPPED_GAS;
@@ -80,7 +105,6 @@ async function runAt(
   floor?: bigint,
   overrides: QueryOverrides = {},
 ): Promise<CallReply> {
-  const runner = callRunnerOf(ctx);
   const env = withBlockOverrides(await callEnv(ctx, height), overrides.block);
   let snapshot: CallState & { release(): void };
   if (height === undefined || height === 'pending') {
@@ -89,14 +113,10 @@ async function runAt(
   } else snapshot = await stateAt(ctx, height);
   let reply: CallReply;
   try {
-    reply = await runner.run({ kind, env, snapshot, args, cap, floor, overrides: { state: overrides.state } });
-  } catch (err) {
-    if (err instanceof CallPoolBusyError) throw new EvmBusyError(err.message);
-    throw err;
+    reply = await runInCallPool(ctx, { kind, env, snapshot, args, cap, floor, overrides: { state: overrides.state } });
   } finally {
     snapshot.release();
   }
-  if (reply.kind === 'timeout') throw new EvmTimeoutError(runner.timeoutMs);
   if (reply.kind === 'refused') throw new ServerError(reply.message);
   return reply;
 }

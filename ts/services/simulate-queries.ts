@@ -2,10 +2,10 @@
  * eth_simulateV1 over the state after a block (the head by default): the base block's environment, the
  * call pool's limits (the RPC gas cap for all calls together, the EVM timeout for the whole simulation).
  */
-import { CallPoolBusyError, type CallState, type SimBlockSpec, type SimulateOutcome } from '../execution/index.js';
-import { EvmBusyError, EvmTimeoutError, NotFoundError, fromHex } from '../util/index.js';
+import type { CallState, SimBlockSpec, SimulateOutcome } from '../execution/index.js';
+import { NotFoundError, fromHex } from '../util/index.js';
 import type { ChainContext } from './context.js';
-import { callRunnerOf } from './evm-queries.js';
+import { callRunnerOf, runInCallPool } from './evm-queries.js';
 import { stateAt } from './state-at.js';
 
 export interface SimulateRequest {
@@ -28,13 +28,9 @@ export async function simulateV1(ctx: ChainContext, req: SimulateRequest, height
     if (!base) throw new NotFoundError(`block #${baseHeight} not found`);
     const env = ctx.chain.blockEnv(base.index, base.validator, base.timestamp);
     const simulate = { ...req, gasCap: runner.gasCap, baseHash: fromHex(base.hash) };
-    const reply = await runner.run({ kind: 'simulate', env, snapshot, args: {}, cap: 0n, simulate });
-    if (reply.kind === 'timeout') throw new EvmTimeoutError(runner.timeoutMs);
+    const reply = await runInCallPool(ctx, { kind: 'simulate', env, snapshot, args: {}, cap: 0n, simulate });
     if (reply.kind !== 'simulate') throw new Error(`unexpected simulate reply ${reply.kind}`);
     return reply.outcome;
-  } catch (err) {
-    if (err instanceof CallPoolBusyError) throw new EvmBusyError(err.message);
-    throw err;
   } finally {
     snapshot.release();
   }

@@ -48,7 +48,7 @@ const CATCH_UP_KEYS = 1_000_000;
 export class StateIndexBuildingError extends NodeError {
   readonly code = 'STATE_INDEX_BUILDING';
   constructor(read: number) {
-    super(`the state index is being rebuilt (${read} state entries read so far); retry shortly`, 503, -32000);
+    super(`the state index is being rebuilt (${read} state entries read so far); retry shortly`, 'UNAVAILABLE');
   }
 }
 

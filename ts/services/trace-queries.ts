@@ -4,7 +4,6 @@ import {
   type BlockTraceEntry,
   DEFAULT_TRACE_OPTIONS,
   type CallArgs,
-  CallPoolBusyError,
   InProcessTraceRunner,
   type TraceJob,
   type TraceOptions,
@@ -14,7 +13,7 @@ import {
 } from '../execution/index.js';
 import type { SignedTransaction } from '../ledger/index.js';
 import type { StateChanges } from '../state/index.js';
-import { EvmBusyError, NodeError, NotFoundError, ServerError } from '../util/index.js';
+import { NodeError, NotFoundError, ServerError } from '../util/index.js';
 import type { ChainContext, NodeContext } from './context.js';
 import { type QueryOverrides, callEnv } from './evm-queries.js';
 import { stateAt } from './state-at.js';
@@ -23,14 +22,14 @@ import { committedTransaction } from './tx-queries.js';
 /** debug_traceTransaction on a native operation, or on an EVM transaction before EVM activation (spec). */
 export class NotEvmTransactionError extends NodeError {
   constructor() {
-    super('tx is not an EVM transaction', 400, -32000);
+    super('tx is not an EVM transaction', 'INVALID_ARGUMENT');
   }
 }
 
 /** native_traceTransaction on an EVM transaction (spec). */
 export class EvmTransactionError extends NodeError {
   constructor() {
-    super('tx is an EVM transaction, use debug_traceTransaction', 400, -32000);
+    super('tx is an EVM transaction, use debug_traceTransaction', 'INVALID_ARGUMENT');
   }
 }
 
@@ -74,7 +73,6 @@ async function runTrace(
   try {
     return await runnerOf(ctx).run({ job, env, state: view, prefix, devWrites, opts });
   } catch (err) {
-    if (err instanceof CallPoolBusyError) throw new EvmBusyError(err.message);
     // Never a bare "internal error": what failed is said (a re-execution that diverged, a worker lost).
     if (!(err instanceof NodeError)) throw new ServerError(`trace failed: ${(err as Error)?.message ?? String(err)}`);
     throw err;

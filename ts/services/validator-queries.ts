@@ -181,7 +181,7 @@ export interface AddValidatorRequest {
 /** POST /validators by anyone but the genesis admin, or on a node that does not hold the admin's key. */
 export class ForbiddenError extends NodeError {
   constructor(message: string) {
-    super(message, 403, -32000);
+    super(message, 'PERMISSION_DENIED');
   }
 }
 

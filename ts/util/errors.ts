@@ -1,12 +1,26 @@
 /**
- * Errors as named classes carrying both their HTTP status and JSON-RPC code, so REST, JSON-RPC
- * and gRPC each map them in one place.
+ * Errors as named classes carrying a transport-neutral status: the name of gRPC's canonical status code
+ * (INVALID_ARGUMENT, NOT_FOUND, ...). No class carries an HTTP status or a JSON-RPC code: REST (ts/api),
+ * JSON-RPC (ts/rpc), gRPC (ts/grpc) and the explorer each map a failure in one table of their own, from its
+ * status and, for the spec's exceptions (a mempool rejection is -32603, a revert is code 3), its class.
  */
+
+/** gRPC's canonical status names (grpc/status.proto), the ones the node's failures use. */
+export type FailureStatus =
+  | 'INVALID_ARGUMENT'
+  | 'NOT_FOUND'
+  | 'PERMISSION_DENIED'
+  | 'FAILED_PRECONDITION'
+  | 'RESOURCE_EXHAUSTED'
+  | 'UNAVAILABLE'
+  | 'DEADLINE_EXCEEDED'
+  | 'INTERNAL';
+
 export class NodeError extends Error {
   constructor(
     message: string,
-    readonly httpStatus: number,
-    readonly rpcCode: number,
+    /** What kind of failure this is, in gRPC's words (each transport maps it: docs/architecture.md, util/). */
+    readonly status: FailureStatus,
     readonly data?: unknown,
   ) {
     super(message);
@@ -14,42 +28,46 @@ export class NodeError extends Error {
   }
 }
 
-/** A submission the ledger refuses (400 / -32603 per spec: mempool rejection is an internal error code). */
+/**
+ * A submission the ledger or the pool refuses (spec: REST 400, JSON-RPC -32603 whatever the rule). Its gRPC
+ * status is INVALID_ARGUMENT, or RESOURCE_EXHAUSTED for a refusal worth retrying later (a full pool).
+ */
 export class InvalidTransactionError extends NodeError {
-  constructor(message: string) {
-    super(message, 400, -32603);
+  constructor(message: string, status: 'INVALID_ARGUMENT' | 'RESOURCE_EXHAUSTED' = 'INVALID_ARGUMENT') {
+    super(message, status);
   }
 }
 
+/** A request's parameters are wrong (JSON-RPC -32602). */
 export class InvalidParamsError extends NodeError {
   constructor(message: string) {
-    super(message, 400, -32602);
+    super(message, 'INVALID_ARGUMENT');
   }
 }
 
 export class NotFoundError extends NodeError {
   constructor(message = 'not found') {
-    super(message, 404, -32000);
+    super(message, 'NOT_FOUND');
   }
 }
 
 export class ServerError extends NodeError {
   constructor(message: string, data?: unknown) {
-    super(message, 500, -32000, data);
+    super(message, 'INTERNAL', data);
   }
 }
 
 /** EVM methods before the chain's EVM activation height (spec: -32000 "EVM not active yet"). */
 export class EvmNotActiveError extends NodeError {
   constructor() {
-    super('EVM not active yet', 400, -32000);
+    super('EVM not active yet', 'FAILED_PRECONDITION');
   }
 }
 
-/** A reverted eth_call / eth_estimateGas, as geth reports it: code 3, revert data in `data`. */
+/** A reverted eth_call / eth_estimateGas, as geth reports it: JSON-RPC code 3, revert data in `data`. */
 export class ExecutionRevertedError extends NodeError {
   constructor(reason: string | null, dataHex: string) {
-    super(reason ? `execution reverted: ${reason}` : 'execution reverted', 400, 3, dataHex);
+    super(reason ? `execution reverted: ${reason}` : 'execution reverted', 'INVALID_ARGUMENT', dataHex);
   }
 }
 
@@ -61,20 +79,20 @@ export function goDuration(ms: number): string {
 /** A call ran past `--rpc-evmtimeout` (geth's wording and code). */
 export class EvmTimeoutError extends NodeError {
   constructor(timeoutMs: number) {
-    super(`execution aborted (timeout = ${goDuration(timeoutMs)})`, 503, -32000);
+    super(`execution aborted (timeout = ${goDuration(timeoutMs)})`, 'DEADLINE_EXCEEDED');
   }
 }
 
 /** Every call worker is busy and the queue is full: 503 on REST, -32005 (limit exceeded) on JSON-RPC. */
 export class EvmBusyError extends NodeError {
   constructor(message: string) {
-    super(message, 503, -32005);
+    super(message, 'RESOURCE_EXHAUSTED');
   }
 }
 
-/** A read of state at a height whose state this node does not hold (gRPC FAILED_PRECONDITION). */
+/** A read of state at a height whose state this node does not hold. */
 export class StateUnavailableError extends NodeError {
   constructor(message: string) {
-    super(message, 400, -32000);
+    super(message, 'FAILED_PRECONDITION');
   }
 }

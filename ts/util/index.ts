@@ -6,6 +6,7 @@ export { formatUnits, groupThousands } from './amounts.js';
 export {
   InvalidTransactionError,
   NodeError,
+  type FailureStatus,
   ServerError,
   EvmNotActiveError,
   InvalidParamsError,

@@ -12,7 +12,6 @@ import {
 import { FEE_COLLECTOR } from '../common.js';
 import { type EvmBaseState, EvmStateAdapter } from '../state-adapter.js';
 import { BLOCK_GAS_LIMIT, type BlockEnv, executeBlock } from '../block-executor.js';
-import { CallTimeoutError } from '../deadline.js';
 import { acquireVm, releaseVm } from '../vm-pool.js';
 import { type CallArgs, type CallOverrides, chargeCallGas, intrinsicGas, runAsCall } from '../call.js';
 import { chainIdMismatch } from '../fees.js';
@@ -24,7 +23,7 @@ import { ServerError } from '../../util/index.js';
 import { CallTracer, type MessageEvent, type MessageResult, gethError } from './call-tracer.js';
 import { PrestateTracer } from './prestate-tracer.js';
 import { StructLogger } from './struct-logger.js';
-import { type StepEvent, TRACE_CHECK_STEPS, TraceTimeoutError, type TraceOptions } from './types.js';
+import { type StepEvent, TRACE_CHECK_STEPS, TraceTimeoutError, type TraceOptions, traceError } from './types.js';
 
 /** Where a traced transaction runs: its block's environment and the state before that block. */
 export interface TraceSite {
@@ -58,10 +57,6 @@ export function runSync<T>(base: EvmBaseState, fn: () => T): Promise<T> {
   return base.runSync ? base.runSync(fn) : Promise.resolve().then(fn);
 }
 
-/** A run stopped by the interpreter's deadline or a state read past it (deadline.ts) is the trace's timeout. */
-function traceAbort(err: unknown): unknown {
-  return err instanceof CallTimeoutError ? new TraceTimeoutError() : err;
-}
 
 /** What re-applied transactions leave for the next: the block's gas and log count so far. */
 interface Applied {
@@ -86,7 +81,7 @@ export async function applyUntraced(
   try {
     r = await executeBlock(env, state, store, txs, { finish: false, deadline });
   } catch (err) {
-    throw traceAbort(err);
+    throw traceError(err);
   }
   // These transactions are in a committed block: each applied then, so each must apply again.
   const lost = r.dropped[0]?.reason ?? (r.deferred.length ? 'deferred' : null);
@@ -274,7 +269,7 @@ async function traceOne(
     r = await runTx(c.vm, { tx: typed, block: c.block, skipHardForkValidation: true, blockGasUsed: before.gasUsed });
     ended();
   } catch (err) {
-    throw traceAbort(err);
+    throw traceError(err);
   } finally {
     c.adapter.hideSenderCode(null);
     releaseVm(c);
@@ -379,7 +374,7 @@ export async function traceCall(
     r = await runAsCall(c, args, gasLimit - intrinsic);
     ended();
   } catch (err) {
-    throw traceAbort(err);
+    throw traceError(err);
   } finally {
     releaseVm(c);
   }

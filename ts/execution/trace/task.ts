@@ -5,15 +5,14 @@
 import { Piscina } from 'piscina';
 import type { NativeEvent, SignedTransaction } from '../../ledger/index.js';
 import type { KeyStr, StateChanges } from '../../state/index.js';
-import { NodeError, RawJson } from '../../util/index.js';
+import { type FailureStatus, NodeError, RawJson } from '../../util/index.js';
 import type { BlockEnv } from '../block-executor.js';
 import type { CallArgs, CallOverrides } from '../call.js';
 import type { CallEnvData } from '../call-task.js';
-import { CallTimeoutError } from '../deadline.js';
 import { RemoteStateView, type StateChannel } from '../remote-state.js';
 import { traceNative } from './native.js';
 import { type TraceSite, traceBlockTransactions, traceCall, traceTransaction } from './run.js';
-import { type StructLogSink, TraceOutputTooLargeError, TraceTimeoutError, type TraceOptions } from './types.js';
+import { type StructLogSink, TraceOutputTooLargeError, TraceTimeoutError, type TraceOptions, traceError } from './types.js';
 
 /** A native operation's receipt facts its trace reports (status, failure reason, events). */
 export interface NativeReceipt {
@@ -52,12 +51,11 @@ export interface TraceTask {
   id: number;
 }
 
-/** An error as it crosses back: its class name, words and codes (rebuilt as a NodeError on the main thread). */
+/** An error as it crosses back: its class name, words and status (rebuilt as a NodeError on the main thread). */
 export interface ErrorData {
   name: string;
   message: string;
-  httpStatus?: number;
-  rpcCode?: number;
+  status?: FailureStatus;
   data?: unknown;
 }
 
@@ -82,10 +80,6 @@ export async function runTraceJob(job: TraceJob, site: TraceSite, opts: TraceOpt
   }
 }
 
-/** The trace's own errors: a timeout (also the interpreter's or a state read's deadline), the output cap. */
-export function traceError(err: unknown): unknown {
-  return err instanceof CallTimeoutError ? new TraceTimeoutError() : err;
-}
 
 /** Bytes that may move to the other thread: a view whose buffer is its own (not a slice of Node's shared pool). */
 function movableBytes(b: Buffer, transfer: ArrayBuffer[]): Uint8Array {
@@ -118,19 +112,22 @@ export function unpackResult(result: unknown): unknown {
   return result.map((e: Record<string, unknown>) => ('result' in e ? { ...e, result: unpack(e.result) } : e));
 }
 
-/** The words and codes of an error, to rebuild it on the other side. */
+/** The words and status of an error, to rebuild it on the other side. */
 export function errorData(err: unknown): ErrorData {
   const e = err instanceof Error ? err : new Error(String(err));
   if (!(e instanceof NodeError)) return { name: e.name, message: e.message };
-  return { name: e.name, message: e.message, httpStatus: e.httpStatus, rpcCode: e.rpcCode, data: e.data };
+  return { name: e.name, message: e.message, status: e.status, data: e.data };
 }
 
-/** The error a worker reported: the trace's own classes as such, other node errors with their codes. */
+/**
+ * The error a worker reported: the trace's own classes as such, other node errors with their status (traces
+ * answer JSON-RPC, which maps none of a worker's failures by class: run.ts words them as ServerError).
+ */
 export function rebuildError(d: ErrorData): Error {
   if (d.name === TraceTimeoutError.name) return new TraceTimeoutError();
   if (d.name === TraceOutputTooLargeError.name) return new TraceOutputTooLargeError();
-  if (d.rpcCode === undefined || d.httpStatus === undefined) return Object.assign(new Error(d.message), { name: d.name });
-  const e = new NodeError(d.message, d.httpStatus, d.rpcCode, d.data);
+  if (d.status === undefined) return Object.assign(new Error(d.message), { name: d.name });
+  const e = new NodeError(d.message, d.status, d.data);
   e.name = d.name;
   return e;
 }

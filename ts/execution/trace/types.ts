@@ -1,4 +1,5 @@
 import { NodeError } from '../../util/index.js';
+import { CallTimeoutError } from '../deadline.js';
 
 /** Spec limits (auxiliary interfaces, Limits): trace timeout default and maximum, struct-log output cap. */
 export const TRACE_TIMEOUT_DEFAULT_MS = 10_000;
@@ -63,14 +64,22 @@ export const DEFAULT_TRACE_OPTIONS: TraceOptions = {
 /** The trace ran past its timeout (spec: -32000 "trace timeout"). */
 export class TraceTimeoutError extends NodeError {
   constructor() {
-    super('trace timeout', 400, -32000);
+    super('trace timeout', 'DEADLINE_EXCEEDED');
   }
+}
+
+/**
+ * A run stopped by the interpreter's deadline or a state read past it (deadline.ts) is the trace's timeout: the
+ * one place a trace's CallTimeoutError becomes TraceTimeoutError (in the worker, in-process, in the pool).
+ */
+export function traceError(err: unknown): unknown {
+  return err instanceof CallTimeoutError ? new TraceTimeoutError() : err;
 }
 
 /** The struct-log output passed the cap while being produced (spec: -32000 "output too large"). */
 export class TraceOutputTooLargeError extends NodeError {
   constructor() {
-    super('output too large', 400, -32000);
+    super('output too large', 'INVALID_ARGUMENT');
   }
 }
 
