@@ -2,7 +2,7 @@ import { createBlockHeader } from '@ethereumjs/block';
 import { type TypedTxData, createTx, createTxFromRLP } from '@ethereumjs/tx';
 import test from 'ava';
 import { type BlockEnv, type CallArgs, PARAMS_LOADED, chainCommon } from '../../ts/execution/index.js';
-import { evmBlockFor } from '../../ts/execution/vm-pool.js';
+import { evmBlockFor } from '../../ts/execution/vm-factory.js';
 import { intrinsicGas, txIntrinsicGas } from '../../ts/execution/call.js';
 
 const a = (b: string): `0x${string}` => `0x${b.repeat(20)}`;

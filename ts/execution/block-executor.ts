@@ -1,5 +1,4 @@
 import type { Common } from '@ethereumjs/common';
-import type { EVM } from '@ethereumjs/evm';
 import { type VM, runTx } from '@ethereumjs/vm';
 import { applyNativeTransaction, endBlock, hasBondedActiveSet, type OperationEnv, type NativeRuleContext, checkNativeTransaction, operationActivation, TREASURY_ADDRESS, blockReward, getSupply, maxSupplyBase, putSupply, type SignedTransaction, NATIVE_TX_GAS, WEI_PER_BASE, baseToWei } from '../ledger/index.js';
 import { accountKey, getAccount, putAccount, type KeyStr, StateOverlay, type StateReader } from '../state/index.js';
@@ -11,9 +10,8 @@ import { impersonatedSender } from './impersonation.js';
 import { type LogRecord, type ReceiptRecord, EMPTY_BLOOM, logsBloom } from './receipts.js';
 import { RemoteStateError } from './remote-state.js';
 import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';
-import { type EvmBlock, evmBlockFor } from './vm-pool.js';
 import { type BlockEnv, blockGasLimit, fitsPack } from './block-env.js';
-import { createChainVm, vmKey } from './vm-factory.js';
+import { type EvmBlock, createChainVm, evmBlockFor, reuseChainVm, vmKey } from './vm-factory.js';
 export { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, BLOCK_GAS_TARGET, type BlockEnv, type PackLimit, blockGasLimit, fitsPack } from './block-env.js';
 export { evmOptions, vmKey } from './vm-factory.js';
 
@@ -100,10 +98,8 @@ export async function blockVm(env: BlockEnv, state: StateOverlay, base: EvmBaseS
   const key = deadline === undefined ? vmKey(env) : null;
   const idle = key === null ? undefined : idleBlockVms.get(key)?.pop();
   if (idle) {
-    idle.adapter.rebase(state, base);
+    reuseChainVm(idle, state, base);
     idle.holder.env = env;
-    idle.vm.evm.journal.cleanJournal();
-    (idle.vm.evm as EVM).transientStorage.clear();
     idle.block = evmBlockFor(env, idle.common);
     return idle;
   }

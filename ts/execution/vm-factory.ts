@@ -7,6 +7,7 @@
 import { createBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { createAddressFromString } from '@ethereumjs/util';
+import type { EVM } from '@ethereumjs/evm';
 import { type VM, createVM } from '@ethereumjs/vm';
 import type { StateOverlay } from '../state/index.js';
 import { BASE_FEE_PER_GAS, type BlockEnv, blockGasLimit } from './block-env.js';
@@ -78,4 +79,15 @@ export async function createChainVm(
   };
   const vm = await createVM({ common, stateManager: adapter, evmOpts: evmOptions(env, blockchain) });
   return { vm, common, adapter };
+}
+
+/**
+ * A kept VM ready for its next run over `overlay` (whose base is `base`): what a finished run leaves in the EVM
+ * (warm sets, touched accounts, transient storage) is cleared. Both keepers of idle VMs (block-executor.ts,
+ * vm-pool.ts) reuse them through this.
+ */
+export function reuseChainVm(c: Pick<ChainVm, 'vm' | 'adapter'>, overlay: StateOverlay, base: EvmBaseState): void {
+  c.adapter.rebase(overlay, base);
+  c.vm.evm.journal.cleanJournal();
+  (c.vm.evm as EVM).transientStorage.clear();
 }

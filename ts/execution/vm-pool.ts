@@ -5,17 +5,14 @@
  * behind (listeners, deadline guards) can ever reach consensus.
  */
 import type { Common } from '@ethereumjs/common';
-import type { EVM } from '@ethereumjs/evm';
 import type { VM } from '@ethereumjs/vm';
 import type { StateOverlay } from '../state/index.js';
 import { type BlockEnv, blockGasLimit } from './block-env.js';
 import { type DeadlineGuard, installDeadline } from './deadline.js';
 import { restorePrecompiles } from './overrides.js';
 import type { EvmBaseState, EvmStateAdapter } from './state-adapter.js';
-import { type EvmBlock, createChainVm, evmBlockFor, vmKey } from './vm-factory.js';
+import { type EvmBlock, createChainVm, evmBlockFor, reuseChainVm, vmKey } from './vm-factory.js';
 
-// evmBlockFor stays importable from here (callers written before the factory).
-export { type EvmBlock, evmBlockFor } from './vm-factory.js';
 
 /** A pooled VM with its state adapter, deadline guard and the block environment of its current run. */
 export interface PooledVm {
@@ -51,10 +48,7 @@ export async function acquireVm(env: BlockEnv, overlay: StateOverlay, base: EvmB
     holder.c = c;
   }
   c.env = env;
-  c.adapter.rebase(overlay, base);
-  // What a finished run leaves in the EVM: warm sets, touched accounts, transient storage.
-  c.vm.evm.journal.cleanJournal();
-  (c.vm.evm as EVM).transientStorage.clear();
+  reuseChainVm(c, overlay, base);
   const h = c.block.header;
   // A run with header overrides gets its own block, and the next run after it a fresh one.
   if (
