@@ -1,5 +1,5 @@
 /** Amounts as the wallet shows and reads them: coins with the ticker for people, base units with --raw. */
-import { BASE_DECIMALS, BASE_PER_COIN, COIN_TICKER, WEI_PER_BASE, formatBase, formatWei } from '../ledger/index.js';
+import { BASE_DECIMALS, BASE_PER_COIN, COIN_TICKER, baseToWei, formatBase, formatWei, weiToBase } from '../ledger/index.js';
 
 export { COIN_TICKER, formatBase, formatWei };
 
@@ -15,7 +15,9 @@ export function showBase(base: bigint, raw: boolean): string {
 
 export function showWei(wei: bigint, raw: boolean): string {
   if (!raw) return formatWei(wei);
-  return wei % WEI_PER_BASE === 0n ? String(wei / WEI_PER_BASE) : `${wei / WEI_PER_BASE} (+${wei % WEI_PER_BASE} wei)`;
+  const base = weiToBase(wei);
+  const dust = wei - baseToWei(base);
+  return dust === 0n ? String(base) : `${base} (+${dust} wei)`;
 }
 
 /**

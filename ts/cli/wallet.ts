@@ -13,7 +13,7 @@ import {
   randomKeyPair,
   signTransaction,
   MIN_TX_FEE_BASE,
-  WEI_PER_BASE,
+  baseToWei,
 } from '../ledger/index.js';
 import { accountKeyBytes, decodeAccount, type StateProof, verifyStateProof } from '../state/index.js';
 import { isAddress, isHash, stringifyExact } from '../util/index.js';
@@ -223,7 +223,7 @@ function parseWalletArgs(argv: string[]) {
 
 /** The fee a confirmed transaction paid, in wei: EVM gas used times its price, else the native fee. */
 async function feePaidWei(client: NodeClient, tx: TxRecord): Promise<bigint | null> {
-  if (!tx.data.startsWith('EVM:')) return BigInt(tx.fee) * WEI_PER_BASE;
+  if (!tx.data.startsWith('EVM:')) return baseToWei(BigInt(tx.fee));
   const rc = await client.rpc<{ gasUsed: string; effectiveGasPrice: string }>('eth_getTransactionReceipt', [`0x${tx.txid}`]);
   return rc ? BigInt(rc.gasUsed) * BigInt(rc.effectiveGasPrice) : null;
 }

@@ -1,6 +1,6 @@
 import type { Common } from '@ethereumjs/common';
 import { type VM, runTx } from '@ethereumjs/vm';
-import { applyNativeTransaction, endBlock, hasBondedActiveSet, type OperationEnv, type NativeRuleContext, checkNativeTransaction, operationActivation, TREASURY_ADDRESS, blockReward, getSupply, maxSupplyBase, putSupply, type SignedTransaction, NATIVE_TX_GAS, WEI_PER_BASE, baseToWei } from '../ledger/index.js';
+import { applyNativeTransaction, endBlock, hasBondedActiveSet, type OperationEnv, type NativeRuleContext, checkNativeTransaction, operationActivation, TREASURY_ADDRESS, blockReward, getSupply, maxSupplyBase, putSupply, type SignedTransaction, NATIVE_TX_GAS, baseToWei, weiToBase } from '../ledger/index.js';
 import { accountKey, getAccount, putAccount, type KeyStr, StateOverlay, type StateReader } from '../state/index.js';
 import { FEE_COLLECTOR, chainCommon } from './common.js';
 import { CallTimeoutError, installDeadline } from './deadline.js';
@@ -286,7 +286,7 @@ export async function executeBlock(
   if (!opts.finish) return r;
   r.burnedWei = r.feesWei - toProposerWei;
   const supply = getSupply(state);
-  r.rewardBase = blockReward(env.height, supply.minted / WEI_PER_BASE, maxSupplyBase(env.height, env.tokenomicsV2Height));
+  r.rewardBase = blockReward(env.height, weiToBase(supply.minted), maxSupplyBase(env.height, env.tokenomicsV2Height));
   // The coinbase (reward + the proposer's half of the fees): to the proposer before reward distribution
   // v2, to the protocol treasury from it, which the staking module's end-of-block work distributes.
   const credit = toProposerWei + baseToWei(r.rewardBase);

@@ -10,15 +10,13 @@ import {
 } from '@ethereumjs/tx';
 import { Address } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
-import { EVM_DATA_PREFIX, type SignedTransaction, WEI_PER_BASE, ZERO_ADDRESS } from '../ledger/index.js';
+import { EVM_DATA_PREFIX, type SignedTransaction, ZERO_ADDRESS, weiToBaseCeil } from '../ledger/index.js';
 import { toHex } from '../util/index.js';
 
 import { PARAMS_LOADED } from './common.js';
 import { impersonatedSender, withImpersonatedSender } from './impersonation.js';
 
 export { EVM_DATA_PREFIX, isEvmTransaction } from '../ledger/index.js';
-
-const ceilDiv = (a: bigint, b: bigint): bigint => (a + b - 1n) / b;
 
 /** Highest price per gas the transaction may pay (legacy/2930: gasPrice; 1559: maxFeePerGas). */
 export function maxPricePerGas(tx: TypedTransaction): bigint {
@@ -54,8 +52,8 @@ export function evmToSignedTransaction(tx: TypedTransaction, raw: Uint8Array, ti
     txid: toHex(tx.hash()),
     from_address: tx.getSenderAddress().toString(),
     to_address: tx.to ? tx.to.toString() : ZERO_ADDRESS,
-    amount: ceilDiv(tx.value, WEI_PER_BASE),
-    fee: ceilDiv(tx.gasLimit * maxPricePerGas(tx), WEI_PER_BASE),
+    amount: weiToBaseCeil(tx.value),
+    fee: weiToBaseCeil(tx.gasLimit * maxPricePerGas(tx)),
     nonce: tx.nonce,
     data: `${EVM_DATA_PREFIX}${tx.gasLimit}:${toHex(tx.data)}`,
     timestamp,

@@ -4,7 +4,7 @@
  * and stream, and each is encoded once.
  */
 import { create, toBinary } from '@bufbuild/protobuf';
-import { isEvmTransaction, type SignedTransaction, WEI_PER_BASE } from '../ledger/index.js';
+import { isEvmTransaction, type SignedTransaction, weiToBase } from '../ledger/index.js';
 import type { AccountAt, Block } from '../services/index.js';
 import { fromHex } from '../util/index.js';
 import {
@@ -106,7 +106,7 @@ export function encodeBlockFinalized(b: Block, withTransactions: boolean): Uint8
 export function accountMessage(address: string, a: AccountAt): Account {
   return create(AccountSchema, {
     address: addressMessage(address),
-    balance: { base: a.balanceWei / WEI_PER_BASE, wei: a.balanceWei.toString() },
+    balance: { base: weiToBase(a.balanceWei), wei: a.balanceWei.toString() },
     nonce: a.pendingNonce,
     height: { value: BigInt(a.height) },
     committedNonce: a.nonce,
@@ -145,7 +145,7 @@ function putVarint(buf: Buffer, pos: number, value: bigint): number {
  * its error).
  */
 export function encodeAccountAnswer(address: Uint8Array, a: AccountAt): Uint8Array {
-  const base = a.balanceWei / WEI_PER_BASE;
+  const base = weiToBase(a.balanceWei);
   if (
     address.length !== 20 ||
     a.balanceWei < 0n ||

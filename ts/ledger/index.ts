@@ -113,6 +113,7 @@ export {
   NATIVE_TX_GAS,
   baseToWei,
   weiToBase,
+  weiToBaseCeil,
   baseToNative,
   BASE_PER_COIN,
   MIN_TX_FEE_BASE,

@@ -10,7 +10,7 @@ import type { LedgerParams } from './operation-context.js';
 import { OperationDecodeError, type OperationName } from './operations.js';
 import { type SignedTransaction, signingDigest } from './transaction.js';
 import { type TxKind, isOperationEnvelope, txKind } from './tx-kind.js';
-import { MIN_TX_FEE_BASE, WEI_PER_BASE } from './units.js';
+import { MIN_TX_FEE_BASE, weiToBase, weiToBaseCeil } from './units.js';
 
 /** Every rule a transaction can break (metrics keep a counter per reason; block validity names it). */
 export const TX_RULES = [
@@ -246,10 +246,9 @@ export const isSignatureVerified = (tx: SignedTransaction): boolean => signature
 export function checkNonceAndBalance(tx: SignedTransaction, expectedNonce: bigint, availableWei: bigint, costWei: bigint): void {
   if (tx.nonce !== expectedNonce) throw reject('nonce', `Invalid nonce: expected ${expectedNonce}, got ${tx.nonce}`);
   if (availableWei < costWei) {
-    const w = WEI_PER_BASE;
     throw reject(
       'balance',
-      `Invalid transaction: insufficient balance: available ${availableWei / w}, required ${(costWei + w - 1n) / w} (base units)`,
+      `Invalid transaction: insufficient balance: available ${weiToBase(availableWei)}, required ${weiToBaseCeil(costWei)} (base units)`,
     );
   }
 }

@@ -14,6 +14,8 @@ export const NATIVE_TX_GAS = 21_000n;
 export const baseToWei = (base: bigint): bigint => base * WEI_PER_BASE;
 /** Base units of a wei balance, rounded down (wei dust below one base unit is not shown in REST). */
 export const weiToBase = (wei: bigint): bigint => wei / WEI_PER_BASE;
+/** Base units that cover a wei amount, rounded up (a worst-case spend is never under-counted). */
+export const weiToBaseCeil = (wei: bigint): bigint => (wei + WEI_PER_BASE - 1n) / WEI_PER_BASE;
 
 /** Coin amount as a JSON number for `_native` fields (display only; exact amounts use base units). */
 export function baseToNative(base: bigint): number {

@@ -3,7 +3,7 @@
  * their private keys, the mnemonic, the chain id, the hardfork and the URLs to use. Only on a terminal: piped
  * or redirected output stays the JSON log lines it always was.
  */
-import { DEV_MNEMONIC, keyPairFromMnemonic, privateKeyHex, WEI_PER_BASE } from '../ledger/index.js';
+import { DEV_MNEMONIC, keyPairFromMnemonic, privateKeyHex, WEI_PER_COIN } from '../ledger/index.js';
 import type { NodeContext } from '../services/index.js';
 import { devChainOf } from '../dev/index.js';
 import { getAccount } from '../state/index.js';
@@ -17,7 +17,7 @@ export function devBanner(ctx: NodeContext, url: string, ws: boolean): string {
   const keys = Array.from({ length: count }, (_, i) => keyPairFromMnemonic(DEV_MNEMONIC, i));
   const coins = (address: string): string => {
     const wei = getAccount(ctx.chain.state, address).balance;
-    return `${wei / (WEI_PER_BASE * 100_000_000n)} coins`;
+    return `${wei / WEI_PER_COIN} coins`;
   };
   const lines = [
     '',

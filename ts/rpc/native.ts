@@ -1,4 +1,4 @@
-import { WEI_PER_BASE, WEI_PER_COIN, TransactionShapeError } from '../ledger/index.js';
+import { WEI_PER_COIN, TransactionShapeError, baseToWei } from '../ledger/index.js';
 import {
   type NodeContext,
   bftStatus,
@@ -29,18 +29,18 @@ async function validatorSet(ctx: NodeContext): Promise<Record<string, unknown>> 
   const rows = [...v.active, ...v.others].map((r) => ({
     address: r.address,
     name: r.name,
-    stake: qty(r.stake * WEI_PER_BASE),
+    stake: qty(baseToWei(r.stake)),
     commission: r.commission,
     status: r.status,
     blocks_produced_epoch: r.blocks_produced_epoch || (agg?.producers.get(r.address)?.blocks ?? 0),
     uptime: poa ? 1.0 : r.uptime,
-    voting_power: qty(staked ? r.voting_power * WEI_PER_BASE : r.status === 'active' ? flat : 0n),
+    voting_power: qty(staked ? baseToWei(r.voting_power) : r.status === 'active' ? flat : 0n),
   }));
   return {
     consensus: v.consensus,
     active_count: v.active.length,
     total_count: rows.length,
-    total_active_stake: qty(v.active.reduce((s, r) => s + r.stake, 0n) * WEI_PER_BASE),
+    total_active_stake: qty(baseToWei(v.active.reduce((s, r) => s + r.stake, 0n))),
     epoch_number: v.epoch,
     validators: rows,
   };
@@ -92,7 +92,7 @@ export const nativeMethods: RpcTable = {
             out.push({
               validator: r.validator,
               validator_name: r.validator_name,
-              amount: qty(r.amount * WEI_PER_BASE),
+              amount: qty(baseToWei(r.amount)),
               pending_reward: qty(r.pending_reward_wei),
               delegated_at_epoch: r.delegated_at_epoch,
               status: r.status,
@@ -102,7 +102,7 @@ export const nativeMethods: RpcTable = {
             out.push({
               validator: r.validator,
               validator_name: r.validator_name,
-              amount: qty(u.amount * WEI_PER_BASE),
+              amount: qty(baseToWei(u.amount)),
               pending_reward: '0x0',
               delegated_at_epoch: r.delegated_at_epoch,
               status: 'unbonding',

@@ -1,5 +1,5 @@
 import { type Chain, type ChainValidation, validateChain, validatorSetAt } from '../chain/index.js';
-import { blockReward, getSupply, maxSupplyBase, WEI_PER_BASE, baseToNative } from '../ledger/index.js';
+import { blockReward, getSupply, maxSupplyBase, baseToNative, weiToBase } from '../ledger/index.js';
 import { NotFoundError } from '../util/index.js';
 import { chainIndex } from './chain-index.js';
 import { NATIVE_TOKEN, type NodeContext } from './context.js';
@@ -51,8 +51,8 @@ export interface SupplyBase {
 /** Supply totals of the state as it is now (call after chain.settled() for the head's), base units. */
 export function supplyOfState(ctx: NodeContext): SupplyBase {
   const s = getSupply(ctx.chain.state);
-  const minted = s.minted / WEI_PER_BASE;
-  const burned = s.burned / WEI_PER_BASE;
+  const minted = weiToBase(s.minted);
+  const burned = weiToBase(s.burned);
   return { minted, burned, circulating: minted - burned };
 }
 
