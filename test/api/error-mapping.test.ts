@@ -13,7 +13,7 @@ import {
   TraceTimeoutError,
 } from '../../ts/execution/index.js';
 import { GrpcStatus, REJECT_REASON_TRAILER, toGrpcError } from '../../ts/grpc/index.js';
-import { NotActiveError, TxRuleError } from '../../ts/ledger/index.js';
+import { NotActiveError, TransactionShapeError, TxRuleError } from '../../ts/ledger/index.js';
 import { RpcError, rpcCodeOf } from '../../ts/rpc/index.js';
 import { StateIndexBuildingError } from '../../ts/services/index.js';
 import {
@@ -40,6 +40,8 @@ const CASES: [NodeError, number, number, GrpcStatus][] = [
   [new TxRuleError('mempool is full', 'pool_full'), 400, -32603, RESOURCE_EXHAUSTED],
   [new MalformedRawTransactionError('invalid raw transaction: not RLP', 'integrity'), 400, -32603, INVALID_ARGUMENT],
   [new InvalidParamsError('invalid address'), 400, -32602, INVALID_ARGUMENT],
+  // Not a transaction at all: bad params on JSON-RPC (native_sendTransaction), a rejection elsewhere.
+  [new TransactionShapeError('Invalid transaction: missing field nonce'), 400, -32602, INVALID_ARGUMENT],
   [new RpcError(-32601, 'method not allowed for this key'), 400, -32601, INVALID_ARGUMENT],
   [new NotFoundError(), 404, -32000, NOT_FOUND],
   [new NoSuchHeightError(9, 3), 404, -32000, NOT_FOUND],

@@ -4,7 +4,6 @@
  * thrown error that errors.ts maps to a gRPC status.
  */
 import type { DescMessage, DescMethod, MessageShape } from '@bufbuild/protobuf';
-import { TransactionShapeError } from '../ledger/index.js';
 import {
   type BlockSelector,
   type NodeContext,
@@ -147,12 +146,7 @@ async function broadcast(ctx: NodeContext, req: BroadcastTxRequest): Promise<str
     return (await submitRawTransaction(ctx, raw)).txid;
   }
   if (tx.case === 'signedTransaction') {
-    try {
-      return (await submitTransaction(ctx, signedTransactionJson(tx.value))).txid;
-    } catch (err) {
-      if (err instanceof TransactionShapeError) throw invalidArgument(err.message);
-      throw err;
-    }
+    return (await submitTransaction(ctx, signedTransactionJson(tx.value))).txid;
   }
   throw invalidArgument('BroadcastTxRequest needs raw_ethereum_tx or signed_transaction');
 }

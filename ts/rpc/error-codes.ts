@@ -3,6 +3,7 @@
  * the spec's and geth's exceptions by class first. The dispatcher and streamed answers (rpcErrorOf in
  * geth-errors.ts) read it; nothing else in ts/rpc picks a code for a failure.
  */
+import { TransactionShapeError } from '../ledger/index.js';
 import {
   ExecutionRevertedError,
   type FailureStatus,
@@ -28,7 +29,8 @@ const RPC_CODE: Record<FailureStatus, number> = {
 export function rpcCodeOf(err: NodeError): number {
   // This transport's own errors name their code.
   if (err instanceof RpcError) return err.rpcCode;
-  if (err instanceof InvalidParamsError) return RPC.invalidParams;
+  // A submitted transaction that is not a well-formed one is bad params; the rules it breaks are rejections (below).
+  if (err instanceof InvalidParamsError || err instanceof TransactionShapeError) return RPC.invalidParams;
   // Spec: a mempool rejection is an internal error (-32603), a full pool included.
   if (err instanceof InvalidTransactionError) return RPC.internal;
   // geth: a reverted call answers code 3 with the revert data.

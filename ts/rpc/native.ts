@@ -1,4 +1,4 @@
-import { WEI_PER_COIN, TransactionShapeError, baseToWei } from '../ledger/index.js';
+import { WEI_PER_COIN, baseToWei } from '../ledger/index.js';
 import {
   type NodeContext,
   bftStatus,
@@ -13,7 +13,7 @@ import {
   chainIdOf,
 } from '../services/index.js';
 import { qty } from '../util/index.js';
-import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
+import { RPC, RpcError, type RpcTable } from './types.js';
 import { parseQuantity } from './params.js';
 
 /** native_getValidatorSet: the same validators as GET /validators and /staking/validators, amounts in wei hex. */
@@ -50,15 +50,9 @@ export const nativeMethods: RpcTable = {
   native_sendTransaction: {
     params: ['object'],
     handler: async (ctx, [tx]) => {
-      try {
-        const out = await submitTransaction(ctx, tx);
-        await ctx.dev?.mined(out.txid);
-        return out;
-      } catch (err) {
-        // Shape errors are invalid params; rule violations (nonce, amount, limits) are mempool rejections (-32603).
-        if (err instanceof TransactionShapeError) throw invalidParams(err.message);
-        throw err;
-      }
+      const out = await submitTransaction(ctx, tx);
+      await ctx.dev?.mined(out.txid);
+      return out;
     },
   },
   native_getBalance: { params: ['address'], handler: (ctx, [a]) => qty(getBalanceWei(ctx, a as string)) },
