@@ -172,7 +172,7 @@ export class NativeNode {
         stops,
         log,
       });
-      wireBlockProduction(config, ctx, consensus, metrics, log, () => void node.stop().then(() => process.exit(1)));
+      wireBlockProduction(config, ctx, consensus, metrics, log, () => void node.stop().finally(() => process.exit(1)));
       if (config.p2pPort !== null)
         node.networking = stops.take('network', await buildNetwork(config, ctx, consensus, key, metrics, log));
       const production = stops.take(

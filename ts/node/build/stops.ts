@@ -13,14 +13,9 @@ export class StopStack {
   private readonly stops: { name: string; stop: Stop }[] = [];
 
   /** Keeps `built`'s stop (under `name`, for the log of a stop that fails) and hands `built` back. */
-  take<T extends { stop?: Stop }>(name: string, built: T): T {
+  take<T extends object>(name: string, built: Built<T>): Built<T> {
     if (built.stop) this.stops.push({ name, stop: built.stop });
     return built;
-  }
-
-  /** What is stopped, last first (for the log and tests). */
-  names(): string[] {
-    return this.stops.map((s) => s.name).reverse();
   }
 
   /**
