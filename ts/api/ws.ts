@@ -11,7 +11,7 @@ import type { NodeContext } from '../services/index.js';
 import { parseJsonExact, stringifyExact } from '../util/index.js';
 import { apiKeyMatches } from './handler.js';
 import { ClientIpResolver, type RateLimiter } from './limits.js';
-import { dispatcherOf } from './routes/rpc.js';
+import { type RpcDispatchers, unhookedRpcDispatchers } from './routes/rpc.js';
 
 export interface WsLimits {
   /** Largest message a client may send (the HTTP body limit by default). */
@@ -40,6 +40,8 @@ export interface RpcWebSocketOptions {
   /** The limiter POST /rpc uses (shared buckets); null = no rate limits. */
   limiter?: RateLimiter | null;
   limits?: Partial<WsLimits>;
+  /** The node's JSON-RPC dispatchers, the ones its POST /rpc uses (its metrics and error log). */
+  rpc?: RpcDispatchers;
 }
 
 /** The answer's ids, for an error sent in place of answers (a refused message still names its requests). */
@@ -71,6 +73,7 @@ export function rpcWebSocket(ctx: NodeContext, opts: RpcWebSocketOptions = {}): 
   const limits = { ...DEFAULT_WS_LIMITS, ...opts.limits };
   const clientIp = new ClientIpResolver(opts.trustedProxies ?? []);
   const limiter = opts.limiter ?? null;
+  const rpc = opts.rpc ?? unhookedRpcDispatchers;
   const ipOf = (req: HttpRequest) => clientIp.resolve(req.ip, req.headers['x-forwarded-for']);
 
   return {
@@ -113,7 +116,7 @@ export function rpcWebSocket(ctx: NodeContext, opts: RpcWebSocketOptions = {}): 
             conn.send(refusal(data, -32005, `too many requests in flight: at most ${limits.maxInFlight} per connection`));
             return;
           }
-          const out = dispatcherOf(ctx).handleBody(data, caller);
+          const out = rpc.of(ctx).handleBody(data, caller);
           if (!(out instanceof Promise)) return answer(out);
           inFlight++;
           out.then(answer).finally(() => inFlight--);

@@ -8,7 +8,6 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { dispatcherOf } from '../api/index.js';
 import { Chain } from '../chain/index.js';
 import { PoaEngine } from '../consensus/index.js';
 import type { KeyPair } from '../ledger/index.js';
@@ -29,11 +28,9 @@ export function rpcWarmUpApplies(ctx: NodeContext): boolean {
 
 /**
  * Run the warm-up on a scratch chain; resolves when it is done and the scratch chain is gone, to whether every
- * step answered (never rejects: a failure only leaves the first requests slower). The served dispatcher is
- * built at once.
+ * step answered (never rejects: a failure only leaves the first requests slower).
  */
 export async function warmUpDevRpc(ctx: NodeContext, config: NodeConfig, key: KeyPair, log: Logger): Promise<boolean> {
-  dispatcherOf(ctx);
   if (!rpcWarmUpApplies(ctx)) return false;
   const t0 = performance.now();
   // In the data dir, so a node killed during the warm-up leaves it where the next start removes it.

@@ -21,11 +21,22 @@ export interface VerifyRoute {
   /** find-my-way pattern. */
   path: string;
   summary: string;
-  handler: (svc: VerificationService, req: HttpRequest, params: Record<string, string>) => Promise<VerifyResult>;
+  handler: (
+    svc: VerificationService,
+    req: HttpRequest,
+    params: Record<string, string>,
+    hooks: VerifyHooks,
+  ) => Promise<VerifyResult>;
 }
 
-/** Errors the routes did not expect go here with where they happened (the standalone service and the node log them). */
-export const verifyHooks: { onError?: (err: unknown, where: string) => void } = {};
+/**
+ * What the server serving the routes is told (the standalone service and the node log it): given to each
+ * handler by the server, so two servers in one process (tests) report to their own logs.
+ */
+export interface VerifyHooks {
+  /** An error the routes did not expect, with where it happened. */
+  onError?: (err: unknown, where: string) => void;
+}
 
 /** The request body as a JSON object (400 otherwise). */
 export function jsonObject(req: HttpRequest): Record<string, unknown> {
@@ -41,32 +52,35 @@ export function jsonObject(req: HttpRequest): Record<string, unknown> {
 }
 
 /** API v1's error answer: `{ error, ...details }` with the error's status. */
-export function v1Error(err: unknown, req: HttpRequest): VerifyResult {
+export function v1Error(err: unknown, req: HttpRequest, hooks: VerifyHooks): VerifyResult {
   if (err instanceof VerifyError) return { status: err.httpStatus, body: { error: err.message, ...err.details } };
-  verifyHooks.onError?.(err, `${req.method} ${req.path}`);
+  hooks.onError?.(err, `${req.method} ${req.path}`);
   return { status: 500, body: { error: 'internal error' } };
 }
 
 /** API v2's error object: `{ customCode, message, errorId }` (also a failed job's `error`). */
-export function v2ErrorBody(err: unknown, where: string): V2Error {
+export function v2ErrorBody(err: unknown, where: string, hooks: VerifyHooks): V2Error {
   if (err instanceof VerifyError) return { customCode: err.code, message: err.message, errorId: randomUUID() };
-  verifyHooks.onError?.(err, where);
+  hooks.onError?.(err, where);
   return { customCode: 'internal_error', message: 'internal error', errorId: randomUUID() };
 }
 
 /** API v2's error answer. */
-export function v2Error(err: unknown, req: HttpRequest): VerifyResult {
-  return { status: err instanceof VerifyError ? err.httpStatus : 500, body: v2ErrorBody(err, `${req.method} ${req.path}`) };
+export function v2Error(err: unknown, req: HttpRequest, hooks: VerifyHooks): VerifyResult {
+  return {
+    status: err instanceof VerifyError ? err.httpStatus : 500,
+    body: v2ErrorBody(err, `${req.method} ${req.path}`, hooks),
+  };
 }
 
 /** A handler whose failures answer in API v1's shape. */
 export const v1 =
   (fn: VerifyRoute['handler']): VerifyRoute['handler'] =>
-  (svc, req, params) =>
-    fn(svc, req, params).catch((err: unknown) => v1Error(err, req));
+  (svc, req, params, hooks) =>
+    fn(svc, req, params, hooks).catch((err: unknown) => v1Error(err, req, hooks));
 
 /** A handler whose failures answer in API v2's shape. */
 export const v2 =
   (fn: VerifyRoute['handler']): VerifyRoute['handler'] =>
-  (svc, req, params) =>
-    fn(svc, req, params).catch((err: unknown) => v2Error(err, req));
+  (svc, req, params, hooks) =>
+    fn(svc, req, params, hooks).catch((err: unknown) => v2Error(err, req, hooks));

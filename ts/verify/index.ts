@@ -12,7 +12,7 @@ export {
   DEFAULT_COMPILE_WORKERS,
 } from './compile-pool.js';
 export * from './errors.js';
-export { type VerifyResult, type VerifyRoute, verifyHooks } from './http-common.js';
+export type { VerifyHooks, VerifyResult, VerifyRoute } from './http-common.js';
 export type { ChainReader, CreationTransaction, MatchKind, VerificationRecord } from './interface.js';
 export { VERIFY_MOUNT, standaloneRoutes, verifyRoutes } from './routes.js';
 export { createVerifyHandler } from './server.js';

@@ -4,7 +4,7 @@
  */
 import type { HttpRequest } from '../http/index.js';
 import { AlreadyVerifiedError, InvalidVerifyRequestError, NotVerifiedError, VerifyError } from './errors.js';
-import { type VerifyResult, type VerifyRoute, jsonObject, v2, v2ErrorBody } from './http-common.js';
+import { type VerifyHooks, type VerifyResult, type VerifyRoute, jsonObject, v2, v2ErrorBody } from './http-common.js';
 import type { VerificationRecord } from './interface.js';
 import { type V2ContractMinimal, overallMatch, v2Match } from './jobs.js';
 import { type ContractToVerify, contractFromMetadataObject, contractFromStandardJson } from './metadata.js';
@@ -37,6 +37,7 @@ async function startJob(
   address: string,
   contract: () => ContractToVerify,
   creationTxHash: unknown,
+  hooks: VerifyHooks,
 ): Promise<VerifyResult> {
   const shown = checksum(address);
   const existing = await svc.lookup(chainId, address);
@@ -49,13 +50,18 @@ async function startJob(
   const job = svc.jobs.start(chainId, shown);
   svc.verify(chainId, address, input, (creationTxHash as string | null | undefined) ?? undefined).then(
     ({ record }) => svc.jobs.succeed(job, minimal(record)),
-    (err: unknown) => svc.jobs.fail(job, v2ErrorBody(err, `verification job ${job.verificationId}`)),
+    (err: unknown) => svc.jobs.fail(job, v2ErrorBody(err, `verification job ${job.verificationId}`, hooks)),
   );
   return { status: 202, body: { verificationId: job.verificationId } };
 }
 
 /** POST /v2/verify/:chainId/:address: `{ stdJsonInput, compilerVersion, contractIdentifier, creationTransactionHash? }`. */
-async function verifyStdJson(svc: VerificationService, req: HttpRequest, p: Record<string, string>): Promise<VerifyResult> {
+async function verifyStdJson(
+  svc: VerificationService,
+  req: HttpRequest,
+  p: Record<string, string>,
+  hooks: VerifyHooks,
+): Promise<VerifyResult> {
   const chainId = svc.chainParam(p.chainId);
   const address = addressParam(p.address);
   const body = jsonObject(req);
@@ -65,11 +71,17 @@ async function verifyStdJson(svc: VerificationService, req: HttpRequest, p: Reco
     address,
     () => contractFromStandardJson(body.stdJsonInput, body.compilerVersion, body.contractIdentifier),
     body.creationTransactionHash,
+    hooks,
   );
 }
 
 /** POST /v2/verify/metadata/:chainId/:address: `{ metadata, sources, creationTransactionHash? }`. */
-async function verifyMetadata(svc: VerificationService, req: HttpRequest, p: Record<string, string>): Promise<VerifyResult> {
+async function verifyMetadata(
+  svc: VerificationService,
+  req: HttpRequest,
+  p: Record<string, string>,
+  hooks: VerifyHooks,
+): Promise<VerifyResult> {
   const chainId = svc.chainParam(p.chainId);
   const address = addressParam(p.address);
   const body = jsonObject(req);
@@ -82,6 +94,7 @@ async function verifyMetadata(svc: VerificationService, req: HttpRequest, p: Rec
     address,
     () => contractFromMetadataObject(body.metadata, sources as Record<string, string>),
     body.creationTransactionHash,
+    hooks,
   );
 }
 

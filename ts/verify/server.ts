@@ -5,7 +5,7 @@
  */
 import FindMyWay from 'find-my-way';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/index.js';
-import type { VerifyResult, VerifyRoute } from './http-common.js';
+import type { VerifyHooks, VerifyResult, VerifyRoute } from './http-common.js';
 import { v1Error } from './http-common.js';
 import { standaloneRoutes } from './routes.js';
 import type { VerificationService } from './service.js';
@@ -20,7 +20,12 @@ function toResponse(r: VerifyResult): HttpResponse {
   return { status: r.status ?? 200, headers, body: JSON.stringify(r.body) };
 }
 
-export function createVerifyHandler(svc: VerificationService, routes: readonly VerifyRoute[] = standaloneRoutes): HttpHandler {
+/** `hooks`: what this server's routes report (its own log; never shared with another server of the process). */
+export function createVerifyHandler(
+  svc: VerificationService,
+  hooks: VerifyHooks = {},
+  routes: readonly VerifyRoute[] = standaloneRoutes,
+): HttpHandler {
   const router = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 500 });
   for (const r of routes) router.on(r.method, r.path, () => undefined, r);
   return async (req: HttpRequest): Promise<HttpResponse> => {
@@ -39,9 +44,9 @@ export function createVerifyHandler(svc: VerificationService, routes: readonly V
     const found = router.find(method as 'GET', req.path);
     if (!found) return toResponse({ status: 404, body: { error: `no route ${req.method} ${req.path}` } });
     try {
-      return toResponse(await (found.store as VerifyRoute).handler(svc, req, found.params as Record<string, string>));
+      return toResponse(await (found.store as VerifyRoute).handler(svc, req, found.params as Record<string, string>, hooks));
     } catch (err) {
-      return toResponse(v1Error(err, req));
+      return toResponse(v1Error(err, req, hooks));
     }
   };
 }

@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { type HttpLogger, type HttpServer, startHttpServer } from '../http/index.js';
 import { type KvStore, openRocksStore } from '../storage/index.js';
 import { CompilePool, type CompilePoolOptions } from './compile-pool.js';
-import { verifyHooks } from './http-common.js';
 import type { ChainReader } from './interface.js';
 import { RpcChainReader } from './rpc-reader.js';
 import { createVerifyHandler } from './server.js';
@@ -73,12 +72,11 @@ export async function startStandalone(o: StandaloneOptions): Promise<StandaloneS
     solcDir: o.solcDir,
     publicUrl: o.publicUrl,
   });
-  verifyHooks.onError = (err, where) => o.logger?.error({ err, where }, 'verification request failed');
   let http: HttpServer;
   try {
     http = await startHttpServer(
       { host: o.host, port: o.port, maxBodyBytes: o.maxBodyBytes ?? DEFAULT_VERIFY_MAX_BODY_BYTES, logger: o.logger },
-      createVerifyHandler(service),
+      createVerifyHandler(service, { onError: (err, where) => o.logger?.error({ err, where }, 'verification request failed') }),
     );
   } catch (err) {
     await service.close();
