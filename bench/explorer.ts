@@ -39,7 +39,7 @@ import {
 import { openRocksStore } from '../ts/storage/index.js';
 import { toHex } from '../ts/util/hex.js';
 import { EvmSender, callData, deployData } from './evm-fixtures.js';
-import { ensureNftExtras, ensureTokenExtras, nftHolderKey } from './explorer-extras.js';
+import { type BenchContext, ensureNftExtras, ensureTokenExtras, nftHolderKey } from './explorer-extras.js';
 import { type ChainShape, recipientAddress } from './explorer-shape.js';
 
 const BLOCKS = Number(process.env.BENCH_EXPLORER_BLOCKS ?? 100_000);
@@ -152,7 +152,7 @@ async function build(chain: Chain, shape: ChainShape): Promise<void> {
 }
 
 /** A few EVM blocks at the head (committed with the trace history attached, so their call trees are available). */
-async function appendEvmBlocks(ctx: NodeContext): Promise<{ evmTxids: string[]; token: string; evmHeights: number[] }> {
+async function appendEvmBlocks(ctx: BenchContext): Promise<{ evmTxids: string[]; token: string; evmHeights: number[] }> {
   const { chain } = ctx;
   const evm = new EvmSender(deployer);
   evm.nonce = getNonce(ctx, deployer.address);
@@ -211,7 +211,7 @@ async function main(): Promise<void> {
   const mempool = new Mempool();
   const admission = new TxAdmission(chain, mempool);
   const consensus = new PoaEngine(chain, mempool, validator, { blockTimeMs: 1000, maxBlockTxs: 10_000 });
-  const ctx: NodeContext = {
+  const ctx: BenchContext = {
     chain,
     mempool,
     admission,

@@ -120,6 +120,8 @@ export class NativeNode {
   private apiKeys: ApiKeyRegistry | null = null;
   /** The dev chain's JSON-RPC warm-up, running in the background on a scratch chain (dev-warm-up.ts). */
   devWarmUp: Promise<boolean> = Promise.resolve(false);
+  /** The concrete chain, pool and admission behind ctx's read interfaces: networking, shutdown (and tests) drive them. */
+  core!: { chain: Chain; mempool: Mempool; admission: TxAdmission };
 
   private constructor(
     readonly config: NodeConfig,
@@ -247,7 +249,7 @@ export class NativeNode {
       // The dev chain's test controls; block time 0 means automine (a block per transaction).
       if (config.network === 'dev') {
         const mode = { automine: config.blockTimeMs === 0, intervalMs: config.blockTimeMs };
-        ctx.dev = new DevChain(ctx, consensus, mode, config.anvilCompat, config.devAccounts);
+        ctx.dev = new DevChain({ chain, mempool, admission }, consensus, mode, config.anvilCompat, config.devAccounts);
       }
       verification = startVerification(config, ctx, db, log);
       ctx.verification = verification;
@@ -342,6 +344,7 @@ export class NativeNode {
       step('grpc');
       const node = new NativeNode(config, ctx, consensus, http, auditLog, m, db, log, evmCalls, evmTraces, grpcWebStop);
       node.grpc = grpc;
+      node.core = { chain, mempool, admission };
       node.drainState = drainState;
       node.apiKeys = apiKeys;
       consensus.onPoolChanged = () => admission.onBlock();
@@ -405,7 +408,7 @@ export class NativeNode {
 
   /** Join the network (ts/node/network.ts): libp2p, block sync, relay, evidence, and the BFT engine on validators. */
   private async startNetwork(): Promise<void> {
-    const { chain, admission, mempool } = this.ctx;
+    const { chain, admission, mempool } = this.core;
     // libp2p and its ~500 modules load only on a node that joins a network (--p2p-port).
     const { startNetworking } = await import('./network.js');
     this.networking = await startNetworking({
@@ -470,9 +473,9 @@ export class NativeNode {
       closeMetrics(this.metrics);
       await this.audit.close();
       await this.indexWarmup?.stop();
-      await stopStateIndex(this.ctx.chain);
+      await stopStateIndex(this.core.chain);
       // The trie as of the head, so the next start loads it instead of re-hashing the state.
-      await this.ctx.chain.checkpointNow().catch((err) => this.log.warn({ err }, 'state trie checkpoint at shutdown failed'));
+      await this.core.chain.checkpointNow().catch((err) => this.log.warn({ err }, 'state trie checkpoint at shutdown failed'));
       await this.db.close();
       this.log.info({ height: this.ctx.chain.height }, 'node stopped');
     })();

@@ -354,7 +354,11 @@ function traceCacheOf(ctx: NodeContext): TraceCache {
     traceCaches.set(chain, (c = { trees: new Map(), failed: new Map(), jobs: new Map() }));
     // A rollback (dev chain) removes blocks whose trees are cached, and a transaction of one may be mined
     // again in another block with another result: start afresh (jobs in flight fill the old cache only).
-    chain.once('rollback', () => traceCaches.delete(chain));
+    const forget = (): void => {
+      traceCaches.delete(chain);
+      chain.off('rollback', forget);
+    };
+    chain.on('rollback', forget);
   }
   return c;
 }

@@ -1,4 +1,5 @@
-import type { LogSource, Chain } from '../chain/index.js';
+import type { LogSource } from '../chain/index.js';
+import type { ChainReader } from '../chain/interface.js';
 import type { LogRecord, ReceiptRecord } from '../execution/index.js';
 
 /** An eth_getLogs filter after parsing (rpc/logs.ts checks the raw one against the spec's rules). */
@@ -79,7 +80,7 @@ export function matchingLogs(src: LogSource, f: Pick<LogFilter, 'addresses' | 't
  * blocks); only their receipts are read, and every log is matched exactly.
  */
 // The chain alone (ChainContext's shape): NodeContext holds the filter registry, which matches logs here.
-export async function findLogs(ctx: { chain: Chain }, f: LogFilter): Promise<FoundLog[]> {
+export async function findLogs(ctx: { chain: ChainReader }, f: LogFilter): Promise<FoundLog[]> {
   const blocks = ctx.chain.blocks;
   const heights = await blocks.logIndex.candidates(f.fromBlock, f.toBlock, f);
   const out: FoundLog[] = [];
