@@ -6,7 +6,7 @@ import {
   contractCreation,
   delegationViews,
   finalizedView,
-  getBalanceWei,
+  getBalance,
   stakingRewards,
   submitTransaction,
   validatorViews,
@@ -61,7 +61,7 @@ export const nativeMethods: RpcTable = {
       }
     },
   },
-  native_getBalance: { params: ['address'], handler: (ctx, [a]) => qty(getBalanceWei(ctx, a as string)) },
+  native_getBalance: { params: ['address'], handler: async (ctx, [a]) => qty(await getBalance(ctx, { address: a as string })) },
   native_getValidatorSet: { params: [], handler: async (ctx) => validatorSet(ctx) },
   native_getBftStatus: { params: [], handler: (ctx) => bftStatus(ctx) },
   native_getFinalizedHeight: { params: [], handler: (ctx) => finalizedView(ctx) },

@@ -1,6 +1,7 @@
 export * from './context.js';
 export * from './chain-queries.js';
 export * from './block-resolver.js';
+export * from './get-balance.js';
 export * from './account-queries.js';
 export * from './tx-queries.js';
 export * from './proof-queries.js';
