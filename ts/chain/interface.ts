@@ -24,13 +24,13 @@ export interface BlockReader {
   getBlocks(heights: readonly number[]): (Block | null)[];
   /** The blocks from..to (inclusive) in order. Consumers: block lists (chain-queries.ts), history, the explorer, the chain index. */
   readRange(from: number, to: number): Promise<Block[]>;
-  /** A block of the in-memory window, or null. Consumers: chain-queries.ts, explorer-queries.ts (no disk read). */
+  /** A block of the in-memory window, or null. Consumers: chain-queries.ts, explorer/read-model.ts (no disk read). */
   recentBlock(height: number): Block | null;
-  /** The in-memory window's blocks, newest first. Consumers: chain-info.ts (block times), explorer-queries.ts. */
+  /** The in-memory window's blocks, newest first. Consumers: chain-info.ts (block times), explorer/read-model.ts. */
   recentBlocks(): IterableIterator<Block>;
   /** A block's receipts, or null when unknown. Consumers: receipts, traces, logs filters, verified-contracts.ts. */
   receipts(height: number): Promise<readonly ReceiptRecord[] | null>;
-  /** Receipts of blocks in memory (null where not). Consumer: explorer-queries.ts (block pages). */
+  /** Receipts of blocks in memory (null where not). Consumer: explorer/read-model.ts (block pages). */
   receiptsOf(heights: readonly number[]): (readonly ReceiptRecord[] | null)[];
   /** Where a committed transaction is, or null. Consumers: the tx lookup (tx-queries.ts), explorer, verified-contracts.ts. */
   txLocation(txid: string): Promise<TxLocation | null>;

@@ -2,7 +2,6 @@ import { WEI_PER_BASE, WEI_PER_COIN, TransactionShapeError } from '../ledger/ind
 import {
   type NodeContext,
   bftStatus,
-  chainIndex,
   contractCreation,
   delegationViews,
   finalizedView,
@@ -12,6 +11,7 @@ import {
   validatorViews,
   chainIdOf,
 } from '../services/index.js';
+import { chainIndex } from '../indexes/index.js';
 import { qty } from '../util/index.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 import { parseQuantity } from './params.js';

@@ -1,7 +1,7 @@
 import { type ChainValidation, validateChain, validatorSetAt } from '../chain/index.js';
 import { blockReward, getSupply, maxSupplyBase, WEI_PER_BASE, baseToNative } from '../ledger/index.js';
 import { NotFoundError } from '../util/index.js';
-import { chainIndex } from './chain-index.js';
+import { chainIndex } from '../indexes/index.js';
 import { NATIVE_TOKEN, type NodeContext } from './context.js';
 import { deployedTokenCount } from './token-queries.js';
 

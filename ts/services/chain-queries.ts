@@ -121,3 +121,11 @@ export function blockDetail(b: Block): Record<string, unknown> {
 
 /** The block record, for interfaces that shape blocks themselves (JSON-RPC). */
 export type { Block } from '../chain/index.js';
+
+/** Blocks of one list page, newest first (`offset` blocks below the head). */
+export async function blocksPage(ctx: NodeContext, offset: number, limit: number): Promise<Block[]> {
+  const top = ctx.chain.height - offset;
+  if (top < 0) return [];
+  const blocks = await ctx.chain.blocks.readRange(Math.max(0, top - limit + 1), top);
+  return blocks.reverse();
+}

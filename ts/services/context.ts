@@ -6,8 +6,7 @@ import type { KeyPair } from '../ledger/index.js';
 import type { PoolReader, TxSubmitter } from '../mempool/interface.js';
 import type { VerificationService } from '../verify/index.js';
 import type { AuditLog } from './audit-log.js';
-import type { ChainEventFeed } from './chain-events.js';
-import type { FilterRegistry } from './filters.js';
+import type { ChainEventFeed, FilterRegistry } from '../events/index.js';
 
 /**
  * Everything a query or command needs; built once by ts/node and passed to every interface. The chain, the pool and

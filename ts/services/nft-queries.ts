@@ -19,7 +19,7 @@ import {
 } from '../ledger/index.js';
 import { InvalidParamsError, NotFoundError, isAddress } from '../util/index.js';
 import type { ChainContext, NodeContext } from './context.js';
-import { indexedChain } from './indexed-chain.js';
+import { indexedChain } from '../indexes/index.js';
 import { nftIndexOf } from './nft-index.js';
 
 export type { CollectionInfo, TokenInfo } from '../ledger/index.js';

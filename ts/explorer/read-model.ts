@@ -22,24 +22,24 @@ import {
   NFT_COLLECTION_RE,
 } from '../ledger/index.js';
 import { EvmBusyError, NodeError, isAddress, isHash, normHash, to0x } from '../util/index.js';
-import { DAY_SECONDS, STATS_DAYS, chainIndex } from './chain-index.js';
-import { RECENT_TX_SCAN_BLOCKS } from './history-queries.js';
-import type { NodeContext } from './context.js';
-import { revertReason } from './evm-queries.js';
-import { collectionParam, nftCollection, nftCollections } from './nft-queries.js';
-import { getToken, isTokenContract, listTokens, normContract } from './token-queries.js';
-import { getBlock } from './chain-queries.js';
-import { heightOfHash } from './block-resolver.js';
-import { traceBlock } from './trace-queries.js';
-import { type TxView, confirmedTxView } from './tx-queries.js';
-
-/** Blocks of one list page, newest first (`offset` blocks below the head). */
-export async function blocksPage(ctx: NodeContext, offset: number, limit: number): Promise<Block[]> {
-  const top = ctx.chain.height - offset;
-  if (top < 0) return [];
-  const blocks = await ctx.chain.blocks.readRange(Math.max(0, top - limit + 1), top);
-  return blocks.reverse();
-}
+import { DAY_SECONDS, STATS_DAYS, chainIndex } from '../indexes/index.js';
+import {
+  type NodeContext,
+  type TxView,
+  RECENT_TX_SCAN_BLOCKS,
+  collectionParam,
+  confirmedTxView,
+  getBlock,
+  getToken,
+  heightOfHash,
+  isTokenContract,
+  listTokens,
+  nftCollection,
+  nftCollections,
+  normContract,
+  revertReason,
+  traceBlock,
+} from '../services/index.js';
 
 /** Height of the block with this hash (64 hex, 0x optional), or null. */
 export async function blockHeightOfHash(ctx: NodeContext, hash: string): Promise<number | null> {

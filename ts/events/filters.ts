@@ -11,7 +11,7 @@ import type { ChainReader } from '../chain/interface.js';
 import type { ReceiptRecord } from '../execution/index.js';
 import { ServerError } from '../util/index.js';
 import { type ChainEvent, type ChainEventFeed, type ChainEventKind, ChainSubscription } from './chain-events.js';
-import { type FoundLog, type LogFilter, matchingLogs } from './log-queries.js';
+import { type FoundLog, type LogFilter, matchingLogs } from './log-match.js';
 
 /** geth's filter deadline: a filter not polled for this long is uninstalled. */
 export const FILTER_TIMEOUT_MS = 5 * 60_000;

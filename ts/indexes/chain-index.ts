@@ -8,12 +8,11 @@
  * (`IndexCoverage`); on a chain shorter than one step they are complete from the first request.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Block, Chain } from '../chain/index.js';
+import { type Block, type Chain, epochOf } from '../chain/index.js';
 import type { ChainReader } from '../chain/interface.js';
 import { indexedChain } from './indexed-chain.js';
 import type { ExecutionResult } from '../execution/index.js';
 import { scheduledReward, hasBondedActiveSet } from '../ledger/index.js';
-import { epochOf } from './epochs.js';
 
 /** Blocks read from the store per request that needs the index (about 25 µs each). */
 export const INDEX_BACKFILL_BLOCKS = 10_000;
