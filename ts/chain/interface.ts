@@ -20,17 +20,17 @@ import type { HistoricalStateView } from './state-history.js';
 export interface BlockReader {
   /** The block at a height, or null outside the chain. Consumers: the block resolver, tx and receipt lookup, most queries. */
   getBlock(height: number): Promise<Block | null>;
-  /** Blocks still in memory at these heights (null where not). Consumers: history-queries.ts, token-queries.ts. */
+  /** Blocks at these heights (null where none): the window from memory, the rest in one multi-get. Consumers: history, token lists. */
   getBlocks(heights: readonly number[]): (Block | null)[];
   /** The blocks from..to (inclusive) in order. Consumers: block lists (chain-queries.ts), history, the explorer, the chain index. */
   readRange(from: number, to: number): Promise<Block[]>;
-  /** A block of the in-memory window, or null. Consumers: chain-queries.ts, explorer/read-model.ts (no disk read). */
+  /** A block of the in-memory window, or null (no disk read). Consumers: chain-queries.ts (findRecentBlock, recentBlock). */
   recentBlock(height: number): Block | null;
-  /** The in-memory window's blocks, newest first. Consumers: chain-info.ts (block times), explorer/read-model.ts. */
+  /** The in-memory window's blocks, newest first. Consumers: chain-info.ts (block times), chain-queries.ts (recentBlocks). */
   recentBlocks(): IterableIterator<Block>;
   /** A block's receipts, or null when unknown. Consumers: receipts, traces, logs filters, verified-contracts.ts. */
   receipts(height: number): Promise<readonly ReceiptRecord[] | null>;
-  /** Receipts of blocks in memory (null where not). Consumer: explorer/read-model.ts (block pages). */
+  /** Receipts of the blocks at these heights (null where no block), like getBlocks. Consumer: the explorer (services/chain-queries.ts). */
   receiptsOf(heights: readonly number[]): (readonly ReceiptRecord[] | null)[];
   /** Where a committed transaction is, or null. Consumers: the tx lookup (tx-queries.ts), explorer, verified-contracts.ts. */
   txLocation(txid: string): Promise<TxLocation | null>;
