@@ -2,7 +2,9 @@
  * The contract of ts/chain that the query layer relies on (reth's BlockReader / StateProviderFactory are the
  * model): what a query may read of the chain, each member naming who consumes it. `Chain` and its `BlockStore`
  * implement these structurally; ts/node hands the concrete chain to `NodeContext.chain` typed as ChainReader, so no
- * transport or query reaches a store, the database or a method that extends or rewinds the chain.
+ * transport or query reaches a store, the database or a method that extends or rewinds the chain. The one place
+ * that asks for the chain behind a reader is ts/indexes (indexed-chain.ts): its on-disk indexes live in the chain's
+ * database and follow its commits.
  */
 import type { ReceiptRecord } from '../execution/index.js';
 import type { BlockEnv } from '../execution/index.js';
