@@ -26,7 +26,7 @@ import { type SignedTransaction, signTransaction } from '../ts/ledger/transactio
 import { BASE_PER_COIN } from '../ts/ledger/units.js';
 import { TxAdmission } from '../ts/mempool/admission.js';
 import { Mempool } from '../ts/mempool/mempool.js';
-import { NODE_VERSION, type NodeContext, getNonce } from '../ts/services/index.js';
+import { NODE_VERSION, getNonce } from '../ts/services/index.js';
 import { EXPLORER_TRACE_WAIT_MS, callTree } from '../ts/explorer/read-model.js';
 import { WARM_STEP_BLOCKS, stateIndex, warmChainIndex } from '../ts/indexes/index.js';
 import { openRocksStore } from '../ts/storage/index.js';

@@ -6,7 +6,6 @@ import * as S from '../schemas.js';
 import { cacheAt } from '../cache.js';
 import type { RouteDef } from '../types.js';
 import { atHeight, atHeightParam, contractParam } from './common.js';
-import { InvalidParamsError } from '../../util/index.js';
 
 const addr = { address: S.addressParam };
 export const accountRoutes: RouteDef[] = [
