@@ -11,6 +11,7 @@ const LAYERS = [
   ['rpc', 'grpc', 'explorer', 'cli', 'metrics'],
   ['dev'],
   ['services', 'sync'],
+  ['indexes', 'events'],
   ['verify', 'consensus'],
   ['mempool'],
   ['chain'],

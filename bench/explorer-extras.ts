@@ -14,6 +14,9 @@ import { tokenContractAddress } from '../ts/ledger/tokens/index.js';
 import { type SignedTransaction, signTransaction } from '../ts/ledger/transaction.js';
 import { ZERO_ADDRESS } from '../ts/ledger/units.js';
 import { type NodeContext, getNonce } from '../ts/services/index.js';
+
+/** The bench's context: the concrete chain, which it extends with blocks of its own, behind the read interface. */
+export type BenchContext = NodeContext & { chain: Chain };
 import { recipientAddress } from './explorer-shape.js';
 
 /** Holders of the bench token (each gets one transfer from the deployer). */
@@ -50,7 +53,7 @@ async function commit(chain: Chain, txs: SignedTransaction[], validator: KeyPair
 
 /** The bench token and its holders: read from `extras.json`, or made now (and recorded there). */
 export async function ensureTokenExtras(
-  ctx: NodeContext,
+  ctx: BenchContext,
   cacheDir: string,
   deployer: KeyPair,
   validator: KeyPair,
@@ -108,7 +111,7 @@ const keyOf = (n: number): KeyPair => keyPairFromPrivate(n.toString(16).padStart
 
 /** The bench collection: read from `extras-nft.json`, or made now (and recorded there). */
 export async function ensureNftExtras(
-  ctx: NodeContext,
+  ctx: BenchContext,
   cacheDir: string,
   deployer: KeyPair,
   validator: KeyPair,

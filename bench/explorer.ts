@@ -26,20 +26,13 @@ import { type SignedTransaction, signTransaction } from '../ts/ledger/transactio
 import { BASE_PER_COIN } from '../ts/ledger/units.js';
 import { TxAdmission } from '../ts/mempool/admission.js';
 import { Mempool } from '../ts/mempool/mempool.js';
-import {
-  EXPLORER_TRACE_WAIT_MS,
-  NODE_VERSION,
-  type NodeContext,
-  WARM_STEP_BLOCKS,
-  callTree,
-  getNonce,
-  stateIndex,
-  warmChainIndex,
-} from '../ts/services/index.js';
+import { NODE_VERSION, getNonce } from '../ts/services/index.js';
+import { EXPLORER_TRACE_WAIT_MS, callTree } from '../ts/explorer/read-model.js';
+import { WARM_STEP_BLOCKS, stateIndex, warmChainIndex } from '../ts/indexes/index.js';
 import { openRocksStore } from '../ts/storage/index.js';
 import { toHex } from '../ts/util/hex.js';
 import { EvmSender, callData, deployData } from './evm-fixtures.js';
-import { ensureNftExtras, ensureTokenExtras, nftHolderKey } from './explorer-extras.js';
+import { type BenchContext, ensureNftExtras, ensureTokenExtras, nftHolderKey } from './explorer-extras.js';
 import { type ChainShape, recipientAddress } from './explorer-shape.js';
 
 const BLOCKS = Number(process.env.BENCH_EXPLORER_BLOCKS ?? 100_000);
@@ -152,7 +145,7 @@ async function build(chain: Chain, shape: ChainShape): Promise<void> {
 }
 
 /** A few EVM blocks at the head (committed with the trace history attached, so their call trees are available). */
-async function appendEvmBlocks(ctx: NodeContext): Promise<{ evmTxids: string[]; token: string; evmHeights: number[] }> {
+async function appendEvmBlocks(ctx: BenchContext): Promise<{ evmTxids: string[]; token: string; evmHeights: number[] }> {
   const { chain } = ctx;
   const evm = new EvmSender(deployer);
   evm.nonce = getNonce(ctx, deployer.address);
@@ -211,7 +204,7 @@ async function main(): Promise<void> {
   const mempool = new Mempool();
   const admission = new TxAdmission(chain, mempool);
   const consensus = new PoaEngine(chain, mempool, validator, { blockTimeMs: 1000, maxBlockTxs: 10_000 });
-  const ctx: NodeContext = {
+  const ctx: BenchContext = {
     chain,
     mempool,
     admission,

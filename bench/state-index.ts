@@ -1,6 +1,6 @@
 /**
  * The state index's memory and start time by state size (issue 10, "State indexes"): the disk-backed index
- * (services/state-index.ts) opened on current tables, rebuilt from the state, and the in-memory index it
+ * (indexes/state-index.ts) opened on current tables, rebuilt from the state, and the in-memory index it
  * replaced (a Map and a B+ tree entry per account and a Set of every account key, built by one pass over the
  * state; kept below as the baseline), each in a fresh process over the same data dir.
  * `node dist/bench/state-index.js [accounts]` prints table rows for bench/RESULTS.md.
@@ -14,9 +14,9 @@ import sortedBtree from 'sorted-btree';
 import { Chain } from '../ts/chain/chain.js';
 import { keyPairFromPrivate } from '../ts/ledger/keys.js';
 import { BASE_PER_COIN } from '../ts/ledger/units.js';
-import { openStateIndex, stopStateIndex } from '../ts/services/index.js';
-import { foldChanges } from '../ts/services/state-index-fold.js';
-import { decodeMarker, IndexTables, type IndexTotals, MARKER_KEY } from '../ts/services/state-index-store.js';
+import { openStateIndex, stopStateIndex } from '../ts/indexes/index.js';
+import { foldChanges } from '../ts/indexes/state-index-fold.js';
+import { decodeMarker, IndexTables, type IndexTotals, MARKER_KEY } from '../ts/indexes/state-index-store.js';
 import { accountKey, addressFromAccountKey, decodeAccount, encodeAccount } from '../ts/state/accounts.js';
 import { openRocksStore } from '../ts/storage/index.js';
 import { benchChainParams } from './fixtures.js';

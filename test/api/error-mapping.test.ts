@@ -15,7 +15,7 @@ import {
 import { GrpcStatus, REJECT_REASON_TRAILER, toGrpcError } from '../../ts/grpc/index.js';
 import { NotActiveError, TransactionShapeError, TxRuleError } from '../../ts/ledger/index.js';
 import { RpcError, rpcCodeOf } from '../../ts/rpc/index.js';
-import { StateIndexBuildingError } from '../../ts/services/index.js';
+import { StateIndexBuildingError } from '../../ts/indexes/index.js';
 import {
   EvmBusyError,
   EvmNotActiveError,

@@ -2,7 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import { checkBody, int, obj, schemaError, str } from '../../ts/api/schema.js';
 import { Chain, PRESET_ACTIVATION } from '../../ts/chain/index.js';
 import { randomKeyPair, scheduledReward, BASE_PER_COIN } from '../../ts/ledger/index.js';
-import { ChainIndex, DAY_SECONDS } from '../../ts/services/index.js';
+import { ChainIndex, DAY_SECONDS } from '../../ts/indexes/index.js';
 import { openRocksStore } from '../../ts/storage/index.js';
 import { toHex } from '../../ts/util/index.js';
 import { tempDir } from '../helpers/util.js';

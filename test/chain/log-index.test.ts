@@ -12,7 +12,8 @@ import {
 import { MAX_INDEXED_GROUP_TERMS } from '../../ts/chain/log-index.js';
 import { DEV_MNEMONIC, keyPairFromMnemonic, randomKeyPair, signTransaction } from '../../ts/ledger/index.js';
 import { getAccount } from '../../ts/state/index.js';
-import { type FoundLog, type LogFilter, findLogs, logMatches, locateReceipts } from '../../ts/services/index.js';
+import { findLogs } from '../../ts/services/index.js';
+import { type FoundLog, type LogFilter, logMatches, locateReceipts } from '../../ts/events/index.js';
 import { P, metaKey, prefixEnd } from '../../ts/storage/index.js';
 import { fromHex, to0x } from '../../ts/util/index.js';
 import { tempDir } from '../helpers/util.js';

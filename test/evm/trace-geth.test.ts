@@ -423,7 +423,7 @@ test.serial('a transaction mined with the dev writes it depends on is traced on 
   // Without the block's record (removed from the database) the sender has nothing: the trace fails, and
   // says why instead of a bare -32603 "internal error".
   const receipt = await waitReceipt(c.n.url, hash);
-  await c.n.node.ctx.chain.blocks.db.write([{ type: 'del', key: devPatchKey(Number(receipt.blockNumber)) }]);
+  await c.n.node.core.chain.blocks.db.write([{ type: 'del', key: devPatchKey(Number(receipt.blockNumber)) }]);
   const failed = await rpc(c.n.url, 'debug_traceTransaction', [hash, { tracer: 'callTracer' }]);
   t.is(failed.error?.code, -32000);
   t.regex(failed.error?.message ?? '', /^trace failed: .*(balance|funds)/i);

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { encodeJustification } from '../../ts/chain/index.js';
-import { type Block, commitCertificate } from '../../ts/services/index.js';
+import type { Block } from '../../ts/services/index.js';
+import { commitCertificate } from '../../ts/explorer/read-model.js';
 import { barChart, shareChart } from '../../ts/explorer/charts.js';
 import { coins, coinsWei, int, percent, short, time, tokenAmount } from '../../ts/explorer/format.js';
 import { pagingParams } from '../../ts/explorer/params.js';

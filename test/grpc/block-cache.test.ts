@@ -7,7 +7,7 @@
 import test from 'ava';
 import type { Block } from '../../ts/chain/index.js';
 import { EncodedBlockCache } from '../../ts/grpc/block-cache.js';
-import { ChainEventFeed } from '../../ts/services/index.js';
+import { ChainEventFeed } from '../../ts/events/index.js';
 
 const block = (index: number) => ({ index, hash: index.toString(16).padStart(64, 'a') }) as Block;
 const bytes = (n: number, fill: number) => new Uint8Array(n).fill(fill);

@@ -14,7 +14,7 @@ import {
   signTransaction,
   ZERO_ADDRESS,
 } from '../../ts/ledger/index.js';
-import { ChainSubscription, ResumableSubscription, type SubscriptionItem } from '../../ts/services/index.js';
+import { ChainSubscription, ResumableSubscription, type SubscriptionItem } from '../../ts/events/index.js';
 import { alice, bob, carol, dave, erin } from '../api/rest-fixture.js';
 import { compiled } from '../helpers/contracts.js';
 import { CHAIN_ID, devPrivateKey, rpc, rpcOk } from '../helpers/evm.js';

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { ethers } from 'ethers';
-import { FILTER_TIMEOUT_MS, FilterRegistry, MAX_FILTERS_PER_CLIENT } from '../../ts/services/index.js';
+import { FILTER_TIMEOUT_MS, FilterRegistry, MAX_FILTERS_PER_CLIENT } from '../../ts/events/index.js';
 import { compiled } from '../helpers/contracts.js';
 import { ethersProvider, ethersWallet, rpc, rpcOk, signCall, waitReceipt } from '../helpers/evm.js';
 import { httpJson, startTestNode } from '../helpers/node.js';

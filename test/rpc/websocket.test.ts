@@ -1,7 +1,7 @@
 import test from 'ava';
 import { ethers } from 'ethers';
 import WebSocket from 'ws';
-import { ChainEventFeed } from '../../ts/services/index.js';
+import { ChainEventFeed } from '../../ts/events/index.js';
 import { ConnectionSubscriptions } from '../../ts/rpc/index.js';
 import { MAX_SUBSCRIPTION_QUEUE } from '../../ts/rpc/subscriptions.js';
 import { compiled } from '../helpers/contracts.js';

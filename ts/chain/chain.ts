@@ -31,7 +31,8 @@ import {
 } from './chain-types.js';
 import { applyEvidence, decodeEvidence } from './evidence.js';
 import { evmHardforkAt } from './evm-hardfork.js';
-import { PendingDevWrites } from './dev-patches.js';
+import { PendingDevWrites, readDevPatch } from './dev-patches.js';
+import type { ChainReader } from './interface.js';
 import type { HistoricalStateView } from './state-history.js';
 import { type ChainParams, ledgerParams } from './params.js';
 import { consensusPhaseAt } from './schedule.js';
@@ -55,7 +56,7 @@ export type { Execution, Proposal } from './chain-types.js';
  * The canonical chain: head, state, and the rules to extend it. Block production and
  * consensus drive it through propose()/commit(); queries read it.
  */
-export class Chain extends EventEmitter<ChainEvents> {
+export class Chain extends EventEmitter<ChainEvents> implements ChainReader {
   /** The state: values in the `S` table behind a bounded cache, key and leaf hashes in the trie. */
   readonly state: StateStore;
   readonly blocks: BlockStore;
@@ -474,6 +475,11 @@ export class Chain extends EventEmitter<ChainEvents> {
       resolve = r;
     });
     this.pending = { done, resolve };
+  }
+
+  /** The dev chain's state writes folded into the block at `height`; null off the dev chain or when there were none. */
+  async devPatchAt(height: number): Promise<StateChanges | null> {
+    return this.devWrites ? readDevPatch(this.blocks.db, height) : null;
   }
 
   /** Resolves when the state trie equals the head's state (no proposal in flight). */

@@ -1,8 +1,8 @@
 import { StateOverlay, StateStore } from '../state/index.js';
 import { toHex } from '../util/index.js';
 import { type Block, blockHash, headerOf, txMerkleRoot } from './block.js';
-import { type Chain, applyGenesisAlloc } from './chain.js';
-import { readDevPatch } from './dev-patches.js';
+import { applyGenesisAlloc } from './chain.js';
+import type { ChainReader } from './interface.js';
 import { type BlockRule, InvalidBlockError, validateAndApply } from './validate-block.js';
 
 export interface ChainValidation {
@@ -23,7 +23,7 @@ export interface ChainValidation {
  * time, so memory stays bounded by the state size. Never throws for a bad chain: it answers which
  * height and rule failed.
  */
-export async function validateChain(chain: Chain, upTo = chain.height): Promise<ChainValidation> {
+export async function validateChain(chain: ChainReader, upTo = chain.height): Promise<ChainValidation> {
   const t0 = performance.now();
   const state = new StateStore();
   const genesis = new StateOverlay(state);
@@ -55,7 +55,7 @@ export async function validateChain(chain: Chain, upTo = chain.height): Promise<
       if (toHex(state.root()) !== b.state_root) return result(h, 'genesis', 'genesis state root differs from the allocation');
     } else {
       // The dev chain's writes made between blocks are part of the next block (dev-patches.ts).
-      const devWrites = chain.params.network === 'dev' ? await readDevPatch(chain.blocks.db, h) : null;
+      const devWrites = await chain.devPatchAt(h);
       if (devWrites) state.applyChanges(devWrites);
       try {
         await validateAndApply(

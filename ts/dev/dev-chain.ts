@@ -5,7 +5,8 @@
  */
 import type { PoaEngine } from '../consensus/index.js';
 import type { SignedTransaction } from '../ledger/index.js';
-import type { MempoolContents } from '../mempool/index.js';
+import type { Chain } from '../chain/index.js';
+import type { Mempool, MempoolContents, TxAdmission } from '../mempool/index.js';
 import type { StateChanges } from '../state/index.js';
 import type { DevChainView, NodeContext } from '../services/index.js';
 import { DevAccounts, DEV_ACCOUNT_COUNT } from './accounts.js';
@@ -17,7 +18,15 @@ import { setBalance, setCode, setNonce, setStorageAt } from './state-writes.js';
 import { warmUp } from './warm-up.js';
 import { ServerError } from '../util/index.js';
 
-export type DevChainContext = Pick<NodeContext, 'chain' | 'mempool' | 'admission'> & Partial<NodeContext>;
+/**
+ * What the dev chain drives, as the concrete objects ts/node built: it rewinds and writes the chain, restores the
+ * pool and hooks admission (transports get only the read interfaces of NodeContext).
+ */
+export interface DevChainContext {
+  chain: Chain;
+  mempool: Mempool;
+  admission: TxAdmission;
+}
 
 /** Drop reasons kept for sends still waiting for their answer (a send reads its own at once). */
 const MAX_DROP_REASONS = 1024;
@@ -172,7 +181,7 @@ export class DevChain implements DevChainView {
    */
   async warmUp(ctx: NodeContext): Promise<void> {
     try {
-      await warmUp(ctx, this.accounts);
+      await warmUp(ctx, this.ctx.chain, this.accounts);
     } catch {
       /* nothing to undo: the warm-up changes nothing */
     }

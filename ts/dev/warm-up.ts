@@ -18,6 +18,7 @@ import {
   estimateGas,
   ethCall,
 } from '../services/index.js';
+import type { Chain } from '../chain/index.js';
 import type { DevAccounts } from './accounts.js';
 
 /**
@@ -39,7 +40,7 @@ export const WARM_UP_INIT_CODE = Buffer.from(
   'hex',
 );
 
-export async function warmUp(ctx: NodeContext, accounts: DevAccounts): Promise<void> {
+export async function warmUp(ctx: NodeContext, chain: Chain, accounts: DevAccounts): Promise<void> {
   const from = accounts.addresses()[0];
   const key = accounts.signer(from);
   const call = { from, data: WARM_UP_INIT_CODE, value: 1n };
@@ -64,11 +65,11 @@ export async function warmUp(ctx: NodeContext, accounts: DevAccounts): Promise<v
   const tx = storedEvmTransaction(decodeSignedEvmTransaction(raw, common), raw, ctx.chain.now());
   const proposer = ctx.validatorKey;
   if (!proposer) return;
-  const exec = await ctx.chain.execute([tx], proposer.address, ctx.chain.now());
+  const exec = await chain.execute([tx], proposer.address, ctx.chain.now());
   // Sealed (applied to the state trie, signed and validated as a block) in one step with its abandonment: the
   // trie goes back at once, nothing is committed, pooled or announced.
-  const proposal = ctx.chain.seal(exec, proposer);
-  ctx.chain.abandon(proposal);
+  const proposal = chain.seal(exec, proposer);
+  chain.abandon(proposal);
   // The transaction and its receipt in the shapes eth_getTransactionByHash and eth_getTransactionReceipt answer.
   const { block, result } = proposal;
   const pos = { blockHash: block.hash, blockNumber: block.index, index: 0 };

@@ -3,7 +3,8 @@
  * for the output of our own templates). Templates are compiled once, from strings in ./templates.
  */
 import { Eta } from 'eta/core';
-import { type NodeContext, chainSummary } from '../services/index.js';
+import type { NodeContext } from '../services/index.js';
+import { chainSummary } from './read-model.js';
 import { EXPLORER_ROOT, links } from './links.js';
 import { TEMPLATES } from './templates/index.js';
 

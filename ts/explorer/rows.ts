@@ -1,5 +1,6 @@
 /** View models of the rows and links pages share (blocks, transactions, addresses); every value pre-formatted. */
-import type { Block, HistoryEntry, TokenTransfer, TxSummary, TxView } from '../services/index.js';
+import type { Block, HistoryEntry, TokenTransfer, TxView } from '../services/index.js';
+import type { TxSummary } from './read-model.js';
 import { type TimeView, coins, coinsWei, gas, int, short, time } from './format.js';
 import { links } from './links.js';
 

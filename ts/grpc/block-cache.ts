@@ -8,7 +8,8 @@
  * drops every entry above the new head, and a read that was in flight across it is not cached.
  */
 import { normHash } from '../util/index.js';
-import type { Block, ChainEventFeed, NodeContext } from '../services/index.js';
+import type { Block, NodeContext } from '../services/index.js';
+import type { ChainEventFeed } from '../events/index.js';
 
 /** Bytes of encodings kept per node: room for thousands of ordinary blocks, a few full ones. */
 export const ENCODED_BLOCK_CACHE_BYTES = 64 * 1_048_576;

@@ -4,20 +4,17 @@
  * stream (shapes.ts); logs and pending transactions per stream, since filters differ.
  */
 import { create, toBinary } from '@bufbuild/protobuf';
+import { type Block, type NodeContext, blockReceipts, headHeight } from '../services/index.js';
 import {
-  type Block,
   type ChainEvent as FeedEvent,
   type ChainEventKind,
   type LocatedReceipt,
-  type NodeContext,
   type ResumableSubscription,
   type SubscriptionItem,
-  blockReceipts,
-  headHeight,
   locateReceipts,
   logMatches,
   subscribeResumable,
-} from '../services/index.js';
+} from '../events/index.js';
 import { GrpcError, GrpcStatus, invalidArgument } from './errors.js';
 import { ChainEventSchema, EventKind, type StreamEventsRequest } from './gen/native/v1/native_pb.js';
 import { encodeBlockFinalized, hashMessage, transactionMessage } from './shapes.js';

@@ -27,6 +27,7 @@ import {
 } from '../ledger/index.js';
 import { getAccount } from '../state/index.js';
 import { EvmNotActiveError, InvalidParamsError, InvalidTransactionError, fromHex } from '../util/index.js';
+import type { SubmitOptions as SubmitRawOptions, SubmitSource as TxSource, TxSubmitter } from './interface.js';
 import type { Mempool, MempoolContents } from './mempool.js';
 import { SignatureBatcher } from './signature-batcher.js';
 
@@ -38,8 +39,7 @@ export { TxRuleError as RejectedTransactionError } from '../ledger/index.js';
 
 const reject = (reason: TxRule, message: string): TxRuleError => new TxRuleError(message, reason);
 
-/** Where a transaction comes from: API submissions keep the spec's strict nonce; gossip may queue future nonces. */
-export type TxSource = 'api' | 'gossip';
+export type { SubmitSource as TxSource, SubmitOptions as SubmitRawOptions } from './interface.js';
 
 /** A replacement must raise the fee by at least this many percent (geth's price bump). */
 export const REPLACEMENT_BUMP_PERCENT = 10n;
@@ -50,18 +50,7 @@ export const REPLACEMENT_BUMP_PERCENT = 10n;
  * signature verification, then the pool rules (duplicates, bounds, nonce, balance, replacement,
  * future-nonce queue). A rejected transaction never touches the pool.
  */
-export interface SubmitRawOptions {
-  /** The dev chain's own eth_sendTransaction for an address it impersonates (execution/impersonation.ts). */
-  impersonated?: boolean;
-  /**
-   * The caller answers only once the transaction's block is committed (the dev chain's automine): from then on
-   * the block keeps it through a process crash, as it keeps every transaction in it, so the journal (which keeps
-   * transactions waiting in the pool) is not written and the answer does not wait for its disk.
-   */
-  answeredOnceMined?: boolean;
-}
-
-export class TxAdmission {
+export class TxAdmission implements TxSubmitter {
   private readonly batcher = new SignatureBatcher();
   onReject?: (reason: RejectReason) => void;
   /** A transaction entered the pool from an API submission (the node gossips it to peers). */

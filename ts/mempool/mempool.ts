@@ -1,5 +1,5 @@
 import type { SignedTransaction } from '../ledger/index.js';
-import type { BlockTxPool } from './interface.js';
+import type { BlockTxPool, PoolReader } from './interface.js';
 
 export interface MempoolLimits {
   /** Pending transactions one sender may have (spec: "bounded"). */
@@ -42,7 +42,7 @@ export interface MempoolContents {
  *   promotes them when the gap fills. Gossip delivers out of order, so peers' transactions land here.
  * Admission (TxAdmission) is the only writer and runs every rule first.
  */
-export class Mempool implements BlockTxPool {
+export class Mempool implements BlockTxPool, PoolReader {
   private readonly byId = new Map<string, SignedTransaction>();
   private readonly bySender = new Map<string, SignedTransaction[]>();
   /** Each sender's amount + fee over its pending list, kept with the list (admission asks it per submission). */

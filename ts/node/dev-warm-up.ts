@@ -49,7 +49,13 @@ export async function warmUpDevRpc(ctx: NodeContext, config: NodeConfig, key: Ke
       // The node's call and trace pools: the same workers and VMs the served chain's calls will use.
       const scratch: NodeContext = { ...ctx, chain, mempool, admission, consensus, filters: undefined, events: undefined };
       const accounts = devChainOf(ctx)?.accounts.addresses().length;
-      const dev = new DevChain(scratch, consensus, { automine: true, intervalMs: 0 }, ctx.dev?.anvilCompat, accounts);
+      const dev = new DevChain(
+        { chain, mempool, admission },
+        consensus,
+        { automine: true, intervalMs: 0 },
+        ctx.dev?.anvilCompat,
+        accounts,
+      );
       scratch.dev = dev;
       dev.start();
       try {

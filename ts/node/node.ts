@@ -9,7 +9,8 @@ import type { HttpServer } from '../http/index.js';
 import type { TxJournal } from '../mempool/index.js';
 import type { NodeMetrics } from '../metrics/index.js';
 import type { P2PNetwork } from '../network/index.js';
-import { type AuditLog, type NodeContext, warmChainIndex } from '../services/index.js';
+import { warmChainIndex } from '../indexes/index.js';
+import type { AuditLog, NodeContext } from '../services/index.js';
 import type { BlockSync } from '../sync/index.js';
 import type { KvStore } from '../storage/index.js';
 import { buildApi } from './build/api.js';
@@ -20,7 +21,7 @@ import { buildMempool } from './build/mempool.js';
 import { buildMetrics } from './build/metrics.js';
 import { buildNetwork } from './build/network.js';
 import { startProduction, wireBlockProduction } from './build/production.js';
-import { StopStack } from './build/stops.js';
+import { type NodeCore, StopStack } from './build/stops.js';
 import { buildChain, buildDatabase } from './build/storage.js';
 import { buildVerification } from './build/verification.js';
 import { buildWorkerPools } from './build/worker-pools.js';
@@ -58,6 +59,7 @@ interface NodeParts {
   drainState: { draining: boolean };
   stops: StopStack;
   log: Logger;
+  core: NodeCore;
 }
 
 /**
@@ -88,6 +90,8 @@ export class NativeNode {
   private readonly drainState: { draining: boolean };
   private readonly stops: StopStack;
   private readonly log: Logger;
+  /** The concrete chain, pool and admission behind ctx's read interfaces: networking, shutdown (and tests) drive them. */
+  readonly core: NodeCore;
 
   private constructor(p: NodeParts) {
     this.config = p.config;
@@ -102,6 +106,7 @@ export class NativeNode {
     this.drainState = p.drainState;
     this.stops = p.stops;
     this.log = p.log;
+    this.core = p.core;
   }
 
   /** `opts.store`: the database main.ts started opening (openNodeStore); opened here otherwise. */
@@ -146,8 +151,9 @@ export class NativeNode {
         buildContext(config, { chain, mempool, admission, key, audit, ...pools, build: await build, cryptoBackend: backend }),
       );
       stops.take('verification', buildVerification(config, ctx, db, log));
+      const core = { chain, mempool, admission };
       let http: HttpServer | undefined;
-      const metrics = buildMetrics(ctx, consensus, () => http?.backend ?? config.httpBackend);
+      const metrics = buildMetrics(ctx, core, consensus, () => http?.backend ?? config.httpBackend);
       const drainState = { draining: false };
       const grpcLoad = grpcLoader(ctx, metrics, log);
       const api = stops.take('api', await buildApi(config, ctx, { db, audit, metrics, drainState, grpcWeb: grpcLoad.web, log }));
@@ -171,10 +177,11 @@ export class NativeNode {
         drainState,
         stops,
         log,
+        core,
       });
-      wireBlockProduction(config, ctx, consensus, metrics, log, () => void node.stop().finally(() => process.exit(1)));
+      wireBlockProduction(config, ctx, admission, consensus, metrics, log, () => void node.stop().finally(() => process.exit(1)));
       if (config.p2pPort !== null)
-        node.networking = stops.take('network', await buildNetwork(config, ctx, consensus, key, metrics, log));
+        node.networking = stops.take('network', await buildNetwork(config, ctx, core, consensus, key, metrics, log));
       const production = stops.take(
         'block production',
         await startProduction(config, ctx, { params, consensus, key, rpc: api.rpc, log }),

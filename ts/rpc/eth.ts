@@ -4,7 +4,6 @@ import {
   INITIAL_BASE_FEE_WEI,
   HistoryUnavailableError,
   type NodeContext,
-  balanceWeiAt,
   blockAtHeight,
   chainIdOf,
   ethChainFacts,
@@ -16,7 +15,7 @@ import {
   resolveBlockHeight,
   ethBlock,
   ethTransaction,
-  getBalanceWei,
+  getBalance,
   getNonce,
   getPendingNonce,
   nonceAt,
@@ -145,10 +144,9 @@ export const ethMethods: RpcTable = {
   eth_getBalance: {
     params: ['address', 'blockRef?'],
     handler: async (ctx, [address, ref]) => {
-      const height = await stateHeightOf(ctx, ref, 1);
-      return qty(
-        height === undefined ? getBalanceWei(ctx, address as string) : await balanceWeiAt(ctx, address as string, height),
-      );
+      // Parsed and resolved here first: a block it cannot name is geth's "header not found".
+      const at = await stateHeightOf(ctx, ref, 1);
+      return qty(await getBalance(ctx, { address: address as string, at }));
     },
   },
   eth_getTransactionCount: {

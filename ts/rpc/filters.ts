@@ -1,16 +1,9 @@
 /**
- * eth_ filter methods (geth's semantics; services/filters.ts keeps the filters). Filters belong to the
+ * eth_ filter methods (geth's semantics; events/filters.ts keeps the filters). Filters belong to the
  * calling client: an HTTP client address, or a WebSocket connection (its filters go when it closes).
  */
-import {
-  type FilterRegistry,
-  type LogCriteria,
-  type NodeContext,
-  ethLog,
-  findLogs,
-  headHeight,
-  heightOfHash,
-} from '../services/index.js';
+import { type NodeContext, ethLog, findLogs, headHeight, heightOfHash } from '../services/index.js';
+import type { FilterRegistry, LogCriteria } from '../events/index.js';
 import { isHash } from '../util/index.js';
 import { checkLogRange, parseLogMatch } from './logs.js';
 import { type BlockTag, parseBlockTag } from './params.js';

@@ -1,17 +1,10 @@
-import {
-  type FoundLog,
-  type LogFilter,
-  type NodeContext,
-  findLogs,
-  headHeight,
-  heightOfHash,
-  heightOfTag,
-} from '../services/index.js';
+import { type NodeContext, findLogs, headHeight, heightOfHash, heightOfTag } from '../services/index.js';
+import type { FoundLog, LogFilter } from '../events/index.js';
 import { fromHex, isAddress } from '../util/index.js';
 import { parseBlockTag } from './params.js';
 import { RPC, RpcError, invalidParams } from './types.js';
 
-export { type FoundLog, type LogFilter, logMatches } from '../services/index.js';
+export { type FoundLog, type LogFilter, logMatches } from '../events/index.js';
 
 /** Largest block range one eth_getLogs may cover (spec: Limits). */
 export const MAX_LOG_RANGE = 10_000;

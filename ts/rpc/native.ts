@@ -2,16 +2,16 @@ import { WEI_PER_COIN, baseToWei } from '../ledger/index.js';
 import {
   type NodeContext,
   bftStatus,
-  chainIndex,
   contractCreation,
   delegationViews,
   finalizedView,
-  getBalanceWei,
+  getBalance,
   stakingRewards,
   submitTransaction,
   validatorViews,
   chainIdOf,
 } from '../services/index.js';
+import { chainIndex } from '../indexes/index.js';
 import { qty } from '../util/index.js';
 import { RPC, RpcError, type RpcTable } from './types.js';
 import { parseQuantity } from './params.js';
@@ -55,7 +55,7 @@ export const nativeMethods: RpcTable = {
       return out;
     },
   },
-  native_getBalance: { params: ['address'], handler: (ctx, [a]) => qty(getBalanceWei(ctx, a as string)) },
+  native_getBalance: { params: ['address'], handler: async (ctx, [a]) => qty(await getBalance(ctx, { address: a as string })) },
   native_getValidatorSet: { params: [], handler: async (ctx) => validatorSet(ctx) },
   native_getBftStatus: { params: [], handler: (ctx) => bftStatus(ctx) },
   native_getFinalizedHeight: { params: [], handler: (ctx) => finalizedView(ctx) },

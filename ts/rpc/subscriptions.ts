@@ -6,19 +6,8 @@
  * sees a notification for an id it does not know yet.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  type ChainEvent,
-  ChainSubscription,
-  type FoundLog,
-  type LogFilter,
-  type NodeContext,
-  blockLogs,
-  ethBlock,
-  ethLog,
-  ethTransaction,
-  ethChainFacts,
-  eventReceipts,
-} from '../services/index.js';
+import { type NodeContext, ethBlock, ethLog, ethTransaction, ethChainFacts } from '../services/index.js';
+import { type ChainEvent, ChainSubscription, type FoundLog, type LogFilter, blockLogs, eventReceipts } from '../events/index.js';
 import { stringifyExact } from '../util/index.js';
 import { parseLogMatch } from './logs.js';
 import { RPC, RpcError, type RpcTable, type SubscriptionHost, invalidParams } from './types.js';

@@ -1,17 +1,7 @@
+import { NoSuchHeightError } from '../chain/index.js';
 import { getAccount } from '../state/index.js';
-import { weiToBase } from '../ledger/index.js';
-import { NotFoundError } from '../util/index.js';
 import type { ChainContext, NodeContext } from './context.js';
 import { withStateAt } from './state-at.js';
-
-/** Balance in wei (JSON-RPC unit); REST divides by 1e10. */
-export function getBalanceWei(ctx: NodeContext, address: string): bigint {
-  return getAccount(ctx.chain.state, address.toLowerCase()).balance;
-}
-
-export function getBalanceBase(ctx: NodeContext, address: string): bigint {
-  return weiToBase(getBalanceWei(ctx, address));
-}
 
 /** Committed nonce (the next nonce a block will accept). */
 export function getNonce(ctx: NodeContext, address: string): bigint {
@@ -41,7 +31,7 @@ export interface AccountAt {
 export function accountAt(ctx: NodeContext, address: string, atHeight?: number): AccountAt | Promise<AccountAt> {
   const a = address.toLowerCase();
   const head = ctx.chain.height;
-  if (atHeight !== undefined && atHeight > head) throw new NotFoundError(`block ${atHeight} not found: the head is at ${head}`);
+  if (atHeight !== undefined && atHeight > head) throw new NoSuchHeightError(atHeight, head);
   if (atHeight !== undefined && atHeight < head) {
     return withStateAt(ctx, atHeight, (s) => {
       const account = getAccount(s, a);
@@ -57,17 +47,7 @@ export function accountAt(ctx: NodeContext, address: string, atHeight?: number):
   };
 }
 
-/** Balance in wei after block `height` (the head when undefined). */
-export function balanceWeiAt(ctx: ChainContext, address: string, height: number | undefined): Promise<bigint> {
-  return withStateAt(ctx, height, (s) => getAccount(s, address.toLowerCase()).balance);
-}
-
 /** Nonce after block `height` (the head when undefined). */
 export function nonceAt(ctx: ChainContext, address: string, height: number | undefined): Promise<bigint> {
   return withStateAt(ctx, height, (s) => getAccount(s, address.toLowerCase()).nonce);
-}
-
-/** Balance in base units after block `height` (the head when undefined). */
-export async function balanceBaseAt(ctx: ChainContext, address: string, height: number | undefined): Promise<bigint> {
-  return weiToBase(await balanceWeiAt(ctx, address, height));
 }

@@ -2,7 +2,7 @@ import { getAccount } from '../state/index.js';
 import { baseToNative, weiToBase } from '../ledger/index.js';
 import { to0x } from '../util/index.js';
 import { getPendingNonce } from './account-queries.js';
-import { chainIndex } from './chain-index.js';
+import { chainIndex } from '../indexes/index.js';
 import type { NodeContext } from './context.js';
 import { codeAt } from './evm-queries.js';
 

@@ -3,7 +3,9 @@
  * Transports parse their own parameters (JSON-RPC tags and EIP-1898 objects, gRPC selectors, REST paths)
  * into a BlockRef and word the "not found" their own way; the reading happens here.
  */
-import { type Block, blockGasLimitOf } from '../chain/index.js';
+import { type Block, NoSuchHeightError, blockGasLimitOf } from '../chain/index.js';
+import type { ConsensusEngine } from '../consensus/interface.js';
+import { NotFoundError } from '../util/index.js';
 import type { NodeContext } from './context.js';
 
 /** A block named by tag or number (JSON-RPC's block parameter, after parsing). */
@@ -12,7 +14,8 @@ export type BlockTag = 'earliest' | 'latest' | 'pending' | 'safe' | 'finalized' 
 /** A block named by tag, number or hash (EIP-1898's { blockHash } included). */
 export type BlockRef = BlockTag | { hash: string };
 
-type ResolverContext = Pick<NodeContext, 'chain' | 'consensus'>;
+/** What resolving a reference reads: the chain, and the engine's finalized height for `safe` / `finalized`. */
+export type ResolverContext = Pick<NodeContext, 'chain'> & { consensus: Pick<ConsensusEngine, 'finalizedHeight'> };
 
 /** The chain facts the Ethereum shapes need (eth-shapes.ts's chainId, hardfork and block gas limit). */
 export interface EthChainFacts {
@@ -78,4 +81,18 @@ export async function blockAtHeight(ctx: Pick<NodeContext, 'chain'>, height: num
 export async function resolveBlock(ctx: ResolverContext, ref: BlockRef): Promise<Block | null> {
   const h = await resolveBlockHeight(ctx, ref);
   return h === null ? null : blockAtHeight(ctx, h);
+}
+
+/**
+ * The height whose state a read at `ref` uses; undefined for the head's own state (absent, `latest`, `pending`, or
+ * the head's height). The one rule of reads at a height: a height above the head is NoSuchHeightError naming the
+ * head (404 / -32000 / NOT_FOUND), an unknown hash NotFoundError. History kept is checked by the read (stateAt).
+ */
+export async function stateHeightOfRef(ctx: ResolverContext, ref: BlockRef | undefined): Promise<number | undefined> {
+  if (ref === undefined || ref === 'latest' || ref === 'pending') return undefined;
+  const height = typeof ref === 'object' ? await heightOfHash(ctx, ref.hash) : heightOfTag(ctx, ref);
+  if (height === null) throw new NotFoundError('block not found');
+  const head = ctx.chain.height;
+  if (height > head) throw new NoSuchHeightError(height, head);
+  return height === head ? undefined : height;
 }

@@ -1,7 +1,7 @@
-import { type Chain, type ChainValidation, validateChain, validatorSetAt } from '../chain/index.js';
+import { type ChainValidation, validateChain, validatorSetAt } from '../chain/index.js';
 import { blockReward, getSupply, maxSupplyBase, baseToNative, weiToBase } from '../ledger/index.js';
 import { NotFoundError } from '../util/index.js';
-import { chainIndex } from './chain-index.js';
+import { chainIndex } from '../indexes/index.js';
 import { NATIVE_TOKEN, type NodeContext } from './context.js';
 import { deployedTokenCount } from './token-queries.js';
 
@@ -140,7 +140,7 @@ export async function chainPerformance(ctx: NodeContext): Promise<ChainPerforman
   };
 }
 
-const validations = new WeakMap<Chain, Promise<ChainValidation>>();
+const validations = new WeakMap<NodeContext['chain'], Promise<ChainValidation>>();
 
 /** GET /chain/validate: full re-verification from genesis; concurrent callers share the run in flight. */
 export function validateChainShared(ctx: NodeContext): Promise<ChainValidation> {

@@ -1,4 +1,5 @@
-import { type Block, blockSummary, decodeEvidence, evidenceId } from '../chain/index.js';
+import { type ActiveValidator, type Block, blockSummary, decodeEvidence, evidenceId, validatorSetAt } from '../chain/index.js';
+import type { ReceiptRecord } from '../execution/index.js';
 import { NotFoundError } from '../util/index.js';
 import { type BlockRef, blockAtHeight, resolveBlock } from './block-resolver.js';
 import { type ChainContext, NATIVE_TOKEN, type NodeContext } from './context.js';
@@ -121,3 +122,54 @@ export function blockDetail(b: Block): Record<string, unknown> {
 
 /** The block record, for interfaces that shape blocks themselves (JSON-RPC). */
 export type { Block } from '../chain/index.js';
+
+/** Blocks of one list page, newest first (`offset` blocks below the head). */
+export async function blocksPage(ctx: NodeContext, offset: number, limit: number): Promise<Block[]> {
+  const top = ctx.chain.height - offset;
+  if (top < 0) return [];
+  const blocks = await ctx.chain.blocks.readRange(Math.max(0, top - limit + 1), top);
+  return blocks.reverse();
+}
+
+/** The head block. */
+export function headBlock(ctx: ChainContext): Block {
+  return ctx.chain.head;
+}
+
+/** The block at a height if it is in the in-memory window, else null (callers that may go to disk use readBlocks). */
+export function recentBlock(ctx: ChainContext, height: number): Block | null {
+  return ctx.chain.blocks.recentBlock(height);
+}
+
+/** The blocks held in memory, newest first (no disk read). */
+export function recentBlocks(ctx: ChainContext): IterableIterator<Block> {
+  return ctx.chain.blocks.recentBlocks();
+}
+
+/** Receipts of the blocks at these heights (null where no block): the window from memory, the rest in one multi-get. */
+export function receiptsAt(ctx: ChainContext, heights: readonly number[]): (readonly ReceiptRecord[] | null)[] {
+  return ctx.chain.blocks.receiptsOf(heights);
+}
+
+/** The active validator set of the next height (who may propose it), read from the head's state. */
+export function nextValidatorSet(ctx: ChainContext): readonly ActiveValidator[] {
+  return validatorSetAt(ctx.chain.params, ctx.chain.state, ctx.chain.height + 1);
+}
+
+/**
+ * A value kept per chain until the chain's next rollback (dev chain), which may rewrite the blocks it describes:
+ * `make` runs on first use and again after a rollback. Consumer: the explorer's call-tree cache.
+ */
+export function perChainUntilRollback<T>(ctx: ChainContext, store: WeakMap<object, T>, make: () => T): T {
+  const chain = ctx.chain;
+  const kept = store.get(chain);
+  if (kept !== undefined) return kept;
+  const made = make();
+  store.set(chain, made);
+  const forget = (): void => {
+    store.delete(chain);
+    chain.off('rollback', forget);
+  };
+  chain.on('rollback', forget);
+  return made;
+}

@@ -1,19 +1,25 @@
-import type { Chain } from '../chain/index.js';
+import type { ChainReader } from '../chain/interface.js';
 import type { EvidenceEntry } from '../consensus/index.js';
 import type { ConsensusEngine } from '../consensus/interface.js';
 import type { CallRunner, TraceRunner } from '../execution/index.js';
 import type { KeyPair } from '../ledger/index.js';
-import type { TxAdmission, Mempool } from '../mempool/index.js';
+import type { PoolReader, TxSubmitter } from '../mempool/interface.js';
 import type { VerificationService } from '../verify/index.js';
 import type { AuditLog } from './audit-log.js';
-import type { ChainEventFeed } from './chain-events.js';
-import type { FilterRegistry } from './filters.js';
+import type { ChainEventFeed, FilterRegistry } from '../events/index.js';
 
-/** Everything a query or command needs; built once by ts/node and passed to every interface. */
+/**
+ * Everything a query or command needs; built once by ts/node and passed to every interface. The chain, the pool and
+ * the admission are handed over as their narrow contracts (ts/chain/interface.ts, ts/mempool/interface.ts): what
+ * queries read and how a client's transaction gets in, never a store or a method that writes blocks or the pool.
+ */
 export interface NodeContext {
-  chain: Chain;
-  mempool: Mempool;
-  admission: TxAdmission;
+  /** The chain, read only: head, parameters, state, blocks. Consumer: every query of ts/services. */
+  chain: ChainReader;
+  /** The pool, read only. Consumers: the tx lookup, pending nonces, txpool_* and GET /mempool. */
+  mempool: PoolReader;
+  /** The one way into the pool for clients. Consumers: the write queries and eth_sendRawTransaction. */
+  admission: TxSubmitter;
   consensus: ConsensusEngine;
   nodeName: string;
   version: string;

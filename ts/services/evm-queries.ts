@@ -19,7 +19,7 @@ import { EvmTimeoutError, ExecutionRevertedError, type NodeError, ServerError, f
 
 export { blockGasLimitOf };
 import type { ChainContext, NodeContext } from './context.js';
-import { type LocatedReceipt, locateReceipts } from './log-queries.js';
+import { type LocatedReceipt, locateReceipts } from '../events/index.js';
 import { stateAt, withStateAt } from './state-at.js';
 import { committedTransaction } from './tx-queries.js';
 

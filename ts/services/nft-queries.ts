@@ -19,6 +19,7 @@ import {
 } from '../ledger/index.js';
 import { InvalidParamsError, NotFoundError, isAddress } from '../util/index.js';
 import type { ChainContext, NodeContext } from './context.js';
+import { indexedChain } from '../indexes/index.js';
 import { nftIndexOf } from './nft-index.js';
 
 export type { CollectionInfo, TokenInfo } from '../ledger/index.js';
@@ -64,7 +65,7 @@ async function headReads(ctx: ChainContext): Promise<NftReads> {
 
 /** Lists of the head state: the index and the records, read in the same tick. */
 async function headLists(ctx: ChainContext): Promise<NftLists> {
-  const index = await nftIndexOf(ctx.chain);
+  const index = await nftIndexOf(indexedChain(ctx.chain));
   return new NftLists(new NftReads(ctx.chain.state, ctx.chain.height + 1), index);
 }
 

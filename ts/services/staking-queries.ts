@@ -26,10 +26,10 @@ import {
 } from '../ledger/index.js';
 import { epochOf as epochAt, validatorSetAt } from '../chain/index.js';
 import { InvalidParamsError } from '../util/index.js';
-import { chainIndex } from './chain-index.js';
+import { chainIndex } from '../indexes/index.js';
 import type { ChainContext, NodeContext } from './context.js';
 import { epochEnd, epochOf, epochStart, epochView } from './epochs.js';
-import { stateIndex } from './state-index.js';
+import { stateIndex } from '../indexes/index.js';
 
 export { MIN_SELF_STAKE_BASE };
 export const MAX_COMMISSION_BPS = Number(MAX_COMMISSION);

@@ -1,8 +1,8 @@
 import { weiToBase } from '../ledger/index.js';
-import { DAY_SECONDS, FIRST_ACTIVITY_LOOKUPS, STATS_DAYS, chainIndex } from './chain-index.js';
+import { DAY_SECONDS, FIRST_ACTIVITY_LOOKUPS, STATS_DAYS, chainIndex } from '../indexes/index.js';
 import { supplyOfState } from './chain-info.js';
 import type { NodeContext } from './context.js';
-import { stateIndex } from './state-index.js';
+import { stateIndex } from '../indexes/index.js';
 import { percentOf } from './token-queries.js';
 
 /** Largest rich list page. */

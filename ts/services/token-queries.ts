@@ -19,7 +19,7 @@ import {
 import { InvalidParamsError, NotFoundError, parseJsonExact } from '../util/index.js';
 import type { ChainContext, NodeContext } from './context.js';
 import { accountTokens } from './evm-tokens.js';
-import { stateIndex } from './state-index.js';
+import { stateIndex } from '../indexes/index.js';
 
 export { TOKEN_CONTRACT_RE };
 /** Token amounts are u128 (base units of the token). */

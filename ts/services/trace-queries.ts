@@ -1,4 +1,4 @@
-import { type Block, readDevPatch } from '../chain/index.js';
+import type { Block } from '../chain/index.js';
 import {
   type BlockEnv,
   type BlockTraceEntry,
@@ -87,8 +87,7 @@ async function runTrace(
  */
 async function atBlock(ctx: ChainContext, block: Block, prefix: number, job: TraceJob, opts: TraceOptions): Promise<unknown> {
   const env = ctx.chain.blockEnv(block.index, block.validator, block.timestamp);
-  const chain = ctx.chain;
-  const devWrites = chain.devWrites ? ((await readDevPatch(chain.blocks.db, block.index)) ?? undefined) : undefined;
+  const devWrites = (await ctx.chain.devPatchAt(block.index)) ?? undefined;
   return runTrace(ctx, block.index - 1, env, block.transactions.slice(0, prefix), job, opts, devWrites);
 }
 

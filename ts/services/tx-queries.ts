@@ -54,6 +54,11 @@ export async function lookupTransaction(
   return pending ? { tx: pending, block: null, index: null } : null;
 }
 
+/** Whether a transaction id (normalized) is committed or pending, without reading its block. */
+export async function isKnownTransaction(ctx: Pick<NodeContext, 'chain' | 'mempool'>, txid: string): Promise<boolean> {
+  return (await ctx.chain.blocks.txLocation(txid)) !== null || ctx.mempool.get(txid) !== undefined;
+}
+
 /** A transaction by txid (with or without 0x): from the chain, else the mempool, else null. */
 export async function getTransaction(ctx: NodeContext, txid: string): Promise<TxView | null> {
   if (!isHash(txid)) return null;

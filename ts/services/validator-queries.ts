@@ -17,12 +17,12 @@ import {
 } from '../ledger/index.js';
 import { type GenesisValidator, validatorSetAt, ledgerParams } from '../chain/index.js';
 import { InvalidParamsError, NotFoundError, fromHex, NodeError } from '../util/index.js';
-import { type IndexCoverage, type ProducerTally, chainIndex } from './chain-index.js';
+import { type IndexCoverage, type ProducerTally, chainIndex } from '../indexes/index.js';
 import type { NodeContext } from './context.js';
 import { epochEnd, epochOf, epochStart } from './epochs.js';
 import { getPendingNonce } from './account-queries.js';
 import { type ValidatorStatusView, validatorViews } from './staking-queries.js';
-import { stateIndex } from './state-index.js';
+import { stateIndex } from '../indexes/index.js';
 
 /** Epochs in a validator's blocks-over-time series and reward history (current epoch included). */
 export const VALIDATOR_SERIES_EPOCHS = 30;

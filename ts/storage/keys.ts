@@ -19,7 +19,7 @@ export const P = {
   verified: 0x56, // 'V' + chain id u32 + addr20 -> JSON verification record (ts/verify/store.ts)
   eventIndex: 0x45, // 'E' + term utf8 + 0x00 + height u64 + tx index u32 + event index u16 -> '' (native events, chain/event-index.ts)
   eventCount: 0x65, // 'e' + term utf8 -> u64 number of postings of the term
-  stateIndex: 0x4f, // 'O' + table u8 + ... -> the state index's orderings: rich list, holders, delegations (services/state-index-store.ts)
+  stateIndex: 0x4f, // 'O' + table u8 + ... -> the state index's orderings: rich list, holders, delegations (indexes/state-index-store.ts)
 } as const;
 
 /** Big-endian u64 of a safe integer (no BigInt on the commit path). */

@@ -1,11 +1,11 @@
-import { accountProof, balanceBaseAt, getBalanceBase, getNonce, nonceAt } from '../../services/index.js';
+import { weiToBase } from '../../ledger/index.js';
+import { accountProof, getBalance, getNonce, nonceAt } from '../../services/index.js';
 import { addressParam } from '../params.js';
 import { address, amount, arr, hash, int, nullable, obj, str } from '../schema.js';
 import * as S from '../schemas.js';
 import { cacheAt } from '../cache.js';
 import type { RouteDef } from '../types.js';
 import { atHeight, atHeightParam, contractParam } from './common.js';
-import { InvalidParamsError } from '../../util/index.js';
 
 const addr = { address: S.addressParam };
 export const accountRoutes: RouteDef[] = [
@@ -20,8 +20,11 @@ export const accountRoutes: RouteDef[] = [
     handler: (ctx, req, p) => {
       const address = addressParam(p.address);
       const height = atHeightParam(req.query);
-      if (height === undefined) return { body: { address, balance: getBalanceBase(ctx, address) } };
-      return balanceBaseAt(ctx, address, height).then((balance) => ({ body: { address, balance }, cache: cacheAt(ctx, height) }));
+      // REST answers base units: the wei balance converted here, at the edge.
+      return getBalance(ctx, { address, at: height }).then((wei) => ({
+        body: { address, balance: weiToBase(wei) },
+        cache: height === undefined ? undefined : cacheAt(ctx, height),
+      }));
     },
   },
   {

@@ -1,4 +1,5 @@
-import { STATS_DAYS, dailyStats } from '../../services/index.js';
+import { dailyStats } from '../../services/index.js';
+import { STATS_DAYS } from '../../indexes/index.js';
 import { arr, bool, int, nullable, obj, str } from '../schema.js';
 import * as S from '../schemas.js';
 import type { RouteDef } from '../types.js';

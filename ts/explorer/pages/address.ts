@@ -19,8 +19,8 @@ import {
   nftCollection,
   nftCollectionsOf,
   nftTokensOf,
-  summarizeTransactions,
 } from '../../services/index.js';
+import { summarizeTransactions } from '../read-model.js';
 import { coins, int, short, tokenAmount } from '../format.js';
 import { links } from '../links.js';
 import { addressParam, pagingParams } from '../params.js';

@@ -1,15 +1,6 @@
 /** GET /explorer/blocks (newest first, paginated) and GET /explorer/block/{height or hash}. */
-import {
-  type TxView,
-  blockHeightOfHash,
-  blocksPage,
-  chainSummary,
-  commitCertificate,
-  confirmedTxView,
-  finalityView,
-  getBlock,
-  summarizeTransactions,
-} from '../../services/index.js';
+import { type TxView, blocksPage, confirmedTxView, getBlock } from '../../services/index.js';
+import { blockHeightOfHash, chainSummary, commitCertificate, finalityView, summarizeTransactions } from '../read-model.js';
 import { NotFoundError } from '../../util/index.js';
 import { gas, int, time } from '../format.js';
 import { links } from '../links.js';

@@ -40,4 +40,4 @@ export function tabParam<T extends string, F extends T | ''>(q: URLSearchParams,
   return tab as T;
 }
 
-export { validatorNames } from '../../services/index.js';
+export { validatorNames } from '../read-model.js';

@@ -1,18 +1,14 @@
 /** GET /explorer: the chain at a glance. */
 import {
   blocksPage,
-  chainSummary,
   chainPerformance,
   currentEpoch,
-  dailyActivity,
   deployedTokenCount,
-  finalityView,
   nftCollections,
   recentTransactions,
-  summarizeTransactions,
   supplyBase,
-  validatorsOnline,
 } from '../../services/index.js';
+import { chainSummary, dailyActivity, finalityView, summarizeTransactions, validatorsOnline } from '../read-model.js';
 import { barChart } from '../charts.js';
 import { coins, int, percent } from '../format.js';
 import { links } from '../links.js';

@@ -8,12 +8,12 @@ import {
   type CollectionInfo,
   type NodeContext,
   type TokenRecord,
-  type TxSummary,
   findValidator,
   getToken,
   nftCollection,
   tokenTransferRow,
 } from '../../services/index.js';
+import type { TxSummary } from '../read-model.js';
 import { coins, coinsWei, tokenAmount } from '../format.js';
 import { links } from '../links.js';
 import { type AddrView, addrView } from '../rows.js';

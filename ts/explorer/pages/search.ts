@@ -1,5 +1,5 @@
 /** GET /explorer/search?q=: a redirect to the page the text names, or a "not found" page. */
-import { MAX_SEARCH_LENGTH, resolveSearch } from '../../services/index.js';
+import { MAX_SEARCH_LENGTH, resolveSearch } from '../read-model.js';
 import { links } from '../links.js';
 import { renderPage } from '../render.js';
 import { html, redirect } from '../response.js';

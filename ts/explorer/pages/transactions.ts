@@ -1,16 +1,6 @@
 /** GET /explorer/transactions (recent, paginated), GET /explorer/tx/{txid} and GET /explorer/mempool. */
-import {
-  type CallFrame,
-  callTree,
-  decodeCall,
-  finalityView,
-  getBlock,
-  getTransaction,
-  mempoolView,
-  summarizeTransactions,
-  confirmedTransactionsPage,
-  type TxView,
-} from '../../services/index.js';
+import { decodeCall, getBlock, getTransaction, mempoolView, type TxView } from '../../services/index.js';
+import { type CallFrame, callTree, finalityView, summarizeTransactions, confirmedTransactionsPage } from '../read-model.js';
 import { NotFoundError } from '../../util/index.js';
 import { coins, coinsWei, gas, int, time } from '../format.js';
 import { links } from '../links.js';

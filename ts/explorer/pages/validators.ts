@@ -7,13 +7,13 @@ import {
   type NodeContext,
   type StakingValidatorView,
   findValidator,
-  recentBlocksBy,
   validatorBlocksOverTime,
   validatorDelegators,
   validatorRewards,
   stakingValidators,
   validatorSet,
 } from '../../services/index.js';
+import { recentBlocksBy } from '../read-model.js';
 import { NotFoundError } from '../../util/index.js';
 import { barChart } from '../charts.js';
 import { coins, int, percent } from '../format.js';

@@ -8,7 +8,8 @@ import { DevChain } from '../../dev/index.js';
 import type { CallPool, TracePool } from '../../execution/index.js';
 import type { KeyPair } from '../../ledger/index.js';
 import type { Mempool, TxAdmission } from '../../mempool/index.js';
-import { type AuditLog, ChainEventFeed, FilterRegistry, NODE_VERSION, type NodeContext } from '../../services/index.js';
+import { ChainEventFeed, FilterRegistry } from '../../events/index.js';
+import { type AuditLog, NODE_VERSION, type NodeContext } from '../../services/index.js';
 import type { NodeConfig } from '../config.js';
 import type { Built } from './stops.js';
 
@@ -57,7 +58,7 @@ export function buildContext(config: NodeConfig, p: ContextParts): Built<{ ctx: 
   // The dev chain's test controls; block time 0 means automine (a block per transaction).
   if (config.network === 'dev') {
     const mode = { automine: config.blockTimeMs === 0, intervalMs: config.blockTimeMs };
-    ctx.dev = new DevChain(ctx, consensus, mode, config.anvilCompat, config.devAccounts);
+    ctx.dev = new DevChain({ chain, mempool, admission }, consensus, mode, config.anvilCompat, config.devAccounts);
   }
   return { ctx, consensus, stop: () => filters.stop() };
 }

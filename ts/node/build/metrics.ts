@@ -4,10 +4,11 @@ import type { PoaEngine } from '../../consensus/index.js';
 import { type NodeMetrics, createMetrics, registerRpcMethods } from '../../metrics/index.js';
 import { devRpcMethods, rpcMethods } from '../../rpc/index.js';
 import type { NodeContext } from '../../services/index.js';
+import type { NodeCore } from './stops.js';
 
 /** Sets `ctx.metrics` and counts admission's refusals; `httpBackend` is read once the API listens. */
-export function buildMetrics(ctx: NodeContext, consensus: PoaEngine, httpBackend: () => string): NodeMetrics {
-  const { chain, mempool, admission } = ctx;
+export function buildMetrics(ctx: NodeContext, core: NodeCore, consensus: PoaEngine, httpBackend: () => string): NodeMetrics {
+  const { chain, mempool, admission } = core;
   const metrics = createMetrics(new Registry(), {
     height: () => chain.height,
     finalizedHeight: () => consensus.finalizedHeight(),

@@ -8,6 +8,7 @@ import type { RpcDispatchers } from '../../api/index.js';
 import type { ChainParams } from '../../chain/index.js';
 import type { PoaEngine } from '../../consensus/index.js';
 import type { KeyPair } from '../../ledger/index.js';
+import type { TxAdmission } from '../../mempool/index.js';
 import type { NodeMetrics } from '../../metrics/index.js';
 import type { NodeContext } from '../../services/index.js';
 import type { NodeConfig } from '../config.js';
@@ -18,12 +19,13 @@ import type { Built } from './stops.js';
 export function wireBlockProduction(
   config: NodeConfig,
   ctx: NodeContext,
+  admission: TxAdmission,
   consensus: PoaEngine,
   metrics: NodeMetrics,
   log: Logger,
   onFatal: () => void,
 ): void {
-  consensus.onPoolChanged = () => ctx.admission.onBlock();
+  consensus.onPoolChanged = () => admission.onBlock();
   consensus.onProduced = (info) => {
     metrics.blockProduced(info);
     const fields = { ...info, gasUsed: Number(info.gasUsed) };

@@ -3,6 +3,16 @@
  * the stop here as the builder returns, and shutdown (or a start that fails half-way) runs them last first.
  */
 
+import type { Chain } from '../../chain/index.js';
+import type { Mempool, TxAdmission } from '../../mempool/index.js';
+
+/** The concrete chain, pool and admission behind NodeContext's read interfaces: what the wiring (networking, production, metrics, shutdown) drives. */
+export interface NodeCore {
+  chain: Chain;
+  mempool: Mempool;
+  admission: TxAdmission;
+}
+
 /** Releases what one builder built (ports, workers, files, listeners). */
 export type Stop = () => void | Promise<void>;
 

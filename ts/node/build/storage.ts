@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Chain, type ChainParams, DEFAULT_CHECKPOINT_EVERY_BLOCKS, TRIE_CHECKPOINT_FILE } from '../../chain/index.js';
-import { openStateIndex, stopStateIndex } from '../../services/index.js';
+import { openStateIndex, stopStateIndex } from '../../indexes/index.js';
 import type { KvStore } from '../../storage/index.js';
 import type { NodeConfig } from '../config.js';
 import { settleDevGenesis } from '../genesis-params.js';

@@ -1,5 +1,5 @@
 /**
- * The disk-backed state index (services/state-index.ts) against a brute-force ordering computed from the
+ * The disk-backed state index (indexes/state-index.ts) against a brute-force ordering computed from the
  * whole state: after random blocks (native transfers, and dev-chain writes of balances, token balances,
  * token records, delegations and unbondings, deletions and zero balances among them), after a rollback,
  * after a restart (tables used as they are), after a crash between the chain's write and the index's
@@ -17,8 +17,8 @@ import {
   tokenBalanceKey,
   tokenKey,
 } from '../../ts/ledger/index.js';
-import { type StateIndex, StateIndexBuildingError, openStateIndex, stateIndex, stopStateIndex } from '../../ts/services/index.js';
-import { MARKER_KEY } from '../../ts/services/state-index-store.js';
+import { type StateIndex, StateIndexBuildingError, openStateIndex, stateIndex, stopStateIndex } from '../../ts/indexes/index.js';
+import { MARKER_KEY } from '../../ts/indexes/state-index-store.js';
 import { accountKey, addressFromAccountKey, decodeAccount, encodeAccount, type StateChanges } from '../../ts/state/index.js';
 import type { KvStore } from '../../ts/storage/index.js';
 import { NOW, alice, openFixtureChain, proposerKey, transfer } from '../helpers/chain-fixture.js';

@@ -1,5 +1,5 @@
 /**
- * The on-disk tables of the state index (services/state-index.ts): every ordering the rich list, token
+ * The on-disk tables of the state index (indexes/state-index.ts): every ordering the rich list, token
  * holder lists and staking lists read, kept in RocksDB under the `O` prefix (storage/keys.ts) so a node
  * with millions of accounts holds none of them in the JS heap. Layout (docs/storage.md, "State indexes"):
  *

@@ -1,8 +1,8 @@
 import test from 'ava';
 import { signTransaction } from '../../ts/ledger/index.js';
 import type { Block, Chain } from '../../ts/chain/index.js';
-import { ChainEventFeed, ChainSubscription } from '../../ts/services/chain-events.js';
-import { ResumableSubscription } from '../../ts/services/event-replay.js';
+import { ChainEventFeed, ChainSubscription } from '../../ts/events/chain-events.js';
+import { ResumableSubscription } from '../../ts/events/event-replay.js';
 import { CHAIN_ID, devKey } from '../helpers/evm.js';
 import { startTestNode } from '../helpers/node.js';
 import { waitFor } from '../helpers/util.js';

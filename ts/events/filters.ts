@@ -6,11 +6,12 @@
  * holds at most `maxPerClient` filters, so one client cannot exhaust the node.
  */
 import { randomBytes } from 'node:crypto';
-import type { Block, Chain } from '../chain/index.js';
+import type { Block } from '../chain/index.js';
+import type { ChainReader } from '../chain/interface.js';
 import type { ReceiptRecord } from '../execution/index.js';
 import { ServerError } from '../util/index.js';
 import { type ChainEvent, type ChainEventFeed, type ChainEventKind, ChainSubscription } from './chain-events.js';
-import { type FoundLog, type LogFilter, matchingLogs } from './log-queries.js';
+import { type FoundLog, type LogFilter, matchingLogs } from './log-match.js';
 
 /** geth's filter deadline: a filter not polled for this long is uninstalled. */
 export const FILTER_TIMEOUT_MS = 5 * 60_000;
@@ -89,7 +90,7 @@ export function blockLogs(
 
 /** Receipts of a finalized-block event: from its execution, or (a block replayed at start) from the store. */
 export async function eventReceipts(
-  ctx: { chain: Chain },
+  ctx: { chain: ChainReader },
   e: Extract<ChainEvent, { kind: 'block_finalized' }>,
 ): Promise<readonly ReceiptRecord[]> {
   return e.result?.receipts ?? (await ctx.chain.blocks.receipts(e.block.index)) ?? [];
@@ -106,7 +107,7 @@ export class FilterRegistry {
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly chain: Chain,
+    private readonly chain: ChainReader,
     private readonly feed: ChainEventFeed,
     opts: FilterOptions = {},
   ) {

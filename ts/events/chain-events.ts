@@ -10,7 +10,8 @@
  * that falls that far behind loses the oldest ones and is told how many with a `lagged` marker (the
  * gRPC spec's Lagged{skipped_count}), then continues from the newest.
  */
-import type { Block, Chain } from '../chain/index.js';
+import type { Block } from '../chain/index.js';
+import type { ChainReader } from '../chain/interface.js';
 import type { ExecutionResult } from '../execution/index.js';
 import type { SignedTransaction } from '../ledger/index.js';
 
@@ -70,7 +71,7 @@ export class ChainEventFeed {
   }
 
   /** Feed the chain's commits (and rollbacks) into this feed. Returns the detach function. */
-  attachChain(chain: Chain): () => void {
+  attachChain(chain: ChainReader): () => void {
     const onBlock = (block: Block, result: ExecutionResult | null) => this.emit({ kind: 'block_finalized', block, result });
     const onRollback = (height: number) => this.rolledBack(height);
     chain.on('block', onBlock);

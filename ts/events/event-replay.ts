@@ -9,8 +9,7 @@
  */
 import type { ChainEvent, ChainEventFeed, ChainEventKind, SubscriptionItem } from './chain-events.js';
 import { ChainSubscription } from './chain-events.js';
-import { readBlocks } from './chain-queries.js';
-import type { ChainContext, NodeContext } from './context.js';
+import type { ChainReader } from '../chain/interface.js';
 
 /** Blocks read from the store per step of a replay. */
 export const REPLAY_CHUNK = 64;
@@ -37,7 +36,7 @@ export class ResumableSubscription {
   private rollbacks = 0;
 
   constructor(
-    private readonly ctx: ChainContext & { events: ChainEventFeed },
+    private readonly ctx: { chain: ChainReader; events: ChainEventFeed },
     private readonly opts: ResumableOptions,
   ) {
     // A rollback (dev chain) removed the blocks above `h`: the new blocks at those heights come next, replayed or live.
@@ -119,7 +118,10 @@ export class ResumableSubscription {
       return [];
     }
     const rollbacks = this.rollbacks;
-    const blocks = await readBlocks(this.ctx, from, Math.min(head, from + Math.max(1, Math.min(max, REPLAY_CHUNK)) - 1));
+    const blocks = await this.ctx.chain.blocks.readRange(
+      from,
+      Math.min(head, from + Math.max(1, Math.min(max, REPLAY_CHUNK)) - 1),
+    );
     if (this.closed || rollbacks !== this.rollbacks) return [];
     if (blocks.length === 0) {
       // Nothing stored there (cannot happen below the head); go live rather than spin.
@@ -145,7 +147,7 @@ export class ResumableSubscription {
 
 /** A resumable subscription on this node's chain and event feed; null when the node has no event source. */
 export function subscribeResumable(
-  ctx: Pick<NodeContext, 'chain' | 'events'>,
+  ctx: { chain: ChainReader; events?: ChainEventFeed },
   opts: ResumableOptions,
 ): ResumableSubscription | null {
   return ctx.events ? new ResumableSubscription({ chain: ctx.chain, events: ctx.events }, opts) : null;

@@ -8,10 +8,11 @@
  * (`IndexCoverage`); on a chain shorter than one step they are complete from the first request.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Block, Chain } from '../chain/index.js';
+import { type Block, type Chain, epochOf } from '../chain/index.js';
+import type { ChainReader } from '../chain/interface.js';
+import { indexedChain } from './indexed-chain.js';
 import type { ExecutionResult } from '../execution/index.js';
 import { scheduledReward, hasBondedActiveSet } from '../ledger/index.js';
-import { epochOf } from './epochs.js';
 
 /** Blocks read from the store per request that needs the index (about 25 µs each). */
 export const INDEX_BACKFILL_BLOCKS = 10_000;
@@ -286,8 +287,8 @@ function indexOf(chain: Chain): ChainIndex {
 }
 
 /** The chain's index, backfilled by at most one step for this request (none while the node warms it). */
-export async function chainIndex(ctx: { chain: Chain }): Promise<ChainIndex> {
-  const idx = indexOf(ctx.chain);
+export async function chainIndex(ctx: { chain: ChainReader }): Promise<ChainIndex> {
+  const idx = indexOf(indexedChain(ctx.chain));
   await idx.ensure();
   return idx;
 }
@@ -296,6 +297,6 @@ export async function chainIndex(ctx: { chain: Chain }): Promise<ChainIndex> {
  * Start folding the chain's history into its index in the background (a node calls it once it opened its
  * chain); `stop()` before closing the store.
  */
-export function warmChainIndex(ctx: { chain: Chain }): { done: Promise<void>; stop: () => Promise<void> } {
-  return indexOf(ctx.chain).warm();
+export function warmChainIndex(ctx: { chain: ChainReader }): { done: Promise<void>; stop: () => Promise<void> } {
+  return indexOf(indexedChain(ctx.chain)).warm();
 }

@@ -13,6 +13,8 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Chain, ChainEvents } from '../chain/index.js';
+import type { ChainReader } from '../chain/interface.js';
+import { indexedChain } from './indexed-chain.js';
 import type { KeyStr } from '../state/index.js';
 import { stateKey } from '../storage/index.js';
 import { NodeError, ServerError } from '../util/index.js';
@@ -382,8 +384,8 @@ export async function openStateIndex(chain: Chain, opts?: StateIndexOptions): Pr
 }
 
 /** The chain's state index, ready to answer (see StateIndex.ready). */
-export async function stateIndex(ctx: { chain: Chain }): Promise<StateIndex> {
-  const idx = await openStateIndex(ctx.chain);
+export async function stateIndex(ctx: { chain: ChainReader }): Promise<StateIndex> {
+  const idx = await openStateIndex(indexedChain(ctx.chain));
   await idx.ready();
   return idx;
 }

@@ -5,7 +5,7 @@
  * seen producing, and the search box's resolution. Everything reads indexes, the in-memory window or the
  * head state: no page scans the chain.
  */
-import { type Block, decodeJustification, validatorSetAt } from '../chain/index.js';
+import { type Block, decodeJustification } from '../chain/index.js';
 import {
   DEFAULT_TRACE_OPTIONS,
   chainCommon,
@@ -22,24 +22,36 @@ import {
   NFT_COLLECTION_RE,
 } from '../ledger/index.js';
 import { EvmBusyError, NodeError, isAddress, isHash, normHash, to0x } from '../util/index.js';
-import { DAY_SECONDS, STATS_DAYS, chainIndex } from './chain-index.js';
-import { RECENT_TX_SCAN_BLOCKS } from './history-queries.js';
-import type { NodeContext } from './context.js';
-import { revertReason } from './evm-queries.js';
-import { collectionParam, nftCollection, nftCollections } from './nft-queries.js';
-import { getToken, isTokenContract, listTokens, normContract } from './token-queries.js';
-import { getBlock } from './chain-queries.js';
-import { heightOfHash } from './block-resolver.js';
-import { traceBlock } from './trace-queries.js';
-import { type TxView, confirmedTxView } from './tx-queries.js';
-
-/** Blocks of one list page, newest first (`offset` blocks below the head). */
-export async function blocksPage(ctx: NodeContext, offset: number, limit: number): Promise<Block[]> {
-  const top = ctx.chain.height - offset;
-  if (top < 0) return [];
-  const blocks = await ctx.chain.blocks.readRange(Math.max(0, top - limit + 1), top);
-  return blocks.reverse();
-}
+import { DAY_SECONDS, STATS_DAYS, chainIndex } from '../indexes/index.js';
+import {
+  type NodeContext,
+  type TxView,
+  RECENT_TX_SCAN_BLOCKS,
+  chainIdOf,
+  collectionParam,
+  confirmedTxView,
+  ethChainFacts,
+  getBlock,
+  getToken,
+  headBlock,
+  headHeight,
+  heightOfHash,
+  isKnownTransaction,
+  nextValidatorSet,
+  perChainUntilRollback,
+  readBlocks,
+  receiptsAt,
+  recentBlock,
+  recentBlocks,
+  txPoolStatus,
+  isTokenContract,
+  listTokens,
+  nftCollection,
+  nftCollections,
+  normContract,
+  revertReason,
+  traceBlock,
+} from '../services/index.js';
 
 /** Height of the block with this hash (64 hex, 0x optional), or null. */
 export async function blockHeightOfHash(ctx: NodeContext, hash: string): Promise<number | null> {
@@ -56,10 +68,10 @@ export interface ChainSummary {
 
 /** What every explorer page shows of the chain (the layout's footer, list totals). */
 export const chainSummary = (ctx: NodeContext): ChainSummary => ({
-  chainId: ctx.chain.params.chainId,
-  height: ctx.chain.height,
-  consensus: ctx.chain.head.consensus,
-  mempoolSize: ctx.mempool.size,
+  chainId: chainIdOf(ctx),
+  height: headHeight(ctx),
+  consensus: headBlock(ctx).consensus,
+  mempoolSize: txPoolStatus(ctx).pending,
 });
 
 export interface FinalityView {
@@ -68,7 +80,7 @@ export interface FinalityView {
 }
 
 export const finalityView = (ctx: NodeContext): FinalityView => ({
-  head: ctx.chain.height,
+  head: headHeight(ctx),
   finalized: ctx.consensus.finalizedHeight(),
 });
 
@@ -122,7 +134,7 @@ export interface TxSummary {
 /** Summaries of transactions (confirmed or pending), reading each block's receipts once (one multi-get). */
 export async function summarizeTransactions(ctx: NodeContext, views: readonly TxView[]): Promise<TxSummary[]> {
   const heights = [...new Set(views.flatMap((v) => (v.block_index === null ? [] : [v.block_index])))];
-  const found = ctx.chain.blocks.receiptsOf(heights);
+  const found = receiptsAt(ctx, heights);
   const receipts = new Map(heights.map((h, i) => [h, found[i]]));
   return views.map((v) =>
     summarize(ctx, v, v.block_index !== null && v.tx_index !== null ? (receipts.get(v.block_index)?.[v.tx_index] ?? null) : null),
@@ -143,7 +155,8 @@ const EVM_FIELDS_CACHE = 4096;
 function evmFieldsOf(ctx: NodeContext, tx: SignedTransaction): EvmFields {
   const hit = evmFields.get(tx.txid);
   if (hit) return hit;
-  const t = typedTransactionOf(tx, chainCommon(ctx.chain.params.chainId, ctx.chain.params.evmHardfork));
+  const { chainId, evmHardfork } = ethChainFacts(ctx);
+  const t = typedTransactionOf(tx, chainCommon(chainId, evmHardfork));
   const f = { to: t.to ? t.to.toString() : null, value: t.value, gasLimit: t.gasLimit, input: to0x(t.data) };
   evmFields.set(tx.txid, f);
   if (evmFields.size > EVM_FIELDS_CACHE) evmFields.delete(evmFields.keys().next().value as string);
@@ -232,11 +245,11 @@ export const ONLINE_WINDOW_BLOCKS = 100;
  * (at least 2 rounds of the schedule).
  */
 export function validatorsOnline(ctx: NodeContext): { online: number; active: number } {
-  const members = new Set(validatorSetAt(ctx.chain.params, ctx.chain.state, ctx.chain.height + 1).map((v) => v.address));
+  const members = new Set(nextValidatorSet(ctx).map((v) => v.address));
   const active = members.size;
   const seen = new Set<string>();
   let n = 0;
-  for (const b of ctx.chain.blocks.recentBlocks()) {
+  for (const b of recentBlocks(ctx)) {
     if (b.index === 0 || n++ >= Math.max(ONLINE_WINDOW_BLOCKS, 2 * active)) break;
     if (members.has(b.validator)) seen.add(b.validator);
   }
@@ -248,14 +261,14 @@ export function validatorsOnline(ctx: NodeContext): { online: number; active: nu
  * or list page never waits for the chain index (validatorSet() backfills it).
  */
 export function validatorNames(ctx: NodeContext): Map<string, string> {
-  const set = validatorSetAt(ctx.chain.params, ctx.chain.state, ctx.chain.height + 1);
+  const set = nextValidatorSet(ctx);
   return new Map(set.map((v) => [v.address, v.name]));
 }
 
 /** Latest blocks a validator proposed within the in-memory window, newest first. */
 export function recentBlocksBy(ctx: NodeContext, validator: string, limit: number): Block[] {
   const out: Block[] = [];
-  for (const b of ctx.chain.blocks.recentBlocks()) {
+  for (const b of recentBlocks(ctx)) {
     if (out.length >= limit) break;
     if (b.validator === validator) out.push(b);
   }
@@ -284,14 +297,14 @@ export async function resolveSearch(ctx: NodeContext, query: string): Promise<Se
   if (q === '' || q.length > MAX_SEARCH_LENGTH) return null;
   if (/^\d{1,15}$/.test(q)) {
     const height = Number(q);
-    return height <= ctx.chain.height ? { kind: 'block', height } : null;
+    return height <= headHeight(ctx) ? { kind: 'block', height } : null;
   }
   // isHash/isAddress are type guards on unknown; on a string they would narrow q to never below.
   const hash = (s: string): boolean => isHash(s);
   const address = (s: string): boolean => isAddress(s);
   if (hash(q)) {
     const id = normHash(q);
-    if ((await ctx.chain.blocks.txLocation(id)) || ctx.mempool.get(id)) return { kind: 'tx', txid: id };
+    if (await isKnownTransaction(ctx, id)) return { kind: 'tx', txid: id };
     const height = await heightOfHash(ctx, id);
     return height === null ? null : { kind: 'block', height };
   }
@@ -348,15 +361,9 @@ interface TraceCache {
 const traceCaches = new WeakMap<object, TraceCache>();
 
 function traceCacheOf(ctx: NodeContext): TraceCache {
-  let c = traceCaches.get(ctx.chain);
-  if (!c) {
-    const chain = ctx.chain;
-    traceCaches.set(chain, (c = { trees: new Map(), failed: new Map(), jobs: new Map() }));
-    // A rollback (dev chain) removes blocks whose trees are cached, and a transaction of one may be mined
-    // again in another block with another result: start afresh (jobs in flight fill the old cache only).
-    chain.once('rollback', () => traceCaches.delete(chain));
-  }
-  return c;
+  // A rollback (dev chain) removes blocks whose trees are cached, and a transaction of one may be mined
+  // again in another block with another result: start afresh (jobs in flight fill the old cache only).
+  return perChainUntilRollback(ctx, traceCaches, () => ({ trees: new Map(), failed: new Map(), jobs: new Map() }));
 }
 
 const remember = <K, V>(m: Map<K, V>, k: K, v: V): void => {
@@ -447,16 +454,16 @@ export async function confirmedTransactionsPage(
   offset: number,
   limit: number,
 ): Promise<{ transactions: TxView[]; hasMore: boolean; scannedFromHeight: number }> {
-  const { blocks } = ctx.chain;
-  const floor = Math.max(0, ctx.chain.height - TX_LIST_SCAN_BLOCKS + 1);
+  const head = headHeight(ctx);
+  const floor = Math.max(0, head - TX_LIST_SCAN_BLOCKS + 1);
   let skip = offset;
   const out: TxView[] = [];
-  let h = ctx.chain.height;
+  let h = head;
   let disk: Block[] = [];
   while (h >= floor && out.length <= limit) {
-    let b = blocks.recentBlock(h);
+    let b = recentBlock(ctx, h);
     if (!b) {
-      if (disk.length === 0) disk = await blocks.readRange(Math.max(floor, h - TX_LIST_DISK_CHUNK + 1), h);
+      if (disk.length === 0) disk = await readBlocks(ctx, Math.max(floor, h - TX_LIST_DISK_CHUNK + 1), h);
       b = disk.pop() ?? null;
       if (!b || b.index !== h) break;
     }
