@@ -1,4 +1,4 @@
-import type { Block, Chain, CheckedBlock, DoubleSignEvidence, Vote } from '../chain/index.js';
+import type { Block, Chain, CheckedBlock, DoubleSignEvidence, Vote, VoteType } from '../chain/index.js';
 import { PREVOTE, validatorSetAt } from '../chain/index.js';
 import type { KeyPair } from '../ledger/index.js';
 import type { BlockTxPool } from '../mempool/interface.js';
@@ -147,8 +147,7 @@ export class BftEngine {
     this.proposalSeenAt.clear();
     const now = this.ticker.now();
     this.heightStartedAt = now;
-    const last = this.guard.last;
-    const resume = last.height === h ? this.resumeFrom(last) : undefined;
+    const resume = resumeFromSignState(this.guard, h);
     this.dispatch({
       kind: 'start_height',
       height: h,
@@ -163,25 +162,6 @@ export class BftEngine {
     this.future = [];
     for (const x of pending) void this.receive(x.m, x.from).catch(() => undefined);
   };
-
-  /**
-   * The sign state of the height this validator signed at before a restart, with the blocks its lock and
-   * valid block name read back from disk. A lock is also a valid block of its round (an older state file
-   * kept only the lock).
-   */
-  private resumeFrom(last: SignGuard['last']): CoreResume {
-    const valid = last.valid ?? last.lock;
-    const validBlock = valid ? this.guard.keptBlock(valid.block_hash) : null;
-    return {
-      round: last.round,
-      step: last.step,
-      block_hash: last.block_hash,
-      lock: last.lock,
-      lockedBlock: last.lock ? this.guard.keptBlock(last.lock.block_hash) : null,
-      valid: valid && validBlock ? { round: valid.round, block: validBlock } : null,
-      votes: last.votes ?? [],
-    };
-  }
 
   /** Feed one input to the core and carry out its effects, in order (an effect may feed inputs back). */
   private dispatch(input: CoreInput): void {
@@ -281,16 +261,9 @@ export class BftEngine {
   }
 
   private signVote(e: Extract<CoreEffect, { kind: 'sign_vote' }>): void {
-    const { type, height: h, round: r } = e;
-    let hash = e.blockHash;
-    const position = type === PREVOTE ? STEP_PREVOTE : STEP_PRECOMMIT;
-    if (!this.guard.allow(h, r, position, hash, e.block)) {
-      // Signed before a restart at this very position: send that same vote again (never a second one).
-      const last = this.guard.last;
-      if (last.height !== h || last.round !== r || last.step !== position) return;
-      hash = last.block_hash;
-    }
-    const vote = signVote(this.chain.params.chainId, this.key, { type, height: h, round: r, block_hash: hash });
+    const body = guardedVote(this.guard, e);
+    if (!body) return;
+    const vote = signVote(this.chain.params.chainId, this.key, body);
     this.onVoteSigned?.(vote);
     this.broadcast({ kind: 'vote', vote });
     this.dispatch({ kind: 'vote', vote });
@@ -362,4 +335,42 @@ export class BftEngine {
       this.deciding = false;
     }
   }
+}
+
+/**
+ * Where this validator was at `height` before a restart, from its persisted sign state (undefined: it
+ * signed nothing there), with the blocks its lock and valid block name read back from disk. A lock is
+ * also a valid block of its round (an older state file kept only the lock).
+ */
+export function resumeFromSignState(guard: SignGuard, height: number): CoreResume | undefined {
+  const last = guard.last;
+  if (last.height !== height) return undefined;
+  const valid = last.valid ?? last.lock;
+  const validBlock = valid ? guard.keptBlock(valid.block_hash) : null;
+  return {
+    round: last.round,
+    step: last.step,
+    block_hash: last.block_hash,
+    lock: last.lock,
+    lockedBlock: last.lock ? guard.keptBlock(last.lock.block_hash) : null,
+    valid: valid && validBlock ? { round: valid.round, block: validBlock } : null,
+    votes: last.votes ?? [],
+  };
+}
+
+/**
+ * The vote to sign for a sign_vote effect, as the sign guard allows it (its position persisted first):
+ * the requested one, or, when this very position was signed before a restart, that same vote again
+ * (never a second one); null when the guard refuses (an earlier position).
+ */
+export function guardedVote(
+  guard: SignGuard,
+  e: Extract<CoreEffect, { kind: 'sign_vote' }>,
+): { type: VoteType; height: number; round: number; block_hash: string } | null {
+  const { type, height, round } = e;
+  const position = type === PREVOTE ? STEP_PREVOTE : STEP_PRECOMMIT;
+  if (guard.allow(height, round, position, e.blockHash, e.block)) return { type, height, round, block_hash: e.blockHash };
+  const last = guard.last;
+  if (last.height !== height || last.round !== round || last.step !== position) return null;
+  return { type, height, round, block_hash: last.block_hash };
 }
