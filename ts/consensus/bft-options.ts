@@ -1,5 +1,5 @@
 /** The BFT engine's options, round timeouts and the views of its progress it reports (ts/consensus/bft.ts). */
-import type { Block, CheckedBlock } from '../chain/index.js';
+import type { Block, CheckedBlock, DoubleSignEvidence, Vote } from '../chain/index.js';
 import type { PackLimit } from '../execution/index.js';
 import type { EvidencePool } from './evidence-pool.js';
 
@@ -101,4 +101,25 @@ export interface FinalizedInfo {
   round: number;
   /** From the proposal's arrival (or creation, on the proposer) to the commit on this node. */
   proposalToFinalityMs: number | null;
+}
+
+/**
+ * What the BFT engine reports, each optional (BftEngine.observe). Consumer: the node's networking
+ * (ts/node/network.ts: block and evidence gossip, the pool, metrics, logs, test fail points).
+ */
+export interface BftObserver {
+  /** Committed a block this engine decided (the node gossips it and updates the pool). */
+  committed?(block: Block): void;
+  /** Conflicting votes of one validator for one (height, round, step). */
+  evidence?(e: DoubleSignEvidence): void;
+  /** A vote this validator signed (persisted first), before it is sent. */
+  voteSigned?(v: Vote): void;
+  roundStarted?(height: number, round: number): void;
+  /** Restarted mid-height: the position, lock and valid block taken back from the persisted sign state. */
+  resumed?(info: ResumeInfo): void;
+  /** The height has not moved for a while: the node fetches the peers' messages of it (receive them here). */
+  stuck?(height: number): void;
+  finalized?(info: FinalizedInfo): void;
+  /** A step failed (building or committing a block). */
+  error?(err: unknown): void;
 }

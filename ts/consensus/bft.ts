@@ -1,13 +1,12 @@
-import type { Block, Chain, CheckedBlock, DoubleSignEvidence, Vote, VoteType } from '../chain/index.js';
+import type { Block, Chain, CheckedBlock, VoteType } from '../chain/index.js';
 import { PREVOTE, validatorSetAt } from '../chain/index.js';
 import type { KeyPair } from '../ledger/index.js';
 import type { BlockTxPool } from '../mempool/interface.js';
 import {
   type BftOptions,
+  type BftObserver,
   type BftStatus,
   type BlockBuilder,
-  type FinalizedInfo,
-  type ResumeInfo,
   type Ticker,
   roundTimeouts,
   systemTicker,
@@ -28,7 +27,14 @@ import { type ConsensusMessage, type Proposal, type ProposalRef, messageHeight }
 import { STEP_PRECOMMIT, STEP_PREVOTE, STEP_PROPOSE, type SignGuard } from './privval.js';
 import { chainBlockBuilder, commitDecided, reusePoolTransactions, signProposal, signVote, untilSlot } from './proposing.js';
 export { type ConsensusMessage, InvalidConsensusMessage, type Proposal } from './messages.js';
-export { type BftOptions, type BftStatus, type FinalizedInfo, type ResumeInfo, roundTimeouts } from './bft-options.js';
+export {
+  type BftObserver,
+  type BftOptions,
+  type BftStatus,
+  type FinalizedInfo,
+  type ResumeInfo,
+  roundTimeouts,
+} from './bft-options.js';
 
 /**
  * Tendermint consensus (arXiv 1807.04938, Algorithm 1) for the DPoS+BFT phase: rounds of propose,
@@ -59,19 +65,7 @@ export class BftEngine {
   private readonly ticker: Ticker;
   private readonly builder: BlockBuilder;
   private stopStuckCheck: (() => void) | null = null;
-  onError?: (err: unknown) => void;
-  /** Committed a block this engine decided (the node gossips it and updates the pool). */
-  onCommitted?: (block: Block) => void;
-  /** Conflicting votes of one validator for one (height, round, step). */
-  onEvidence?: (e: DoubleSignEvidence) => void;
-  /** A vote this validator signed (persisted first), before it is sent. */
-  onVoteSigned?: (v: Vote) => void;
-  onRound?: (height: number, round: number) => void;
-  /** Restarted mid-height: the position, lock and valid block taken back from the persisted sign state. */
-  onResume?: (info: ResumeInfo) => void;
-  /** The height has not moved for a while: the node fetches the peers' messages of it (receive them here). */
-  onStuck?: (height: number) => void;
-  onFinalized?: (info: FinalizedInfo) => void;
+  private observer: BftObserver = {};
 
   constructor(
     private readonly chain: Chain,
@@ -85,6 +79,11 @@ export class BftEngine {
     this.ticker = opts.ticker ?? systemTicker;
     this.builder = opts.builder ?? chainBlockBuilder(chain, mempool, key, opts);
     this.core = initialState({ chainId: chain.params.chainId, me: key.address, timeouts: this.timeouts });
+  }
+
+  /** Where the engine reports (replaces any observer set before). */
+  observe(observer: BftObserver): void {
+    this.observer = observer;
   }
 
   get state(): BftStatus {
@@ -126,7 +125,7 @@ export class BftEngine {
     // each peer the votes it lacks; here the stuck node pulls them).
     const stuckMs = Math.max(2 * this.opts.blockTimeMs, this.timeouts.proposeMs);
     this.stopStuckCheck = this.ticker.every(Math.max(1000, this.opts.blockTimeMs), () => {
-      if (this.ticker.now() - this.heightStartedAt > stuckMs && this.core.active) this.onStuck?.(this.core.height);
+      if (this.ticker.now() - this.heightStartedAt > stuckMs && this.core.active) this.observer.stuck?.(this.core.height);
     });
   }
 
@@ -174,10 +173,10 @@ export class BftEngine {
   private execute(e: CoreEffect): void {
     switch (e.kind) {
       case 'round_started':
-        this.onRound?.(e.height, e.round);
+        this.observer.roundStarted?.(e.height, e.round);
         return;
       case 'resumed':
-        this.onResume?.(e.info);
+        this.observer.resumed?.(e.info);
         return;
       case 'cancel_timeouts':
         this.clearTimers();
@@ -188,7 +187,7 @@ export class BftEngine {
       case 'propose': {
         // Not in this tick: the commit that started the height updates the mempool once its event is handled.
         const sendAt = this.ticker.now() + e.sendInMs;
-        this.schedule(0, () => void this.propose(e.height, e.round, e.block, sendAt).catch((err) => this.onError?.(err)));
+        this.schedule(0, () => void this.propose(e.height, e.round, e.block, sendAt).catch((err) => this.observer.error?.(err)));
         return;
       }
       case 'sign_proposal':
@@ -218,7 +217,7 @@ export class BftEngine {
         void this.decide(e.block, e.round, e.precommits);
         return;
       case 'evidence':
-        this.onEvidence?.(e.evidence);
+        this.observer.evidence?.(e.evidence);
         return;
     }
   }
@@ -257,14 +256,14 @@ export class BftEngine {
     if (!this.guard.allow(h, r, STEP_PROPOSE, block.hash)) return;
     const proposal = signProposal(this.chain.params.chainId, this.key, h, r, polRound, block);
     this.broadcast({ kind: 'proposal', proposal });
-    void this.receive({ kind: 'proposal', proposal }, '').catch((err) => this.onError?.(err));
+    void this.receive({ kind: 'proposal', proposal }, '').catch((err) => this.observer.error?.(err));
   }
 
   private signVote(e: Extract<CoreEffect, { kind: 'sign_vote' }>): void {
     const body = guardedVote(this.guard, e);
     if (!body) return;
     const vote = signVote(this.chain.params.chainId, this.key, body);
-    this.onVoteSigned?.(vote);
+    this.observer.voteSigned?.(vote);
     this.broadcast({ kind: 'vote', vote });
     this.dispatch({ kind: 'vote', vote });
   }
@@ -322,15 +321,15 @@ export class BftEngine {
       const seenAt = this.proposalSeenAt.get(block.hash);
       const final = await commitDecided(this.chain, block, round, precommits, this.checked.get(block.hash));
       if (!final) return; // imported meanwhile (sync)
-      this.onFinalized?.({
+      this.observer.finalized?.({
         height: final.index,
         round,
         proposalToFinalityMs: seenAt === undefined ? null : this.ticker.now() - seenAt,
       });
-      this.onCommitted?.(final);
+      this.observer.committed?.(final);
     } catch (err) {
       if (this.chain.height >= block.index) return;
-      this.onError?.(err);
+      this.observer.error?.(err);
     } finally {
       this.deciding = false;
     }
