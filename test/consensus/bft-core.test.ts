@@ -338,3 +338,29 @@ test('the same inputs give the same effects (no clock, no randomness inside)', (
   };
   t.deepEqual(run(), run());
 });
+
+test('a proposal by reference: its block is fetched from the sender unless at hand; a forged one throws', (t) => {
+  const core = new CoreHarness(KEYS[0]);
+  core.start();
+  const { block: _, ...signed } = proposalOf(A, 0);
+  const ref = { ...signed, block_hash: A.hash };
+  t.throws(() => core.feed({ kind: 'proposal_ref', ref: { ...ref, round: 1 }, from: 'peer' }), {
+    instanceOf: InvalidConsensusMessage,
+  });
+  const fetch = core.feed({ kind: 'proposal_ref', ref, from: 'peer' });
+  t.deepEqual(fetch, [{ kind: 'fetch_block', ref, from: 'peer' }]);
+  t.is(core.state.proposals.size, 0, 'nothing taken before the block is here');
+  // The driver fetched it: the proposal comes in with its block.
+  t.deepEqual(voteRequests(core.proposal({ ...signed, block: A })), [[PREVOTE, 0, A.hash]]);
+
+  // At hand (here the block of round 0's proposal, proposed again in round 1): taken at once, no fetch.
+  const other = new CoreHarness(KEYS[0]);
+  other.start();
+  other.proposal(proposalOf(A, 0));
+  const { block: __, ...signed1 } = proposalOf(A, 1, 0);
+  other.feed({ kind: 'timeout', height: HEIGHT, round: 0, step: 'propose' });
+  other.votes([1, 2], PREVOTE, 1, '');
+  const taken = other.feed({ kind: 'proposal_ref', ref: { ...signed1, block_hash: A.hash }, from: 'peer' });
+  t.deepEqual(ofKind(taken, 'fetch_block'), []);
+  t.is(other.state.proposals.get(1)?.block, A);
+});

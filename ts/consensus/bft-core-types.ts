@@ -4,7 +4,7 @@
  */
 import type { ActiveValidator, Block, DoubleSignEvidence, Vote, VoteType } from '../chain/index.js';
 import type { ResumeInfo, Step } from './bft-options.js';
-import type { Proposal } from './messages.js';
+import type { Proposal, ProposalRef } from './messages.js';
 import type { HeightVotes } from './vote-set.js';
 
 /** What the core is fixed with for its whole life (the node's chain, key and block time). */
@@ -78,6 +78,11 @@ export type CoreInput =
     }
   /** A proposal with its block (from a peer, or this node's own once signed). Its signature is checked here. */
   | { kind: 'proposal'; proposal: Proposal }
+  /**
+   * A proposal whose block travels separately, from peer `from`. Its signature is checked here; a block not
+   * at hand is asked for (fetch_block) and comes back as a proposal input.
+   */
+  | { kind: 'proposal_ref'; ref: ProposalRef; from: string }
   /** A vote (from a peer, or this node's own once signed). Its signature is checked here. */
   | { kind: 'vote'; vote: Vote }
   /** A timer the core scheduled has fired. */
@@ -113,6 +118,8 @@ export type CoreEffect =
   | { kind: 'resend_vote'; type: VoteType; height: number; round: number; blockHash: string }
   /** Keep this block on disk as the valid block of (height, round), before anything is signed for it. */
   | { kind: 'keep_valid'; height: number; round: number; block: Block }
+  /** Fetch the block of this proposal from peer `from` (answered with a proposal input carrying it). */
+  | { kind: 'fetch_block'; ref: ProposalRef; from: string }
   /** Run the block-validity rule on a proposal's block (answered with block_checked). */
   | { kind: 'check_block'; block: Block }
   /** A precommit quorum decided `block` in `round`: commit it with these precommits as its justification. */

@@ -11,7 +11,7 @@
 import { type Block, PRECOMMIT, PREVOTE, type Vote, type VoteType } from '../chain/index.js';
 import { roundTimeout } from './bft-options.js';
 import type { CoreConfig, CoreEffect, CoreInput, CoreResume, CoreState } from './bft-core-types.js';
-import type { ConsensusMessage, Proposal } from './messages.js';
+import type { ConsensusMessage, Proposal, ProposalRef } from './messages.js';
 import { STEP_PRECOMMIT, STEP_PREVOTE } from './privval.js';
 import { verifyProposalBySet } from './verify-message.js';
 import { HeightVotes } from './vote-set.js';
@@ -90,6 +90,11 @@ class Step {
       case 'proposal':
         if (input.proposal.height !== s.height || !s.active) return;
         this.addProposal(input.proposal);
+        this.process();
+        return;
+      case 'proposal_ref':
+        if (input.ref.height !== s.height || !s.active) return;
+        this.addProposalRef(input.ref, input.from);
         this.process();
         return;
       case 'vote':
@@ -218,6 +223,20 @@ class Step {
     if (s.proposals.has(p.round)) return;
     s.proposals.set(p.round, p);
     this.checkBlock(p.block);
+  }
+
+  /** A proposal by reference: taken with the block at hand (a proposal's, the locked or valid one), else fetched. */
+  private addProposalRef(ref: ProposalRef, from: string): void {
+    const s = this.s;
+    verifyProposal(s, ref, ref.block_hash);
+    if (s.proposals.has(ref.round)) return;
+    const block = blockOf(s, ref.block_hash);
+    if (!block) {
+      this.emit({ kind: 'fetch_block', ref, from });
+      return;
+    }
+    const { block_hash: _, ...rest } = ref;
+    this.addProposal({ ...rest, block });
   }
 
   /** Ask for the block-validity rule on a block, once per block hash and height. */

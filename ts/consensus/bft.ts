@@ -58,6 +58,8 @@ export class BftEngine {
   private proposalSeenAt = new Map<string, number>();
   private timers: (() => void)[] = [];
   private future: { m: ConsensusMessage; from: string }[] = [];
+  /** Block fetches the input being received asked for (receive resolves once they are done). */
+  private fetches: Promise<void>[] = [];
   private stopped = true;
   private deciding = false;
   private heightStartedAt = 0;
@@ -210,6 +212,9 @@ export class BftEngine {
       case 'keep_valid':
         this.guard.keepValid(e.height, e.round, e.block);
         return;
+      case 'fetch_block':
+        this.fetches.push(this.fetchBlock(e.ref, e.from));
+        return;
       case 'check_block':
         this.checkBlock(e.block);
         return;
@@ -279,20 +284,34 @@ export class BftEngine {
     if (h !== this.core.height || !this.core.active) return;
     if (m.kind === 'vote') this.dispatch({ kind: 'vote', vote: m.vote });
     else if (m.kind === 'proposal') this.addProposal(m.proposal);
-    else await this.addProposalRef(m.ref, from);
+    else if (!this.opts.fetchBlock) verifyProposal(this.core, m.ref, m.ref.block_hash);
+    else {
+      const round = m.ref.round;
+      const fresh = !this.core.proposals.has(round);
+      this.dispatch({ kind: 'proposal_ref', ref: m.ref, from });
+      if (fresh) this.noteProposalSeen(round);
+      // Answered once its block is here (gossip relays the reference only then).
+      const fetches = this.fetches;
+      this.fetches = [];
+      await Promise.all(fetches);
+    }
   }
 
   private addProposal(p: Proposal): void {
     const fresh = !this.core.proposals.has(p.round);
     this.dispatch({ kind: 'proposal', proposal: p });
-    if (fresh && this.core.proposals.get(p.round) === p && !this.proposalSeenAt.has(p.block.hash))
-      this.proposalSeenAt.set(p.block.hash, this.ticker.now());
+    if (fresh) this.noteProposalSeen(p.round);
   }
 
-  private async addProposalRef(ref: ProposalRef, from: string): Promise<void> {
-    verifyProposal(this.core, ref, ref.block_hash);
-    if (this.core.proposals.has(ref.round) || !this.opts.fetchBlock) return;
-    const block = this.proposalBlock(ref.block_hash) ?? (await this.opts.fetchBlock(ref.block_hash, from));
+  /** When a round's proposal was taken in (finality time, the next height's slot). */
+  private noteProposalSeen(round: number): void {
+    const hash = this.core.proposals.get(round)?.block.hash;
+    if (hash !== undefined && !this.proposalSeenAt.has(hash)) this.proposalSeenAt.set(hash, this.ticker.now());
+  }
+
+  /** The block of a proposal that came by reference, from the peer that sent it; then the proposal itself. */
+  private async fetchBlock(ref: ProposalRef, from: string): Promise<void> {
+    const block = await this.opts.fetchBlock?.(ref.block_hash, from);
     if (!block || block.hash !== ref.block_hash || ref.height !== this.core.height) return;
     const { block_hash: _, ...rest } = ref;
     this.addProposal({ ...rest, block });
