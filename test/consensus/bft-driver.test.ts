@@ -4,7 +4,7 @@
  * the wall clock. The test plays the three other validators by feeding their signed messages.
  */
 import test, { type ExecutionContext } from 'ava';
-import { type Chain, PRECOMMIT, PREVOTE, type Vote } from '../../ts/chain/index.js';
+import { type Block, type Chain, PRECOMMIT, PREVOTE, type Vote } from '../../ts/chain/index.js';
 import { BftEngine, type ConsensusMessage, roundTimeouts } from '../../ts/consensus/bft.js';
 import type { BlockBuilder, Ticker } from '../../ts/consensus/bft-options.js';
 import type { Proposal } from '../../ts/consensus/messages.js';
@@ -70,6 +70,9 @@ interface Setup {
   rounds: number[];
   finalized: (number | null)[];
   built: number;
+  /** Blocks peers serve by hash (the fetchBlock option), and the requests made: [hash, peer]. */
+  served: Map<string, Block>;
+  fetched: [string, string][];
 }
 
 /** This validator is SORTED[me]; the clock starts `slotOffsetMs` after a block-time slot boundary. */
@@ -78,8 +81,23 @@ async function setup(t: ExecutionContext, me: number, slotOffsetMs = 0): Promise
   const { chain, db } = await openFixtureChain(tmp.dir, fixtureParams(SORTED));
   const ticker = new ManualTicker(1_000_000_000 + slotOffsetMs);
   const mempool = new Mempool();
-  const s: Setup = { chain, engine: null as never, ticker, sent: [], rounds: [], finalized: [], built: 0 };
-  const opts = { blockTimeMs: BLOCK_TIME_MS, maxBlockTxs: 100, ticker };
+  const s: Setup = {
+    chain,
+    engine: null as never,
+    ticker,
+    sent: [],
+    rounds: [],
+    finalized: [],
+    built: 0,
+    served: new Map(),
+    fetched: [],
+  };
+  const fetchBlock = async (hash: string, from: string): Promise<Block | null> => {
+    s.fetched.push([hash, from]);
+    await new Promise((resolve) => setImmediate(resolve));
+    return s.served.get(hash) ?? null;
+  };
+  const opts = { blockTimeMs: BLOCK_TIME_MS, maxBlockTxs: 100, ticker, fetchBlock };
   const builder: BlockBuilder = {
     build: async (round, current) => {
       const built = await buildProposalBlock(chain, mempool, SORTED[me], opts, round, current);
@@ -182,4 +200,22 @@ test('the proposer builds its block through the BlockBuilder at once and sends i
   t.is(proposals[0].block.validator, SORTED[1].address);
   // Its own proposal needs no check: the block is valid here (it executed it), so it prevotes at once.
   await waitFor(() => lastVote(s)?.[2] === proposals[0].block.hash, 10_000, 'own prevote');
+});
+
+test('a proposal by reference: the block is fetched from its sender, and receive resolves once it is taken in', async (t) => {
+  const s = await setup(t, 0);
+  s.engine.start();
+  const { block, ...signed } = await proposalBy(s, 0);
+  const ref = { ...signed, block_hash: block.hash };
+  // A peer that does not have it: nothing is taken.
+  await s.engine.receive({ kind: 'proposal_ref', ref }, 'peer-a');
+  t.deepEqual(s.fetched, [[block.hash, 'peer-a']]);
+  t.is(s.engine.proposalBlock(block.hash), null);
+  s.served.set(block.hash, block);
+  await s.engine.receive({ kind: 'proposal_ref', ref }, 'peer-b');
+  t.deepEqual(s.fetched.at(-1), [block.hash, 'peer-b']);
+  t.is(s.engine.proposalBlock(block.hash), block, 'taken in before receive resolved');
+  await waitFor(() => lastVote(s)?.[2] === block.hash, 30_000, 'prevote for the fetched proposal');
+  await s.engine.receive({ kind: 'proposal_ref', ref }, 'peer-c');
+  t.is(s.fetched.length, 2, 'a round whose proposal is here fetches nothing');
 });

@@ -2,7 +2,7 @@
  * The BFT core: Tendermint (arXiv 1807.04938, Algorithm 1) as one deterministic state machine,
  * `step(state, input) → { state, effects }` (CometBFT's consensus/state.go is the model). Inputs are data
  * (a proposal, a vote, a timeout that fired, a block's check outcome, a block built, a new height); effects
- * are data (sign and send a vote or proposal through the sign guard, schedule a timeout, build, check or
+ * are data (sign and send a vote or proposal through the sign guard, schedule a timeout, build, fetch, check or
  * commit a block, report evidence). No clock, timer, network, disk or chain is reached from here: the
  * driver (bft.ts, BftEngine) owns them, runs the effects and feeds their outcomes back in. Signatures of
  * incoming messages are checked here (pure computation over the height's validator set); a forged message
