@@ -15,7 +15,6 @@ import {
   encodeForGossip,
   type PoaEngine,
   SignGuard,
-  type ConsensusMessage,
 } from '../consensus/index.js';
 import { type KeyPair, encodeTransaction } from '../ledger/index.js';
 import type { TxAdmission, Mempool } from '../mempool/index.js';
