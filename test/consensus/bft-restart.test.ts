@@ -72,13 +72,15 @@ class TestNetwork {
       m.guard,
       (msg) => this.broadcast(i, msg),
     );
-    m.engine.onEvidence = () => m.evidence++;
-    // A decided block reaches the validators that lack it, as the node's block gossip and sync do.
-    m.engine.onCommitted = (b) => {
-      for (const other of this.members)
-        if (other !== m && other.chain.height === b.index - 1)
-          void other.chain.importBlock(decodeBlock(encodeBlock(b))).catch(() => undefined);
-    };
+    m.engine.observe({
+      evidence: () => m.evidence++,
+      // A decided block reaches the validators that lack it, as the node's block gossip and sync do.
+      committed: (b) => {
+        for (const other of this.members)
+          if (other !== m && other.chain.height === b.index - 1)
+            void other.chain.importBlock(decodeBlock(encodeBlock(b))).catch(() => undefined);
+      },
+    });
     m.engine.start();
   }
 

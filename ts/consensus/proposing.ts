@@ -12,7 +12,7 @@ import {
 import { type KeyPair, signDigest } from '../ledger/index.js';
 import type { BlockTxPool } from '../mempool/interface.js';
 import { toHex } from '../util/index.js';
-import type { BftOptions } from './bft-options.js';
+import type { BftOptions, BlockBuilder } from './bft-options.js';
 import type { Proposal } from './messages.js';
 
 /**
@@ -26,9 +26,8 @@ import type { Proposal } from './messages.js';
  * (proposals go out on slot boundaries, so a late height does not push every later one back), or the
  * next slot boundary when the parent's proposal was not seen here (synced, or after a restart).
  */
-export function untilSlot(blockTimeMs: number, parentProposedAt?: number): number {
+export function untilSlot(blockTimeMs: number, parentProposedAt: number | undefined, now: number): number {
   const bt = blockTimeMs;
-  const now = Date.now();
   const due = parentProposedAt === undefined ? Math.ceil(now / bt) * bt : Math.floor(parentProposedAt / bt) * bt + bt;
   return Math.max(0, due - now);
 }
@@ -62,6 +61,11 @@ export async function buildProposalBlock(
   chain.abandon(sealed);
   const block = sealed.block;
   return { block, checked: { parentHash: block.previous_hash, ...checkedOf(sealed) } };
+}
+
+/** The node's block builder: the chain executes the pool's transactions on its head (buildProposalBlock). */
+export function chainBlockBuilder(chain: Chain, mempool: BlockTxPool, key: KeyPair, opts: BftOptions): BlockBuilder {
+  return { build: (round, current) => buildProposalBlock(chain, mempool, key, opts, round, current) };
 }
 
 /** A proposal of a block, signed by this validator (the sign guard allowed the position first). */

@@ -3,7 +3,7 @@
  * height's validator set names (the proposer of (height, round), a member for a vote) and the signature
  * verifies. Shared by the BFT engine and by gossip validation on every node, validator or not.
  */
-import { type Chain, type Vote, proposalDigest, verifyVote, proposerAt, validatorSetAt } from '../chain/index.js';
+import { type ActiveValidator, type Chain, type Vote, proposalDigest, verifyVote, validatorSetAt } from '../chain/index.js';
 import { crypto } from '../crypto/index.js';
 import { isLowS } from '../ledger/index.js';
 import { fromHex } from '../util/index.js';
@@ -11,9 +11,22 @@ import { type ConsensusMessage, InvalidConsensusMessage, type Proposal } from '.
 
 /** Throws InvalidConsensusMessage unless the proposer of (height, round) signed this proposal of blockHash. */
 export function verifyProposalSignature(chain: Chain, p: Omit<Proposal, 'block'>, blockHash: string): void {
-  const proposer = proposerAt(chain.params, chain.state, p.height, p.round);
+  verifyProposalBySet(chain.params.chainId, validatorSetAt(chain.params, chain.state, p.height), p, blockHash);
+}
+
+/**
+ * verifyProposalSignature for a caller that holds the height's validator set (the BFT core): the proposer of
+ * (height, round) is set[(height + round) mod n] (chain/schedule.ts proposerAt).
+ */
+export function verifyProposalBySet(
+  chainId: number,
+  set: readonly ActiveValidator[],
+  p: Omit<Proposal, 'block'>,
+  blockHash: string,
+): void {
+  const proposer = set.length ? set[(p.height + p.round) % set.length] : null;
   const sig = /^[0-9a-f]{128}$/.test(p.signature) ? fromHex(p.signature) : null;
-  const digest = proposalDigest(chain.params.chainId, p.height, p.round, p.pol_round, blockHash);
+  const digest = proposalDigest(chainId, p.height, p.round, p.pol_round, blockHash);
   if (!proposer || !sig || !isLowS(sig) || !crypto().verify(sig, digest, fromHex(proposer.public_key))) {
     throw new InvalidConsensusMessage(`proposal for ${p.height}/${p.round} is not signed by its proposer`);
   }

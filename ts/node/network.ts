@@ -15,7 +15,6 @@ import {
   encodeForGossip,
   type PoaEngine,
   SignGuard,
-  type ConsensusMessage,
 } from '../consensus/index.js';
 import { type KeyPair, encodeTransaction } from '../ledger/index.js';
 import type { TxAdmission, Mempool } from '../mempool/index.js';
@@ -174,42 +173,44 @@ export async function startNetworking(d: NetworkDeps): Promise<Networking> {
       new SignGuard(config.dataDir),
       (m) => void net.publishConsensus(encodeForGossip(m, MAX_GOSSIP_BYTES)),
     );
-    bft.onCommitted = (b) => {
-      mempool.onBlock(b.transactions, []);
-      admission.onBlock();
-      // Validators decide the block themselves; one copy on the block topic, from its proposer, is what
-      // full nodes need (a missed one is fetched by range).
-      if (b.validator === key.address) void net.publishBlock(encodeBlock(b));
-    };
-    bft.onEvidence = (e) => {
-      try {
-        if (!evidence.add(e)) return;
-      } catch (err) {
-        logger.warn({ err: (err as Error).message }, 'conflicting votes not admissible as evidence');
-        return;
-      }
-      networkMetrics.evidenceSeen();
-      logger.warn({ validator: e.a.validator, height: e.a.height, round: e.a.round, type: e.a.type }, 'double-sign evidence');
-      void net.publishEvidence(encodeEvidence(e));
-    };
-    bft.onRound = (h, r) => {
-      networkMetrics.roundStarted(r);
-      // Later rounds mean a proposal or a quorum did not arrive in time: worth a line in the log.
-      if (r > 0) {
-        const s = bft?.state;
-        logger.info(
-          { height: h, round: r, proposer: bft?.currentProposer(), locked_round: s?.locked_round, valid_round: s?.valid_round },
-          'BFT round started',
-        );
-      }
-    };
-    bft.onResume = (info) => logger.info(info, 'BFT resumed a height after a restart');
-    bft.onStuck = (height) => {
-      for (const peer of net.connectedPeerIds()) void catchUpConsensus(peer, height);
-    };
-    bft.onFinalized = (f) => networkMetrics.finalized(f.proposalToFinalityMs);
-    bft.onVoteSigned = failPoint(logger, bft);
-    bft.onError = (err) => logger.error({ err }, 'BFT step failed');
+    bft.observe({
+      committed: (b) => {
+        mempool.onBlock(b.transactions, []);
+        admission.onBlock();
+        // Validators decide the block themselves; one copy on the block topic, from its proposer, is what
+        // full nodes need (a missed one is fetched by range).
+        if (b.validator === key.address) void net.publishBlock(encodeBlock(b));
+      },
+      evidence: (e) => {
+        try {
+          if (!evidence.add(e)) return;
+        } catch (err) {
+          logger.warn({ err: (err as Error).message }, 'conflicting votes not admissible as evidence');
+          return;
+        }
+        networkMetrics.evidenceSeen();
+        logger.warn({ validator: e.a.validator, height: e.a.height, round: e.a.round, type: e.a.type }, 'double-sign evidence');
+        void net.publishEvidence(encodeEvidence(e));
+      },
+      roundStarted: (h, r) => {
+        networkMetrics.roundStarted(r);
+        // Later rounds mean a proposal or a quorum did not arrive in time: worth a line in the log.
+        if (r > 0) {
+          const s = bft?.state;
+          logger.info(
+            { height: h, round: r, proposer: bft?.currentProposer(), locked_round: s?.locked_round, valid_round: s?.valid_round },
+            'BFT round started',
+          );
+        }
+      },
+      resumed: (info) => logger.info(info, 'BFT resumed a height after a restart'),
+      stuck: (height) => {
+        for (const peer of net.connectedPeerIds()) void catchUpConsensus(peer, height);
+      },
+      finalized: (f) => networkMetrics.finalized(f.proposalToFinalityMs),
+      voteSigned: failPoint(logger, bft),
+      error: (err) => logger.error({ err }, 'BFT step failed'),
+    });
     bft.start();
   }
   /** A peer's proposals and votes of a height, fed to the engine like gossip (forged ones cost the peer). */
