@@ -16,6 +16,7 @@ const LAYERS = [
   ['chain'],
   ['execution'],
   ['ledger'],
+  ['modules'],
   ['state'],
   ['storage', 'crypto', 'network', 'http'],
   ['util'],

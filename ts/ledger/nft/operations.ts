@@ -277,7 +277,7 @@ const HANDLERS: Partial<Record<OperationName, (ctx: Ctx) => void>> = {
 
 /** Apply one NFT operation (the module's OperationHandler). */
 export function applyNftOperation(call: OperationCall): void {
-  const handler = HANDLERS[call.op.name] ?? fail(`${call.op.name} is not an NFT operation`);
+  const handler = HANDLERS[call.op.name as OperationName] ?? fail(`${call.op.name} is not an NFT operation`);
   handler({
     nft: new NftWriter(call.state),
     call,

@@ -188,7 +188,7 @@ function indexTerms(e: NativeEvent): string[] {
 export const tokenModule: OperationModule = {
   family: 'token',
   apply: (call) => {
-    const handler = HANDLERS[call.op.name];
+    const handler = HANDLERS[call.op.name as OperationName];
     if (!handler) throw new OperationFailed(`${call.op.name} is not a token operation`);
     handler(call);
   },
