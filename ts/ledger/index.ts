@@ -3,7 +3,16 @@
  * What it owns and what it may import: docs/architecture.md. Re-exports are added here as other folders need them.
  */
 export { type NativeEvent, eventsFromRlpItem, eventsRlpItem } from './events.js';
-export { applyNativeTransaction, endBlock, applyDoubleSign, eventIndexTerms, operationFailure } from './executor.js';
+export {
+  applyNativeTransaction,
+  endBlock,
+  applyDoubleSign,
+  eventIndexTerms,
+  operationFailure,
+  NATIVE_MODULES,
+  moduleOf,
+  invariantViolations,
+} from './executor.js';
 export {
   type KeyPair,
   signDigest,
