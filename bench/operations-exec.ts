@@ -18,7 +18,7 @@ import type * as ChainModule from '../ts/chain/chain.js';
 import type { KeyPair } from '../ts/ledger/keys.js';
 import type * as NftModule from '../ts/ledger/nft/index.js';
 import type * as RulesModule from '../ts/ledger/rules.js';
-import type * as TokensModule from '../ts/ledger/tokens/index.js';
+import type * as TokensModule from '../ts/modules/index.js';
 import type * as TxModule from '../ts/ledger/transaction.js';
 import type { SignedTransaction } from '../ts/ledger/transaction.js';
 import type * as StorageModule from '../ts/storage/index.js';
@@ -43,7 +43,7 @@ async function loadBuild(dist: string) {
   return {
     Chain: (await m<typeof ChainModule>('chain/chain.js')).Chain,
     collectionAddress: (await m<typeof NftModule>('ledger/nft/index.js')).collectionAddress,
-    tokenContractAddress: (await m<typeof TokensModule>('ledger/tokens/index.js')).tokenContractAddress,
+    tokenContractAddress: (await m<typeof TokensModule>('modules/index.js')).tokenContractAddress,
     checkNativeTransaction: rules.checkNativeTransaction,
     markSignatureVerified: rules.markSignatureVerified,
     signingDigest: (await m<typeof TxModule>('ledger/transaction.js')).signingDigest,

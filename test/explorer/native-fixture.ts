@@ -8,11 +8,11 @@
  */
 import { join } from 'node:path';
 import { writeGenesisFile, DEV_ACCOUNT_BALANCE_BASE, PRESET_ACTIVATION } from '../../ts/chain/index.js';
+import { tokenContractAddress } from '../../ts/modules/index.js';
 import {
   type KeyPair,
   randomKeyPair,
   collectionAddress,
-  tokenContractAddress,
   signTransaction,
   BASE_PER_COIN,
   ZERO_ADDRESS,

@@ -13,7 +13,7 @@ import {
   tokenOwnedBy,
   tokenOwner,
 } from '../../ts/ledger/nft/records.js';
-import { decodeU128, encodeU128 } from '../../ts/ledger/tokens/index.js';
+import { decodeU128, encodeU128 } from '../../ts/modules/index.js';
 
 const EDGES = [0n, 1n, 255n, 256n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 64n - 1n];
 

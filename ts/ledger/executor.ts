@@ -11,6 +11,7 @@ import {
   type OperationEnv,
   type StateScan,
   applyWith,
+  tokensModule,
 } from '../modules/index.js';
 import { NS, StateOverlay, type StateReader, getAccount, putAccount } from '../state/index.js';
 import { fromLegacy } from './legacy-module.js';
@@ -18,7 +19,6 @@ import { nftModule } from './nft/index.js';
 import type { OperationName } from './operations.js';
 import { checkNonceAndBalance } from './rules.js';
 import { stakingModule } from './staking/index.js';
-import { tokenModule } from './tokens/index.js';
 import type { SignedTransaction } from './transaction.js';
 import { txKind } from './tx-kind.js';
 import { baseToWei } from './units.js';
@@ -28,7 +28,7 @@ import { baseToWei } from './units.js';
  * is adding it here (its operations join the wire-format table through ledger/operations.ts).
  */
 export const NATIVE_MODULES: readonly NativeModule[] = [
-  fromLegacy('tokens', tokenModule, [NS.token, NS.tokenBalance, NS.tokenAllowance, NS.tokenHolders]),
+  tokensModule,
   fromLegacy('staking', stakingModule, [
     NS.stakingValidator,
     NS.stakingDelegation,

@@ -92,18 +92,6 @@ export {
 export { delegationKey, unbondingKey } from './staking/state.js';
 export { getSupply, maxSupplyBase, putSupply } from './supply.js';
 export {
-  TOKEN_EVENTS,
-  getToken,
-  tokenAllowance,
-  tokenBalance,
-  tokenContractAddress,
-  decodeU128,
-  tokenBalanceKey,
-  type TokenRecord,
-  tokenHolderCount,
-} from './tokens/index.js';
-export { parseTokenKey, encodeU128, parseTokenBalanceKey, tokenKey } from './tokens/state.js';
-export {
   type SignedTransaction,
   decodeTransaction,
   decodeTransactionFields,

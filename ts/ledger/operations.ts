@@ -6,7 +6,6 @@
  * oversized integers are errors naming the field) so a payload has exactly one meaning on every node.
  */
 import {
-  type FieldSpec,
   MAX_U128,
   type NativeOperation as GenericOperation,
   NFT_COLLECTION_RE,
@@ -14,6 +13,7 @@ import {
   type OperationFamily,
   type OperationFields,
   TOKEN_CONTRACT_RE,
+  TOKEN_OPERATIONS,
   U64,
   type VariantSpec,
   address,
@@ -21,28 +21,22 @@ import {
   addressOrNull,
   badOperation as bad,
   bool,
+  checkMessage,
   collection,
   decodeField,
   text,
-  token,
   uint,
 } from '../modules/index.js';
 import { parseStrictJson } from './operation-json.js';
 
 export { MAX_U128, NFT_COLLECTION_RE, OperationDecodeError, type OperationFamily, type OperationFields, TOKEN_CONTRACT_RE };
 
-/** Every native operation variant and its fields (wire format fixed by docs/operations.md). */
+/**
+ * Every native operation variant and its fields (wire format fixed by docs/operations.md): the modules'
+ * rows, in the order tokens, staking, nft.
+ */
 export const OPERATION_VARIANTS = {
-  // SRC-20 tokens
-  Deploy: {
-    family: 'token',
-    fields: { name: text(64), symbol: text(16), decimals: uint(18n), supply: uint(MAX_U128), max_supply: uint(MAX_U128) },
-  },
-  Transfer: { family: 'token', fields: { contract: token, to: address, amount: uint(MAX_U128, 1n) } },
-  Burn: { family: 'token', fields: { contract: token, amount: uint(MAX_U128, 1n) } },
-  Mint: { family: 'token', fields: { contract: token, to: address, amount: uint(MAX_U128, 1n) } },
-  Approve: { family: 'token', fields: { contract: token, spender: address, amount: uint(MAX_U128) } },
-  TransferFrom: { family: 'token', fields: { contract: token, from: address, to: address, amount: uint(MAX_U128, 1n) } },
+  ...TOKEN_OPERATIONS,
   // DPoS staking (coin amounts in base units)
   RegisterValidator: { family: 'staking', fields: { name: text(64), stake: uint(U64, 1n), commission_bps: uint(10_000n) } },
   Delegate: { family: 'staking', fields: { validator: address, amount: uint(U64, 1n) } },
@@ -120,8 +114,7 @@ export function decodeOperation(data: string): NativeOperation {
     }
     fields[f] = decodeField(name, f, fs, o[f]);
   }
-  if (name === 'Deploy' && fields.max_supply !== 0n && (fields.max_supply as bigint) < (fields.supply as bigint)) {
-    throw bad('Deploy', 'max_supply must be 0 (uncapped) or at least supply');
-  }
+  const wrong = checkMessage(spec, fields);
+  if (wrong !== null) throw bad(name, wrong);
   return { name: name as OperationName, family: spec.family, fields };
 }

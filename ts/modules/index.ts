@@ -27,6 +27,8 @@ export {
   OperationDecodeError,
   badOperation,
   decodeField,
+  checked,
+  checkMessage,
   uint,
   text,
   address,
@@ -37,3 +39,4 @@ export {
   bool,
 } from './kit/spec.js';
 export { type HandlerMap, type StateScan, type Invariant, type NativeModule, defineModule, applyWith } from './kit/module.js';
+export * from './tokens/index.js';

@@ -41,11 +41,16 @@ export type FieldSpec =
   | CollectionField
   | BoolField;
 
-/** One operation variant: its family and its fields (all required unless listed in `optional`). */
+/**
+ * One operation variant: its family and its fields (all required unless listed in `optional`), and its
+ * stateless check across fields (the Cosmos SDK's `ValidateBasic`), added with `checked`.
+ */
 export interface VariantSpec {
   readonly family: OperationFamily;
   readonly fields: Readonly<Record<string, FieldSpec>>;
   readonly optional?: readonly string[];
+  /** What is wrong with a decoded message whose fields are each valid, or null (a decode error naming it). */
+  readonly check?: (message: never) => string | null;
 }
 
 /** A module's rows of the wire-format table: variant name -> spec. */
@@ -81,6 +86,18 @@ type OptionalOf<V extends VariantSpec> = V extends { readonly optional: readonly
 export type MessageOf<V extends VariantSpec> = {
   -readonly [K in Exclude<keyof V['fields'], OptionalOf<V>>]: FieldValue<V['fields'][K]>;
 } & { -readonly [K in OptionalOf<V> & keyof V['fields']]?: FieldValue<V['fields'][K]> };
+
+/** A row with its stateless check, typed by the row's message. */
+export const checked = <V extends VariantSpec>(
+  row: V,
+  check: (message: MessageOf<V>) => string | null,
+): V & { readonly check: (message: MessageOf<V>) => string | null } => ({ ...row, check });
+
+/** The stateless check's verdict on a decoded message of `spec` (null when it has none or it passes). */
+export const checkMessage = (spec: VariantSpec, fields: OperationFieldsLike): string | null =>
+  spec.check ? (spec.check as (m: OperationFieldsLike) => string | null)(fields) : null;
+
+type OperationFieldsLike = Record<string, bigint | string | boolean | null>;
 
 /** tx.data of a native operation is malformed; the message names the field. */
 export class OperationDecodeError extends InvalidTransactionError {}
