@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Chain } from '../ts/chain/chain.js';
 import { type KeyPair, keyPairFromPrivate } from '../ts/ledger/keys.js';
-import { collectionAddress } from '../ts/ledger/nft/index.js';
+import { collectionAddress } from '../ts/modules/index.js';
 import { tokenContractAddress } from '../ts/modules/index.js';
 import { type SignedTransaction, signTransaction } from '../ts/ledger/transaction.js';
 import { ZERO_ADDRESS } from '../ts/ledger/units.js';

@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as ChainModule from '../ts/chain/chain.js';
 import type { KeyPair } from '../ts/ledger/keys.js';
-import type * as NftModule from '../ts/ledger/nft/index.js';
+import type * as NftModule from '../ts/modules/index.js';
 import type * as RulesModule from '../ts/ledger/rules.js';
 import type * as TokensModule from '../ts/modules/index.js';
 import type * as TxModule from '../ts/ledger/transaction.js';
@@ -42,7 +42,7 @@ async function loadBuild(dist: string) {
   const rules = await m<typeof RulesModule>('ledger/rules.js');
   return {
     Chain: (await m<typeof ChainModule>('chain/chain.js')).Chain,
-    collectionAddress: (await m<typeof NftModule>('ledger/nft/index.js')).collectionAddress,
+    collectionAddress: (await m<typeof NftModule>('modules/index.js')).collectionAddress,
     tokenContractAddress: (await m<typeof TokensModule>('modules/index.js')).tokenContractAddress,
     checkNativeTransaction: rules.checkNativeTransaction,
     markSignatureVerified: rules.markSignatureVerified,

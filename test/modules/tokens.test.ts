@@ -22,6 +22,7 @@ import {
 import { StateOverlay, StateStore, getAccount, keyBytes, verifyStateProof } from '../../ts/state/index.js';
 import { alice, bob, openFixtureChain, proposerKey, transfer, validatorKeys } from '../helpers/chain-fixture.js';
 import { tempDir } from '../helpers/util.js';
+import { applyDirect } from './direct-call.js';
 
 const op = (key: typeof alice, nonce: bigint, body: unknown, fee = 10_000n) =>
   transfer(key, nonce, { to: ZERO_ADDRESS, amount: 0n, fee, data: JSON.stringify(body) });
@@ -130,21 +131,8 @@ test('a token lifecycle over several blocks keeps every invariant after each blo
   t.is(tokenBalance(chain.state, contract, bob.address), 0n);
 });
 
-/** Apply one token operation to `state` directly through the module's handler map. */
-function applyToken(
-  state: StateOverlay,
-  from: string,
-  nonce: bigint,
-  name: string,
-  fields: Record<string, bigint | string>,
-): void {
-  const env = { height: 7, timestamp: 0, proposer: ZERO_ADDRESS, chainId: 1 } as Parameters<
-    typeof tokensModule.handlers.Deploy
-  >[0]['env'];
-  const tx = { from_address: from, to_address: ZERO_ADDRESS, amount: 0n, fee: 0n, nonce, public_key: '' };
-  const handler = tokensModule.handlers[name as keyof typeof tokensModule.handlers] as (c: unknown) => void;
-  handler({ state, tx, op: { name, family: 'token', fields }, env, emit: () => {} });
-}
+const applyToken = (state: StateOverlay, from: string, nonce: bigint, name: string, fields: Record<string, bigint | string>) =>
+  applyDirect(tokensModule, state, from, nonce, name, fields);
 
 test('each failure is its own OperationFailed subclass with a stable tokens/ code', (t) => {
   const state = new StateOverlay(new StateStore());

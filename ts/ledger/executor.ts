@@ -11,11 +11,11 @@ import {
   type OperationEnv,
   type StateScan,
   applyWith,
+  nftModule,
   tokensModule,
 } from '../modules/index.js';
 import { NS, StateOverlay, type StateReader, getAccount, putAccount } from '../state/index.js';
 import { fromLegacy } from './legacy-module.js';
-import { nftModule } from './nft/index.js';
 import type { OperationName } from './operations.js';
 import { checkNonceAndBalance } from './rules.js';
 import { stakingModule } from './staking/index.js';
@@ -43,7 +43,7 @@ export const NATIVE_MODULES: readonly NativeModule[] = [
     NS.stakingRedelegationEntries,
     NS.stakingRedelegationIn,
   ]),
-  fromLegacy('nft', nftModule, [NS.nft]),
+  nftModule,
 ];
 
 /** The module of each operation, and a check at load that no two modules claim a variant or a namespace byte. */

@@ -23,19 +23,6 @@ export {
   privateKeyHex,
   randomKeyPair,
 } from './keys.js';
-export {
-  type CollectionInfo,
-  NftReads,
-  type TokenInfo,
-  collectionAddress,
-  NftIndex,
-  NftLists,
-  type Page,
-  addressTerm,
-  collectionTerm,
-  tokenTerm,
-  nftInvariantViolations,
-} from './nft/index.js';
 export type { LedgerParams, OperationEnv } from './operation-context.js';
 export { type NativeOperation, type OperationName, TOKEN_CONTRACT_RE, decodeOperation, NFT_COLLECTION_RE } from './operations.js';
 export { TREASURY_ADDRESS, blockReward, scheduledReward } from './rewards.js';

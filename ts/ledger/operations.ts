@@ -9,6 +9,7 @@ import {
   MAX_U128,
   type NativeOperation as GenericOperation,
   NFT_COLLECTION_RE,
+  NFT_OPERATIONS,
   OperationDecodeError,
   type OperationFamily,
   type OperationFields,
@@ -17,12 +18,9 @@ import {
   U64,
   type VariantSpec,
   address,
-  addressOrEmpty,
   addressOrNull,
   badOperation as bad,
-  bool,
   checkMessage,
-  collection,
   decodeField,
   text,
   uint,
@@ -54,32 +52,7 @@ export const OPERATION_VARIANTS = {
       name: text(64),
     },
   },
-  // SRC-721 NFTs
-  DeployNft: {
-    family: 'nft',
-    fields: {
-      name: text(64),
-      symbol: text(10, 1, /^[A-Za-z0-9]+$/, 'ASCII letters and digits'),
-      max_supply: uint(U64),
-      royalty_bps: uint(1000n),
-      royalty_recipient: address,
-      base_uri: text(512, 0),
-    },
-  },
-  MintNft: {
-    family: 'nft',
-    fields: { collection, to: address, token_id: uint(U64, 1n), token_uri_override: text(512, 0) },
-    optional: ['token_id', 'token_uri_override'],
-  },
-  TransferNft: { family: 'nft', fields: { collection, token_id: uint(U64, 1n), to: address } },
-  BurnNft: { family: 'nft', fields: { collection, token_id: uint(U64, 1n) } },
-  ApproveNft: {
-    family: 'nft',
-    fields: { collection, token_id: uint(U64, 1n), spender: addressOrEmpty, expiry_height: uint(U64) },
-  },
-  ApproveNftOperator: { family: 'nft', fields: { collection, operator: address, approved: bool } },
-  FreezeNftCollection: { family: 'nft', fields: { collection } },
-  UpdateNftBaseUri: { family: 'nft', fields: { collection, base_uri: text(512, 0) } },
+  ...NFT_OPERATIONS,
 } as const satisfies Record<string, VariantSpec>;
 
 export type OperationName = keyof typeof OPERATION_VARIANTS;

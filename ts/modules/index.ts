@@ -40,3 +40,4 @@ export {
 } from './kit/spec.js';
 export { type HandlerMap, type StateScan, type Invariant, type NativeModule, defineModule, applyWith } from './kit/module.js';
 export * from './tokens/index.js';
+export * from './nft/index.js';

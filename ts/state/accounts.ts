@@ -22,8 +22,6 @@ export const NS = {
   stakingEpochStats: 0x27,
   stakingRatio: 0x28,
   stakingSigning: 0x29,
-  // SRC-721 collections, tokens (with their approvals) and operator approvals (ledger/nft/keys.ts)
-  nft: 0x07,
   stakingRedelegationEntries: 0x2a,
   stakingRedelegationIn: 0x2b,
 } as const;

@@ -15,20 +15,20 @@ export const TOKEN_EVENTS = {
   approval: 'TokenApproval',
 } as const;
 
-export const tokenTerm = (contract: string): string => `token:${contract}`;
+export const tokenContractTerm = (contract: string): string => `token:${contract}`;
 export const tokenAccountTerm = (address: string): string => `token-account:${address}`;
 
 export function tokenIndexTerms(e: NativeEvent): string[] {
   const f = e.fields;
   switch (e.type) {
     case TOKEN_EVENTS.deploy:
-      return [tokenTerm(f.contract), tokenAccountTerm(f.deployer)];
+      return [tokenContractTerm(f.contract), tokenAccountTerm(f.deployer)];
     case TOKEN_EVENTS.transfer:
-      return [tokenTerm(f.contract), tokenAccountTerm(f.from), tokenAccountTerm(f.to)];
+      return [tokenContractTerm(f.contract), tokenAccountTerm(f.from), tokenAccountTerm(f.to)];
     case TOKEN_EVENTS.mint:
-      return [tokenTerm(f.contract), tokenAccountTerm(f.to)];
+      return [tokenContractTerm(f.contract), tokenAccountTerm(f.to)];
     case TOKEN_EVENTS.burn:
-      return [tokenTerm(f.contract), tokenAccountTerm(f.from)];
+      return [tokenContractTerm(f.contract), tokenAccountTerm(f.from)];
     default:
       return [];
   }

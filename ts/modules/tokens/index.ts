@@ -21,7 +21,7 @@ export const tokensModule = defineModule({
 });
 
 export * from './errors.js';
-export { TOKEN_EVENTS, tokenTerm, tokenAccountTerm } from './events.js';
+export { TOKEN_EVENTS, tokenContractTerm, tokenAccountTerm } from './events.js';
 export {
   TOKEN_NS,
   tokenContractAddress,
