@@ -13,6 +13,7 @@ import {
 import {
   TOKEN_EVENTS,
   getToken,
+  encodeU128,
   putTokenBalance,
   tokenBalance,
   tokenBalanceKey,
@@ -200,4 +201,30 @@ test('the supply invariant names a token whose balances do not add up to its sup
   putTokenBalance(viaHelper, contract, validatorKeys[0].address, 5n, 0n);
   store.applyChanges(viaHelper.changes);
   t.deepEqual(invariantViolations(store), [`tokens/supply-equals-balances: ${contract}: 1 holders counted, 2 non-zero balances`]);
+});
+
+test('/chain/validate answers rule "invariant" when every block checks but a module invariant fails on the replayed state', async (t) => {
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const { chain, db } = await openFixtureChain(tmp.dir);
+  t.teardown(() => db.close());
+  const contract = tokenContractAddress(alice.address, 0n);
+  const deploy = op(alice, 0n, { Deploy: { name: 'T', symbol: 'T', decimals: 0, supply: 10, max_supply: 0 } }, 100_000n);
+  await chain.commit(await chain.propose([deploy], proposerKey(chain.params, 1), chain.now()));
+  t.like(await validateChain(chain), { valid: true, rule: null, error: null, checked_blocks: 2 });
+  // A dev-chain state write (anvil-style, outside the handlers) becomes part of block 2 and of its replay.
+  await chain.writeDevState(new Map([[tokenBalanceKey(contract, bob.address), encodeU128(5n)]]));
+  await chain.commit(await chain.propose([], proposerKey(chain.params, 2), chain.now()));
+  t.deepEqual(invariantViolations(chain.state), [
+    `tokens/supply-equals-balances: ${contract}: supply 10, balances sum to 15`,
+    `tokens/supply-equals-balances: ${contract}: 1 holders counted, 2 non-zero balances`,
+  ]);
+  t.like(await validateChain(chain), {
+    valid: false,
+    checked_blocks: 3,
+    height: 2,
+    first_bad_height: 2,
+    rule: 'invariant',
+    error: invariantViolations(chain.state).join('; '),
+  });
 });
