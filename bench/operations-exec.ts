@@ -40,10 +40,13 @@ const ALL_KINDS: ExecKind[] = ['native', 'src20', 'nft', 'mint'];
 async function loadBuild(dist: string) {
   const m = async <T>(path: string): Promise<T> => (await import(join(dist, 'ts', path))) as T;
   const rules = await m<typeof RulesModule>('ledger/rules.js');
+  // The native modules moved from ts/ledger to ts/modules (issue 24): a baseline built before has them there.
+  const modules = await m<Partial<typeof NftModule>>('modules/index.js').catch(() => ({}) as Partial<typeof NftModule>);
   return {
     Chain: (await m<typeof ChainModule>('chain/chain.js')).Chain,
-    collectionAddress: (await m<typeof NftModule>('modules/index.js')).collectionAddress,
-    tokenContractAddress: (await m<typeof TokensModule>('modules/index.js')).tokenContractAddress,
+    collectionAddress: modules.collectionAddress ?? (await m<typeof NftModule>('ledger/nft/index.js')).collectionAddress,
+    tokenContractAddress:
+      modules.tokenContractAddress ?? (await m<typeof TokensModule>('ledger/tokens/index.js')).tokenContractAddress,
     checkNativeTransaction: rules.checkNativeTransaction,
     markSignatureVerified: rules.markSignatureVerified,
     signingDigest: (await m<typeof TxModule>('ledger/transaction.js')).signingDigest,

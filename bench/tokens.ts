@@ -55,7 +55,10 @@ async function loadBuild(dist: string): Promise<Build> {
     crypto: (await m<typeof CryptoModule>('crypto/index.js')).crypto,
     checkNativeTransaction: rules.checkNativeTransaction,
     markSignatureVerified: rules.markSignatureVerified,
-    tokenContractAddress: (await m<typeof TokensModule>('modules/index.js')).tokenContractAddress,
+    // The native modules moved from ts/ledger to ts/modules (issue 24): a baseline built before has them there.
+    tokenContractAddress:
+      (await m<Partial<typeof TokensModule>>('modules/index.js').catch(() => ({}) as Partial<typeof TokensModule>))
+        .tokenContractAddress ?? (await m<typeof TokensModule>('ledger/tokens/index.js')).tokenContractAddress,
     signTransaction: (await m<typeof TxModule>('ledger/transaction.js')).signTransaction,
     openRocksStore: (await m<typeof StorageModule>('storage/index.js')).openRocksStore,
     fromHex: (await m<typeof HexModule>('util/hex.js')).fromHex,
