@@ -38,6 +38,14 @@ export {
   collection,
   bool,
 } from './kit/spec.js';
-export { type Handler, type HandlerMap, type StateScan, type Invariant, type NativeModule, defineModule, applyWith } from './kit/module.js';
+export {
+  type Handler,
+  type HandlerMap,
+  type StateScan,
+  type Invariant,
+  type NativeModule,
+  defineModule,
+  applyWith,
+} from './kit/module.js';
 export * from './tokens/index.js';
 export * from './nft/index.js';
