@@ -17,6 +17,7 @@ const LAYERS = [
   ['chain'],
   ['execution'],
   ['ledger'],
+  ['modules'],
   ['state'],
   ['storage', 'crypto', 'network', 'http'],
   ['util'],

@@ -16,7 +16,7 @@ import { createApiHandler, restRoutes } from '../ts/api/index.js';
 import { Chain } from '../ts/chain/chain.js';
 import { startHttpServer } from '../ts/http/index.js';
 import { type KeyPair, randomKeyPair } from '../ts/ledger/keys.js';
-import { NftIndex, collectionAddress } from '../ts/ledger/nft/index.js';
+import { NftIndex, collectionAddress } from '../ts/modules/index.js';
 import { checkNativeTransaction, markSignatureVerified } from '../ts/ledger/rules.js';
 import { type SignedTransaction, signingDigest } from '../ts/ledger/transaction.js';
 import { ZERO_ADDRESS } from '../ts/ledger/units.js';

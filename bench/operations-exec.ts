@@ -16,9 +16,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as ChainModule from '../ts/chain/chain.js';
 import type { KeyPair } from '../ts/ledger/keys.js';
-import type * as NftModule from '../ts/ledger/nft/index.js';
+import type * as NftModule from '../ts/modules/index.js';
 import type * as RulesModule from '../ts/ledger/rules.js';
-import type * as TokensModule from '../ts/ledger/tokens/index.js';
+import type * as TokensModule from '../ts/modules/index.js';
 import type * as TxModule from '../ts/ledger/transaction.js';
 import type { SignedTransaction } from '../ts/ledger/transaction.js';
 import type * as StorageModule from '../ts/storage/index.js';
@@ -40,10 +40,13 @@ const ALL_KINDS: ExecKind[] = ['native', 'src20', 'nft', 'mint'];
 async function loadBuild(dist: string) {
   const m = async <T>(path: string): Promise<T> => (await import(join(dist, 'ts', path))) as T;
   const rules = await m<typeof RulesModule>('ledger/rules.js');
+  // The native modules moved from ts/ledger to ts/modules (issue 24): a baseline built before has them there.
+  const modules = await m<Partial<typeof NftModule>>('modules/index.js').catch(() => ({}) as Partial<typeof NftModule>);
   return {
     Chain: (await m<typeof ChainModule>('chain/chain.js')).Chain,
-    collectionAddress: (await m<typeof NftModule>('ledger/nft/index.js')).collectionAddress,
-    tokenContractAddress: (await m<typeof TokensModule>('ledger/tokens/index.js')).tokenContractAddress,
+    collectionAddress: modules.collectionAddress ?? (await m<typeof NftModule>('ledger/nft/index.js')).collectionAddress,
+    tokenContractAddress:
+      modules.tokenContractAddress ?? (await m<typeof TokensModule>('ledger/tokens/index.js')).tokenContractAddress,
     checkNativeTransaction: rules.checkNativeTransaction,
     markSignatureVerified: rules.markSignatureVerified,
     signingDigest: (await m<typeof TxModule>('ledger/transaction.js')).signingDigest,

@@ -11,7 +11,7 @@ import { executeBlock } from '../ts/execution/index.js';
 import { type KeyPair, keyPairFromPrivate } from '../ts/ledger/keys.js';
 import { checkNativeTransaction, markSignatureVerified, operationActivation } from '../ts/ledger/rules.js';
 import { getTotals, getValidator, putDelegation, putTotals, putValidator, stakingModule } from '../ts/ledger/staking/index.js';
-import { putToken, putTokenBalance, tokenContractAddress } from '../ts/ledger/tokens/index.js';
+import { putToken, putTokenBalance, tokenContractAddress } from '../ts/modules/index.js';
 import { type SignedTransaction, signTransaction } from '../ts/ledger/transaction.js';
 import { BASE_PER_COIN, ZERO_ADDRESS } from '../ts/ledger/units.js';
 import { StateOverlay, StateStore } from '../ts/state/state-store.js';

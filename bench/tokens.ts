@@ -17,7 +17,7 @@ import type * as BlockModule from '../ts/chain/block.js';
 import type * as CryptoModule from '../ts/crypto/index.js';
 import type { KeyPair } from '../ts/ledger/keys.js';
 import type * as RulesModule from '../ts/ledger/rules.js';
-import type * as TokensModule from '../ts/ledger/tokens/index.js';
+import type * as TokensModule from '../ts/modules/index.js';
 import type * as TxModule from '../ts/ledger/transaction.js';
 import type { SignedTransaction } from '../ts/ledger/transaction.js';
 import type * as StorageModule from '../ts/storage/index.js';
@@ -55,7 +55,10 @@ async function loadBuild(dist: string): Promise<Build> {
     crypto: (await m<typeof CryptoModule>('crypto/index.js')).crypto,
     checkNativeTransaction: rules.checkNativeTransaction,
     markSignatureVerified: rules.markSignatureVerified,
-    tokenContractAddress: (await m<typeof TokensModule>('ledger/tokens/index.js')).tokenContractAddress,
+    // The native modules moved from ts/ledger to ts/modules (issue 24): a baseline built before has them there.
+    tokenContractAddress:
+      (await m<Partial<typeof TokensModule>>('modules/index.js').catch(() => ({}) as Partial<typeof TokensModule>))
+        .tokenContractAddress ?? (await m<typeof TokensModule>('ledger/tokens/index.js')).tokenContractAddress,
     signTransaction: (await m<typeof TxModule>('ledger/transaction.js')).signTransaction,
     openRocksStore: (await m<typeof StorageModule>('storage/index.js')).openRocksStore,
     fromHex: (await m<typeof HexModule>('util/hex.js')).fromHex,

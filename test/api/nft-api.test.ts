@@ -1,5 +1,6 @@
 import test from 'ava';
-import { collectionAddress, type SignedTransaction, signTransaction } from '../../ts/ledger/index.js';
+import { collectionAddress } from '../../ts/modules/index.js';
+import { type SignedTransaction, signTransaction } from '../../ts/ledger/index.js';
 import { type JsonResponse, type TestNode, httpJson, startTestNode } from '../helpers/node.js';
 import { nftTx } from '../helpers/nft.js';
 import { waitFor } from '../helpers/util.js';

@@ -1,11 +1,6 @@
 import test from 'ava';
-import {
-  type KeyPair,
-  tokenContractAddress,
-  type SignedTransaction,
-  signTransaction,
-  ZERO_ADDRESS,
-} from '../../ts/ledger/index.js';
+import { tokenContractAddress } from '../../ts/modules/index.js';
+import { type KeyPair, type SignedTransaction, signTransaction, ZERO_ADDRESS } from '../../ts/ledger/index.js';
 import { type TestNode, httpJson, startTestNode } from '../helpers/node.js';
 import { waitFor } from '../helpers/util.js';
 import { CHAIN_ID, alice, bob, carol, post } from './rest-fixture.js';

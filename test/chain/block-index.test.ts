@@ -1,5 +1,6 @@
 import test from 'ava';
-import { ZERO_ADDRESS, tokenContractAddress } from '../../ts/ledger/index.js';
+import { tokenContractAddress } from '../../ts/modules/index.js';
+import { ZERO_ADDRESS } from '../../ts/ledger/index.js';
 import type { KvStore } from '../../ts/storage/index.js';
 import { openFixtureChain, transfer } from '../helpers/chain-fixture.js';
 import { type Run, buildRandomChain, commitBlock, historyParams as params, users } from '../helpers/history-chain.js';

@@ -5,7 +5,8 @@
  * under test). Any change to them is a consensus change.
  */
 import test from 'ava';
-import { collectionAddress, tokenContractAddress, ZERO_ADDRESS } from '../../ts/ledger/index.js';
+import { tokenContractAddress, collectionAddress } from '../../ts/modules/index.js';
+import { ZERO_ADDRESS } from '../../ts/ledger/index.js';
 import { alice, bob, openFixtureChain, proposerKey, transfer } from '../helpers/chain-fixture.js';
 import { tempDir } from '../helpers/util.js';
 

@@ -8,15 +8,8 @@
  */
 import { join } from 'node:path';
 import { writeGenesisFile, DEV_ACCOUNT_BALANCE_BASE, PRESET_ACTIVATION } from '../../ts/chain/index.js';
-import {
-  type KeyPair,
-  randomKeyPair,
-  collectionAddress,
-  tokenContractAddress,
-  signTransaction,
-  BASE_PER_COIN,
-  ZERO_ADDRESS,
-} from '../../ts/ledger/index.js';
+import { tokenContractAddress, collectionAddress } from '../../ts/modules/index.js';
+import { type KeyPair, randomKeyPair, signTransaction, BASE_PER_COIN, ZERO_ADDRESS } from '../../ts/ledger/index.js';
 import { saveValidatorKey } from '../../ts/node/index.js';
 import { toHex } from '../../ts/util/index.js';
 import { CHAIN_ID, devKey } from '../helpers/evm.js';

@@ -1,12 +1,10 @@
 import type { ExecutionContext } from 'ava';
 import type { Chain } from '../../ts/chain/index.js';
+import { NftLists, NftReads, collectionAddress, isNftKey, nftInvariantViolations } from '../../ts/modules/index.js';
 import {
+  invariantViolations,
   type KeyPair,
   keyPairFromMnemonic,
-  NftLists,
-  NftReads,
-  collectionAddress,
-  nftInvariantViolations,
   type SignedTransaction,
   signTransaction,
   BASE_PER_COIN,
@@ -14,8 +12,8 @@ import {
   ZERO_ADDRESS,
 } from '../../ts/ledger/index.js';
 import { TxAdmission, DEFAULT_MEMPOOL_LIMITS, Mempool } from '../../ts/mempool/index.js';
-import { NS, getAccount } from '../../ts/state/index.js';
-import { nftIndexOf } from '../../ts/services/index.js';
+import { getAccount } from '../../ts/state/index.js';
+import { nftIndexOf } from '../../ts/indexes/index.js';
 import { stringifyExact } from '../../ts/util/index.js';
 import { GENESIS_TS, NOW, alice, fixtureParams, openFixtureChain, proposerKey } from './chain-fixture.js';
 import { tempDir } from './util.js';
@@ -53,7 +51,7 @@ export function nftTx(
 /** The NFT part of the state, key -> value hex (to compare before and after). */
 export function nftState(chain: Chain): Map<string, string> {
   const out = new Map<string, string>();
-  for (const [k, v] of chain.state.entries()) if (k.charCodeAt(0) === NS.nft) out.set(k, v.toString('hex'));
+  for (const [k, v] of chain.state.entries()) if (isNftKey(k)) out.set(k, v.toString('hex'));
   return out;
 }
 
@@ -89,6 +87,8 @@ export async function nftChain(t: ExecutionContext, params?: ReturnType<typeof f
       p.result.dropped.map((d) => d.tx),
     );
     await fx.chain.commit(p);
+    // Every module's invariants hold after every block (ts/modules/<name>/invariants.ts).
+    t.deepEqual(invariantViolations(fx.chain.state), [], `module invariants after block ${fx.chain.height}`);
     admission.onBlock();
     return p;
   };

@@ -8,15 +8,8 @@
 import test, { type ExecutionContext } from 'ava';
 import { httpStatusOf } from '../../ts/api/index.js';
 import type { Chain } from '../../ts/chain/index.js';
-import {
-  delegationKey,
-  unbondingKey,
-  encodeU128,
-  parseTokenBalanceKey,
-  parseTokenKey,
-  tokenBalanceKey,
-  tokenKey,
-} from '../../ts/ledger/index.js';
+import { encodeU128, parseTokenBalanceKey, parseTokenKey, tokenBalanceKey, tokenKey } from '../../ts/modules/index.js';
+import { delegationKey, unbondingKey } from '../../ts/ledger/index.js';
 import { type StateIndex, StateIndexBuildingError, openStateIndex, stateIndex, stopStateIndex } from '../../ts/indexes/index.js';
 import { MARKER_KEY } from '../../ts/indexes/state-index-store.js';
 import { accountKey, addressFromAccountKey, decodeAccount, encodeAccount, type StateChanges } from '../../ts/state/index.js';

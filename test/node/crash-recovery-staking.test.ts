@@ -1,9 +1,9 @@
 import test from 'ava';
+import { tokenContractAddress } from '../../ts/modules/index.js';
 import {
   DEV_MNEMONIC,
   type KeyPair,
   keyPairFromMnemonic,
-  tokenContractAddress,
   type SignedTransaction,
   signTransaction,
   ZERO_ADDRESS,

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { collectionAddress, type SignedTransaction } from '../../ts/ledger/index.js';
+import { collectionAddress } from '../../ts/modules/index.js';
+import type { SignedTransaction } from '../../ts/ledger/index.js';
 import { alice, bob, carol, dave, erin, post } from '../api/rest-fixture.js';
 import { type ChildNode, spawnNode } from '../helpers/child-node.js';
 import { httpJson } from '../helpers/node.js';

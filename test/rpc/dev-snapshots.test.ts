@@ -6,14 +6,8 @@
  */
 import test from 'ava';
 import { ethers } from 'ethers';
-import {
-  type KeyPair,
-  collectionAddress,
-  tokenContractAddress,
-  type SignedTransaction,
-  signTransaction,
-  ZERO_ADDRESS,
-} from '../../ts/ledger/index.js';
+import { tokenContractAddress, collectionAddress } from '../../ts/modules/index.js';
+import { type KeyPair, type SignedTransaction, signTransaction, ZERO_ADDRESS } from '../../ts/ledger/index.js';
 import { ChainSubscription, ResumableSubscription, type SubscriptionItem } from '../../ts/events/index.js';
 import { alice, bob, carol, dave, erin } from '../api/rest-fixture.js';
 import { compiled } from '../helpers/contracts.js';

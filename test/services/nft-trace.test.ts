@@ -1,5 +1,6 @@
 import test from 'ava';
-import { collectionAddress, type SignedTransaction } from '../../ts/ledger/index.js';
+import { collectionAddress } from '../../ts/modules/index.js';
+import type { SignedTransaction } from '../../ts/ledger/index.js';
 import { traceNativeTransaction } from '../../ts/services/index.js';
 import { stringifyExact } from '../../ts/util/index.js';
 import { alice, bob } from '../helpers/chain-fixture.js';

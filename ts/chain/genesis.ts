@@ -1,7 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { sha256 } from '../crypto/index.js';
 import { isAddress, toHex, asUint, parseJsonExact, stringifyExact } from '../util/index.js';
-import { type ActivationHeights, type ChainParams, DEFAULT_EPOCH_LENGTH, type GenesisValidator, PRESET_ACTIVATION } from './params.js';
+import {
+  type ActivationHeights,
+  type ChainParams,
+  DEFAULT_EPOCH_LENGTH,
+  type GenesisValidator,
+  PRESET_ACTIVATION,
+} from './params.js';
 import { evmHardforkJson, parseEvmHardfork } from './evm-hardfork.js';
 
 /**

@@ -4,15 +4,8 @@
  * (native_traceTransaction: applied, or failed with its reason); and `show` for collections, tokens
  * and the tokens of an address.
  */
-import {
-  type KeyPair,
-  collectionAddress,
-  NFT_COLLECTION_RE,
-  decodeOperation,
-  minimumFee,
-  signTransaction,
-  ZERO_ADDRESS,
-} from '../ledger/index.js';
+import { collectionAddress } from '../modules/index.js';
+import { type KeyPair, NFT_COLLECTION_RE, decodeOperation, minimumFee, signTransaction, ZERO_ADDRESS } from '../ledger/index.js';
 import { isAddress, stringifyExact } from '../util/index.js';
 import { WalletUsageError, parseAmount, showBase } from './amounts.js';
 import type { NodeClient } from './client.js';

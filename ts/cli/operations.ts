@@ -4,15 +4,8 @@
  * Amounts are human-readable: coins for staking (`--amount 1.5`), token units by the token's decimals
  * for tokens (`--amount 1.5` of a 2-decimal token = 150 base units); `--raw` takes base units.
  */
-import {
-  type KeyPair,
-  minimumFee,
-  signTransaction,
-  txKind,
-  BASE_PER_COIN,
-  ZERO_ADDRESS,
-  tokenContractAddress,
-} from '../ledger/index.js';
+import { tokenContractAddress } from '../modules/index.js';
+import { type KeyPair, minimumFee, signTransaction, txKind, BASE_PER_COIN, ZERO_ADDRESS } from '../ledger/index.js';
 import { isAddress } from '../util/index.js';
 import { WalletUsageError, formatBase, parseAmount } from './amounts.js';
 import type { NodeClient, Reply } from './client.js';

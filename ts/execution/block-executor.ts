@@ -1,6 +1,23 @@
 import type { Common } from '@ethereumjs/common';
 import { type VM, runTx } from '@ethereumjs/vm';
-import { applyNativeTransaction, endBlock, hasBondedActiveSet, type OperationEnv, type NativeRuleContext, checkNativeTransaction, operationActivation, TREASURY_ADDRESS, blockReward, getSupply, maxSupplyBase, putSupply, type SignedTransaction, NATIVE_TX_GAS, baseToWei, weiToBase } from '../ledger/index.js';
+import {
+  applyNativeTransaction,
+  endBlock,
+  hasBondedActiveSet,
+  type OperationEnv,
+  type NativeRuleContext,
+  checkNativeTransaction,
+  operationActivation,
+  TREASURY_ADDRESS,
+  blockReward,
+  getSupply,
+  maxSupplyBase,
+  putSupply,
+  type SignedTransaction,
+  NATIVE_TX_GAS,
+  baseToWei,
+  weiToBase,
+} from '../ledger/index.js';
 import { accountKey, getAccount, putAccount, type KeyStr, StateOverlay, type StateReader } from '../state/index.js';
 import { FEE_COLLECTOR, chainCommon } from './common.js';
 import { CallTimeoutError, installDeadline } from './deadline.js';
@@ -9,12 +26,19 @@ import { isEvmTransaction, typedTransactionOf } from './evm-tx.js';
 import { impersonatedSender } from './impersonation.js';
 import { type LogRecord, type ReceiptRecord, EMPTY_BLOOM, logsBloom } from './receipts.js';
 import { RemoteStateError } from './remote-state.js';
-import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';
+import type { EvmBaseState, EvmStateAdapter } from './state-adapter.js';
 import { type BlockEnv, blockGasLimit, fitsPack } from './block-env.js';
 import { type EvmBlock, createChainVm, evmBlockFor, reuseChainVm, vmKey } from './vm-factory.js';
-export { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, BLOCK_GAS_TARGET, type BlockEnv, type PackLimit, blockGasLimit, fitsPack } from './block-env.js';
+export {
+  BASE_FEE_PER_GAS,
+  BLOCK_GAS_LIMIT,
+  BLOCK_GAS_TARGET,
+  type BlockEnv,
+  type PackLimit,
+  blockGasLimit,
+  fitsPack,
+} from './block-env.js';
 export { evmOptions, vmKey } from './vm-factory.js';
-
 
 export interface ExecutionResult {
   included: SignedTransaction[];

@@ -26,7 +26,6 @@ export interface AccountOverride {
 /** Address (0x, lower case) to its overrides, in the order given. */
 export type StateOverrideSet = Map<string, AccountOverride>;
 
-
 /** geth's BlockOverrides as this node applies them. */
 export interface BlockOverrides extends HeaderOverrides {
   number?: bigint;

@@ -11,14 +11,7 @@ import { defaultCallWorkers } from './call-pool.js';
 import { FEE_COLLECTOR } from './common.js';
 import { isEvmTransaction } from './evm-tx.js';
 import type { EvmBaseState } from './state-adapter.js';
-import {
-  type TraceJob,
-  type TraceReply,
-  type TraceTask,
-  rebuildError,
-  runTraceJob,
-  unpackResult,
-} from './trace/task.js';
+import { type TraceJob, type TraceReply, type TraceTask, rebuildError, runTraceJob, unpackResult } from './trace/task.js';
 import { TRACE_YIELD_STEPS, TraceTimeoutError, type TraceOptions, traceError } from './trace/types.js';
 import { type CallState, EvmWorkerPool, type LiveTask, withCode } from './worker-pool.js';
 

@@ -13,7 +13,6 @@ import { restorePrecompiles } from './overrides.js';
 import type { EvmBaseState, EvmStateAdapter } from './state-adapter.js';
 import { type EvmBlock, createChainVm, evmBlockFor, reuseChainVm, vmKey } from './vm-factory.js';
 
-
 /** A pooled VM with its state adapter, deadline guard and the block environment of its current run. */
 export interface PooledVm {
   key: string;

@@ -30,3 +30,4 @@ export {
   stateIndex,
   stopStateIndex,
 } from './state-index.js';
+export { nftIndexOf } from './nft-index.js';

@@ -4,7 +4,8 @@
  * themselves (not from the block's undo record): folding the same values twice leaves the same rows and
  * totals, so a block folded again after a crash or during a rebuild does no harm.
  */
-import { parseDelegationKey, parseUnbondingKey, parseTokenKey } from '../ledger/index.js';
+import { TOKEN_NS, parseTokenKey } from '../modules/index.js';
+import { parseDelegationKey, parseUnbondingKey } from '../ledger/index.js';
 import { NS, addressFromAccountKey, type KeyStr } from '../state/index.js';
 import type { KvBatch } from '../storage/index.js';
 import { decodeStats, encodeStats, type HolderStats, type IndexTables, type IndexTotals, T } from './state-index-store.js';
@@ -12,11 +13,11 @@ import { decodeStats, encodeStats, type HolderStats, type IndexTables, type Inde
 /** The state namespaces the index reads, as [first, end) ranges of the key's first byte. */
 export const INDEXED_NAMESPACES: readonly [number, number][] = [
   [NS.account, NS.account + 1],
-  [NS.token, NS.tokenBalance + 1],
+  [TOKEN_NS.token, TOKEN_NS.tokenBalance + 1],
   [NS.stakingDelegation, NS.stakingUnbonding + 1],
 ];
 
-const INDEXED = new Set<number>([NS.account, NS.token, NS.tokenBalance, NS.stakingDelegation, NS.stakingUnbonding]);
+const INDEXED = new Set<number>([NS.account, TOKEN_NS.token, TOKEN_NS.tokenBalance, NS.stakingDelegation, NS.stakingUnbonding]);
 
 /** Whether the index reads this state key (cheap: its namespace byte). */
 export const isIndexedKey = (k: KeyStr): boolean => INDEXED.has(k.charCodeAt(0));
@@ -26,7 +27,7 @@ export const addressOf = (raw20: Buffer): string =>
   addressFromAccountKey(String.fromCharCode(NS.account) + raw20.toString('latin1')) as string;
 /** The `SRC20_…` contract string of 20 raw bytes. */
 export const contractOf = (raw20: Buffer): string =>
-  parseTokenKey(String.fromCharCode(NS.token) + raw20.toString('latin1')) as string;
+  parseTokenKey(String.fromCharCode(TOKEN_NS.token) + raw20.toString('latin1')) as string;
 
 interface Pending {
   read: number;
@@ -63,7 +64,7 @@ export function foldChanges(
           later(row, (old) => foldAccount(t, totals, batch, addr, row, old, v));
         }
         break;
-      case NS.token:
+      case TOKEN_NS.token:
         if (k.length === 21) {
           const row = t.keyOf(T.token, k.substring(1, 21));
           later(row, (old) => {
@@ -77,7 +78,7 @@ export function foldChanges(
           });
         }
         break;
-      case NS.tokenBalance:
+      case TOKEN_NS.tokenBalance:
         if (k.length === 41) {
           const c = k.substring(1, 21);
           if (!built && !statsRead.has(c)) statsRead.set(c, reads.push(t.keyOf(T.holderStats, c)) - 1);

@@ -4,25 +4,70 @@
  * (tokens, staking, NFTs) inside a sub-transaction of the overlay (StateOverlay.begin), so a failed
  * operation leaves nothing but its fee.
  */
-import { getAccount, putAccount, StateOverlay, type StateReader } from '../state/index.js';
-import type { NativeEvent } from './events.js';
-import { nftModule } from './nft/index.js';
-import { OperationFailed, type OperationEnv, type OperationModule } from './operation-context.js';
-import type { OperationFamily } from './operations.js';
+import {
+  type NativeEvent,
+  type NativeModule,
+  OperationFailed,
+  type OperationEnv,
+  type StateScan,
+  applyWith,
+  nftModule,
+  tokensModule,
+} from '../modules/index.js';
+import { NS, StateOverlay, type StateReader, getAccount, putAccount } from '../state/index.js';
+import { fromLegacy } from './legacy-module.js';
+import type { OperationName } from './operations.js';
 import { checkNonceAndBalance } from './rules.js';
 import { stakingModule } from './staking/index.js';
-import { tokenModule } from './tokens/index.js';
 import type { SignedTransaction } from './transaction.js';
 import { txKind } from './tx-kind.js';
 import { baseToWei } from './units.js';
 
-/** Every operation family's module, in the order their end-of-block work runs. */
-export const OPERATION_MODULES: Record<OperationFamily, OperationModule> = {
-  token: tokenModule,
-  staking: stakingModule,
-  nft: nftModule,
-};
-const MODULE_ORDER: readonly OperationModule[] = [tokenModule, stakingModule, nftModule];
+/**
+ * The one dispatch table: every native module, in the order their end-of-block work runs. Adding a module
+ * is adding it here (its operations join the wire-format table through ledger/operations.ts).
+ */
+export const NATIVE_MODULES: readonly NativeModule[] = [
+  tokensModule,
+  fromLegacy('staking', stakingModule, [
+    NS.stakingValidator,
+    NS.stakingDelegation,
+    NS.stakingUnbonding,
+    NS.stakingUnbondingPool,
+    NS.stakingRedelegation,
+    NS.stakingQueue,
+    NS.stakingGlobal,
+    NS.stakingEpochStats,
+    NS.stakingRatio,
+    NS.stakingSigning,
+    NS.stakingRedelegationEntries,
+    NS.stakingRedelegationIn,
+  ]),
+  nftModule,
+];
+
+/** The module of each operation, and a check at load that no two modules claim a variant or a namespace byte. */
+const MODULE_OF = new Map<string, NativeModule>();
+{
+  const owners = new Map<number, string>();
+  for (const m of NATIVE_MODULES) {
+    for (const op of Object.keys(m.operations)) {
+      if (MODULE_OF.has(op)) throw new Error(`operation ${op} claimed by ${MODULE_OF.get(op)?.name} and ${m.name}`);
+      MODULE_OF.set(op, m);
+    }
+    for (const ns of m.namespaces) {
+      if (owners.has(ns)) throw new Error(`state namespace 0x${ns.toString(16)} claimed by ${owners.get(ns)} and ${m.name}`);
+      owners.set(ns, m.name);
+    }
+  }
+}
+
+/** The module that applies `operation`. */
+export function moduleOf(operation: OperationName): NativeModule {
+  const m = MODULE_OF.get(operation);
+  if (!m) throw new Error(`no module applies ${operation}`);
+  return m;
+}
 
 /** How a native transaction applied. */
 export type NativeOutcome =
@@ -59,7 +104,7 @@ export function applyNativeTransaction(state: StateOverlay, tx: SignedTransactio
   const events: NativeEvent[] = [];
   const mark = state.begin();
   try {
-    OPERATION_MODULES[kind.kind].apply({ state, tx, op: kind.op, env, emit: (e) => events.push(e) });
+    applyWith(moduleOf(kind.op.name), { state, tx, op: kind.op, env, emit: (e) => events.push(e) });
   } catch (err) {
     state.rollback(mark);
     if (err instanceof OperationFailed) return { status: 0, events: [], failure: err.message };
@@ -89,7 +134,7 @@ export function operationFailure(
 
 /** End-of-block work of every module (epochs, reward distribution, unbonding), in a fixed order. */
 export function endBlock(state: StateOverlay, env: OperationEnv): void {
-  for (const m of MODULE_ORDER) m.endBlock?.(state, env);
+  for (const m of NATIVE_MODULES) m.endBlock?.(state, env);
 }
 
 /**
@@ -97,12 +142,19 @@ export function endBlock(state: StateOverlay, env: OperationEnv): void {
  * stake (and its delegators') and tombstones it. Before staking runs there is no stake to slash.
  */
 export function applyDoubleSign(state: StateOverlay, validator: string, infractionHeight: number, env: OperationEnv): void {
-  for (const m of MODULE_ORDER) m.onDoubleSign?.(state, validator, infractionHeight, env);
+  for (const m of NATIVE_MODULES) m.onDoubleSign?.(state, validator, infractionHeight, env);
 }
 
 /** Index terms of an event (every module is asked; event names are unique across families). */
 export function eventIndexTerms(event: NativeEvent): string[] {
   const terms: string[] = [];
-  for (const m of MODULE_ORDER) for (const t of m.indexTerms(event)) terms.push(t);
+  for (const m of NATIVE_MODULES) for (const t of m.indexTerms(event)) terms.push(t);
   return terms;
+}
+
+/** Every module's invariants over a whole state: `<invariant>: <violation>` lines, empty when all hold (tests, /chain/validate). */
+export function invariantViolations(state: StateScan): string[] {
+  const bad: string[] = [];
+  for (const m of NATIVE_MODULES) for (const inv of m.invariants) for (const v of inv.check(state)) bad.push(`${inv.name}: ${v}`);
+  return bad;
 }

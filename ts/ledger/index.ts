@@ -3,7 +3,16 @@
  * What it owns and what it may import: docs/architecture.md. Re-exports are added here as other folders need them.
  */
 export { type NativeEvent, eventsFromRlpItem, eventsRlpItem } from './events.js';
-export { applyNativeTransaction, endBlock, applyDoubleSign, eventIndexTerms, operationFailure } from './executor.js';
+export {
+  applyNativeTransaction,
+  endBlock,
+  applyDoubleSign,
+  eventIndexTerms,
+  operationFailure,
+  NATIVE_MODULES,
+  moduleOf,
+  invariantViolations,
+} from './executor.js';
 export {
   type KeyPair,
   signDigest,
@@ -14,19 +23,6 @@ export {
   privateKeyHex,
   randomKeyPair,
 } from './keys.js';
-export {
-  type CollectionInfo,
-  NftReads,
-  type TokenInfo,
-  collectionAddress,
-  NftIndex,
-  NftLists,
-  type Page,
-  addressTerm,
-  collectionTerm,
-  tokenTerm,
-  nftInvariantViolations,
-} from './nft/index.js';
 export type { LedgerParams, OperationEnv } from './operation-context.js';
 export { type NativeOperation, type OperationName, TOKEN_CONTRACT_RE, decodeOperation, NFT_COLLECTION_RE } from './operations.js';
 export { TREASURY_ADDRESS, blockReward, scheduledReward } from './rewards.js';
@@ -82,18 +78,6 @@ export {
 } from './staking/index.js';
 export { delegationKey, unbondingKey } from './staking/state.js';
 export { getSupply, maxSupplyBase, putSupply } from './supply.js';
-export {
-  TOKEN_EVENTS,
-  getToken,
-  tokenAllowance,
-  tokenBalance,
-  tokenContractAddress,
-  decodeU128,
-  tokenBalanceKey,
-  type TokenRecord,
-  tokenHolderCount,
-} from './tokens/index.js';
-export { parseTokenKey, encodeU128, parseTokenBalanceKey, tokenKey } from './tokens/state.js';
 export {
   type SignedTransaction,
   decodeTransaction,

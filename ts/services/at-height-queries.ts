@@ -3,7 +3,7 @@
  * after that block (state-at.ts). An answer read at a finalized height never changes, so REST marks it
  * cacheable for good (api/cache.ts).
  */
-import { NftReads, type TokenInfo, getToken as readToken, tokenBalance as readBalance } from '../ledger/index.js';
+import { getToken as readToken, tokenBalance as readBalance, NftReads, type TokenInfo } from '../modules/index.js';
 import { NotFoundError } from '../util/index.js';
 import type { ChainContext } from './context.js';
 import { withStateAt } from './state-at.js';

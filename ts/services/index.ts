@@ -24,7 +24,6 @@ export * from './evm-tokens.js';
 export * from './trace-queries.js';
 export * from './consensus-queries.js';
 export * from './nft-queries.js';
-export { nftIndexOf } from './nft-index.js';
 export * from './state-at.js';
 export { HistoryUnavailableError, StaleStateViewError } from '../chain/index.js';
 export { NoSuchHeightError } from '../chain/index.js';

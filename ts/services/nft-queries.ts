@@ -12,17 +12,14 @@ import {
   addressTerm,
   collectionTerm,
   tokenTerm,
-  NFT_COLLECTION_RE,
-  decodeOperation,
-  parseSignedTransaction,
-  ZERO_ADDRESS,
-} from '../ledger/index.js';
+} from '../modules/index.js';
+import { NFT_COLLECTION_RE, decodeOperation, parseSignedTransaction, ZERO_ADDRESS } from '../ledger/index.js';
 import { InvalidParamsError, NotFoundError, isAddress } from '../util/index.js';
 import type { ChainContext, NodeContext } from './context.js';
 import { indexedChain } from '../indexes/index.js';
-import { nftIndexOf } from './nft-index.js';
+import { nftIndexOf } from '../indexes/index.js';
 
-export type { CollectionInfo, TokenInfo } from '../ledger/index.js';
+export type { CollectionInfo, TokenInfo } from '../modules/index.js';
 
 export const DEFAULT_NFT_PAGE = 20;
 export const MAX_NFT_PAGE = 100;

@@ -1,5 +1,6 @@
 import { accountKeyBytes, decodeAccount, keyBytes, type StateProof } from '../state/index.js';
-import { decodeU128, tokenBalanceKey, weiToBase } from '../ledger/index.js';
+import { decodeU128, tokenBalanceKey } from '../modules/index.js';
+import { weiToBase } from '../ledger/index.js';
 import type { NodeContext } from './context.js';
 
 export interface AccountProofView {

@@ -4,18 +4,15 @@
  * three token submissions with the spec's endpoint errors.
  */
 import {
-  type NativeEvent,
-  TOKEN_CONTRACT_RE,
-  decodeOperation,
-  TOKEN_EVENTS,
-  type TokenRecord as LedgerTokenRecord,
+  type TokenView,
   getToken as readToken,
   tokenBalance as readBalance,
+  tokenBalanceView,
   tokenContractAddress,
-  tokenHolderCount,
-  parseSignedTransaction,
-  ZERO_ADDRESS,
-} from '../ledger/index.js';
+  tokenTransferRow,
+  tokenView,
+} from '../modules/index.js';
+import { TOKEN_CONTRACT_RE, decodeOperation, parseSignedTransaction, ZERO_ADDRESS } from '../ledger/index.js';
 import { InvalidParamsError, NotFoundError, parseJsonExact } from '../util/index.js';
 import type { ChainContext, NodeContext } from './context.js';
 import { accountTokens } from './evm-tokens.js';
@@ -35,32 +32,16 @@ export const isTokenContract = (s: string): boolean => TOKEN_CONTRACT_RE.test(s)
 /** Canonical form: SRC20_ + lowercase hex. */
 export const normContract = (s: string): string => `SRC20_${s.slice(6).toLowerCase()}`;
 
-/** A token as the API shows it: the ledger record and its number of holders. */
-export interface TokenRecord extends LedgerTokenRecord {
-  holders: number;
-}
-
-function view(ctx: ChainContext, t: LedgerTokenRecord): TokenRecord {
-  return {
-    contract: t.contract,
-    name: t.name,
-    symbol: t.symbol,
-    decimals: t.decimals,
-    supply: t.supply,
-    max_supply: t.max_supply,
-    owner: t.owner,
-    holders: tokenHolderCount(ctx.chain.state, t.contract),
-    deployed_at_height: t.deployed_at_height,
-  };
-}
+/** A token as the API shows it: the record and its number of holders (the tokens module's query). */
+export type TokenRecord = TokenView;
 
 /** GET /tokens: every deployed token, oldest first. */
 export async function listTokens(ctx: ChainContext): Promise<{ tokens: TokenRecord[]; total: number }> {
   const idx = await stateIndex(ctx);
   const tokens: TokenRecord[] = [];
   for (const c of idx.tokens) {
-    const t = readToken(ctx.chain.state, c);
-    if (t) tokens.push(view(ctx, t));
+    const t = tokenView(ctx.chain.state, c);
+    if (t) tokens.push(t);
   }
   tokens.sort((a, b) => a.deployed_at_height - b.deployed_at_height || (a.contract < b.contract ? -1 : 1));
   return { tokens, total: tokens.length };
@@ -73,8 +54,7 @@ export async function deployedTokenCount(ctx: ChainContext): Promise<number> {
 
 /** Token by contract (canonical form), or null when unknown. */
 export function getToken(ctx: ChainContext, contract: string): TokenRecord | null {
-  const t = readToken(ctx.chain.state, contract);
-  return t ? view(ctx, t) : null;
+  return tokenView(ctx.chain.state, contract);
 }
 
 function tokenOrThrow(ctx: ChainContext, contract: string): TokenRecord {
@@ -85,15 +65,7 @@ function tokenOrThrow(ctx: ChainContext, contract: string): TokenRecord {
 
 /** GET /tokens/{contract}/balance/{address}. */
 export function tokenBalance(ctx: ChainContext, contract: string, address: string): Record<string, unknown> {
-  const t = tokenOrThrow(ctx, contract);
-  const a = address.toLowerCase();
-  return {
-    contract: t.contract,
-    address: a,
-    balance: readBalance(ctx.chain.state, contract, a),
-    symbol: t.symbol,
-    decimals: t.decimals,
-  };
+  return tokenBalanceView(ctx.chain.state, tokenOrThrow(ctx, contract), address);
 }
 
 export interface TokenHolder {
@@ -129,22 +101,7 @@ export interface TokenTransfer {
   amount: bigint;
 }
 
-/** A balance-moving token event as a feed row (deploys and mints come from, burns go to, the zero address). */
-export function tokenTransferRow(e: NativeEvent): Omit<TokenTransfer, 'txid' | 'block_index' | 'timestamp'> | null {
-  const f = e.fields;
-  switch (e.type) {
-    case TOKEN_EVENTS.deploy:
-      return { kind: 'deploy', from: ZERO_ADDRESS, to: f.deployer, amount: BigInt(f.supply) };
-    case TOKEN_EVENTS.transfer:
-      return { kind: 'transfer', from: f.from, to: f.to, amount: BigInt(f.amount) };
-    case TOKEN_EVENTS.mint:
-      return { kind: 'mint', from: ZERO_ADDRESS, to: f.to, amount: BigInt(f.amount) };
-    case TOKEN_EVENTS.burn:
-      return { kind: 'burn', from: f.from, to: ZERO_ADDRESS, amount: BigInt(f.amount) };
-    default:
-      return null;
-  }
-}
+export { tokenTransferRow };
 
 /** Rows of an event feed term (`token:<contract>` or `token-account:<address>`), newest first. */
 async function transferFeed(ctx: ChainContext, term: string, offset: number, limit: number): Promise<AccountTokenTransfer[]> {

@@ -2,17 +2,15 @@ import { fromHex } from '../util/index.js';
 import { nsChar, nsKey } from './key-ids.js';
 import { type KeyStr, type StateOverlay, type StateReader, keyStr } from './state-store.js';
 
-/** State key namespaces (first byte of every state key). */
+/**
+ * State key namespaces (first byte of every state key) of the state itself; each native module owns its
+ * own bytes (ts/modules/<name>/keys.ts; the executor checks that no two claim one).
+ */
 export const NS = {
   meta: 0x00,
   account: 0x01,
   code: 0x02,
   storage: 0x03,
-  // SRC-20 tokens (ledger/tokens/state.ts)
-  token: 0x10,
-  tokenBalance: 0x11,
-  tokenAllowance: 0x12,
-  tokenHolders: 0x13,
   // DPoS staking (ledger/staking/state.ts): one byte per record kind
   stakingValidator: 0x20,
   stakingDelegation: 0x21,
@@ -24,8 +22,6 @@ export const NS = {
   stakingEpochStats: 0x27,
   stakingRatio: 0x28,
   stakingSigning: 0x29,
-  // SRC-721 collections, tokens (with their approvals) and operator approvals (ledger/nft/keys.ts)
-  nft: 0x07,
   stakingRedelegationEntries: 0x2a,
   stakingRedelegationIn: 0x2b,
 } as const;

@@ -1,5 +1,13 @@
 import { RLP } from '@ethereumjs/rlp';
-import { type SignedTransaction, TX_TYPE_EVM, TX_TYPE_NATIVE, type TxRule, TxRuleError, decodeTransaction, transactionFields } from '../ledger/index.js';
+import {
+  type SignedTransaction,
+  TX_TYPE_EVM,
+  TX_TYPE_NATIVE,
+  type TxRule,
+  TxRuleError,
+  decodeTransaction,
+  transactionFields,
+} from '../ledger/index.js';
 import type { TxAdmission } from '../mempool/index.js';
 import { PeerMisbehaviour } from '../network/index.js';
 import { InvalidParamsError } from '../util/index.js';

@@ -37,7 +37,7 @@ export const chainInfoRoutes: RouteDef[] = [
       checked_blocks: int(),
       height: int('last height checked'),
       first_bad_height: nullable(int()),
-      rule: nullable(str('the block-validity rule that failed first (docs/validity.md)')),
+      rule: nullable(str('the block-validity rule that failed first (docs/validity.md), or invariant')),
       error: nullable(str()),
       elapsed_ms: int(),
     }),

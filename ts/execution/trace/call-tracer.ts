@@ -1,5 +1,12 @@
 import type { StepEvent } from './types.js';
-import { CALL_DEPTH_LIMIT, ERR_DEPTH, ERR_INSUFFICIENT_BALANCE, type FailedStep, revertReason, vmErrorText } from './vm-errors.js';
+import {
+  CALL_DEPTH_LIMIT,
+  ERR_DEPTH,
+  ERR_INSUFFICIENT_BALANCE,
+  type FailedStep,
+  revertReason,
+  vmErrorText,
+} from './vm-errors.js';
 export { gethError, revertReason } from './vm-errors.js';
 import { bytesToBig } from '../../util/index.js';
 

@@ -1,12 +1,8 @@
+import { TOKEN_EVENTS, getToken, tokenAllowance, tokenBalance, tokenContractAddress } from '../../modules/index.js';
 import {
   type NativeEvent,
   type NativeOperation,
   type OperationName,
-  TOKEN_EVENTS,
-  getToken,
-  tokenAllowance,
-  tokenBalance,
-  tokenContractAddress,
   type SignedTransaction,
   ZERO_ADDRESS,
   baseToNative,

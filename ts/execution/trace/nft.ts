@@ -5,16 +5,8 @@
  * but the fee), its events and the fee split. Bounded: one collection and one token, so a trace stays
  * under 5 KB (each URI appears once, for the operation that sets it).
  */
-import {
-  applyNativeTransaction,
-  type CollectionInfo,
-  NftReads,
-  type TokenInfo,
-  collectionAddress,
-  type SignedTransaction,
-  txKind,
-  weiToBase,
-} from '../../ledger/index.js';
+import { type CollectionInfo, NftReads, type TokenInfo, collectionAddress } from '../../modules/index.js';
+import { applyNativeTransaction, type SignedTransaction, txKind, weiToBase } from '../../ledger/index.js';
 import { getAccount, StateOverlay, type StateReader } from '../../state/index.js';
 import { operationEnv } from '../block-executor.js';
 import { type TraceSite, applyUntraced, blockStart, runSync } from './run.js';

@@ -57,7 +57,6 @@ export function runSync<T>(base: EvmBaseState, fn: () => T): Promise<T> {
   return base.runSync ? base.runSync(fn) : Promise.resolve().then(fn);
 }
 
-
 /** What re-applied transactions leave for the next: the block's gas and log count so far. */
 interface Applied {
   gasUsed: bigint;

@@ -80,7 +80,6 @@ export async function runTraceJob(job: TraceJob, site: TraceSite, opts: TraceOpt
   }
 }
 
-
 /** Bytes that may move to the other thread: a view whose buffer is its own (not a slice of Node's shared pool). */
 function movableBytes(b: Buffer, transfer: ArrayBuffer[]): Uint8Array {
   if (b.buffer.byteLength <= Buffer.poolSize) return new Uint8Array(b);

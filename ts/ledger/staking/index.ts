@@ -3,6 +3,7 @@
  * redelegation (Cosmos x/staking), F1 rewards (x/distribution), downtime and double-sign slashing
  * (x/slashing), the active set per epoch and the PoA authority additions of the genesis admin.
  */
+import type { OperationName } from '../operations.js';
 import { StateOverlay, type StateReader } from '../../state/index.js';
 import { getSupply, putSupply } from '../supply.js';
 import { baseToWei } from '../units.js';
@@ -37,7 +38,7 @@ function indexTerms(e: NativeEvent): string[] {
 export const stakingModule: OperationModule = {
   family: 'staking',
   apply: (call) => {
-    const handler = STAKING_HANDLERS[call.op.name];
+    const handler = STAKING_HANDLERS[call.op.name as OperationName];
     if (!handler) throw new OperationFailed(`${call.op.name} is not a staking operation`);
     handler(call);
   },

@@ -1,6 +1,6 @@
 import test from 'ava';
-import { collectionAddress } from '../../ts/ledger/nft/index.js';
-import { ZERO_ADDRESS } from '../../ts/ledger/units.js';
+import { collectionAddress } from '../../ts/modules/nft/index.js';
+import { ZERO_ADDRESS } from '../../ts/modules/index.js';
 import { alice, bob } from '../helpers/chain-fixture.js';
 import { carol, deployFields, invariantsHold, nftScenario } from '../helpers/nft.js';
 

@@ -1,11 +1,12 @@
 /**
- * Invariants of the SRC-721 state (as Cosmos modules keep them), checked by tests after sequences of
- * operations: every token belongs to a collection, each collection's counters agree with its tokens,
+ * Invariants of the SRC-721 state (Cosmos `keeper/invariants.go`), checked by the module tests after every
+ * block and by /chain/validate: every token belongs to a collection, each collection's counters agree with its tokens,
  * deployment sequence numbers are 0..n-1 once each, and an index that followed the changes equals one
  * built afresh from the state. Cost: one pass over the state.
  */
-import { NS, type KeyStr } from '../../state/index.js';
-import { TAG, metaKey } from './keys.js';
+import type { KeyStr } from '../../state/index.js';
+import type { Invariant } from '../kit/module.js';
+import { TAG, isNftKey, metaKey } from './keys.js';
 import { NftIndex } from './nft-index.js';
 import { decodeCounters, tokenBurned } from './records.js';
 
@@ -20,7 +21,7 @@ export function nftInvariantViolations(
   const counters = new Map<string, { minted: bigint; burned: bigint; index: number }>();
   let collectionCount = 0;
   for (const [k, v] of entries()) {
-    if (k.charCodeAt(0) !== NS.nft) continue;
+    if (!isNftKey(k)) continue;
     const c = k.slice(2, 22);
     switch (k.charCodeAt(1)) {
       case TAG.token:
@@ -57,3 +58,15 @@ export function nftInvariantViolations(
   }
   return bad;
 }
+
+/** The module's invariants over a whole state (the module tests after every block, /chain/validate). */
+export const NFT_INVARIANTS: readonly Invariant[] = [
+  {
+    name: 'nft/owner-counts-equal-tokens',
+    check: (state) =>
+      nftInvariantViolations(
+        () => state.entries(),
+        (k) => state.get(k),
+      ),
+  },
+];

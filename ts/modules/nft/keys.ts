@@ -1,5 +1,5 @@
 /**
- * SRC-721 state keys. Every key starts with NS.nft, then a table tag; addresses (collections, owners,
+ * SRC-721 state keys (Cosmos `types/keys.go`). Every key starts with NFT_NS.nft, then a table tag; addresses (collections, owners,
  * operators) are their 20 raw bytes and integers 8 bytes big-endian. Inside the module an address is
  * held as its 20 bytes in a latin1 string (`Raw20`), the form state keys are made of, and turned into
  * `0x…` / `SRC721_…` text only for events and reads.
@@ -10,7 +10,10 @@
  * are an index derived from these records (nft-index.ts), kept beside the state, not inside it.
  */
 import { keccak256 } from '../../crypto/index.js';
-import { NS, type KeyStr } from '../../state/index.js';
+import type { KeyStr } from '../../state/index.js';
+
+/** The namespace byte of SRC-721 state (inside the state root); the table tag is the second byte. */
+export const NFT_NS = { nft: 0x07 } as const;
 
 /** An address (collection, owner, operator) as its 20 raw bytes in a latin1 string. */
 export type Raw20 = string;
@@ -29,7 +32,10 @@ export const TAG = {
   collectionCount: 0x05,
 } as const;
 
-const PREFIX = String.fromCharCode(NS.nft);
+const PREFIX = String.fromCharCode(NFT_NS.nft);
+
+/** Whether a state key is an SRC-721 record. */
+export const isNftKey = (k: KeyStr): boolean => k.charCodeAt(0) === NFT_NS.nft;
 const tag = (t: number): string => PREFIX + String.fromCharCode(t);
 const T = Object.fromEntries(Object.entries(TAG).map(([k, v]) => [k, tag(v)])) as Record<keyof typeof TAG, string>;
 

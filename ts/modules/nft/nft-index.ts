@@ -9,8 +9,8 @@
  * tokens by (collection, id), holders by token count (most first) then address, collections of an
  * address, approvals and operators by collection then id or address.
  */
-import { NS, type KeyStr } from '../../state/index.js';
-import { type Raw20, TAG } from './keys.js';
+import type { KeyStr } from '../../state/index.js';
+import { type Raw20, TAG, isNftKey } from './keys.js';
 import { decodeCounters, tokenApproved, tokenBurned, tokenOwner } from './records.js';
 import { SortedList } from './sorted-list.js';
 
@@ -49,7 +49,7 @@ export class NftIndex {
 
   /** One state key changed from `before` to `after` (undefined = absent); keys of other namespaces are ignored. */
   apply(key: KeyStr, before: Buffer | undefined, after: Buffer | undefined): void {
-    if (key.charCodeAt(0) !== NS.nft) return;
+    if (!isNftKey(key)) return;
     const c = key.slice(2, 22);
     switch (key.charCodeAt(1)) {
       case TAG.token:

@@ -1,8 +1,7 @@
 import test from 'ava';
 import { sha256 } from '../../ts/crypto/index.js';
-import type { KeyPair } from '../../ts/ledger/keys.js';
-import { rawCollection, tokenKey } from '../../ts/ledger/nft/keys.js';
-import type { SignedTransaction } from '../../ts/ledger/transaction.js';
+import type { KeyPair, SignedTransaction } from '../../ts/ledger/index.js';
+import { rawCollection, tokenKey } from '../../ts/modules/nft/keys.js';
 import { getAccount, keyBytes, verifyStateProof } from '../../ts/state/index.js';
 import { alice, bob } from '../helpers/chain-fixture.js';
 import { carol, deployFields, invariantsHold, nftInvariants, nftScenario, nftState } from '../helpers/nft.js';

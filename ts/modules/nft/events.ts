@@ -3,25 +3,30 @@
  * read: a collection's mints, transfers and burns; a token's history (those and its approvals); every
  * NFT event an address takes part in.
  */
-import type { NativeEvent } from '../events.js';
+import type { NativeEvent } from '../kit/events.js';
 import { COLLECTION_PREFIX } from './keys.js';
 
-export const NFT_EVENTS = [
-  'CollectionDeployed',
-  'Minted',
-  'Transferred',
-  'Burned',
-  'Approved',
-  'OperatorApprovalChanged',
-  'CollectionFrozen',
-  'BaseUriUpdated',
-] as const;
-export type NftEventType = (typeof NFT_EVENTS)[number];
+/** Event names of the module (unique across modules; the spec's names). */
+export const NFT_EVENTS = {
+  collectionDeployed: 'CollectionDeployed',
+  minted: 'Minted',
+  transferred: 'Transferred',
+  burned: 'Burned',
+  approved: 'Approved',
+  operatorApprovalChanged: 'OperatorApprovalChanged',
+  collectionFrozen: 'CollectionFrozen',
+  baseUriUpdated: 'BaseUriUpdated',
+} as const;
+export type NftEventType = (typeof NFT_EVENTS)[keyof typeof NFT_EVENTS];
 
-const NFT_EVENT_SET: ReadonlySet<string> = new Set(NFT_EVENTS);
+const NFT_EVENT_SET: ReadonlySet<string> = new Set(Object.values(NFT_EVENTS));
 
 /** The events a collection's feed lists (spec: mint, transfer and burn events). */
-export const COLLECTION_FEED_EVENTS: ReadonlySet<string> = new Set(['Minted', 'Transferred', 'Burned']);
+export const COLLECTION_FEED_EVENTS: ReadonlySet<string> = new Set([
+  NFT_EVENTS.minted,
+  NFT_EVENTS.transferred,
+  NFT_EVENTS.burned,
+]);
 
 /** Event fields by type, in the spec's order (every value a string: ids and heights decimal). */
 export const nftEvent = (type: NftEventType, fields: Record<string, string>): NativeEvent => ({ type, fields });

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { SortedList } from '../../ts/ledger/nft/sorted-list.js';
+import { SortedList } from '../../ts/modules/nft/sorted-list.js';
 
 test('SortedList: adds, deletes and positional slices agree with a sorted array across chunk splits and merges', (t) => {
   const list = new SortedList();

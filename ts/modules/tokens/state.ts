@@ -2,16 +2,12 @@
  * SRC-20 state: token records, balances, allowances and holder counts, all in the authenticated state
  * (inside the state root, provable like accounts) because every validator must verify them.
  *
- * Keys (first byte from state/accounts.ts NS):
- * - NS.token          || contract20                          -> record (RLP: name, symbol, decimals, supply, max_supply, owner, height)
- * - NS.tokenBalance   || contract20 || holder20              -> u128 BE (16 bytes); absent when zero
- * - NS.tokenAllowance || contract20 || owner20 || spender20  -> u128 BE (16 bytes); absent when zero
- * - NS.tokenHolders   || contract20                          -> u64 BE number of non-zero balances
+ * Keys: keys.ts (the namespace bytes this module owns).
  */
 import { RLP } from '@ethereumjs/rlp';
-import { keccak256 } from '../../crypto/index.js';
-import { NS, PairKeyCache, id20, nsChar, type KeyStr, type StateOverlay, type StateReader } from '../../state/index.js';
+import type { KeyStr, StateOverlay, StateReader } from '../../state/index.js';
 import { bigToBytes, bytesToBig, toHex } from '../../util/index.js';
+import { holdersKey, tokenAllowanceKey, tokenBalanceKey, tokenKey } from './keys.js';
 
 export interface TokenRecord {
   /** `SRC20_` + 40 lowercase hex. */
@@ -27,38 +23,6 @@ export interface TokenRecord {
   owner: string;
   deployed_at_height: number;
 }
-
-const CONTRACT_PREFIX = 'SRC20_';
-const DOMAIN = Buffer.from('SRC20', 'utf8');
-
-/**
- * The contract address of a deploy: `SRC20_` + the last 20 bytes of keccak256("SRC20" || deployer (20
- * bytes) || nonce (u64 BE)), the deploy transaction's nonce. Like an EVM CREATE address it depends only
- * on the deployer and its nonce, so a client knows the address before the block; the domain prefix keeps
- * it apart from any EVM address.
- */
-export function tokenContractAddress(deployer: string, nonce: bigint): string {
-  const pre = Buffer.allocUnsafe(DOMAIN.length + 28);
-  DOMAIN.copy(pre, 0);
-  pre.write(deployer.slice(2), DOMAIN.length, 'hex');
-  pre.writeBigUInt64BE(nonce, DOMAIN.length + 20);
-  return CONTRACT_PREFIX + toHex(keccak256(pre).subarray(12));
-}
-
-/** The 20 id bytes of a contract (`SRC20_…`) or an address (`0x…`) as a latin1 key part (cached). */
-const idPart = (id: string): string => id20(id, id.charCodeAt(0) === 0x30 /* '0' of 0x */ ? 2 : CONTRACT_PREFIX.length);
-
-const NS_CHAR = { token: nsChar(NS.token), balance: nsChar(NS.tokenBalance), allowance: nsChar(NS.tokenAllowance) };
-const HOLDERS_CHAR = nsChar(NS.tokenHolders);
-
-const balanceKeys = new PairKeyCache((contract, holder) => NS_CHAR.balance + idPart(contract) + idPart(holder));
-
-export const tokenKey = (contract: string): KeyStr => NS_CHAR.token + idPart(contract);
-/** A holder's balance key (cached: a transfer reads and writes two; see PairKeyCache). */
-export const tokenBalanceKey = (contract: string, holder: string): KeyStr => balanceKeys.get(contract, holder);
-export const tokenAllowanceKey = (contract: string, owner: string, spender: string): KeyStr =>
-  NS_CHAR.allowance + idPart(contract) + idPart(owner) + idPart(spender);
-const holdersKey = (contract: string): KeyStr => HOLDERS_CHAR + idPart(contract);
 
 export function encodeTokenRecord(t: TokenRecord): Buffer {
   return Buffer.from(
@@ -160,17 +124,4 @@ export function putTokenBalanceAt(state: StateOverlay, contract: string, k: KeyS
     b.writeBigUInt64BE(BigInt(tokenHolderCount(state, contract) + delta));
     state.set(holdersKey(contract), b);
   }
-}
-
-/** Decode a balance key: [contract, holder], or null for another key. */
-export function parseTokenBalanceKey(k: KeyStr): [string, string] | null {
-  if (k.length !== 41 || k.charCodeAt(0) !== NS.tokenBalance) return null;
-  const b = Buffer.from(k, 'latin1');
-  return [CONTRACT_PREFIX + b.toString('hex', 1, 21), `0x${b.toString('hex', 21, 41)}`];
-}
-
-/** Decode a token record key: the contract, or null for another key. */
-export function parseTokenKey(k: KeyStr): string | null {
-  if (k.length !== 21 || k.charCodeAt(0) !== NS.token) return null;
-  return CONTRACT_PREFIX + Buffer.from(k, 'latin1').toString('hex', 1, 21);
 }

@@ -4,7 +4,7 @@
  * what those refuse.
  */
 import test from 'ava';
-import { u64s } from '../../ts/ledger/nft/keys.js';
+import { u64s } from '../../ts/modules/nft/keys.js';
 import {
   decodeCounters,
   decodeToken,
@@ -12,8 +12,8 @@ import {
   encodeToken,
   tokenOwnedBy,
   tokenOwner,
-} from '../../ts/ledger/nft/records.js';
-import { decodeU128, encodeU128 } from '../../ts/ledger/tokens/index.js';
+} from '../../ts/modules/nft/records.js';
+import { decodeU128, encodeU128 } from '../../ts/modules/index.js';
 
 const EDGES = [0n, 1n, 255n, 256n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 64n - 1n];
 
