@@ -1,6 +1,6 @@
 import test from 'ava';
 import { validateChain, validatorSetAt, type Chain } from '../../ts/chain/index.js';
-import { TREASURY_ADDRESS } from '../../ts/ledger/rewards.js';
+import { TREASURY_ADDRESS } from '../../ts/modules/index.js';
 import {
   getActiveSet,
   getDelegation,
@@ -9,7 +9,7 @@ import {
   openSegments,
   rewardsPaid,
   segmentReward,
-} from '../../ts/ledger/staking/index.js';
+} from '../../ts/modules/index.js';
 import { stakingRewards } from '../../ts/services/index.js';
 import { ZERO_ADDRESS } from '../../ts/ledger/units.js';
 import { getAccount } from '../../ts/state/index.js';

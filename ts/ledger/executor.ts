@@ -11,13 +11,13 @@ import {
   type OperationEnv,
   type StateScan,
   applyWith,
+  stakingModule,
 } from '../modules/index.js';
 import { NS, StateOverlay, type StateReader, getAccount, putAccount } from '../state/index.js';
 import { fromLegacy } from './legacy-module.js';
 import { nftModule } from './nft/index.js';
 import type { OperationName } from './operations.js';
 import { checkNonceAndBalance } from './rules.js';
-import { stakingModule } from './staking/index.js';
 import { tokenModule } from './tokens/index.js';
 import type { SignedTransaction } from './transaction.js';
 import { txKind } from './tx-kind.js';
@@ -29,20 +29,7 @@ import { baseToWei } from './units.js';
  */
 export const NATIVE_MODULES: readonly NativeModule[] = [
   fromLegacy('tokens', tokenModule, [NS.token, NS.tokenBalance, NS.tokenAllowance, NS.tokenHolders]),
-  fromLegacy('staking', stakingModule, [
-    NS.stakingValidator,
-    NS.stakingDelegation,
-    NS.stakingUnbonding,
-    NS.stakingUnbondingPool,
-    NS.stakingRedelegation,
-    NS.stakingQueue,
-    NS.stakingGlobal,
-    NS.stakingEpochStats,
-    NS.stakingRatio,
-    NS.stakingSigning,
-    NS.stakingRedelegationEntries,
-    NS.stakingRedelegationIn,
-  ]),
+  stakingModule,
   fromLegacy('nft', nftModule, [NS.nft]),
 ];
 

@@ -38,7 +38,6 @@ export {
 } from './nft/index.js';
 export type { LedgerParams, OperationEnv } from './operation-context.js';
 export { type NativeOperation, type OperationName, TOKEN_CONTRACT_RE, decodeOperation, NFT_COLLECTION_RE } from './operations.js';
-export { TREASURY_ADDRESS, blockReward, scheduledReward } from './rewards.js';
 export {
   TxRuleError,
   type NativeRuleContext,
@@ -88,9 +87,15 @@ export {
   segmentOfEvent,
   segmentReward,
   slashSettlements,
-} from './staking/index.js';
-export { delegationKey, unbondingKey } from './staking/state.js';
-export { getSupply, maxSupplyBase, putSupply } from './supply.js';
+  delegationKey,
+  unbondingKey,
+  getSupply,
+  maxSupplyBase,
+  putSupply,
+  TREASURY_ADDRESS,
+  blockReward,
+  scheduledReward,
+} from '../modules/index.js';
 export {
   TOKEN_EVENTS,
   getToken,

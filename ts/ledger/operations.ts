@@ -12,13 +12,13 @@ import {
   NFT_COLLECTION_RE,
   OperationDecodeError,
   type OperationFamily,
+  STAKING_OPERATIONS,
   type OperationFields,
   TOKEN_CONTRACT_RE,
   U64,
   type VariantSpec,
   address,
   addressOrEmpty,
-  addressOrNull,
   badOperation as bad,
   bool,
   collection,
@@ -43,23 +43,8 @@ export const OPERATION_VARIANTS = {
   Mint: { family: 'token', fields: { contract: token, to: address, amount: uint(MAX_U128, 1n) } },
   Approve: { family: 'token', fields: { contract: token, spender: address, amount: uint(MAX_U128) } },
   TransferFrom: { family: 'token', fields: { contract: token, from: address, to: address, amount: uint(MAX_U128, 1n) } },
-  // DPoS staking (coin amounts in base units)
-  RegisterValidator: { family: 'staking', fields: { name: text(64), stake: uint(U64, 1n), commission_bps: uint(10_000n) } },
-  Delegate: { family: 'staking', fields: { validator: address, amount: uint(U64, 1n) } },
-  Undelegate: { family: 'staking', fields: { validator: address, amount: uint(U64, 1n) } },
-  Redelegate: { family: 'staking', fields: { from_validator: address, to_validator: address, amount: uint(U64, 1n) } },
-  ClaimRewards: { family: 'staking', fields: { validator: addressOrNull } },
-  UpdateCommission: { family: 'staking', fields: { commission_bps: uint(10_000n) } },
-  Unjail: { family: 'staking', fields: {} },
-  // PoA authority set (genesis admin only, before DPoS activation; POST /validators)
-  AddAuthority: {
-    family: 'staking',
-    fields: {
-      address,
-      public_key: text(130, 130, /^04[0-9a-f]{128}$/, '04 + 128 lowercase hex (uncompressed secp256k1)'),
-      name: text(64),
-    },
-  },
+  // DPoS staking, PoA authority set (modules/staking/operations.ts)
+  ...STAKING_OPERATIONS,
   // SRC-721 NFTs
   DeployNft: {
     family: 'nft',

@@ -37,3 +37,12 @@ export {
   bool,
 } from './kit/spec.js';
 export { type HandlerMap, type StateScan, type Invariant, type NativeModule, defineModule, applyWith } from './kit/module.js';
+export { type Supply, getSupply, putSupply, MAX_SUPPLY_V1_COIN, MAX_SUPPLY_V2_COIN, maxSupplyBase } from './kit/supply.js';
+export {
+  TREASURY_ADDRESS,
+  INITIAL_BLOCK_REWARD_BASE,
+  HALVING_INTERVAL,
+  scheduledReward,
+  blockReward,
+} from './kit/rewards.js';
+export * from './staking/index.js';

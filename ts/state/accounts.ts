@@ -13,21 +13,9 @@ export const NS = {
   tokenBalance: 0x11,
   tokenAllowance: 0x12,
   tokenHolders: 0x13,
-  // DPoS staking (ledger/staking/state.ts): one byte per record kind
-  stakingValidator: 0x20,
-  stakingDelegation: 0x21,
-  stakingUnbonding: 0x22,
-  stakingUnbondingPool: 0x23,
-  stakingRedelegation: 0x24,
-  stakingQueue: 0x25,
-  stakingGlobal: 0x26,
-  stakingEpochStats: 0x27,
-  stakingRatio: 0x28,
-  stakingSigning: 0x29,
+  // DPoS staking: 0x20..0x2b, owned by the staking module (modules/staking/keys.ts STAKING_NS)
   // SRC-721 collections, tokens (with their approvals) and operator approvals (ledger/nft/keys.ts)
   nft: 0x07,
-  stakingRedelegationEntries: 0x2a,
-  stakingRedelegationIn: 0x2b,
 } as const;
 
 export interface Account {

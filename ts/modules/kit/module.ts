@@ -10,9 +10,16 @@ import type { OperationCall, OperationEnv } from './context.js';
 import type { NativeEvent } from './events.js';
 import type { MessageOf, OperationTable } from './spec.js';
 
+/**
+ * A handler of messages `M`, declared as a method so a module's map stays assignable to the executor's
+ * untyped `NativeModule` (method parameters are bivariant; the executor dispatches by variant name, so each
+ * handler only ever sees its own message).
+ */
+export type Handler<M> = { apply(call: OperationCall<M>): void }['apply'];
+
 /** The handler of each variant of `Ops`, each seeing its own message type. */
 export type HandlerMap<Ops extends OperationTable> = {
-  readonly [K in keyof Ops]: (call: OperationCall<MessageOf<Ops[K]>>) => void;
+  readonly [K in keyof Ops]: Handler<MessageOf<Ops[K]>>;
 };
 
 /** What an invariant reads: the whole state (a pass over it) and point reads. */
