@@ -1,3 +1,4 @@
+import { invariantViolations } from '../ledger/index.js';
 import { StateOverlay, StateStore } from '../state/index.js';
 import { toHex } from '../util/index.js';
 import { type Block, blockHash, headerOf, txMerkleRoot } from './block.js';
@@ -10,8 +11,11 @@ export interface ChainValidation {
   checked_blocks: number;
   height: number;
   first_bad_height: number | null;
-  /** The block rule that failed first (validate-block.ts BLOCK_RULES, or `encoding`/`genesis`). */
-  rule: BlockRule | 'encoding' | 'genesis' | null;
+  /**
+   * The block rule that failed first (validate-block.ts BLOCK_RULES, or `encoding`/`genesis`), or
+   * `invariant` when every block checks but a native module's invariant does not hold on the final state.
+   */
+  rule: BlockRule | 'encoding' | 'genesis' | 'invariant' | null;
   error: string | null;
   elapsed_ms: number;
 }
@@ -19,9 +23,9 @@ export interface ChainValidation {
 /**
  * Re-verify the whole chain from genesis with the same validateAndApply that production and block
  * import use, on a fresh state: every header rule, every transaction rule and signature, and every
- * outcome (gas, bloom, receipts root, state root) after re-executing each block. Reads blocks one at a
- * time, so memory stays bounded by the state size. Never throws for a bad chain: it answers which
- * height and rule failed.
+ * outcome (gas, bloom, receipts root, state root) after re-executing each block, then every native module's
+ * invariants on the rebuilt state (one pass over it). Reads blocks one at a time, so memory stays bounded by
+ * the state size. Never throws for a bad chain: it answers which height and rule failed.
  */
 export async function validateChain(chain: Chain, upTo = chain.height): Promise<ChainValidation> {
   const t0 = performance.now();
@@ -31,7 +35,7 @@ export async function validateChain(chain: Chain, upTo = chain.height): Promise<
   state.applyChanges(genesis.changes);
   const result = (height: number, rule: ChainValidation['rule'], error: string | null): ChainValidation => ({
     valid: rule === null,
-    checked_blocks: rule === null ? upTo + 1 : height,
+    checked_blocks: rule === null || rule === 'invariant' ? upTo + 1 : height,
     height: upTo,
     first_bad_height: rule === null ? null : height,
     rule,
@@ -75,5 +79,7 @@ export async function validateChain(chain: Chain, upTo = chain.height): Promise<
     }
     parent = b;
   }
+  const violations = invariantViolations(state);
+  if (violations.length > 0) return result(upTo, 'invariant', violations.join('; '));
   return result(upTo, null, null);
 }
