@@ -53,3 +53,4 @@ export { pendingReward, sharesValue } from './core.js';
 export * from './reward-history.js';
 export { type RedelegationEntry, redelegationEntries } from './redelegations.js';
 export { type GenesisStake, applyGenesisStakes, hasBondedActiveSet } from './genesis.js';
+export * from './queries.js';
