@@ -9,7 +9,7 @@ import { type ActiveMember, getActiveSet, putActiveSet, putRegistry, registry } 
 /** Whether the active set in force carries bonded stake (reward distribution v2 then routes the coinbase to the treasury). */
 export function hasBondedActiveSet(state: StateReader): boolean {
   const set = getActiveSet(state);
-  return set !== null && set.members.some((m) => m.power > 0n);
+  return set?.members.some((m) => m.power > 0n) ?? false;
 }
 
 export interface GenesisStake {
