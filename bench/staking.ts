@@ -10,8 +10,17 @@ import { validatorSetAt } from '../ts/chain/schedule.js';
 import { executeBlock } from '../ts/execution/index.js';
 import { type KeyPair, keyPairFromPrivate } from '../ts/ledger/keys.js';
 import { checkNativeTransaction, markSignatureVerified, operationActivation } from '../ts/ledger/rules.js';
-import { getTotals, getValidator, putDelegation, putTotals, putValidator, stakingModule } from '../ts/ledger/staking/index.js';
-import { putToken, putTokenBalance, tokenContractAddress } from '../ts/modules/index.js';
+import {
+  getTotals,
+  getValidator,
+  putDelegation,
+  putTotals,
+  putValidator,
+  stakingModule,
+  putToken,
+  putTokenBalance,
+  tokenContractAddress,
+} from '../ts/modules/index.js';
 import { type SignedTransaction, signTransaction } from '../ts/ledger/transaction.js';
 import { BASE_PER_COIN, ZERO_ADDRESS } from '../ts/ledger/units.js';
 import { StateOverlay, StateStore } from '../ts/state/state-store.js';
@@ -267,7 +276,7 @@ export async function benchClaims(): Promise<Row[]> {
       // The claimant pays no fee here (it has no balance): time the operation itself on a scratch overlay.
       const overlay = new StateOverlay(state);
       const t0 = performance.now();
-      stakingModule.apply({
+      stakingModule.handlers.ClaimRewards({
         state: overlay,
         tx,
         op: { name: 'ClaimRewards', family: 'staking', fields: { validator: null } },

@@ -2,12 +2,13 @@
  * A test chain at the execution level: blocks run through the real executeBlock (every transaction rule,
  * the operation modules, fees, coinbase and end-of-block work) on a real StateStore, without consensus,
  * signatures over blocks or disk, so thousands of blocks take seconds. `lastCommit` lets a test say who
- * signed the parent (downtime).
+ * signed the parent (downtime). After every block every module's invariants must hold.
  */
 import { applyGenesisAlloc, type ChainParams, ledgerParams, validatorSetAt } from '../../ts/chain/index.js';
 import { type BlockEnv, type ExecutionResult, executeBlock, operationEnv } from '../../ts/execution/index.js';
 import {
   applyDoubleSign,
+  invariantViolations,
   operationFailure,
   type KeyPair,
   keyPairFromMnemonic,
@@ -85,6 +86,9 @@ export class StakingHarness {
     if (r.dropped.length) throw new Error(`dropped: ${r.dropped[0].reason}`);
     this.state.applyChanges(overlay.changes);
     this.height = height;
+    // Every module's invariants (bonded pool = delegations, outstanding rewards within the pool, ...) hold after every block.
+    const violations = invariantViolations(this.state);
+    if (violations.length) throw new Error(`invariants broken after block ${height}:\n${violations.join('\n')}`);
     return r;
   }
 

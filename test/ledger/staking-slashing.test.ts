@@ -13,10 +13,10 @@ import {
   segmentReward,
   sharesValue,
   slashSettlements,
-} from '../../ts/ledger/staking/index.js';
+} from '../../ts/modules/index.js';
 import type { ExecutionResult } from '../../ts/execution/index.js';
-import type { RewardSegment } from '../../ts/ledger/staking/index.js';
-import { getSupply } from '../../ts/ledger/supply.js';
+import type { RewardSegment } from '../../ts/modules/index.js';
+import { getSupply } from '../../ts/modules/index.js';
 import { BASE_PER_COIN, WEI_PER_BASE } from '../../ts/ledger/units.js';
 import { getAccount } from '../../ts/state/index.js';
 import { StakingHarness, probe, stakingParams, stakingPeople, stakingValidators } from '../helpers/staking-harness.js';

@@ -17,7 +17,7 @@ import {
   pendingReward,
   segmentOfEvent,
   sharesValue,
-} from '../../ts/ledger/staking/index.js';
+} from '../../ts/modules/index.js';
 import { BASE_PER_COIN } from '../../ts/ledger/units.js';
 import { toHex } from '../../ts/util/index.js';
 import {

@@ -4,7 +4,7 @@
  * themselves (not from the block's undo record): folding the same values twice leaves the same rows and
  * totals, so a block folded again after a crash or during a rebuild does no harm.
  */
-import { TOKEN_NS, parseTokenKey } from '../modules/index.js';
+import { STAKING_NS, TOKEN_NS, parseTokenKey } from '../modules/index.js';
 import { parseDelegationKey, parseUnbondingKey } from '../ledger/index.js';
 import { NS, addressFromAccountKey, type KeyStr } from '../state/index.js';
 import type { KvBatch } from '../storage/index.js';
@@ -14,10 +14,10 @@ import { decodeStats, encodeStats, type HolderStats, type IndexTables, type Inde
 export const INDEXED_NAMESPACES: readonly [number, number][] = [
   [NS.account, NS.account + 1],
   [TOKEN_NS.token, TOKEN_NS.tokenBalance + 1],
-  [NS.stakingDelegation, NS.stakingUnbonding + 1],
+  [STAKING_NS.delegation, STAKING_NS.unbonding + 1],
 ];
 
-const INDEXED = new Set<number>([NS.account, TOKEN_NS.token, TOKEN_NS.tokenBalance, NS.stakingDelegation, NS.stakingUnbonding]);
+const INDEXED = new Set<number>([NS.account, TOKEN_NS.token, TOKEN_NS.tokenBalance, STAKING_NS.delegation, STAKING_NS.unbonding]);
 
 /** Whether the index reads this state key (cheap: its namespace byte). */
 export const isIndexedKey = (k: KeyStr): boolean => INDEXED.has(k.charCodeAt(0));
@@ -86,14 +86,14 @@ export function foldChanges(
           later(row, (old) => foldHolding(t, batch, stats, k, row, old, v));
         }
         break;
-      case NS.stakingDelegation:
+      case STAKING_NS.delegation:
         if (parseDelegationKey(k)) {
           const row = t.keyOf(T.delegation, k.substring(21, 41), k.substring(1, 21));
           if (v) batch.put(row, EMPTY);
           else batch.del(row);
         }
         break;
-      case NS.stakingUnbonding:
+      case STAKING_NS.unbonding:
         if (parseUnbondingKey(k)) {
           const row = t.keyOf(T.unbonding, k.substring(1, 21), k.substring(41, 49), k.substring(21, 41));
           if (v) batch.put(row, EMPTY);

@@ -12,13 +12,12 @@ import {
   type StateScan,
   applyWith,
   nftModule,
+  stakingModule,
   tokensModule,
 } from '../modules/index.js';
 import { NS, StateOverlay, type StateReader, getAccount, putAccount } from '../state/index.js';
-import { fromLegacy } from './legacy-module.js';
 import type { OperationName } from './operations.js';
 import { checkNonceAndBalance } from './rules.js';
-import { stakingModule } from './staking/index.js';
 import type { SignedTransaction } from './transaction.js';
 import { txKind } from './tx-kind.js';
 import { baseToWei } from './units.js';
@@ -27,24 +26,7 @@ import { baseToWei } from './units.js';
  * The one dispatch table: every native module, in the order their end-of-block work runs. Adding a module
  * is adding it here (its operations join the wire-format table through ledger/operations.ts).
  */
-export const NATIVE_MODULES: readonly NativeModule[] = [
-  tokensModule,
-  fromLegacy('staking', stakingModule, [
-    NS.stakingValidator,
-    NS.stakingDelegation,
-    NS.stakingUnbonding,
-    NS.stakingUnbondingPool,
-    NS.stakingRedelegation,
-    NS.stakingQueue,
-    NS.stakingGlobal,
-    NS.stakingEpochStats,
-    NS.stakingRatio,
-    NS.stakingSigning,
-    NS.stakingRedelegationEntries,
-    NS.stakingRedelegationIn,
-  ]),
-  nftModule,
-];
+export const NATIVE_MODULES: readonly NativeModule[] = [tokensModule, stakingModule, nftModule];
 
 /** The module of each operation, and a check at load that no two modules claim a variant or a namespace byte. */
 const MODULE_OF = new Map<string, NativeModule>();

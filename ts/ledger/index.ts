@@ -23,9 +23,8 @@ export {
   privateKeyHex,
   randomKeyPair,
 } from './keys.js';
-export type { LedgerParams, OperationEnv } from './operation-context.js';
+export type { LedgerParams, OperationEnv } from '../modules/index.js';
 export { type NativeOperation, type OperationName, TOKEN_CONTRACT_RE, decodeOperation, NFT_COLLECTION_RE } from './operations.js';
-export { TREASURY_ADDRESS, blockReward, scheduledReward } from './rewards.js';
 export {
   TxRuleError,
   type NativeRuleContext,
@@ -75,9 +74,15 @@ export {
   segmentOfEvent,
   segmentReward,
   slashSettlements,
-} from './staking/index.js';
-export { delegationKey, unbondingKey } from './staking/state.js';
-export { getSupply, maxSupplyBase, putSupply } from './supply.js';
+  delegationKey,
+  unbondingKey,
+  getSupply,
+  maxSupplyBase,
+  putSupply,
+  TREASURY_ADDRESS,
+  blockReward,
+  scheduledReward,
+} from '../modules/index.js';
 export {
   type SignedTransaction,
   decodeTransaction,

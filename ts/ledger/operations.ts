@@ -12,13 +12,13 @@ import {
   NFT_OPERATIONS,
   OperationDecodeError,
   type OperationFamily,
+  STAKING_OPERATIONS,
   type OperationFields,
   TOKEN_CONTRACT_RE,
   TOKEN_OPERATIONS,
   U64,
   type VariantSpec,
   address,
-  addressOrNull,
   badOperation as bad,
   checkMessage,
   decodeField,
@@ -35,23 +35,7 @@ export { MAX_U128, NFT_COLLECTION_RE, OperationDecodeError, type OperationFamily
  */
 export const OPERATION_VARIANTS = {
   ...TOKEN_OPERATIONS,
-  // DPoS staking (coin amounts in base units)
-  RegisterValidator: { family: 'staking', fields: { name: text(64), stake: uint(U64, 1n), commission_bps: uint(10_000n) } },
-  Delegate: { family: 'staking', fields: { validator: address, amount: uint(U64, 1n) } },
-  Undelegate: { family: 'staking', fields: { validator: address, amount: uint(U64, 1n) } },
-  Redelegate: { family: 'staking', fields: { from_validator: address, to_validator: address, amount: uint(U64, 1n) } },
-  ClaimRewards: { family: 'staking', fields: { validator: addressOrNull } },
-  UpdateCommission: { family: 'staking', fields: { commission_bps: uint(10_000n) } },
-  Unjail: { family: 'staking', fields: {} },
-  // PoA authority set (genesis admin only, before DPoS activation; POST /validators)
-  AddAuthority: {
-    family: 'staking',
-    fields: {
-      address,
-      public_key: text(130, 130, /^04[0-9a-f]{128}$/, '04 + 128 lowercase hex (uncompressed secp256k1)'),
-      name: text(64),
-    },
-  },
+  ...STAKING_OPERATIONS,
   ...NFT_OPERATIONS,
 } as const satisfies Record<string, VariantSpec>;
 

@@ -6,7 +6,7 @@
  */
 import { InvalidTransactionError, NodeError, fromHex, toHex } from '../util/index.js';
 import { addressFromPublicKey } from './keys.js';
-import type { LedgerParams } from './operation-context.js';
+import type { LedgerParams } from '../modules/index.js';
 import { OperationDecodeError, type OperationName } from './operations.js';
 import { type SignedTransaction, signingDigest } from './transaction.js';
 import { type TxKind, isOperationEnvelope, txKind } from './tx-kind.js';

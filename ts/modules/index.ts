@@ -49,3 +49,12 @@ export {
 } from './kit/module.js';
 export * from './tokens/index.js';
 export * from './nft/index.js';
+export { type Supply, getSupply, putSupply, MAX_SUPPLY_V1_COIN, MAX_SUPPLY_V2_COIN, maxSupplyBase } from './kit/supply.js';
+export {
+  TREASURY_ADDRESS,
+  INITIAL_BLOCK_REWARD_BASE,
+  HALVING_INTERVAL,
+  scheduledReward,
+  blockReward,
+} from './kit/rewards.js';
+export * from './staking/index.js';

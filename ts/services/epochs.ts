@@ -1,8 +1,9 @@
 /**
  * Epochs: fixed windows of `params.epochLength` heights starting at genesis (epoch n = heights
  * n*L .. n*L + L - 1); the length is a genesis parameter (default 3600: one hour of 1 s blocks,
- * docs/networks.md). The staking module (DPoS) will settle rewards and validator-set changes at epoch
- * boundaries; until then epochs only group statistics. The arithmetic lives in chain/schedule.ts.
+ * docs/networks.md). The staking module (modules/staking) matures unbondings, checkpoints reward ratios and
+ * chooses the next active set at each epoch's last block. The arithmetic lives in chain/schedule.ts; this
+ * view stays in services, not the module: it reads heights, not staking records.
  */
 import { type ChainParams, epochEnd, epochOf, epochStart } from '../chain/index.js';
 

@@ -1,29 +1,31 @@
 /**
- * Staking (DPoS) and epochs from the authenticated state: validators with stake, commission, status and
- * uptime, delegations with their pending F1 rewards, unbonding entries, per-epoch records, and the signed
- * RegisterValidator submission.
+ * Staking (DPoS) and epochs for the transports: validators with stake, commission, status and uptime,
+ * delegations with their pending F1 rewards, unbonding entries, per-epoch records, and the signed
+ * RegisterValidator submission. The reads of staking records are the module's queries
+ * (modules/staking/queries.ts); this file adds the chain's view (next height's set, indexes, epochs).
  */
 import {
   weiToBase,
   MAX_COMMISSION_BPS as MAX_COMMISSION,
   MIN_SELF_STAKE_BASE,
   SIGNED_BLOCKS_WINDOW,
-  type ValidatorRecord,
   delegatorValidators,
   getActiveSet,
-  getDelegation,
-  getEpochStats,
-  getPool,
-  getSigningInfo,
   getTotals,
-  getUnbondingShares,
   getValidator,
-  pendingReward,
   registry,
-  sharesValue,
   parseSignedTransaction,
   txKind,
 } from '../ledger/index.js';
+import {
+  type ValidatorStatusView,
+  blocksProducedIn,
+  delegationValue,
+  statusOf,
+  unbondingValue,
+  uptimeOf,
+  validatorStake,
+} from '../modules/index.js';
 import { epochOf as epochAt, validatorSetAt } from '../chain/index.js';
 import { InvalidParamsError } from '../util/index.js';
 import { chainIndex } from '../indexes/index.js';
@@ -36,21 +38,7 @@ export const MAX_COMMISSION_BPS = Number(MAX_COMMISSION);
 export const DEFAULT_EPOCH_HISTORY = 10;
 export const MAX_EPOCH_HISTORY = 100;
 
-export type ValidatorStatusView = 'active' | 'jailed' | 'tombstoned' | 'unbonding';
-
-/** Spec status: in the active set = active; jailed; tombstoned; registered but outside the active set = unbonding. */
-export function statusOf(v: ValidatorRecord, active: ReadonlySet<string>): ValidatorStatusView {
-  if (v.status === 'tombstoned') return 'tombstoned';
-  if (v.status === 'jailed') return 'jailed';
-  return active.has(v.address) ? 'active' : 'unbonding';
-}
-
-/** signed / (signed + missed) over the validator's sliding window; 1.0 before its first record. */
-export function uptimeOf(ctx: ChainContext, address: string): number {
-  const info = getSigningInfo(ctx.chain.state, address);
-  if (info.count === 0) return 1.0;
-  return Math.round(((info.count - info.missed) / info.count) * 1e6) / 1e6;
-}
+export type { ValidatorStatusView };
 
 export interface StakingValidatorView {
   address: string;
@@ -85,21 +73,18 @@ export async function validatorViews(
   const activeSet = new Set(set.map((v) => v.address));
   const idx = await stateIndex(ctx);
   const view = (address: string, name: string, power: bigint): StakingValidatorView => {
-    const v = getValidator(chain.state, address);
-    const self = v ? getDelegation(chain.state, address, address) : null;
-    const selfStake = v && self ? sharesValue(v, self.shares) : 0n;
-    const produced = getEpochStats(chain.state, epoch, address).blocks;
+    const { record: v, stake, self_stake, delegated_stake } = validatorStake(chain.state, address);
     return {
       address,
       name: v?.name ?? name,
       status: v ? statusOf(v, activeSet) : activeSet.has(address) ? 'active' : 'unbonding',
-      stake: v?.tokens ?? 0n,
-      self_stake: selfStake,
-      delegated_stake: (v?.tokens ?? 0n) - selfStake,
+      stake,
+      self_stake,
+      delegated_stake,
       commission: v ? Number(v.commission_bps) / 10_000 : 0.0,
       commission_bps: v ? Number(v.commission_bps) : 0,
-      uptime: v ? uptimeOf(ctx, address) : 1.0,
-      blocks_produced_epoch: produced,
+      uptime: v ? uptimeOf(chain.state, address) : 1.0,
+      blocks_produced_epoch: blocksProducedIn(chain.state, epoch, address),
       voting_power: power,
       delegators: idx.delegatorsOf(address).length,
       jailed_until_epoch: v?.status === 'jailed' ? v.jailed_until_epoch : null,
@@ -154,13 +139,13 @@ export async function delegationViews(ctx: ChainContext, delegator: string): Pro
   for (const va of [...validators].sort()) {
     const v = getValidator(state, va);
     if (!v) continue;
-    const del = getDelegation(state, d, va);
+    const del = delegationValue(state, d, v);
     rows.push({
       validator: va,
       validator_name: v.name,
-      amount: del ? sharesValue(v, del.shares) : 0n,
-      pending_reward_wei: del ? pendingReward(v, del) : 0n,
-      delegated_at_epoch: del?.since_epoch ?? 0,
+      amount: del.amount,
+      pending_reward_wei: del.pending_reward_wei,
+      delegated_at_epoch: del.since_epoch,
       status: statusOf(v, active),
       unbonding: unbonding.filter((u) => u.validator === va).map(({ amount, complete_epoch }) => ({ amount, complete_epoch })),
     });
@@ -175,11 +160,11 @@ export async function unbondingEntries(
 ): Promise<{ validator: string; amount: bigint; complete_epoch: number }[]> {
   const idx = await stateIndex(ctx);
   const state = ctx.chain.state;
-  return idx.unbondingOf(delegator).map(([validator, epoch]) => {
-    const shares = getUnbondingShares(state, delegator, validator, epoch);
-    const pool = getPool(state, validator, epoch);
-    return { validator, amount: pool.shares === 0n ? 0n : (shares * pool.tokens) / pool.shares, complete_epoch: epoch };
-  });
+  return idx.unbondingOf(delegator).map(([validator, epoch]) => ({
+    validator,
+    amount: unbondingValue(state, delegator, validator, epoch),
+    complete_epoch: epoch,
+  }));
 }
 
 /** GET /staking/delegations/{address}. */

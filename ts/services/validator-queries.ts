@@ -1,20 +1,19 @@
 /**
- * The validator set. Until the staking module (DPoS) arrives, the set is the genesis authority set
- * (chain.params.validators), every member active, with no stake; production counts come from the chain index.
+ * The validator set: the genesis authority set (chain.params.validators, plus authorities the admin added)
+ * before DPoS, the staking module's active set and registered validators after; stake, delegations and
+ * distributions are the staking module's queries (modules/staking/queries.ts), production counts come from
+ * the chain index.
  */
 import {
   weiToBase,
   addressFromPublicKey,
-  getDelegation,
-  getEpochStats,
   getPoaSet,
   getValidator,
-  pendingReward,
-  sharesValue,
   signTransaction,
   MIN_TX_FEE_BASE,
   ZERO_ADDRESS,
 } from '../ledger/index.js';
+import { delegationValue, epochDistribution } from '../modules/index.js';
 import { type GenesisValidator, validatorSetAt, ledgerParams } from '../chain/index.js';
 import { InvalidParamsError, NotFoundError, fromHex, NodeError } from '../util/index.js';
 import { type IndexCoverage, type ProducerTally, chainIndex } from '../indexes/index.js';
@@ -100,12 +99,12 @@ export async function validatorDelegators(ctx: NodeContext, address: string): Pr
   const rec = getValidator(ctx.chain.state, v.address);
   const delegators = rec
     ? (await stateIndex(ctx)).delegatorsOf(v.address).map((d) => {
-        const del = getDelegation(ctx.chain.state, d, v.address);
+        const del = delegationValue(ctx.chain.state, d, rec);
         return {
           delegator: d,
-          amount: del ? sharesValue(rec, del.shares) : 0n,
-          since_epoch: del?.since_epoch ?? 0,
-          pending_reward: del ? weiToBase(pendingReward(rec, del)) : 0n,
+          amount: del.amount,
+          since_epoch: del.since_epoch,
+          pending_reward: weiToBase(del.pending_reward_wei),
         };
       })
     : [];
@@ -153,7 +152,7 @@ export async function validatorRewards(ctx: NodeContext, address: string): Promi
   const idx = await chainIndex(ctx);
   const rec = getValidator(ctx.chain.state, v.address);
   const staking = (e: number) => {
-    const s = getEpochStats(ctx.chain.state, e, v.address);
+    const s = epochDistribution(ctx.chain.state, e, v.address);
     return { commission: weiToBase(s.commission), delegator_rewards: weiToBase(s.rewards) };
   };
   const by_epoch = seriesEpochs(ctx)

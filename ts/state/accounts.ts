@@ -11,19 +11,8 @@ export const NS = {
   account: 0x01,
   code: 0x02,
   storage: 0x03,
-  // DPoS staking (ledger/staking/state.ts): one byte per record kind
-  stakingValidator: 0x20,
-  stakingDelegation: 0x21,
-  stakingUnbonding: 0x22,
-  stakingUnbondingPool: 0x23,
-  stakingRedelegation: 0x24,
-  stakingQueue: 0x25,
-  stakingGlobal: 0x26,
-  stakingEpochStats: 0x27,
-  stakingRatio: 0x28,
-  stakingSigning: 0x29,
-  stakingRedelegationEntries: 0x2a,
-  stakingRedelegationIn: 0x2b,
+  // SRC-20 tokens: 0x10..0x13 (modules/tokens/keys.ts TOKEN_NS); DPoS staking: 0x20..0x2b (modules/staking/keys.ts
+  // STAKING_NS); SRC-721: 0x07 (modules/nft/keys.ts NFT_NS). Modules own their namespace bytes.
 } as const;
 
 export interface Account {

@@ -5,8 +5,8 @@
  * validator and a claim O(1) whatever the number of delegators), unbonding pools and slashing.
  */
 import { getAccount, putAccount, type StateOverlay } from '../../state/index.js';
-import { getSupply, putSupply } from '../supply.js';
-import { baseToWei } from '../units.js';
+import { getSupply, putSupply } from '../kit/supply.js';
+import { baseToWei } from '../kit/units.js';
 import { RATIO_SCALE, UNBONDING_EPOCHS } from './params.js';
 import { type RedelegationEntry, redelegationEntries } from './redelegations.js';
 import { type Settlement, addRewardsPaid, recordSlashSettlement } from './reward-history.js';

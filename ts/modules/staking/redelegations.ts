@@ -5,12 +5,13 @@
  * only its own entries of the last UNBONDING_EPOCHS epochs (never every delegator), and an epoch's lists
  * are deleted when they mature.
  *
- * Keys (NS from state/accounts.ts):
- * - stakingRedelegationEntries || source20 || creation_epoch u64 [|| chunk u32] -> count / chunk of entries
- * - stakingRedelegationIn      || delegator20 || destination20 -> the last complete_epoch of redelegations into it
+ * Keys (STAKING_NS, keys.ts):
+ * - redelegationEntries || source20 || creation_epoch u64 [|| chunk u32] -> count / chunk of entries
+ * - redelegationIn      || delegator20 || destination20 -> the last complete_epoch of redelegations into it
  */
-import { NS, type StateOverlay, type StateReader } from '../../state/index.js';
-import { type ChunkedListKeys, hex20, listAppend, listDelete, listRead, mk, u32hex, u64hex } from './state.js';
+import type { StateOverlay, StateReader } from '../../state/index.js';
+import { STAKING_NS, hex20, mk, u32hex, u64hex } from './keys.js';
+import { type ChunkedListKeys, listAppend, listDelete, listRead } from './state.js';
 
 /** One redelegation, as its source's slash needs it. */
 export interface RedelegationEntry {
@@ -24,10 +25,10 @@ export interface RedelegationEntry {
 }
 
 const entryKeys = (source: string, epoch: number): ChunkedListKeys => ({
-  count: mk(NS.stakingRedelegationEntries, hex20(source) + u64hex(epoch)),
-  chunk: (c) => mk(NS.stakingRedelegationEntries, hex20(source) + u64hex(epoch) + u32hex(c)),
+  count: mk(STAKING_NS.redelegationEntries, hex20(source) + u64hex(epoch)),
+  chunk: (c) => mk(STAKING_NS.redelegationEntries, hex20(source) + u64hex(epoch) + u32hex(c)),
 });
-const inKey = (d: string, to: string) => mk(NS.stakingRedelegationIn, hex20(d) + hex20(to));
+const inKey = (d: string, to: string) => mk(STAKING_NS.redelegationIn, hex20(d) + hex20(to));
 
 export function addRedelegationEntry(state: StateOverlay, source: string, epoch: number, e: RedelegationEntry): void {
   listAppend(state, entryKeys(source, epoch), [

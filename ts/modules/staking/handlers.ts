@@ -1,12 +1,38 @@
 /**
- * The staking operations (docs/tokens-and-staking.md). Each throws OperationFailed naming the problem:
- * a 400 at admission, a status-0 receipt at inclusion.
+ * The staking module's handlers (Cosmos keeper/msg_server.go): one per row of operations.ts, each the
+ * state transition of its operation. Each failure throws its class from errors.ts: a 400 at admission,
+ * a status-0 receipt at inclusion.
  */
 import { getAccount, putAccount } from '../../state/index.js';
-import { type OperationCall, OperationFailed } from '../operation-context.js';
-import type { OperationName } from '../operations.js';
-import { baseToWei, weiToBase } from '../units.js';
+import type { OperationCall } from '../kit/context.js';
+import type { HandlerMap } from '../kit/module.js';
+import { baseToWei, weiToBase } from '../kit/units.js';
 import { type SettlementSink, addToPool, bond, credit, settleRewards, sharesValue, unbond } from './core.js';
+import {
+  AlreadyAuthority,
+  AlreadyRegistered,
+  CommissionAlreadyChanged,
+  CommissionChangeTooLarge,
+  CommissionTooHigh,
+  ExceedsDelegation,
+  InsufficientBalance,
+  NotGenesisAdmin,
+  NotJailed,
+  NothingToClaim,
+  RedelegationInFlight,
+  RedelegationToSameValidator,
+  SelfStakeWouldFall,
+  StakeBelowMinimum,
+  StillJailed,
+  TombstonedForever,
+  TransitiveRedelegation,
+  UnjailSelfStakeTooLow,
+  UnknownValidator,
+  ValidatorJailed,
+  ValidatorTombstoned,
+} from './errors.js';
+import { STAKING_EVENTS as EV } from './events.js';
+import type { StakingOperations } from './operations.js';
 import { MAX_COMMISSION_BPS, MAX_COMMISSION_CHANGE_BPS, MIN_SELF_STAKE_BASE, UNBONDING_EPOCHS } from './params.js';
 import { addRedelegationEntry, incomingRedelegationUntil, putIncomingRedelegation } from './redelegations.js';
 import { settlementFields } from './reward-history.js';
@@ -30,68 +56,56 @@ import {
   registry,
 } from './state.js';
 
-const epochOf = (call: OperationCall): number => Math.floor(call.env.height / call.env.ledger.epochLength);
-const COINS = (base: bigint): string =>
-  `${base / 100_000_000n}${base % 100_000_000n ? `.${(base % 100_000_000n).toString().padStart(8, '0').replace(/0+$/, '')}` : ''}`;
+/** Any staking call, whatever its message (the helpers below read only the state, the sender and the block). */
+type AnyCall = OperationCall<unknown>;
+
+const epochOf = (call: AnyCall): number => Math.floor(call.env.height / call.env.ledger.epochLength);
 
 /** Take amount (base units) from the sender's balance for bonding. */
-function debit(call: OperationCall, amount: bigint): void {
+function debit(call: AnyCall, amount: bigint): void {
   const a = getAccount(call.state, call.tx.from_address);
   const need = baseToWei(amount);
-  if (a.balance < need)
-    throw new OperationFailed(
-      `insufficient balance: ${weiToBase(a.balance)} base units available, ${amount} needed after the fee`,
-    );
+  if (a.balance < need) throw new InsufficientBalance(weiToBase(a.balance), amount);
   a.balance -= need;
   putAccount(call.state, call.tx.from_address, a);
 }
 
-function validatorOrFail(call: OperationCall, address: string): ValidatorRecord {
+function validatorOrFail(call: AnyCall, address: string): ValidatorRecord {
   const v = getValidator(call.state, address);
-  if (!v) throw new OperationFailed(`unknown validator ${address}`);
+  if (!v) throw new UnknownValidator(address);
   return v;
 }
 
-function bondable(call: OperationCall, address: string): ValidatorRecord {
+function bondable(call: AnyCall, address: string): ValidatorRecord {
   const v = validatorOrFail(call, address);
-  if (v.status === 'jailed') throw new OperationFailed(`validator ${address} is jailed`);
-  if (v.status === 'tombstoned') throw new OperationFailed(`validator ${address} is tombstoned`);
+  if (v.status === 'jailed') throw new ValidatorJailed(address);
+  if (v.status === 'tombstoned') throw new ValidatorTombstoned(address);
   return v;
 }
-
-const field = (call: OperationCall, name: string): bigint => call.op.fields[name] as bigint;
 
 /** Rewards a delegation change pays out first are recorded as a RewardsSettled event (reward history). */
 const settledBy =
-  (call: OperationCall): SettlementSink =>
+  (call: AnyCall): SettlementSink =>
   (s) =>
-    call.emit({ type: 'RewardsSettled', fields: { ...settlementFields(s), cause: call.op.name } });
-const addr = (call: OperationCall, name: string): string => call.op.fields[name] as string;
+    call.emit({ type: EV.RewardsSettled, fields: { ...settlementFields(s), cause: call.op.name } });
 
 /** A self-delegation may not fall below the minimum unless it is withdrawn entirely (the validator leaves). */
 function checkSelfStake(v: ValidatorRecord, delegator: string, remaining: bigint): void {
-  if (delegator === v.address && remaining > 0n && remaining < MIN_SELF_STAKE_BASE) {
-    throw new OperationFailed(
-      `self-stake would fall to ${remaining} base units, below the minimum ${MIN_SELF_STAKE_BASE} (15,000 coins): withdraw all of it to leave`,
-    );
-  }
+  if (delegator === v.address && remaining > 0n && remaining < MIN_SELF_STAKE_BASE)
+    throw new SelfStakeWouldFall(remaining, MIN_SELF_STAKE_BASE);
 }
 
-export const STAKING_HANDLERS: Partial<Record<OperationName, (call: OperationCall) => void>> = {
+export const STAKING_HANDLERS: HandlerMap<StakingOperations> = {
   RegisterValidator(call) {
     const self = call.tx.from_address;
-    const stake = field(call, 'stake');
-    const commission = field(call, 'commission_bps');
-    if (getValidator(call.state, self)) throw new OperationFailed(`${self} is already a registered validator`);
-    if (stake < MIN_SELF_STAKE_BASE)
-      throw new OperationFailed(
-        `stake ${stake} is below the minimum self-stake ${MIN_SELF_STAKE_BASE} base units (15,000 coins)`,
-      );
-    if (commission > MAX_COMMISSION_BPS) throw new OperationFailed('commission_bps must be at most 10000');
+    const { stake, commission_bps: commission } = call.op.fields;
+    if (getValidator(call.state, self)) throw new AlreadyRegistered(self);
+    if (stake < MIN_SELF_STAKE_BASE) throw new StakeBelowMinimum(stake, MIN_SELF_STAKE_BASE);
+    if (commission > MAX_COMMISSION_BPS) throw new CommissionTooHigh();
     debit(call, stake);
     const v: ValidatorRecord = {
       address: self,
-      name: addr(call, 'name'),
+      name: call.op.fields.name,
       public_key: call.tx.public_key,
       commission_bps: commission,
       commission_epoch: -1,
@@ -108,7 +122,7 @@ export const STAKING_HANDLERS: Partial<Record<OperationName, (call: OperationCal
     putRegistry(call.state, [...registry(call.state), self]);
     const shares = bond(call.state, self, v, stake, epochOf(call), settledBy(call));
     call.emit({
-      type: 'ValidatorRegistered',
+      type: EV.ValidatorRegistered,
       fields: {
         validator: self,
         name: v.name,
@@ -119,12 +133,12 @@ export const STAKING_HANDLERS: Partial<Record<OperationName, (call: OperationCal
     });
   },
   Delegate(call) {
-    const v = bondable(call, addr(call, 'validator'));
-    const amount = field(call, 'amount');
+    const v = bondable(call, call.op.fields.validator);
+    const { amount } = call.op.fields;
     debit(call, amount);
     const shares = bond(call.state, call.tx.from_address, v, amount, epochOf(call), settledBy(call));
     call.emit({
-      type: 'Delegated',
+      type: EV.Delegated,
       fields: {
         delegator: call.tx.from_address,
         validator: v.address,
@@ -136,12 +150,11 @@ export const STAKING_HANDLERS: Partial<Record<OperationName, (call: OperationCal
   },
   Undelegate(call) {
     const delegator = call.tx.from_address;
-    const v = validatorOrFail(call, addr(call, 'validator'));
+    const v = validatorOrFail(call, call.op.fields.validator);
     const d = getDelegation(call.state, delegator, v.address);
-    const amount = field(call, 'amount');
+    const { amount } = call.op.fields;
     const have = d ? sharesValue(v, d.shares) : 0n;
-    if (!d || have < amount)
-      throw new OperationFailed(`undelegate ${amount} exceeds the delegation of ${have} base units to ${v.address}`);
+    if (!d || have < amount) throw new ExceedsDelegation('undelegate', amount, have, v.address);
     checkSelfStake(v, delegator, have - amount);
     const complete = epochOf(call) + UNBONDING_EPOCHS;
     const tokens = unbond(call.state, delegator, v, d, amount, settledBy(call));
@@ -150,7 +163,7 @@ export const STAKING_HANDLERS: Partial<Record<OperationName, (call: OperationCal
     if (before === 0n) queueAppend(call.state, complete, delegator, v.address);
     putUnbondingShares(call.state, delegator, v.address, complete, before + poolShares);
     call.emit({
-      type: 'Undelegated',
+      type: EV.Undelegated,
       fields: {
         delegator,
         validator: v.address,
@@ -163,27 +176,18 @@ export const STAKING_HANDLERS: Partial<Record<OperationName, (call: OperationCal
   },
   Redelegate(call) {
     const delegator = call.tx.from_address;
-    const fromAddr = addr(call, 'from_validator');
-    const toAddr = addr(call, 'to_validator');
-    if (fromAddr === toAddr) throw new OperationFailed('from_validator and to_validator must differ');
+    const { from_validator: fromAddr, to_validator: toAddr, amount } = call.op.fields;
+    if (fromAddr === toAddr) throw new RedelegationToSameValidator();
     const from = validatorOrFail(call, fromAddr);
     const to = bondable(call, toAddr);
     const epoch = epochOf(call);
     const inFlight = getRedelegation(call.state, delegator, fromAddr, toAddr);
-    if (inFlight && inFlight.complete_epoch > epoch)
-      throw new OperationFailed(
-        `a redelegation from ${fromAddr} to ${toAddr} is in flight until epoch ${inFlight.complete_epoch}`,
-      );
+    if (inFlight && inFlight.complete_epoch > epoch) throw new RedelegationInFlight(fromAddr, toAddr, inFlight.complete_epoch);
     const incoming = incomingRedelegationUntil(call.state, delegator, fromAddr);
-    if (incoming > epoch)
-      throw new OperationFailed(
-        `a redelegation into ${fromAddr} is in flight until epoch ${incoming}: stake redelegated to a validator cannot be redelegated again before it matures`,
-      );
+    if (incoming > epoch) throw new TransitiveRedelegation(fromAddr, incoming);
     const d = getDelegation(call.state, delegator, fromAddr);
-    const amount = field(call, 'amount');
     const have = d ? sharesValue(from, d.shares) : 0n;
-    if (!d || have < amount)
-      throw new OperationFailed(`redelegate ${amount} exceeds the delegation of ${have} base units to ${fromAddr}`);
+    if (!d || have < amount) throw new ExceedsDelegation('redelegate', amount, have, fromAddr);
     checkSelfStake(from, delegator, have - amount);
     const tokens = unbond(call.state, delegator, from, d, amount, settledBy(call));
     const shares = bond(call.state, delegator, to, tokens, epoch, settledBy(call));
@@ -199,7 +203,7 @@ export const STAKING_HANDLERS: Partial<Record<OperationName, (call: OperationCal
     });
     putIncomingRedelegation(call.state, delegator, toAddr, complete);
     call.emit({
-      type: 'Redelegated',
+      type: EV.Redelegated,
       fields: {
         delegator,
         from_validator: fromAddr,
@@ -215,19 +219,19 @@ export const STAKING_HANDLERS: Partial<Record<OperationName, (call: OperationCal
   },
   ClaimRewards(call) {
     const delegator = call.tx.from_address;
-    const only = call.op.fields.validator as string | null;
+    const only = call.op.fields.validator;
     const targets = only ? [only] : delegatorValidators(call.state, delegator);
-    if (only && !getValidator(call.state, only)) throw new OperationFailed(`unknown validator ${only}`);
+    if (only && !getValidator(call.state, only)) throw new UnknownValidator(only);
     let total = 0n;
     for (const va of targets) {
-      const v = getValidator(call.state, va) as ValidatorRecord;
+      const v = getValidator(call.state, va);
       const d = getDelegation(call.state, delegator, va);
-      if (!d) continue;
+      if (!v || !d) continue;
       const paid = settleRewards(call.state, delegator, v, d);
       if (!paid) continue;
       putDelegation(call.state, delegator, va, d);
       total += paid.amount;
-      call.emit({ type: 'RewardsClaimed', fields: settlementFields(paid) });
+      call.emit({ type: EV.RewardsClaimed, fields: settlementFields(paid) });
     }
     // A validator claims its commission with its rewards (all, or naming itself).
     const own = getValidator(call.state, delegator);
@@ -240,53 +244,45 @@ export const STAKING_HANDLERS: Partial<Record<OperationName, (call: OperationCal
       totals.rewards_pool -= c;
       putTotals(call.state, totals);
       total += c;
-      call.emit({ type: 'CommissionClaimed', fields: { validator: delegator, amount: c.toString() } });
+      call.emit({ type: EV.CommissionClaimed, fields: { validator: delegator, amount: c.toString() } });
     }
-    if (total === 0n) throw new OperationFailed(only ? `nothing to claim from ${only}` : 'nothing to claim');
+    if (total === 0n) throw new NothingToClaim(only);
   },
   UpdateCommission(call) {
     const v = validatorOrFail(call, call.tx.from_address);
-    const next = field(call, 'commission_bps');
+    const next = call.op.fields.commission_bps;
     const epoch = epochOf(call);
-    if (v.commission_epoch === epoch)
-      throw new OperationFailed(`commission was already changed in epoch ${epoch}: once per epoch`);
+    if (v.commission_epoch === epoch) throw new CommissionAlreadyChanged(epoch);
     const change = next > v.commission_bps ? next - v.commission_bps : v.commission_bps - next;
-    if (change > MAX_COMMISSION_CHANGE_BPS)
-      throw new OperationFailed(
-        `commission change too large: ${v.commission_bps} -> ${next} bps, at most ${MAX_COMMISSION_CHANGE_BPS} per epoch`,
-      );
+    if (change > MAX_COMMISSION_CHANGE_BPS) throw new CommissionChangeTooLarge(v.commission_bps, next, MAX_COMMISSION_CHANGE_BPS);
     const before = v.commission_bps;
     v.commission_bps = next;
     v.commission_epoch = epoch;
     putValidator(call.state, v);
     call.emit({
-      type: 'CommissionUpdated',
+      type: EV.CommissionUpdated,
       fields: { validator: v.address, from_bps: before.toString(), to_bps: next.toString() },
     });
   },
   Unjail(call) {
     const v = validatorOrFail(call, call.tx.from_address);
-    if (v.status === 'tombstoned')
-      throw new OperationFailed('validator is tombstoned for double signing and can never be unjailed');
-    if (v.status !== 'jailed') throw new OperationFailed('validator is not jailed');
+    if (v.status === 'tombstoned') throw new TombstonedForever();
+    if (v.status !== 'jailed') throw new NotJailed();
     const epoch = epochOf(call);
-    if (epoch < v.jailed_until_epoch)
-      throw new OperationFailed(`validator is jailed until epoch ${v.jailed_until_epoch} (now ${epoch})`);
+    if (epoch < v.jailed_until_epoch) throw new StillJailed(v.jailed_until_epoch, epoch);
     const self = getDelegation(call.state, v.address, v.address);
-    if (!self || sharesValue(v, self.shares) < MIN_SELF_STAKE_BASE)
-      throw new OperationFailed(`self-stake below the minimum ${COINS(MIN_SELF_STAKE_BASE)} coins: delegate to yourself first`);
+    if (!self || sharesValue(v, self.shares) < MIN_SELF_STAKE_BASE) throw new UnjailSelfStakeTooLow(MIN_SELF_STAKE_BASE);
     v.status = 'bonded';
     putValidator(call.state, v);
-    call.emit({ type: 'Unjailed', fields: { validator: v.address } });
+    call.emit({ type: EV.Unjailed, fields: { validator: v.address } });
   },
   AddAuthority(call) {
     const admin = call.env.ledger.admin;
-    if (!admin || call.tx.from_address !== admin) throw new OperationFailed('only the genesis admin may add a PoA authority');
-    const address = addr(call, 'address');
-    const publicKey = call.op.fields.public_key as string;
+    if (!admin || call.tx.from_address !== admin) throw new NotGenesisAdmin();
+    const { address, public_key: publicKey, name } = call.op.fields;
     const current = getPoaSet(call.state) ?? call.env.ledger.authorities.map((a) => ({ ...a, power: 1n }));
-    if (current.some((m) => m.address === address)) throw new OperationFailed(`${address} is already an authority`);
-    putPoaSet(call.state, [...current, { address, name: addr(call, 'name'), public_key: publicKey, power: 1n }]);
-    call.emit({ type: 'AuthorityAdded', fields: { address, name: addr(call, 'name') } });
+    if (current.some((m) => m.address === address)) throw new AlreadyAuthority(address);
+    putPoaSet(call.state, [...current, { address, name, public_key: publicKey, power: 1n }]);
+    call.emit({ type: EV.AuthorityAdded, fields: { address, name } });
   },
 };

@@ -1,4 +1,4 @@
-import { type KeyStr, type StateOverlay, type StateReader, keyStr, NS } from '../state/index.js';
+import { type KeyStr, type StateOverlay, type StateReader, keyStr, NS } from '../../state/index.js';
 import { BASE_PER_COIN } from './units.js';
 
 /** Totals kept in the authenticated state so every node agrees on them (wei). */

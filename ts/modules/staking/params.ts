@@ -2,7 +2,7 @@
  * DPoS parameters (docs/economics.md, docs/tokens-and-staking.md). Cosmos SDK x/staking, x/distribution
  * and x/slashing are the models; the numbers are ours where the spec is silent.
  */
-import { BASE_PER_COIN } from '../units.js';
+import { BASE_PER_COIN } from '../kit/units.js';
 
 /** Spec: minimum self-stake 15,000 coins (base units). */
 export const MIN_SELF_STAKE_BASE = 15_000n * BASE_PER_COIN;

@@ -1,20 +1,23 @@
 /**
  * Staking records in the authenticated state (inside the state root). Values are JSON with a fixed field
  * order and amounts as decimal strings, so every node writes the same bytes.
- *
- * Keys (first byte from state/accounts.ts NS):
- * - stakingValidator    || validator20                      -> ValidatorRecord
- * - stakingDelegation   || delegator20 || validator20       -> DelegationRecord
- * - stakingUnbonding    || delegator20 || validator20 || complete_epoch u64 -> pool shares of the entry
- * - stakingUnbondingPool|| validator20 || complete_epoch u64 -> { tokens, shares } (slashable as one)
- * - stakingRedelegation || delegator20 || from20 || to20    -> { amount, complete_epoch }
- * - stakingQueue        || complete_epoch u64 [|| chunk u32] -> count / chunk of [delegator, validator] pairs
- * - stakingGlobal       || name                             -> registry, active set, totals, per-delegator lists
- * - stakingEpochStats   || epoch u64 || validator20         -> EpochStats
- * - stakingRatio        || validator20 || epoch u64         -> `acc:commission_total` at the epoch's end (EpochCheckpoint)
- * - stakingSigning      || validator20                      -> SigningInfo (sliding window)
+ * Keys: keys.ts.
  */
-import { NS, type KeyStr, type StateOverlay, type StateReader, keyStr } from '../../state/index.js';
+import type { KeyStr, StateOverlay, StateReader } from '../../state/index.js';
+import {
+  STAKING_NS,
+  delegationKey,
+  epochStatsKey,
+  globalKey,
+  queueChunkKey,
+  queueCountKey,
+  ratioKey,
+  redelegationKey,
+  signingKey,
+  unbondingKey,
+  unbondingPoolKey,
+  validatorKey,
+} from './keys.js';
 
 export type ValidatorStatus = 'bonded' | 'jailed' | 'tombstoned';
 
@@ -90,25 +93,6 @@ export interface StakingTotals {
   /** Rewards distributed and not yet claimed, including rounding dust (wei). */
   rewards_pool: bigint;
 }
-
-export const hex20 = (a: string): string => a.slice(2);
-export const u64hex = (n: number): string => n.toString(16).padStart(16, '0');
-export const u32hex = (n: number): string => n.toString(16).padStart(8, '0');
-export const mk = (ns: number, hex: string): KeyStr => keyStr(Buffer.from(ns.toString(16).padStart(2, '0') + hex, 'hex'));
-
-export const validatorKey = (v: string): KeyStr => mk(NS.stakingValidator, hex20(v));
-export const delegationKey = (d: string, v: string): KeyStr => mk(NS.stakingDelegation, hex20(d) + hex20(v));
-export const unbondingKey = (d: string, v: string, epoch: number): KeyStr =>
-  mk(NS.stakingUnbonding, hex20(d) + hex20(v) + u64hex(epoch));
-export const unbondingPoolKey = (v: string, epoch: number): KeyStr => mk(NS.stakingUnbondingPool, hex20(v) + u64hex(epoch));
-export const redelegationKey = (d: string, from: string, to: string): KeyStr =>
-  mk(NS.stakingRedelegation, hex20(d) + hex20(from) + hex20(to));
-export const queueCountKey = (epoch: number): KeyStr => mk(NS.stakingQueue, u64hex(epoch));
-export const queueChunkKey = (epoch: number, chunk: number): KeyStr => mk(NS.stakingQueue, u64hex(epoch) + u32hex(chunk));
-export const globalKey = (name: string): KeyStr => mk(NS.stakingGlobal, Buffer.from(name, 'utf8').toString('hex'));
-export const epochStatsKey = (epoch: number, v: string): KeyStr => mk(NS.stakingEpochStats, u64hex(epoch) + hex20(v));
-export const ratioKey = (v: string, epoch: number): KeyStr => mk(NS.stakingRatio, hex20(v) + u64hex(epoch));
-export const signingKey = (v: string): KeyStr => mk(NS.stakingSigning, hex20(v));
 
 const REGISTRY = globalKey('validators');
 const ACTIVE = globalKey('active');
@@ -436,14 +420,14 @@ export function queueTake(state: StateOverlay, epoch: number): [string, string][
 
 /** Parse a delegation key: [delegator, validator] or null. */
 export function parseDelegationKey(k: KeyStr): [string, string] | null {
-  if (k.length !== 41 || k.charCodeAt(0) !== NS.stakingDelegation) return null;
+  if (k.length !== 41 || k.charCodeAt(0) !== STAKING_NS.delegation) return null;
   const b = Buffer.from(k, 'latin1');
   return [`0x${b.toString('hex', 1, 21)}`, `0x${b.toString('hex', 21, 41)}`];
 }
 
 /** Parse an unbonding entry key: [delegator, validator, complete_epoch] or null. */
 export function parseUnbondingKey(k: KeyStr): [string, string, number] | null {
-  if (k.length !== 49 || k.charCodeAt(0) !== NS.stakingUnbonding) return null;
+  if (k.length !== 49 || k.charCodeAt(0) !== STAKING_NS.unbonding) return null;
   const b = Buffer.from(k, 'latin1');
   return [`0x${b.toString('hex', 1, 21)}`, `0x${b.toString('hex', 21, 41)}`, Number(b.readBigUInt64BE(41))];
 }

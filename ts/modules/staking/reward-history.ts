@@ -10,9 +10,11 @@
  * except one counter write per payment.
  */
 import type { KeyStr, StateOverlay, StateReader } from '../../state/index.js';
-import type { NativeEvent } from '../events.js';
+import type { NativeEvent } from '../kit/events.js';
+import { STAKING_EVENTS } from './events.js';
 import { RATIO_SCALE } from './params.js';
-import { delegatorValidators, getCheckpoint, getDelegation, getEpochStats, getValidator, globalKey } from './state.js';
+import { globalKey } from './keys.js';
+import { delegatorValidators, getCheckpoint, getDelegation, getEpochStats, getValidator } from './state.js';
 
 /** A stretch of a delegation with constant shares, between two values of its validator's acc. */
 export interface RewardSegment {
@@ -97,7 +99,7 @@ export const settlementFields = (s: Settlement): Record<string, string> => ({
 
 /** The segment a RewardsClaimed or RewardsSettled event closed, or null for any other event. */
 export function segmentOfEvent(e: NativeEvent): RewardSegment | null {
-  if (e.type !== 'RewardsClaimed' && e.type !== 'RewardsSettled') return null;
+  if (e.type !== STAKING_EVENTS.RewardsClaimed && e.type !== STAKING_EVENTS.RewardsSettled) return null;
   const f = e.fields;
   if (f.shares === undefined || f.from_acc === undefined) return null;
   return { validator: f.validator, shares: BigInt(f.shares), from_acc: BigInt(f.from_acc), to_acc: BigInt(f.acc), claimed: true };
