@@ -34,7 +34,9 @@ export interface Build {
 }
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const log = (s: string) => process.stderr.write(`${s}\n`);
+const t0 = Date.now();
+/** Progress on stderr, each line with the minutes since the start (the run must fit in ~15 min). */
+const log = (s: string) => process.stderr.write(`[${((Date.now() - t0) / 60_000).toFixed(1)} min] ${s}\n`);
 const envInt = (name: string, dflt: number) => {
   const v = Number(process.env[name]);
   return Number.isInteger(v) && v > 0 ? v : dflt;
@@ -156,29 +158,41 @@ async function main(): Promise<void> {
   const builds: [Build, Build] = [before, after];
   const parts = listEnv('BENCH_AB_PARTS', 'block,http,net');
   const started = new Date();
+  // What the caller set (before this run fills in the HTTP defaults), for the command line.
+  const envSet = Object.keys(process.env)
+    .filter((k) => k.startsWith('BENCH_') && k !== 'BENCH_BASELINE')
+    .sort()
+    .map((k) => `${k}=${process.env[k]} `)
+    .join('');
   const loads = [load1()];
   const sections: string[] = [];
 
+  // A part that fails (wrk missing, a devnet that never started) is reported in its place; the others run.
+  const part = async (name: string, run: () => Promise<string[]>) => {
+    try {
+      sections.push(...(await run()));
+    } catch (e) {
+      log(`${name} failed: ${(e as Error).stack}`);
+      sections.push(`### ${name}`, '', `Failed: ${(e as Error).message}`, '');
+    }
+    loads.push(load1());
+  };
   if (parts.includes('block')) {
     const rounds = envInt('BENCH_AB_BLOCK_ROUNDS', 7);
     log(`block production: ${rounds} rounds per build ...`);
-    sections.push(...blockTable(await blockPart(builds, rounds), rounds, before, after));
-    loads.push(load1());
+    await part('Block production', async () => blockTable(await blockPart(builds, rounds), rounds, before, after));
   }
   if (parts.includes('http')) {
     process.env.BENCH_HTTP_TARGETS ??= 'uws';
     process.env.BENCH_HTTP_WORKLOADS ??= 'blockNumber,getBalance,rest,batch';
     process.env.BENCH_HTTP_ROUNDS ??= '3';
     log(`HTTP reads: ${process.env.BENCH_HTTP_ROUNDS} interleaved rounds ...`);
-    const http = await benchHttpLoad(log);
-    sections.push(...httpPart(http.md, before, after));
-    loads.push(load1());
+    await part('HTTP reads', async () => httpPart((await benchHttpLoad(log)).md, before, after));
   }
   if (parts.includes('net')) {
     const netParts = listEnv('BENCH_AB_NET_PARTS', 'live,sync');
     const rounds = envInt('BENCH_AB_NET_ROUNDS', 1);
-    sections.push(...netTable(await netPart(builds, netParts, rounds), rounds, before, after));
-    loads.push(load1());
+    await part('Devnet rows', async () => netTable(await netPart(builds, netParts, rounds), rounds, before, after));
   }
 
   const cpu = cpus();
@@ -188,7 +202,7 @@ async function main(): Promise<void> {
     '',
     `- Date: ${started.toISOString()} (start), ${minutes} min; machine: ${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, ` +
       `${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node.js ${process.version}; 1-min load average at the start and after each part: ${loads.join(', ')}.`,
-    '- Command: `scripts/bench-ab-arch.sh` (builds the baseline with `scripts/bench-baseline.sh ' +
+    `- Command: \`${envSet}scripts/bench-ab-arch.sh\` (builds the baseline with \`scripts/bench-baseline.sh ` +
       `${before.commit} .tmp/baseline-${before.commit}\`, then \`BENCH_BASELINE=.tmp/baseline-${before.commit} node dist/bench/ab-arch.js\`; bench/ab-arch.ts).`,
     `- before: ${before.commit} (main before the redesign); after: ${after.commit}. Same node_modules and native addon; each build runs its own bench code.`,
     '- Shared, noisy machine: treat differences under ~15% as noise.',
