@@ -48,8 +48,9 @@ export function blockTable(runs: BlockRuns, rounds: number, before: Named, after
  */
 export function httpPart(md: string[], before: Named, after: Named): string[] {
   const cut = md.indexOf('Caveats:');
+  const env = ['BENCH_HTTP_TARGETS', 'BENCH_HTTP_WORKLOADS'].map((k) => `${k}=${process.env[k] ?? ''}`).join(' ');
   return [
-    '### HTTP reads (bench/http-load.ts, `BENCH_HTTP_TARGETS=uws BENCH_HTTP_WORKLOADS=blockNumber,getBalance,rest,batch`)',
+    `### HTTP reads (bench/http-load.ts, \`${env}\`)`,
     '',
     `"native [uws]" is after (${after.commit}), "native [uws] before" is ${before.commit}; both nodes run at once and each`,
     'workload is measured on one, then the other, in every round. Caveats: those of "HTTP load vs peers".',

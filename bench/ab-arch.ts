@@ -10,7 +10,7 @@
  * run bench/http-load.ts, which starts both builds' nodes and measures them in the same rounds.
  *
  * Env: BENCH_BASELINE (required: the baseline build's directory), BENCH_AB_PARTS (block,http,net),
- * BENCH_AB_BLOCK_ROUNDS (7 processes per build, alternating), BENCH_AB_NET_PARTS (live,sync),
+ * BENCH_AB_BLOCK_ROUNDS (5 processes per build, alternating), BENCH_AB_NET_PARTS (live,sync),
  * BENCH_AB_NET_ROUNDS (1), BENCH_AB_OUT (.tmp/bench-ab-arch.md); passed on: BENCH_HTTP_ROUNDS (3),
  * BENCH_HTTP_SECS (5), BENCH_SYNC_BLOCKS and BENCH_SYNC_TX_BLOCKS (network.js's own defaults).
  * `--write` replaces the section AB_SECTION of bench/RESULTS.md with the result.
@@ -178,7 +178,7 @@ async function main(): Promise<void> {
     loads.push(load1());
   };
   if (parts.includes('block')) {
-    const rounds = envInt('BENCH_AB_BLOCK_ROUNDS', 7);
+    const rounds = envInt('BENCH_AB_BLOCK_ROUNDS', 5);
     log(`block production: ${rounds} rounds per build ...`);
     await part('Block production', async () => blockTable(await blockPart(builds, rounds), rounds, before, after));
   }

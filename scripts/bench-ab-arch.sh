@@ -3,7 +3,8 @@
 # 74e466c; another commit as $1) beside this checkout, builds this checkout, then measures block
 # production, HTTP reads and the devnet rows of both builds in one run (bench/ab-arch.ts).
 #   scripts/bench-ab-arch.sh [commit] [--write]   (--write replaces its section of bench/RESULTS.md)
-# ~13 minutes on 2 cores; the table is printed and kept in .tmp/bench-ab-arch.md, the log in .tmp/bench-ab-arch.log.
+# ~10 minutes on the dev machine's 2 cores when quiet, ~14 at load 20-30 (tried 2026-11-28). The table is
+# printed and kept in .tmp/bench-ab-arch.md, the log (with the devnet rows' notes) in .tmp/bench-ab-arch.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=74e466c
