@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds an earlier commit next to this checkout for the benches' before/after rows:
-#   scripts/bench-baseline.sh <commit>   -> .tmp/baseline/ (gitignored), then
+#   scripts/bench-baseline.sh <commit> [dir]   -> dir (default .tmp/baseline, gitignored), then
 #   BENCH_BASELINE=.tmp/baseline npm run bench
 # The baseline shares this checkout's node_modules and native addon (same dependencies), so only the
 # TypeScript differs between the two builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-commit="${1:?usage: scripts/bench-baseline.sh <commit>}"
-out=.tmp/baseline
+commit="${1:?usage: scripts/bench-baseline.sh <commit> [dir]}"
+out="${2:-.tmp/baseline}"
 rm -rf "$out"
 mkdir -p "$out"
 git archive "$commit" | tar -x -C "$out"

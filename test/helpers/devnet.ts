@@ -157,22 +157,6 @@ export async function assertAgree(t: ExecutionContext, urls: string[], upTo: num
   t.is(bad, 0, `${urls.length} nodes agree on heights 1..${upTo}`);
 }
 
-/** Wait until heights stop moving for `quietMs` (polled), and return them. */
-export async function stableHeights(urls: string[], quietMs: number, deadlineMs: number): Promise<number[]> {
-  const deadline = Date.now() + deadlineMs;
-  let last = await heights(urls);
-  let since = Date.now();
-  while (Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 300));
-    const now = await heights(urls);
-    if (now.some((h, i) => h !== last[i])) {
-      last = now;
-      since = Date.now();
-    } else if (Date.now() - since >= quietMs) return now;
-  }
-  throw new Error(`heights did not settle: ${last.join(' ')}`);
-}
-
 /** The last lines a node logged (for failure messages). */
 export const tail = (r: Running, lines = 40): string => r.logs.join('').split('\n').slice(-lines).join('\n');
 

@@ -16,6 +16,7 @@ import {
   diagnose,
   freeBasePort,
   heights,
+  multiaddrOf,
   startNode,
   stopAll,
   tail,
@@ -66,20 +67,21 @@ test('a node of another genesis or another chain id is refused at the handshake'
   t.timeout(120_000);
   const tmp = tempDir();
   t.teardown(tmp.cleanup);
-  const base = await freeBasePort(3);
-  const make = (name: string, i: number, chainId: number) =>
+  const base = await freeBasePort(5);
+  // b and c each come with a second node of their own chain (b2, c2), started later: see the end.
+  const make = (name: string, i: number, chainId: number, fullNodes: number) =>
     generateTestnet({
       validators: 1,
-      fullNodes: 0,
+      fullNodes,
       out: join(tmp.dir, name),
       basePort: base + i,
       chainId,
       dposBftHeight: 10,
       blockTimeMs: 500,
-    })[0];
-  const a = make('a', 0, 7120);
-  const sameIdOtherGenesis = make('b', 1, 7120);
-  const otherChainId = make('c', 2, 7121);
+    });
+  const [a] = make('a', 0, 7120, 0);
+  const sameIdOtherGenesis = make('b', 1, 7120, 1);
+  const otherChainId = make('c', 3, 7121, 1);
   const na = startNode(a);
   const procs = [na];
   t.teardown(() => stopAll(procs));
@@ -89,8 +91,9 @@ test('a node of another genesis or another chain id is refused at the handshake'
     'node a listening',
   )) as string;
   const target = `/ip4/127.0.0.1/tcp/${a.p2p_port}/p2p/${peerId}`;
-  for (const n of [sameIdOtherGenesis, otherChainId]) {
-    const r = startNode(n, ['--peers', target]);
+  for (const [n, second] of [sameIdOtherGenesis, otherChainId]) {
+    // Static peers: a (another chain) and its own chain's second node, not started yet.
+    const r = startNode(n, ['--peers', `${target},${multiaddrOf([n, second], 1)}`]);
     procs.push(r);
     await waitFor(
       () =>
@@ -105,8 +108,22 @@ test('a node of another genesis or another chain id is refused at the handshake'
     t.is((await httpJson(`${n.api_url}/net/peers`)).body.total, 0);
   }
   t.is((await httpJson(`${a.api_url}/net/peers`)).body.total, 0);
-  // Refused peers stay refused: the static peer is not redialled into the peer list.
-  await new Promise((r) => setTimeout(r, 3000));
+  // Refused peers stay refused: the static peer is not redialled into the peer list. The proof that the
+  // redial ran after the refusal: b and c connect to their second nodes, which dial nobody themselves
+  // (no static peers), so the connection is b's and c's redial of their static peers.
+  for (const [n, second] of [sameIdOtherGenesis, otherChainId]) {
+    procs.push(startNode(second, ['--peers', '']));
+    await waitFor(
+      async () => (await httpJson(`${n.api_url}/net/peers`)).body.total === 1,
+      60_000,
+      `${n.data_dir}: its static peer of its own chain connected`,
+    );
+    const peers = (await httpJson(`${n.api_url}/net/peers`)).body.peers as { peer_id: string }[];
+    t.false(
+      peers.some((p) => p.peer_id === peerId),
+      'a is not among its peers',
+    );
+  }
   t.is((await httpJson(`${a.api_url}/net/peers`)).body.total, 0);
 });
 

@@ -213,8 +213,12 @@ test('the handshake is enforced: a peer that never completes it is not served an
     30_000,
     "the honest client's transactions arrive",
   );
+  // The peer without a handshake sends 10 messages; the server's gossip counter shows them received (and
+  // ignored) before the honest client's next batch, whose arrival ends the wait below.
+  const received = s.server.counters.received;
   for (let i = 0; i < 10; i++) await raw.publish('txs', randomBytes(60));
-  await new Promise((r) => setTimeout(r, 500)).then(() => honest.publishTransaction(randomBytes(51)));
+  await waitFor(() => s.server.counters.received >= received + 10, 20_000, "the peer's messages reach the server");
+  honest.publishTransaction(randomBytes(51));
   await waitFor(() => s.txFrom.filter((f) => f === honest.peerId).length >= 2, 20_000, 'a later honest batch');
   t.false(s.txFrom.includes(raw.peerId), 'nothing from the peer without a handshake was processed');
   t.false(s.server.isHandshaken(raw.peerId));
