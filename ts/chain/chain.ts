@@ -493,10 +493,3 @@ export class Chain extends EventEmitter<ChainEvents> implements ChainReader {
     return crypto().verify(fromHex(block.signature), fromHex(block.hash), fromHex(publicKeyHex));
   }
 }
-
-export { applyGenesisAlloc } from './genesis-state.js';
-
-/** What commitChecked needs of a sealed or checked block (its execution outcome). */
-export function checkedOf(a: AppliedBlock): Omit<CheckedBlock, 'parentHash'> {
-  return { changes: a.changes, result: a.result, encodedReceipts: a.encodedReceipts };
-}

@@ -18,7 +18,9 @@ export {
   lastCommitHash,
   receiptsRootOf,
 } from './block.js';
-export { Chain, checkedOf, applyGenesisAlloc } from './chain.js';
+export { Chain } from './chain.js';
+export { applyGenesisAlloc } from './genesis-state.js';
+export { checkedOf } from './validate-block.js';
 export { type ChainEvents, NoSuchHeightError, StaleExecutionError } from './chain-types.js';
 export { EventIndex } from './event-index.js';
 export {

@@ -142,6 +142,11 @@ export interface AppliedBlock {
   encodedReceipts: Uint8Array;
 }
 
+/** What commitChecked needs of a sealed or checked block (its execution outcome). */
+export function checkedOf(a: AppliedBlock): Omit<CheckedBlock, 'parentHash'> {
+  return { changes: a.changes, result: a.result, encodedReceipts: a.encodedReceipts };
+}
+
 /** The rule context for a transaction included at height in a block dated timestamp. */
 export function txRuleContext(params: ChainParams, height: number, timestamp: number): NativeRuleContext {
   return { chainId: params.chainId, height, now: timestamp, operations: operationActivation(ledgerParams(params)) };

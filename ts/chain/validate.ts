@@ -2,7 +2,7 @@ import { invariantViolations } from '../ledger/index.js';
 import { StateOverlay, StateStore } from '../state/index.js';
 import { toHex } from '../util/index.js';
 import { type Block, blockHash, headerOf, txMerkleRoot } from './block.js';
-import { applyGenesisAlloc } from './chain.js';
+import { applyGenesisAlloc } from './genesis-state.js';
 import type { ChainReader } from './interface.js';
 import { type BlockRule, InvalidBlockError, validateAndApply } from './validate-block.js';
 
