@@ -13,6 +13,7 @@ const LAYERS = [
   ['services', 'sync'],
   ['verify', 'consensus'],
   ['mempool'],
+  ['snapshot'],
   ['chain'],
   ['execution'],
   ['ledger'],
