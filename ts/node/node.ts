@@ -28,6 +28,7 @@ import { chainParamsFor, settleDevGenesis } from './genesis-params.js';
 import type { GrpcWiring } from './grpc-wiring.js';
 import { type Networking, startNetworking } from './network.js';
 import { openNodeStore } from './node-store.js';
+import { startStateSnapshots, stopStateSnapshots } from './state-snapshots.js';
 import { loadOrCreateValidatorKey } from './validator-key.js';
 
 /** The checkout's short commit, asked of git while the database opens (a synchronous spawn held the start ~20 ms). */
@@ -201,6 +202,7 @@ export class NativeNode {
       // after a clean stop, else rebuilt from the state in the background while queries wait).
       await openStateIndex(chain, { log: (level, fields, msg) => log[level](fields, msg) });
       stopIndex = () => stopStateIndex(chain);
+      startStateSnapshots(config, chain, db, log);
       log.info(
         { height: chain.height, head: chain.head.hash, chain_id: params.chainId, network: params.network },
         'chain opened',
@@ -471,6 +473,7 @@ export class NativeNode {
       await this.audit.close();
       await this.indexWarmup?.stop();
       await stopStateIndex(this.ctx.chain);
+      await stopStateSnapshots(this.ctx.chain);
       // The trie as of the head, so the next start loads it instead of re-hashing the state.
       await this.ctx.chain.checkpointNow().catch((err) => this.log.warn({ err }, 'state trie checkpoint at shutdown failed'));
       await this.db.close();

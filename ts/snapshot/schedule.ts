@@ -12,6 +12,11 @@ import { SnapshotAbort, startSnapshot } from './take.js';
 
 /** `--snapshot-keep` by default. */
 export const DEFAULT_SNAPSHOT_KEEP = 2;
+/**
+ * `--snapshot-interval` on testnet and mainnet (the dev chain takes none): with 1 s blocks a snapshot every ~17
+ * minutes, as often as the trie checkpoint; a joining node then replays at most that many blocks after it.
+ */
+export const DEFAULT_SNAPSHOT_INTERVAL = 1000;
 
 export interface SnapshotScheduleOptions {
   /** The node's data directory (snapshots go to `<dataDir>/snapshots`). */

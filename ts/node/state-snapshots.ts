@@ -1,0 +1,40 @@
+/**
+ * State snapshots for state sync (`--snapshot-interval`, `--snapshot-keep`; docs/p2p.md, "State sync"): one
+ * self-contained start and stop around the chain, so the node's start wires them in one call each.
+ */
+import type { Logger } from 'pino';
+import type { Chain } from '../chain/index.js';
+import { SnapshotSchedule } from '../snapshot/index.js';
+import type { KvStore } from '../storage/index.js';
+import type { NodeConfig } from './config.js';
+
+const schedules = new WeakMap<Chain, SnapshotSchedule>();
+
+/**
+ * Take a snapshot of the state every `config.snapshotInterval` finalized blocks into `<data-dir>/snapshots`
+ * (none when 0; unfinished ones of a previous run are removed either way). Returns the schedule (tests, serving).
+ */
+export function startStateSnapshots(config: NodeConfig, chain: Chain, db: KvStore, log: Logger): SnapshotSchedule {
+  const schedule = new SnapshotSchedule(chain, db, {
+    dataDir: config.dataDir,
+    interval: config.snapshotInterval,
+    keep: config.snapshotKeep,
+    log: (level, fields, msg) => log[level](fields, msg),
+  });
+  schedules.set(chain, schedule);
+  if (config.snapshotInterval > 0)
+    log.info(
+      { interval: config.snapshotInterval, keep: config.snapshotKeep, dir: schedule.directory.root },
+      'state snapshots on',
+    );
+  return schedule;
+}
+
+/** The chain's snapshot schedule, if started (serving snapshots to peers, tests). */
+export const stateSnapshotsOf = (chain: Chain): SnapshotSchedule | undefined => schedules.get(chain);
+
+/** Stop taking snapshots (the one running is aborted): before the database closes. */
+export async function stopStateSnapshots(chain: Chain): Promise<void> {
+  await schedules.get(chain)?.stop();
+  schedules.delete(chain);
+}
