@@ -10,6 +10,9 @@ export {
   peerIdOfNodeKey,
   MAX_GOSSIP_BYTES,
   IgnoredMessage,
+  type SnapshotOffer,
+  type SnapshotPartRequest,
+  type SnapshotSource,
 } from './p2p.js';
 export { loadOrCreateNodeKey, saveNodeKey } from './node-key.js';
 export type { GossipTopic } from './gossip-validation.js';

@@ -4,7 +4,8 @@
  */
 import type { Logger } from 'pino';
 import type { Chain } from '../chain/index.js';
-import { SnapshotSchedule } from '../snapshot/index.js';
+import type { SnapshotSource } from '../network/index.js';
+import { SnapshotSchedule, snapshotSource } from '../snapshot/index.js';
 import type { KvStore } from '../storage/index.js';
 import type { NodeConfig } from './config.js';
 
@@ -32,6 +33,12 @@ export function startStateSnapshots(config: NodeConfig, chain: Chain, db: KvStor
 
 /** The chain's snapshot schedule, if started (serving snapshots to peers, tests). */
 export const stateSnapshotsOf = (chain: Chain): SnapshotSchedule | undefined => schedules.get(chain);
+
+/** What the node serves to peers (`P/snapshots/1`, `P/snapshot-chunk/1`): the snapshots it holds. */
+export function servedSnapshots(chain: Chain): SnapshotSource | undefined {
+  const schedule = schedules.get(chain);
+  return schedule && snapshotSource(schedule.directory);
+}
 
 /** Stop taking snapshots (the one running is aborted): before the database closes. */
 export async function stopStateSnapshots(chain: Chain): Promise<void> {

@@ -19,5 +19,6 @@ export { ForgedManifestRootError, SnapshotChunkError, SnapshotManifestError } fr
 export { verifyChunk, verifyManifest } from './verify.js';
 export { type CutLimits, DEFAULT_CUT_LIMITS, type SnapshotBlock, SnapshotAbort, startSnapshot } from './take.js';
 export { SNAPSHOTS_DIR, SnapshotDirectory } from './store.js';
+export { snapshotSource } from './serve.js';
 export { RESTORE_PROGRESS_KEY, RestoreRefusedError, SnapshotRestorer } from './restore.js';
 export { DEFAULT_SNAPSHOT_INTERVAL, DEFAULT_SNAPSHOT_KEEP, SnapshotSchedule, type SnapshotScheduleOptions } from './schedule.js';
