@@ -12,6 +12,9 @@ import {
 } from '../../ts/snapshot/index.js';
 import { StateStore } from '../../ts/state/index.js';
 import { type KvStore, P, openRocksStore, prefixEnd, stateKey } from '../../ts/storage/index.js';
+import type { Block } from '../../ts/chain/index.js';
+import { bftParams, nextFinalized } from '../helpers/bft-blocks.js';
+import { alice, openFixtureChain, transfer } from '../helpers/chain-fixture.js';
 import { extendTo, openCheckpointChain } from '../helpers/checkpoint-chain.js';
 import { rng, tempDir } from '../helpers/util.js';
 
@@ -152,4 +155,33 @@ test('--snapshot-interval 3 --snapshot-keep 2: snapshots of every third block, t
   await schedule.stop();
   await extendTo(chain, 12);
   t.deepEqual(schedule.directory.heights(), [9, 6], 'nothing is taken once stopped');
+});
+
+test("a syncing chain: a due height inside an import run is skipped, the run's last block is snapshotted after its write", async (t) => {
+  const params = bftParams('testnet');
+  const src = tempDir();
+  const dst = tempDir();
+  t.teardown(() => {
+    src.cleanup();
+    dst.cleanup();
+  });
+  const maker = await openFixtureChain(src.dir, params);
+  const blocks: Block[] = [];
+  for (let i = 0; i < 8; i++) blocks.push(await nextFinalized(maker.chain, [transfer(alice, BigInt(i))]));
+  await maker.db.close();
+  const sync = await openFixtureChain(dst.dir, params);
+  t.teardown(() => sync.db.close());
+  const schedule = new SnapshotSchedule(sync.chain, sync.db, { dataDir: dst.dir, interval: 4, keep: 5 });
+  t.teardown(() => schedule.stop());
+  const durable: number[] = [];
+  sync.chain.on('durable', (b) => durable.push(b.index));
+  // Blocks 1..6 in one run (4 falls inside it), then 7..8 (8 ends the second run).
+  t.is(await sync.chain.importRun(blocks.slice(0, 6)), 6);
+  await schedule.idle();
+  t.is(await sync.chain.importRun(blocks.slice(6)), 2);
+  await schedule.idle();
+  t.deepEqual(durable, [6, 8], 'one durable event per run, after its write');
+  t.deepEqual(schedule.directory.heights(), [8]);
+  const m = await schedule.directory.manifest(8);
+  t.is(m?.state_root, blocks[7].state_root);
 });
