@@ -3,33 +3,32 @@
  * of a real chain, another listing it, fetching its manifest and every chunk, verifying each on arrival and
  * restoring the state; strict requests (a malformed one costs the sender points).
  */
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import test from 'ava';
-import { P2PNetwork, type SnapshotSource } from '../../ts/network/index.js';
 import { parseSnapshotPartRequest } from '../../ts/network/snapshot-chunk.js';
 import { parseSnapshotOffers, parseSnapshotsRequest } from '../../ts/network/snapshots.js';
 import { RequestAbuse } from '../../ts/network/serving.js';
 import {
-  SnapshotAbort,
-  SnapshotDirectory,
   SnapshotRestorer,
   decodeManifest,
   manifestId,
   snapshotSource,
-  startSnapshot,
   verifyChunk,
   verifyManifest,
 } from '../../ts/snapshot/index.js';
 import { openRocksStore } from '../../ts/storage/index.js';
-import { extendTo, openCheckpointChain } from '../helpers/checkpoint-chain.js';
+import {
+  addrOf,
+  chainSnapshot,
+  snapshotHost,
+  snapshotTestGenesis as GENESIS,
+  SNAPSHOT_TEST_CHAIN_ID as CHAIN_ID,
+} from '../helpers/snapshot-peers.js';
 import { lpStream } from '@libp2p/utils';
 import type { Stream } from '@libp2p/interface';
 import { rawHandshake, startRawPeer } from '../helpers/rogue-requests.js';
 import { tempDir, waitFor } from '../helpers/util.js';
 
-const CHAIN_ID = 7120;
-const GENESIS = 'cd'.repeat(32);
 const enc = (o: unknown) => Buffer.from(JSON.stringify(o));
 
 test('snapshot requests and offers are parsed strictly', (t) => {
@@ -58,29 +57,6 @@ test('snapshot requests and offers are parsed strictly', (t) => {
   t.throws(() => parseSnapshotOffers(enc(Array(17).fill(offer))), { message: /at most 16/ });
 });
 
-function host(opts: { peers?: string[]; snapshots?: SnapshotSource; penalties?: string[] }): P2PNetwork {
-  return new P2PNetwork({
-    nodeKey: randomBytes(32),
-    host: '127.0.0.1',
-    port: 0,
-    peers: opts.peers ?? [],
-    chainId: CHAIN_ID,
-    genesisHash: GENESIS,
-    status: () => ({ chain_id: CHAIN_ID, genesis_hash: GENESIS, head_height: 0, head_hash: '00'.repeat(32) }),
-    blocks: async () => [],
-    onTransaction: async () => undefined,
-    onBlock: async () => undefined,
-    snapshots: opts.snapshots,
-    log: {
-      info: () => undefined,
-      debug: () => undefined,
-      warn: (o: object, m: string) => {
-        if (m === 'peer penalized') opts.penalties?.push((o as { reason: string }).reason);
-      },
-    },
-  });
-}
-
 /** Write one request frame and read the one response frame (single-frame protocols). */
 async function oneFrame(stream: Stream, request: Uint8Array): Promise<Uint8Array> {
   const lp = lpStream(stream);
@@ -88,33 +64,17 @@ async function oneFrame(stream: Stream, request: Uint8Array): Promise<Uint8Array
   return (await lp.read({ signal: AbortSignal.timeout(20_000) })).subarray();
 }
 
-const addrOf = (n: P2PNetwork): string => {
-  const a = n.listenAddrs.find((x) => x.includes('127.0.0.1')) as string;
-  return a.includes('/p2p/') ? a : `${a}/p2p/${n.peerId}`;
-};
-
 test('a node lists its snapshots, serves the manifest and every chunk; the other verifies each and restores the state', async (t) => {
   const tmp = tempDir();
   t.teardown(tmp.cleanup);
-  const { chain, db } = await openCheckpointChain(join(tmp.dir, 'server'));
+  const { db, head, snapshots: dir, manifest } = await chainSnapshot(tmp.dir, 6);
   t.teardown(() => db.close());
-  await extendTo(chain, 6);
-  const head = chain.head;
-  const dir = new SnapshotDirectory(join(tmp.dir, 'snapshots'));
-  const fine = { subtreeMaxBytes: 1, chunkTargetBytes: 400, spillBytes: 64 };
-  const manifest = await startSnapshot(
-    db,
-    { height: head.index, hash: head.hash, stateRoot: head.state_root },
-    dir.root,
-    new SnapshotAbort(),
-    fine,
-  );
   t.true(manifest.chunks.length > 2);
   const penalties: string[] = [];
-  const server = host({ snapshots: snapshotSource(dir), penalties });
+  const server = snapshotHost({ snapshots: snapshotSource(dir), penalties });
   await server.start();
   t.teardown(() => server.stop());
-  const client = host({ peers: [addrOf(server)] });
+  const client = snapshotHost({ peers: [addrOf(server)] });
   await client.start();
   t.teardown(() => client.stop());
   await waitFor(() => client.connectedPeerIds().includes(server.peerId), 20_000, 'handshake');
@@ -150,7 +110,7 @@ test('a node lists its snapshots, serves the manifest and every chunk; the other
 
 test('a malformed snapshot-chunk request is refused and penalized; a node without snapshots offers none', async (t) => {
   const penalties: string[] = [];
-  const server = host({ penalties });
+  const server = snapshotHost({ penalties });
   await server.start();
   t.teardown(() => server.stop());
   const raw = await startRawPeer({ chainId: CHAIN_ID, genesisHash: GENESIS, target: addrOf(server), status: 'silent' });

@@ -10,6 +10,7 @@ export {
   peerIdOfNodeKey,
   MAX_GOSSIP_BYTES,
   IgnoredMessage,
+  INVALID_MESSAGE_PENALTY,
   type SnapshotOffer,
   type SnapshotPartRequest,
   type SnapshotSource,

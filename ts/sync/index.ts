@@ -1,3 +1,10 @@
 export { BlockSync, type SyncLog } from './block-sync.js';
 export { admitGossipedTransaction } from './tx-relay.js';
 export { RangeFetcher } from './range-fetcher.js';
+export {
+  BAD_CHUNK_PENALTY,
+  type SnapshotFetchOptions,
+  type SnapshotFetchProgress,
+  SnapshotPeersExhaustedError,
+  fetchSnapshotChunks,
+} from './snapshot-fetch.js';
