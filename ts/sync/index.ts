@@ -8,3 +8,11 @@ export {
   SnapshotPeersExhaustedError,
   fetchSnapshotChunks,
 } from './snapshot-fetch.js';
+export {
+  MIN_SNAPSHOT_PEERS,
+  type SnapshotCandidate,
+  type StateSyncTrust,
+  chooseSnapshot,
+  parseStateSyncTrust,
+  trustedBlockOnly,
+} from './snapshot-choice.js';
