@@ -33,6 +33,12 @@ export class SnapshotRestorer {
   /** Chunks being written (a second copy arriving meanwhile is dropped). */
   private readonly writing = new Set<number>();
   private written = 0;
+  /**
+   * The restored state: each chunk's entries go into its trie as they are written, so finish() need not read
+   * `S` back — unless the restore resumed (chunks written by an earlier run are not in it): then it rebuilds.
+   */
+  private readonly state: StateStore;
+  private readonly resumed: boolean;
 
   private constructor(
     private readonly db: KvStore,
@@ -42,6 +48,8 @@ export class SnapshotRestorer {
   ) {
     this.done = done;
     for (let i = 0; i < manifest.chunks.length; i++) if (this.isDone(i)) this.written++;
+    this.state = new StateStore({ db });
+    this.resumed = this.written > 0;
   }
 
   /**
@@ -102,6 +110,10 @@ export class SnapshotRestorer {
       await batch.write();
       this.done[index >> 3] |= 1 << (index & 7);
       this.written++;
+      this.state.loadCommitted(
+        entries.map((e) => e.key),
+        entries.map((e) => e.value),
+      );
       return true;
     } finally {
       this.writing.delete(index);
@@ -109,14 +121,17 @@ export class SnapshotRestorer {
   }
 
   /**
-   * Every chunk written: the state's trie rebuilt from `S` and checked against the manifest's root, saved as the
+   * Every chunk written: the state's trie (rebuilt from `S` after a resume) checked against the manifest's root, saved as the
    * trie checkpoint of the snapshot block at `checkpointPath` (when given and the trie has checkpoints), and the
    * progress record marked complete. Returns the restored state.
    */
   async finish(checkpointPath?: string): Promise<StateStore> {
     if (!this.complete) throw new Error(`${this.manifest.chunks.length - this.written} snapshot chunks are still missing`);
-    const state = new StateStore({ db: this.db });
-    await state.rebuildTrie();
+    const state = this.state;
+    if (this.resumed) {
+      state.replaceTrie(null);
+      await state.rebuildTrie();
+    }
     const root = state.root().toString('hex');
     if (root !== this.manifest.state_root)
       throw new SnapshotManifestError(`the restored state hashes to ${root}, not the manifest's ${this.manifest.state_root}`);

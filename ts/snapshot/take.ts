@@ -49,6 +49,8 @@ export const DEFAULT_CUT_LIMITS: CutLimits = {
   spillBytes: SPILL_BYTES,
 };
 const BUCKETS = 256;
+/** Rows per read of the scan: the rows of one read are hashed and bucketed in one turn of the event loop. */
+const SCAN_ROWS = 2_000;
 export const MANIFEST_FILE = 'manifest.json';
 export const chunkFile = (index: number): string => `chunk-${index}.bin`;
 /** The directory a snapshot is built in before it is renamed to its height. */
@@ -247,7 +249,7 @@ export function startSnapshot(
   const buckets = new Buckets(tmp, limits.spillBytes);
   const table = Buffer.from([P.state]);
   // Opened now, synchronously: RocksDB pins the view at the iterator's creation.
-  const scanned = db.scan({ gte: table, lt: prefixEnd(table) }, (k, v) => {
+  const scanned = db.scan({ gte: table, lt: prefixEnd(table), chunk: SCAN_ROWS }, (k, v) => {
     if (abort.aborted) throw new SnapshotAbortedError(block.height);
     buckets.add(k.subarray(1), v);
   });
