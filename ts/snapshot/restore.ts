@@ -1,8 +1,9 @@
 /**
  * Restoring a state from a snapshot's chunks into a fresh database (docs/p2p.md, "State sync", "Restoring"):
  * chunks in any order, each verified before anything of it is written; its entries and the progress record go
- * in one batch, so a restart resumes with the chunks already written. At the end the trie is rebuilt from `S`,
- * must hash to the manifest's root, and is saved as the trie checkpoint of the snapshot block.
+ * in one batch, so a restart resumes with the chunks already written; each chunk's entries go into the trie as
+ * they are written. At the end the trie must hash to the manifest's root and is saved as the trie checkpoint of
+ * the snapshot block.
  */
 import { checkpointMeta } from '../chain/index.js';
 import { StateStore } from '../state/index.js';
