@@ -33,6 +33,11 @@ export class SnapshotSchedule {
   private running: Promise<SnapshotManifest | null> | null = null;
   private readonly abort = new SnapshotAbort();
   private readonly listener = (block: Block): void => this.onDurable(block);
+  /** A rollback (dev chain, operator): snapshots of blocks above the new head are no longer this chain's. */
+  private readonly rollback = (height: number): void => {
+    const removed = this.directory.removeAbove(height);
+    if (removed.length > 0) this.opts.log?.('info', { height, removed }, 'state snapshots above a rollback removed');
+  };
   /** Snapshots published, skipped (one still running) and failed since start (tests, metrics). */
   readonly stats = { taken: 0, skipped: 0, failed: 0, lastHeight: 0, lastMs: 0 };
 
@@ -45,6 +50,7 @@ export class SnapshotSchedule {
     const cleared = this.directory.clearUnfinished();
     if (cleared > 0) opts.log?.('info', { removed: cleared }, 'removed unfinished state snapshots');
     if (opts.interval > 0) chain.on('durable', this.listener);
+    chain.on('rollback', this.rollback);
   }
 
   /** Resolves once no snapshot is being taken. */
@@ -55,6 +61,7 @@ export class SnapshotSchedule {
   /** Stop taking snapshots: the one running is aborted and awaited (before the database closes). */
   async stop(): Promise<void> {
     this.chain.off('durable', this.listener);
+    this.chain.off('rollback', this.rollback);
     this.abort.aborted = true;
     await this.idle();
   }

@@ -53,6 +53,13 @@ export class SnapshotDirectory {
     return old;
   }
 
+  /** Remove the snapshots of heights above `height` (a rollback made them another chain's); returns them. */
+  removeAbove(height: number): number[] {
+    const gone = this.heights().filter((h) => h > height);
+    for (const h of gone) rmSync(join(this.root, String(h)), { recursive: true, force: true });
+    return gone;
+  }
+
   /** Remove snapshots left half-built by a crash (`<height>.tmp`). */
   clearUnfinished(): number {
     let n = 0;
