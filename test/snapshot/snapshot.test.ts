@@ -93,6 +93,17 @@ test('round trip: take, verify every chunk, restore into a fresh store: same roo
   // Reads through a new store over the restored database answer as the original.
   const reader = new StateStore({ db: freshDb });
   for (const [k, v] of original) t.deepEqual(reader.get(keyStr(k.subarray(1))), v);
+  // Canonical: the restored node's own snapshot of that height is the same snapshot (same id, same chunk bytes),
+  // so peers that took it independently offer one id.
+  const again = await startSnapshot(
+    freshDb,
+    { height: head.index, hash: head.hash, stateRoot: head.state_root },
+    join(tmp.dir, 'again'),
+    new SnapshotAbort(),
+    FINE,
+  );
+  t.is(manifestId(again), manifestId(stored));
+  t.deepEqual(await readChunks(new SnapshotDirectory(join(tmp.dir, 'again')), again), chunks);
   if (trieCheckpointsSupported()) {
     const loaded = NativeTrie.loadCheckpoint(ckpt);
     t.truthy(loaded);
