@@ -31,9 +31,6 @@ export function startStateSnapshots(config: NodeConfig, chain: Chain, db: KvStor
   return schedule;
 }
 
-/** The chain's snapshot schedule, if started (serving snapshots to peers, tests). */
-export const stateSnapshotsOf = (chain: Chain): SnapshotSchedule | undefined => schedules.get(chain);
-
 /** What the node serves to peers (`P/snapshots/1`, `P/snapshot-chunk/1`): the snapshots it holds. */
 export function servedSnapshots(chain: Chain): SnapshotSource | undefined {
   const schedule = schedules.get(chain);

@@ -72,9 +72,6 @@ function branchHash(
   return crypto().sha256(branchPreimage(bitmap, children));
 }
 
-/** The root of a state with no entries (a branch with no children). */
-export const emptyRoot = (): Uint8Array => crypto().sha256(branchPreimage(0, []));
-
 /** A subtree as the root computation sees it: its prefix (hex nibbles), entries and node hash. */
 export interface SubtreeNode {
   prefix: string;
