@@ -14,6 +14,7 @@ const LAYERS = [
   ['indexes', 'events'],
   ['verify', 'consensus'],
   ['mempool'],
+  ['snapshot'],
   ['chain'],
   ['execution'],
   ['ledger'],

@@ -4,7 +4,7 @@
  * F1 distribution never loops over delegators), and the cost of one ClaimRewards against the number of
  * delegators of its validator.
  */
-import { applyGenesisAlloc } from '../ts/chain/chain.js';
+import { applyGenesisAlloc } from '../ts/chain/genesis-state.js';
 import { type ChainParams, ledgerParams } from '../ts/chain/params.js';
 import { validatorSetAt } from '../ts/chain/schedule.js';
 import { executeBlock } from '../ts/execution/index.js';

@@ -5,7 +5,8 @@
  */
 import test from 'ava';
 import { type Block, blockHash, decodeBlock, encodeBlock, evidenceHash, headerOf, lastCommitHash } from '../../ts/chain/block.js';
-import { type Chain, checkedOf } from '../../ts/chain/chain.js';
+import type { Chain } from '../../ts/chain/chain.js';
+import { checkedOf } from '../../ts/chain/validate-block.js';
 import {
   decodeEvidence,
   doubleSignEvidence,

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { Chain, applyGenesisAlloc } from '../../ts/chain/chain.js';
+import { Chain } from '../../ts/chain/chain.js';
+import { applyGenesisAlloc } from '../../ts/chain/genesis-state.js';
 import type { ChainParams } from '../../ts/chain/params.js';
 import { validateChain } from '../../ts/chain/validate.js';
 import { DEV_MNEMONIC, keyPairFromMnemonic, signTransaction, BASE_PER_COIN } from '../../ts/ledger/index.js';

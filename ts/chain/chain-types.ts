@@ -34,6 +34,12 @@ export interface ChainEvents {
   rollback: [number, ReadonlySet<string>];
   /** A trie checkpoint of the block at this height was written (error null) or failed, after ms. */
   checkpoint: [number, Error | null, number];
+  /**
+   * The head block whose batch was just written: the `S` table now holds exactly its state, until the next write
+   * (emitted synchronously after a commit's or an import run's write, before anything else is applied). A listener
+   * that opens a RocksDB iterator here reads that block's state (state snapshots, ts/snapshot).
+   */
+  durable: [Block];
 }
 
 /** Options of a chain beyond its parameters. */

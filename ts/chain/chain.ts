@@ -42,6 +42,7 @@ import {
   type AppliedBlock,
   type BlockContext,
   type CheckedBlock,
+  checkedOf,
   lastCommitEnv,
   txRuleContext,
   validateAndApply,
@@ -377,6 +378,7 @@ export class Chain extends EventEmitter<ChainEvents> implements ChainReader {
     // A checkpoint due within the run is taken at its end (the trie must be the durable head's).
     const last = applied.at(-1)?.block;
     if (last && applied.some((a) => this.checkpoints?.due(a.block.index))) this.checkpoints?.start(last);
+    if (last) this.emit('durable', last);
     this.settle();
     if (invalid) throw invalid;
     if (listenerError) throw listenerError;
@@ -414,6 +416,7 @@ export class Chain extends EventEmitter<ChainEvents> implements ChainReader {
     this.headBlock = p.block;
     // The trie is the new head's until settle(): a checkpoint due takes its copy now and writes it off-thread.
     if (this.checkpoints?.due(p.block.index)) this.checkpoints.start(p.block);
+    this.emit('durable', p.block);
     this.settle();
     const t1 = performance.now();
     this.emit('block', p.block, p.result, p.undo);

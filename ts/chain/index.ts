@@ -77,7 +77,12 @@ export {
   type HistoryRetention,
   parseHistoryRetention,
 } from './state-history.js';
-export { DEFAULT_CHECKPOINT_EVERY_BLOCKS, TRIE_CHECKPOINT_FILE } from './trie-checkpoint.js';
+export {
+  DEFAULT_CHECKPOINT_EVERY_BLOCKS,
+  TRIE_CHECKPOINT_FILE,
+  checkpointMeta,
+  trieCheckpointsSupported,
+} from './trie-checkpoint.js';
 export { type CheckedBlock, InvalidBlockError } from './validate-block.js';
 export { type ChainValidation, validateChain } from './validate.js';
 export type { VerifiedAhead } from './verify-ahead.js';

@@ -46,7 +46,7 @@ const META_VERSION = 1;
 const META_BYTES = 1 + 8 + 32 + 32;
 
 /** The checkpoint's meta: version u8 · height u64 · block hash · state root. */
-export function checkpointMeta(block: Block): Buffer {
+export function checkpointMeta(block: Pick<Block, 'index' | 'hash' | 'state_root'>): Buffer {
   const b = Buffer.alloc(META_BYTES);
   b[0] = META_VERSION;
   b.writeBigUInt64BE(BigInt(block.index), 1);

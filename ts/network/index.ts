@@ -10,6 +10,10 @@ export {
   peerIdOfNodeKey,
   MAX_GOSSIP_BYTES,
   IgnoredMessage,
+  INVALID_MESSAGE_PENALTY,
+  type SnapshotOffer,
+  type SnapshotPartRequest,
+  type SnapshotSource,
 } from './p2p.js';
 export { loadOrCreateNodeKey, saveNodeKey } from './node-key.js';
 export type { GossipTopic } from './gossip-validation.js';

@@ -12,17 +12,28 @@ import { createLibp2p } from 'libp2p';
 import { type RangeSource, serveRange } from './block-range.js';
 import { serveBlockByHash } from './block-by-hash.js';
 import { serveConsensusSync } from './consensus-sync.js';
+import { serveSnapshotChunk } from './snapshot-chunk.js';
+import { type SnapshotSource, serveSnapshots } from './snapshots.js';
 import { gossipScoreParams, gossipScoreThresholds } from './gossip-score.js';
 import { Gossip, type GossipTopics, type PubSub } from './gossip.js';
 import type { GossipHandler, GossipTopic } from './gossip-validation.js';
 import { PeerScores, ipOf } from './peer-score.js';
 import { PeerRequests, type ProtocolName } from './requests.js';
-import { BLOCK_BY_HASH_SERVING, CONSENSUS_SYNC_SERVING, RANGE_SERVING, ServingBudget } from './serving-budget.js';
+import {
+  BLOCK_BY_HASH_SERVING,
+  CONSENSUS_SYNC_SERVING,
+  RANGE_SERVING,
+  SNAPSHOTS_SERVING,
+  SNAPSHOT_CHUNK_SERVING,
+  ServingBudget,
+} from './serving-budget.js';
 import { REQUEST_READ_TIMEOUT_MS, type ServingHost } from './serving.js';
 import { type ChainStatus, answerStatus, exchangeStatus } from './status.js';
 
 export { MAX_BLOCKS_PER_REQUEST, MAX_FRAME_BYTES, MAX_RANGE_BYTES, RangeInterrupted } from './block-range.js';
 export { MAX_CONSENSUS_MESSAGES } from './consensus-sync.js';
+export type { SnapshotOffer, SnapshotSource } from './snapshots.js';
+export type { SnapshotPartRequest } from './snapshot-chunk.js';
 export { INVALID_MESSAGE_PENALTY, IgnoredMessage, PeerMisbehaviour } from './errors.js';
 export { type GossipVerdict, MAX_GOSSIP_BYTES, MAX_TXS_PER_GOSSIP } from './gossip-validation.js';
 export { DEFAULT_PEER_SCORE } from './peer-score.js';
@@ -65,6 +76,8 @@ export interface P2POptions {
   blockByHash?: (hash: string) => Promise<Uint8Array | null>;
   /** The consensus messages (proposals, votes) this node holds for a height, for a peer catching up. */
   consensusAt?: (height: number) => Uint8Array[];
+  /** The state snapshots this node serves (`P/snapshots/1`, `P/snapshot-chunk/1`); none offered without it. */
+  snapshots?: SnapshotSource;
   onPeerStatus?: (peer: string, status: ChainStatus) => void;
   log: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; debug: (o: object, m: string) => void };
 }
@@ -91,6 +104,8 @@ export class P2PNetwork {
     blocks: new ServingBudget(RANGE_SERVING),
     blockByHash: new ServingBudget(BLOCK_BY_HASH_SERVING),
     consensusSync: new ServingBudget(CONSENSUS_SYNC_SERVING),
+    snapshots: new ServingBudget(SNAPSHOTS_SERVING),
+    snapshotChunk: new ServingBudget(SNAPSHOT_CHUNK_SERVING),
   };
   /** The requesting side of the block-range, block-by-hash and consensus-sync protocols (requests.ts). */
   private readonly requests = new PeerRequests((peer) => {
@@ -101,6 +116,8 @@ export class P2PNetwork {
   readonly requestBlocks = this.requests.requestBlocks.bind(this.requests);
   readonly requestBlockByHash = this.requests.requestBlockByHash.bind(this.requests);
   readonly requestConsensus = this.requests.requestConsensus.bind(this.requests);
+  readonly requestSnapshots = this.requests.requestSnapshots.bind(this.requests);
+  readonly requestSnapshotPart = this.requests.requestSnapshotPart.bind(this.requests);
   /** What the request handlers need of this host. */
   private readonly servingHost: ServingHost;
   private redial: NodeJS.Timeout | null = null;
@@ -216,6 +233,12 @@ export class P2PNetwork {
     );
     await this.node.handle(this.protocol('consensus-sync'), (s, c) =>
       serveConsensusSync(host, s, c.remotePeer.toString(), this.budgets.consensusSync, (h) => this.opts.consensusAt?.(h) ?? []),
+    );
+    await this.node.handle(this.protocol('snapshots'), (s, c) =>
+      serveSnapshots(host, s, c.remotePeer.toString(), this.budgets.snapshots, this.opts.snapshots),
+    );
+    await this.node.handle(this.protocol('snapshot-chunk'), (s, c) =>
+      serveSnapshotChunk(host, s, c.remotePeer.toString(), this.budgets.snapshotChunk, this.opts.snapshots),
     );
     this.node.addEventListener('peer:identify', (e) => void this.onIdentify(e.detail.peerId, e.detail.protocols));
     this.node.addEventListener('peer:disconnect', (e) => {

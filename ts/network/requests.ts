@@ -2,9 +2,12 @@ import type { Stream } from '@libp2p/interface';
 import { BLOCK_BY_HASH_TIMEOUT_MS, requestBlockOnStream } from './block-by-hash.js';
 import { MAX_BLOCKS_PER_REQUEST, MAX_RANGE_BYTES, RANGE_TIMEOUT_MS, type RangeReply, readRange } from './block-range.js';
 import { CONSENSUS_SYNC_TIMEOUT_MS, requestConsensusOnStream } from './consensus-sync.js';
+import { SNAPSHOT_CHUNK_SERVING } from './serving-budget.js';
+import { SNAPSHOT_CHUNK_TIMEOUT_MS, type SnapshotPartRequest, requestSnapshotPartOnStream } from './snapshot-chunk.js';
+import { SNAPSHOTS_TIMEOUT_MS, type SnapshotOffer, requestSnapshotsOnStream } from './snapshots.js';
 
 /** The request/response protocols of the chain, by the name in their protocol id (`<prefix>/<name>/1`). */
-export type ProtocolName = 'status' | 'blocks' | 'block-by-hash' | 'consensus-sync';
+export type ProtocolName = 'status' | 'blocks' | 'block-by-hash' | 'consensus-sync' | 'snapshots' | 'snapshot-chunk';
 
 /** Opens a stream of a protocol to a connected peer (the host's libp2p dial). */
 export type OpenStream = (protocol: ProtocolName, signal: AbortSignal) => Promise<Stream>;
@@ -17,6 +20,9 @@ export type OpenStream = (protocol: ProtocolName, signal: AbortSignal) => Promis
 export class PeerRequests {
   /** Consensus-sync requests in flight per peer (an honest node never has two open to one peer). */
   private readonly consensusInFlight = new Map<string, Promise<Uint8Array[]>>();
+
+  /** Snapshot-chunk requests open per peer, within the serving side's per-peer count. */
+  private readonly snapshotTurns = new PerPeerTurns(SNAPSHOT_CHUNK_SERVING.responsesPerPeer);
 
   constructor(private readonly streamTo: (peer: string) => OpenStream | undefined) {}
 
@@ -59,6 +65,31 @@ export class PeerRequests {
     return requestBlockOnStream(await open('block-by-hash', signal), hash, signal);
   }
 
+  /** The state snapshots a peer offers (state sync); throws PeerMisbehaviour on a malformed answer. */
+  async requestSnapshots(peer: string): Promise<SnapshotOffer[]> {
+    const open = this.streamTo(peer);
+    if (!open) throw new Error(`not connected to ${peer}`);
+    const signal = AbortSignal.timeout(SNAPSHOTS_TIMEOUT_MS);
+    return requestSnapshotsOnStream(await open('snapshots', signal), signal);
+  }
+
+  /**
+   * A snapshot's manifest or chunk from a peer (unverified bytes), or null when it does not hold it. At most
+   * SNAPSHOT_CHUNK_SERVING.responsesPerPeer requests per peer are open at once (more would be abuse): callers
+   * beyond wait their turn.
+   */
+  async requestSnapshotPart(peer: string, req: SnapshotPartRequest): Promise<Uint8Array | null> {
+    const open = this.streamTo(peer);
+    if (!open) throw new Error(`not connected to ${peer}`);
+    const release = await this.snapshotTurns.acquire(peer);
+    try {
+      const signal = AbortSignal.timeout(SNAPSHOT_CHUNK_TIMEOUT_MS);
+      return await requestSnapshotPartOnStream(await open('snapshot-chunk', signal), req, signal);
+    } finally {
+      release();
+    }
+  }
+
   /**
    * A peer's consensus messages for a height (encoded as on the consensus topic). One request per peer at
    * a time: a caller while one is in flight gets nothing (the stuck timer asks again a second later).
@@ -76,5 +107,36 @@ export class PeerRequests {
     } finally {
       this.consensusInFlight.delete(peer);
     }
+  }
+}
+
+/** At most `limit` holders per peer at once; acquire() waits for a turn and resolves to its release. */
+class PerPeerTurns {
+  private readonly active = new Map<string, number>();
+  private readonly waiting = new Map<string, (() => void)[]>();
+
+  constructor(private readonly limit: number) {}
+
+  async acquire(peer: string): Promise<() => void> {
+    while ((this.active.get(peer) ?? 0) >= this.limit) {
+      await new Promise<void>((resolve) => {
+        const q = this.waiting.get(peer) ?? [];
+        q.push(resolve);
+        this.waiting.set(peer, q);
+      });
+    }
+    this.active.set(peer, (this.active.get(peer) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const n = (this.active.get(peer) ?? 1) - 1;
+      if (n === 0) this.active.delete(peer);
+      else this.active.set(peer, n);
+      const q = this.waiting.get(peer);
+      const next = q?.shift();
+      if (q?.length === 0) this.waiting.delete(peer);
+      next?.();
+    };
   }
 }

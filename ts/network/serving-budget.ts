@@ -1,5 +1,5 @@
 /**
- * Budgets for answering peers' requests (`P/blocks/1`, `P/block-by-hash/1`, `P/consensus-sync/1`): how
+ * Budgets for answering peers' requests (`P/blocks/1`, `P/block-by-hash/1`, `P/consensus-sync/1`, the snapshot ones): how
  * many responses run at once, in total and per peer, and how many bytes they hold in flight (read from
  * storage, not yet taken by the connection). Without them 1,000 slow-read range requests took a node
  * from 225 MiB to 1.9 GB (issue 29, finding 4). The numbers are in docs/p2p.md ("Serving budgets").
@@ -33,6 +33,16 @@ export const CONSENSUS_SYNC_SERVING: ServingLimits = {
   bytes: 16 * MiB,
   bytesPerPeer: 8 * MiB,
 };
+
+/** A state snapshot's chunk (at most 4 MiB) or manifest (at most 16 MiB: may exceed a share alone). */
+export const SNAPSHOT_CHUNK_SERVING: ServingLimits = {
+  responses: 4,
+  responsesPerPeer: 2,
+  bytes: 16 * MiB,
+  bytesPerPeer: 16 * MiB,
+};
+/** The list of snapshots offered (one small JSON frame). */
+export const SNAPSHOTS_SERVING: ServingLimits = { responses: 8, responsesPerPeer: 2, bytes: 1 * MiB, bytesPerPeer: 64 * 1024 };
 
 /** Why a response could not start: the peer has its share open (abuse), or the node is busy (no blame). */
 export type Refusal = 'peer' | 'global';

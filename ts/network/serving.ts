@@ -98,6 +98,30 @@ export async function send(stream: Stream, bytes: Uint8Array): Promise<void> {
 export const sendFrame = (stream: Stream, frame: Uint8Array): Promise<void> =>
   send(stream, Buffer.concat([varint(frame.length), frame]));
 
+/** Send a response's one frame, its bytes counted in flight until the connection took them. */
+export async function sendCountedFrame(stream: Stream, frame: Uint8Array, slot: ServingSlot): Promise<void> {
+  slot.hold(frame.length);
+  await sendFrame(stream, frame);
+  slot.sent(frame.length);
+}
+
+/**
+ * The requesting side of a one-frame exchange: write the request, read the one response frame (at most
+ * maxBytes, the read buffer bounded to match), close the stream.
+ */
+export async function requestOneFrame(
+  stream: Stream,
+  request: Uint8Array,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<Uint8Array> {
+  const lp = lpStream(stream, { maxDataLength: maxBytes, maxBufferSize: maxBytes + varint(maxBytes).length });
+  await lp.write(request, { signal });
+  const frame = (await lp.read({ signal })).subarray();
+  await stream.close().catch(() => undefined);
+  return frame;
+}
+
 /** Small frames are written in chunks of about this size (one Noise message, one Yamux frame each). */
 const WRITE_CHUNK_BYTES = 60 * 1024;
 

@@ -27,6 +27,7 @@ import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/index.js
 import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/index.js';
 import { DEFAULT_COMPILE_MEMORY_MB, DEFAULT_COMPILE_TIMEOUT_MS } from '../verify/index.js';
 import { DEFAULT_STATE_CACHE_MB } from '../state/index.js';
+import { DEFAULT_SNAPSHOT_INTERVAL, DEFAULT_SNAPSHOT_KEEP } from '../snapshot/index.js';
 import { DEFAULT_READY_MAX_AGE_BLOCKS, DEFAULT_READY_MAX_LAG_BLOCKS, parseDurationMs } from '../services/index.js';
 import { NODE_FLAGS, infoCommand } from './flags.js';
 
@@ -48,6 +49,10 @@ export interface NodeConfig {
   history: HistoryRetention;
   /** Bytes of committed state values cached in memory (`--state-cache-mb`). */
   stateCacheBytes: number;
+  /** A state snapshot every this many finalized blocks, 0 = none (`--snapshot-interval`; docs/p2p.md, "State sync"). */
+  snapshotInterval: number;
+  /** State snapshots kept, the newest (`--snapshot-keep`). */
+  snapshotKeep: number;
   /** Journal accepted transactions and replay them at start (`--tx-journal on|off`). */
   txJournal: boolean;
   maxBlockTxs: number;
@@ -238,6 +243,8 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     windowSize: int('window-size', 'CHAIN_WINDOW_SIZE', 1000, 1),
     history,
     stateCacheBytes: int('state-cache-mb', 'NATIVE_STATE_CACHE_MB', DEFAULT_STATE_CACHE_MB, 1) * 2 ** 20,
+    snapshotInterval: int('snapshot-interval', 'NATIVE_SNAPSHOT_INTERVAL', dev ? 0 : DEFAULT_SNAPSHOT_INTERVAL, 0),
+    snapshotKeep: int('snapshot-keep', 'NATIVE_SNAPSHOT_KEEP', DEFAULT_SNAPSHOT_KEEP, 1),
     txJournal: journalRaw === 'on',
     maxBlockTxs: int('max-block-txs', 'NATIVE_MAX_BLOCK_TXS', 20_000, 1),
     packGasLimit: BigInt(int('block-pack-gas', 'NATIVE_BLOCK_PACK_GAS', Number(DEFAULT_PACK_GAS_LIMIT), 21_000)),

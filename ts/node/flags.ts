@@ -98,6 +98,22 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
     help: 'state values cached in memory (the rest are read from the database)',
   },
   {
+    name: 'snapshot-interval',
+    type: 'string',
+    env: 'NATIVE_SNAPSHOT_INTERVAL',
+    default: '1000; dev: 0',
+    value: 'N',
+    help: 'state snapshot for state sync every N finalized blocks (0 = off)',
+  },
+  {
+    name: 'snapshot-keep',
+    type: 'string',
+    env: 'NATIVE_SNAPSHOT_KEEP',
+    default: '2',
+    value: 'N',
+    help: 'state snapshots kept (the newest)',
+  },
+  {
     name: 'tx-journal',
     type: 'string',
     env: 'NATIVE_TX_JOURNAL',

@@ -23,6 +23,7 @@ import { P2PNetwork, PeerMisbehaviour, loadOrCreateNodeKey, MAX_GOSSIP_BYTES } f
 import type { NetworkView } from '../services/index.js';
 import { BlockSync, admitGossipedTransaction } from '../sync/index.js';
 import type { NodeConfig } from './config.js';
+import { servedSnapshots } from './state-snapshots.js';
 
 export interface Networking {
   net: P2PNetwork;
@@ -108,6 +109,7 @@ export async function startNetworking(d: NetworkDeps): Promise<Networking> {
     onBlock: (bytes, from) => sync.onGossipBlock(bytes, from),
     onPeerStatus: () => sync.poke(),
     consensusAt: (height) => (bft?.messagesAt(height) ?? []).map(encodeConsensusMessage),
+    snapshots: servedSnapshots(chain),
     // Checked here on every node, validator or not, before it is relayed (consensus-gossip.ts).
     onConsensus: async (bytes, from) => {
       try {

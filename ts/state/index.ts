@@ -30,4 +30,4 @@ export {
   type StateChanges,
   DEFAULT_STATE_CACHE_MB,
 } from './state-store.js';
-export { type AuthenticatedTrie, type StateProof, verifyStateProof } from './trie.js';
+export { type AuthenticatedTrie, type StateProof, verifyStateProof, leafPreimage, branchPreimage } from './trie.js';

@@ -47,7 +47,11 @@ export interface KvStore {
    * whole table of millions of rows without reading it.
    */
   clearRange(opts: { gte: Buffer; lt: Buffer }): Promise<void>;
-  /** Stream a whole key range in chunks (state loading at start). */
-  scan(opts: { gte: Buffer; lt: Buffer }, onEntry: (k: Buffer, v: Buffer) => void): Promise<void>;
+  /**
+   * Stream a whole key range in chunks (state loading at start), `chunk` rows per read (default 10,000; a
+   * background reader asks fewer to keep each turn of the event loop short). The view is the database's when
+   * the call is made: later writes are not seen.
+   */
+  scan(opts: { gte: Buffer; lt: Buffer; chunk?: number }, onEntry: (k: Buffer, v: Buffer) => void): Promise<void>;
   close(): Promise<void>;
 }

@@ -197,11 +197,11 @@ export async function openRocksStore(dir: string, opts: { sync?: boolean } = {})
       open();
       await db.clear({ gte, lt });
     },
-    async scan({ gte, lt }, onEntry) {
+    async scan({ gte, lt, chunk: rows }, onEntry) {
       const it = db.iterator({ gte, lt });
       try {
         for (;;) {
-          const chunk = await it.nextv(10_000);
+          const chunk = await it.nextv(rows ?? 10_000);
           if (chunk.length === 0) break;
           for (const [k, v] of chunk) onEntry(k, v);
         }

@@ -1,3 +1,18 @@
 export { BlockSync, type SyncLog } from './block-sync.js';
 export { admitGossipedTransaction } from './tx-relay.js';
 export { RangeFetcher } from './range-fetcher.js';
+export {
+  BAD_CHUNK_PENALTY,
+  type SnapshotFetchOptions,
+  type SnapshotFetchProgress,
+  SnapshotPeersExhaustedError,
+  fetchSnapshotChunks,
+} from './snapshot-fetch.js';
+export {
+  MIN_SNAPSHOT_PEERS,
+  type SnapshotCandidate,
+  type StateSyncTrust,
+  chooseSnapshot,
+  parseStateSyncTrust,
+  trustedBlockOnly,
+} from './snapshot-choice.js';

@@ -10,6 +10,7 @@ import type { KvStore } from '../../storage/index.js';
 import type { NodeConfig } from '../config.js';
 import { settleDevGenesis } from '../genesis-params.js';
 import { openNodeStore } from '../node-store.js';
+import { startStateSnapshots, stopStateSnapshots } from '../state-snapshots.js';
 import type { Built } from './stops.js';
 
 /** The data dir's database: `store` when main.ts started opening it (node-store.ts), else opened here. */
@@ -40,11 +41,14 @@ export async function buildChain(
   // Rich list, holders and delegation lists follow every commit from now on (on disk: current at once
   // after a clean stop, else rebuilt from the state in the background while queries wait).
   await openStateIndex(chain, { log: (level, fields, msg) => log[level](fields, msg) });
+  // State snapshots for joining nodes every --snapshot-interval durable blocks (none with 0).
+  startStateSnapshots(config, chain, db, log);
   log.info({ height: chain.height, head: chain.head.hash, chain_id: params.chainId, network: params.network }, 'chain opened');
   return {
     chain,
     params,
     stop: async () => {
+      await stopStateSnapshots(chain);
       await stopStateIndex(chain);
       // The trie as of the head, so the next start loads it instead of re-hashing the state.
       await chain.checkpointNow().catch((err) => log.warn({ err }, 'state trie checkpoint at shutdown failed'));
