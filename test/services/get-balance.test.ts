@@ -33,7 +33,11 @@ test('getBalance: wei at latest, a number, earliest and a hash; above the head a
   t.is(await getBalance(ctx, { address: bob.address, at: 1 }), GENESIS_WEI + 1_000n * WEI_PER_BASE);
   t.is(await getBalance(ctx, { address: `0x${'ab'.repeat(20)}` }), 0n);
 
-  const ahead = await t.throwsAsync(getBalance(ctx, { address: alice.address, at: 2 }), { instanceOf: NoSuchHeightError });
+  const ahead = await t.throwsAsync(async () => getBalance(ctx, { address: alice.address, at: 2 }), {
+    instanceOf: NoSuchHeightError,
+  });
   t.is(ahead?.message, 'block 2 does not exist (the head is 1)');
-  await t.throwsAsync(getBalance(ctx, { address: alice.address, at: { hash: 'ff'.repeat(32) } }), { instanceOf: NotFoundError });
+  await t.throwsAsync(async () => getBalance(ctx, { address: alice.address, at: { hash: 'ff'.repeat(32) } }), {
+    instanceOf: NotFoundError,
+  });
 });

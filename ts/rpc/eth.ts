@@ -146,7 +146,8 @@ export const ethMethods: RpcTable = {
     handler: async (ctx, [address, ref]) => {
       // Parsed and resolved here first: a block it cannot name is geth's "header not found".
       const at = await stateHeightOf(ctx, ref, 1);
-      return qty(await getBalance(ctx, { address: address as string, at }));
+      const wei = getBalance(ctx, { address: address as string, at });
+      return qty(typeof wei === 'bigint' ? wei : await wei);
     },
   },
   eth_getTransactionCount: {

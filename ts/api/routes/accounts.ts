@@ -20,11 +20,10 @@ export const accountRoutes: RouteDef[] = [
     handler: (ctx, req, p) => {
       const address = addressParam(p.address);
       const height = atHeightParam(req.query);
-      // REST answers base units: the wei balance converted here, at the edge.
-      return getBalance(ctx, { address, at: height }).then((wei) => ({
-        body: { address, balance: weiToBase(wei) },
-        cache: height === undefined ? undefined : cacheAt(ctx, height),
-      }));
+      // REST answers base units: the wei balance converted here, at the edge (at the head without a promise).
+      const wei = getBalance(ctx, { address, at: height });
+      if (typeof wei === 'bigint') return { body: { address, balance: weiToBase(wei) } };
+      return wei.then((w) => ({ body: { address, balance: weiToBase(w) }, cache: cacheAt(ctx, height as number) }));
     },
   },
   {
