@@ -164,6 +164,9 @@ test('SIGKILL under a load of transfers: every transaction answered 200 is inclu
       60_000,
       `round ${round}: every answered transaction confirmed`,
     );
+    // A transfer in flight at the kill may have been journaled without its answer: replayed, it is pending now.
+    // Resume after it too, once the pool has put it in a block (else the next nonce would replace it).
+    await waitFor(async () => (await httpJson(`${url}/mempool`)).body.size === 0, 60_000, `round ${round}: the pool drained`);
     // The next nonce of each sender follows its last included transaction (no gap, no reuse).
     for (const s of senders) {
       const onChain = BigInt((await httpJson(`${url}/accounts/${s.address}/nonce`)).body.nonce);
