@@ -25,12 +25,12 @@ import { BackgroundTask } from './background-task.js';
 import { decodeChangeSet, decodeKeyList, decodePrev, encodeChangeSet, encodeKeyList, encodePrev } from './change-set.js';
 
 /** Oldest height whose state can be read (meta key; absent = 0, a store that kept history from genesis). */
-const HISTORY_FROM = metaKey('historyFrom');
+export const HISTORY_FROM = metaKey('historyFrom');
 /**
  * Heights up to this one are in the history index (or pruned); the change sets above it wait in the `Z`
  * table for the indexer. Absent on a store written before the indexer existed, whose commits indexed every block.
  */
-const INDEXED_TO = metaKey('historyIndexedTo');
+export const INDEXED_TO = metaKey('historyIndexedTo');
 /** Change sets pruned per indexer step at most, so a lowered retention catches up without one huge batch. */
 const PRUNE_PER_STEP = 8;
 /** Index entries per indexer batch (a block's change set is never split: its entries and the marker go together). */

@@ -33,7 +33,7 @@ export function nativeStatus(ctx: NodeContext): Record<string, unknown> {
       latest_block_height: head.index,
       latest_block_hash: head.hash,
       latest_block_time: head.timestamp,
-      earliest_block_height: 0,
+      earliest_block_height: ctx.chain.blocks.earliest,
       syncing: syncing !== null,
       catching_up: syncing !== null,
       target_height: syncing?.highest ?? net?.targetHeight() ?? head.index,
