@@ -92,6 +92,7 @@ export class BlockStore {
     const raw = await this.db.get(HEAD);
     this.headHeight = raw ? Number(raw.readBigUInt64BE(0)) : -1;
     this.earliestHeight = await readEarliestBlock(this.db);
+    this.history.joinedAt = this.earliestHeight;
     for (const c of this.contributors) await c.open?.(this.headHeight);
     await this.history.open(this.headHeight);
     await this.loadWindow();

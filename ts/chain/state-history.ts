@@ -55,9 +55,13 @@ export class HistoryUnavailableError extends NodeError {
   constructor(
     readonly height: number,
     readonly oldest: number,
+    /** The node joined by state sync at `oldest`: it never had anything older (chain/snapshot-head.ts). */
+    joinedThere = false,
   ) {
     super(
-      `historical state is not available for block ${height}: the oldest available block is ${oldest}`,
+      joinedThere
+        ? `historical state is not available: this node starts at height ${oldest}`
+        : `historical state is not available for block ${height}: the oldest available block is ${oldest}`,
       'FAILED_PRECONDITION',
     );
   }
@@ -104,6 +108,9 @@ export class StateHistory {
     private readonly db: KvStore,
     readonly retention: HistoryRetention = { kind: 'full' },
   ) {}
+
+  /** The snapshot height a node that joined by state sync starts at (0: it has the chain from genesis). */
+  joinedAt = 0;
 
   /** Oldest height whose state reads are answered. */
   get oldest(): number {
@@ -315,7 +322,7 @@ export class StateHistory {
   view(height: number, head: number, current: StateSnapshot): HistoricalStateView {
     if (height < this.from) {
       current.release();
-      throw new HistoryUnavailableError(height, this.from);
+      throw new HistoryUnavailableError(height, this.from, this.from === this.joinedAt);
     }
     this.pins.set(height, (this.pins.get(height) ?? 0) + 1);
     return new HistoricalStateView(this, height, head, current, this.epoch);
