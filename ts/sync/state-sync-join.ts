@@ -32,6 +32,19 @@ export interface StateSyncStatus {
   eta_seconds: number | null;
 }
 
+/** Before any snapshot is chosen. */
+export function initialStateSyncStatus(): StateSyncStatus {
+  return {
+    phase: 'discovering',
+    snapshot_height: null,
+    chunks_done: 0,
+    chunks_total: 0,
+    bytes: 0,
+    mb_per_sec: 0,
+    eta_seconds: null,
+  };
+}
+
 export interface StateSyncOptions {
   db: KvStore;
   net: StateSyncNetwork;
@@ -54,15 +67,7 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
   const log = o.log ?? (() => undefined);
   if (await hasChainHead(o.db))
     throw new RestoreRefusedError('the database already holds a chain: state sync needs a fresh data directory');
-  const status: StateSyncStatus = {
-    phase: 'discovering',
-    snapshot_height: null,
-    chunks_done: 0,
-    chunks_total: 0,
-    bytes: 0,
-    mb_per_sec: 0,
-    eta_seconds: null,
-  };
+  const status = initialStateSyncStatus();
   const publish = () => o.onStatus?.({ ...status });
   publish();
   const verifiable = o.trust ? trustedBlockOnly(o.trust) : () => true;

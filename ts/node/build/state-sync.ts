@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type Block, Chain, type ChainParams, TRIE_CHECKPOINT_FILE, genesisIdentity, hasChainHead } from '../../chain/index.js';
 import { type KvStore, openRocksStore } from '../../storage/index.js';
-import { type StateSyncStatus, joinByStateSync } from '../../sync/state-sync-join.js';
+import { type StateSyncStatus, initialStateSyncStatus, joinByStateSync } from '../../sync/state-sync-join.js';
 import type { NodeConfig } from '../config.js';
 import { startStateSyncServer } from '../state-sync-server.js';
 
@@ -24,15 +24,7 @@ export async function buildStateSync(config: NodeConfig, db: KvStore, params: Ch
   }
   const slog = log.child({ component: 'state-sync' });
   const genesis = await genesisBlockOf(params, config.dataDir);
-  let status: StateSyncStatus = {
-    phase: 'discovering',
-    snapshot_height: null,
-    chunks_done: 0,
-    chunks_total: 0,
-    bytes: 0,
-    mb_per_sec: 0,
-    eta_seconds: null,
-  };
+  let status: StateSyncStatus = initialStateSyncStatus();
   // libp2p loads only on a node that joins a network.
   const { P2PNetwork } = await import('../../network/index.js');
   const genesisHash = genesisIdentity(params, genesis.hash);
