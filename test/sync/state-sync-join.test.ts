@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { type Block, Chain, HistoryUnavailableError, encodeBlock } from '../../ts/chain/index.js';
 import type { SnapshotOffer } from '../../ts/network/index.js';
-import { SnapshotSchedule, snapshotSource } from '../../ts/snapshot/index.js';
+import { SnapshotRestorer, SnapshotSchedule, decodeManifest, snapshotSource } from '../../ts/snapshot/index.js';
 import { getAccount } from '../../ts/state/index.js';
-import { openRocksStore } from '../../ts/storage/index.js';
+import { P, openRocksStore, prefixEnd } from '../../ts/storage/index.js';
 import { type StateSyncNetwork, type StateSyncStatus, joinByStateSync } from '../../ts/sync/index.js';
 import { bftParams, nextFinalized } from '../helpers/bft-blocks.js';
 import { NOW, alice, bob, openFixtureChain, transfer } from '../helpers/chain-fixture.js';
@@ -124,3 +124,49 @@ test('with a trusted block only its snapshot is restored; a store that already h
   t.is(head.hash, trust.hash);
   await t.throwsAsync(joinByStateSync({ db, net, genesis, trust }), { name: 'RestoreRefusedError' });
 });
+
+test('a restart mid-restore resumes while its snapshot is offered, and starts over cleanly when it is not', async (t) => {
+  const { maker, db } = await makerAndFreshStore(t);
+  const net = network(maker, ['a', 'b']);
+  const genesis = (await maker.chain.blocks.getBlock(0)) as Block;
+  const source = snapshotSource(maker.schedule.directory);
+  const [newest, older] = await source.offers();
+  // An earlier run wrote the older snapshot's chunks and died before finishing.
+  const manifest = decodeManifest((await source.part(older.height, older.id, 'manifest')) as Uint8Array);
+  const partial = await SnapshotRestorer.open(db, manifest, older.state_root);
+  for (const i of partial.missing())
+    await partial.addChunk(i, Buffer.from((await source.part(older.height, older.id, i)) as Uint8Array));
+  t.is(await SnapshotRestorer.inProgress(db), older.id);
+  const resumed = await joinByStateSync({ db, net, genesis });
+  t.is(resumed.index, older.height, 'the snapshot in progress is resumed, not the newest');
+
+  // Another fresh store, whose unfinished restore is of a snapshot the peers no longer offer (trust names the newest).
+  const other = await openRocksStore(join(tempDirFor(t), 'db'));
+  t.teardown(() => other.close());
+  const stale = await SnapshotRestorer.open(other, manifest, older.state_root);
+  await stale.addChunk(0, Buffer.from((await source.part(older.height, older.id, 0)) as Uint8Array));
+  const lines: string[] = [];
+  const head = await joinByStateSync({
+    db: other,
+    net,
+    genesis,
+    trust: { height: newest.height, hash: newest.block_hash },
+    log: (_f, msg) => lines.push(msg),
+  });
+  t.is(head.index, newest.height);
+  t.true(lines.some((l) => l.includes('starting over')));
+  const chain = new Chain(maker.params, other, 64);
+  await chain.open();
+  t.is(chain.state.root().toString('hex'), newest.state_root);
+  const newestManifest = decodeManifest((await source.part(newest.height, newest.id, 'manifest')) as Uint8Array);
+  const table = Buffer.from([P.state]);
+  const rows = await other.range({ gte: table, lt: prefixEnd(table) });
+  t.is(rows.length, newestManifest.entries, 'no entry of the discarded restore is left');
+  await chain.blocks.history.close();
+});
+
+function tempDirFor(t: ExecutionContext): string {
+  const d = tempDir();
+  t.teardown(d.cleanup);
+  return d.dir;
+}

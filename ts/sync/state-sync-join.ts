@@ -81,7 +81,11 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
         if (list) offers.set(p, list);
       }),
     );
-    const chosen = chooseSnapshot(offers, verifiable, o.minPeers);
+    // A restore left by an earlier run resumes while its snapshot is still offered.
+    const resuming = await SnapshotRestorer.inProgress(o.db);
+    const chosen =
+      (resuming !== null && chooseSnapshot(offers, (x) => x.id === resuming && verifiable(x), o.minPeers)) ||
+      chooseSnapshot(offers, verifiable, o.minPeers);
     if (chosen) {
       const got = await prepare(o, chosen.offer, chosen.peers);
       if (got) {
@@ -172,6 +176,14 @@ async function prepare(
       const manifest = decodeManifest(raw);
       if (manifestId(manifest) !== offer.id || manifest.block_hash !== block.hash)
         throw new Error('manifest does not match its offer');
+      const inProgress = await SnapshotRestorer.inProgress(o.db);
+      if (inProgress !== null && inProgress !== offer.id) {
+        o.log?.(
+          { discarded: inProgress, height: offer.height },
+          'state sync: the unfinished restore is no longer offered; starting over',
+        );
+        await SnapshotRestorer.discard(o.db);
+      }
       return { restorer: await SnapshotRestorer.open(o.db, manifest, block.state_root), block };
     } catch (err) {
       if (err instanceof RestoreRefusedError) throw err;
