@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import test from 'ava';
 import { generateTestnet } from '../../ts/node/index.js';
-import { type Running, diagnose, freeBasePort, height, startNode, stopAll } from '../helpers/devnet.js';
+import { type Running, diagnose, freeBasePort, height, startNode, stopAll, stopNode } from '../helpers/devnet.js';
 import { httpJson } from '../helpers/node.js';
 import { tempDir, waitFor } from '../helpers/util.js';
 
@@ -87,4 +87,21 @@ test('a fresh full node with --state-sync joins at a snapshot, follows the head 
   const rest = await httpJson(`${full.api_url}/chain/blocks/${synced.earliest - 1}`);
   t.is(rest.status, 404, rest.text);
   t.regex(rest.text, new RegExp(`this node starts at height ${synced.earliest}`));
+
+  // kill -9 and a restart with the same flags: the data dir holds a chain now, which opens and follows the head.
+  await stopNode(joining);
+  const again = startNode(full, ['--state-sync']);
+  procs.push(again);
+  await waitFor(
+    async () => {
+      const s = await status();
+      return s?.sync_info?.latest_block_height > synced.latest && s.sync_info.earliest_block_height === synced.earliest;
+    },
+    120_000,
+    'the restarted node follows the head from its snapshot',
+  ).catch(async (err) => {
+    t.log(await diagnose(procs));
+    throw err;
+  });
+  t.true(again.logs.join('').includes('the data directory already holds a chain'));
 });
