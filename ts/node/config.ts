@@ -235,6 +235,12 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
   const journalRaw = str('tx-journal', 'NATIVE_TX_JOURNAL') || 'on';
   if (journalRaw !== 'on' && journalRaw !== 'off')
     throw new ConfigError(`--tx-journal / NATIVE_TX_JOURNAL must be on or off, got ${journalRaw}`);
+  const stateSync = values['state-sync'] === true;
+  const trust = stateSyncTrust(str('state-sync-trust', 'NATIVE_STATE_SYNC_TRUST'));
+  if (trust && !stateSync) throw new ConfigError('--state-sync-trust goes with --state-sync');
+  // The snapshot comes from the peers, and the blocks after it too.
+  if (stateSync && (p2pRaw === undefined || p2pRaw === '' || (str('peers', 'NATIVE_PEERS') ?? '').trim() === ''))
+    throw new ConfigError('--state-sync needs --p2p-port and --peers (the nodes to fetch the snapshot from)');
   return {
     network,
     chainId: int('chain-id', 'NATIVE_CHAIN_ID', defaultChainId, 1),
@@ -250,8 +256,8 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     stateCacheBytes: int('state-cache-mb', 'NATIVE_STATE_CACHE_MB', DEFAULT_STATE_CACHE_MB, 1) * 2 ** 20,
     snapshotInterval: int('snapshot-interval', 'NATIVE_SNAPSHOT_INTERVAL', dev ? 0 : DEFAULT_SNAPSHOT_INTERVAL, 0),
     snapshotKeep: int('snapshot-keep', 'NATIVE_SNAPSHOT_KEEP', DEFAULT_SNAPSHOT_KEEP, 1),
-    stateSync: values['state-sync'] === true,
-    stateSyncTrust: stateSyncTrust(str('state-sync-trust', 'NATIVE_STATE_SYNC_TRUST')),
+    stateSync,
+    stateSyncTrust: trust,
     txJournal: journalRaw === 'on',
     maxBlockTxs: int('max-block-txs', 'NATIVE_MAX_BLOCK_TXS', 20_000, 1),
     packGasLimit: BigInt(int('block-pack-gas', 'NATIVE_BLOCK_PACK_GAS', Number(DEFAULT_PACK_GAS_LIMIT), 21_000)),
