@@ -19,6 +19,24 @@ test('--snapshot-interval and --snapshot-keep: defaults per network, values chec
   t.throws(() => parseConfig(['--dev', '--snapshot-interval', '-1'], {}));
 });
 
+test('--state-sync and --state-sync-trust: parsed, and refused where they cannot work', (t) => {
+  const peer = '/ip4/127.0.0.1/tcp/1/p2p/16Uiu2HAmK3n5t6z8XxJq3Zf5w6Qm2X7Yk3tAq1u5bN4cV8dE9fGh';
+  const base = ['--network', 'testnet', '--p2p-port', '0', '--peers', peer];
+  t.like(parseConfig(base, {}), { stateSync: false, stateSyncTrust: undefined });
+  const hash = 'Ab'.repeat(32);
+  t.like(parseConfig([...base, '--state-sync', '--state-sync-trust', `12:0x${hash}`], {}), {
+    stateSync: true,
+    stateSyncTrust: { height: 12, hash: hash.toLowerCase() },
+  });
+  t.throws(() => parseConfig([...base, '--state-sync', '--state-sync-trust', '12:abc'], {}), {
+    message: /--state-sync-trust must be HEIGHT:HASH/,
+  });
+  t.throws(() => parseConfig([...base, '--state-sync-trust', `12:${hash}`], {}), { message: /goes with --state-sync/ });
+  t.throws(() => parseConfig(['--network', 'testnet', '--state-sync'], {}), {
+    message: /--state-sync needs --p2p-port and --peers/,
+  });
+});
+
 test('a running node takes a snapshot every N blocks, keeps the newest K, each verifying against its block', async (t) => {
   const n = await startTestNode({ snapshotInterval: 3, snapshotKeep: 2, blockTimeMs: 100 });
   t.teardown(() => n.stop());

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import FindMyWay from 'find-my-way';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/index.js';
 import type { NodeContext } from '../services/index.js';
-import { NodeError, stringifyExact } from '../util/index.js';
+import { BeforeEarliestBlockError, NodeError, stringifyExact } from '../util/index.js';
 import type { ApiKeyRegistry } from './api-keys.js';
 import { IMMUTABLE_CACHE_CONTROL, NO_STORE, etagMatches, etagOf } from './cache.js';
 import { type KeyHooks, UNKNOWN_KEY_LABEL, judgeKeyed, lookupKey } from './key-gate.js';
@@ -87,7 +87,7 @@ export function apiKeyMatches(expected: string, given: string | undefined): bool
 export function errorResult(err: unknown): ApiResult {
   if (err instanceof NodeError) {
     const status = httpStatusOf(err);
-    if (status === 404) return { status: 404 };
+    if (status === 404 && !(err instanceof BeforeEarliestBlockError)) return { status: 404 };
     return { status, body: { success: false, error: err.message } };
   }
   return { status: 500, body: { success: false, error: 'internal error' } };

@@ -28,6 +28,7 @@ import { ContractCreations } from './contract-creations.js';
 import { DailyAggregates, type DayRecord } from './daily-aggregates.js';
 import { EventIndex, type IndexedEvent } from './event-index.js';
 import { LogIndex } from './log-index.js';
+import { readEarliestBlock } from './snapshot-head.js';
 import { type HistoryRetention, StateHistory } from './state-history.js';
 
 export type { LogSource, TxLocation } from './block-index.js';
@@ -49,6 +50,8 @@ export class BlockStore {
   private readonly window = new Map<number, Block>();
   private readonly windowReceipts = new Map<number, readonly ReceiptRecord[]>();
   private headHeight = -1;
+  /** The lowest height with a block besides genesis: above 0 on a node that joined by state sync (snapshot-head.ts). */
+  private earliestHeight = 0;
   /** EVM log postings (written in each block's batch) and the window's blooms. */
   readonly logIndex: LogIndex;
   /** Change sets (written in each block's batch) and the history index built from them: reads of the state at a past height. */
@@ -88,6 +91,8 @@ export class BlockStore {
   async open(): Promise<number> {
     const raw = await this.db.get(HEAD);
     this.headHeight = raw ? Number(raw.readBigUInt64BE(0)) : -1;
+    this.earliestHeight = await readEarliestBlock(this.db);
+    this.history.joinedAt = this.earliestHeight;
     for (const c of this.contributors) await c.open?.(this.headHeight);
     await this.history.open(this.headHeight);
     await this.loadWindow();
@@ -330,6 +335,10 @@ export class BlockStore {
   /** Block from the window, or null when outside it (callers that may go to disk use getBlock). */
   recentBlock(height: number): Block | null {
     return this.window.get(height) ?? null;
+  }
+
+  get earliest(): number {
+    return this.earliestHeight;
   }
 
   async getBlock(height: number): Promise<Block | null> {

@@ -70,6 +70,7 @@ export {
   consensusPhaseAt,
 } from './schedule.js';
 export { forgetVerifiedAhead, publicKeyBytes } from './signature-checks.js';
+export { EARLIEST_BLOCK_KEY, hasChainHead, readEarliestBlock, writeSnapshotHead } from './snapshot-head.js';
 export {
   HistoricalStateView,
   HistoryUnavailableError,

@@ -20,6 +20,8 @@ import type { HistoricalStateView } from './state-history.js';
 
 /** The committed blocks, receipts and their read-model indexes, read only. Consumer: ts/services (the queries). */
 export interface BlockReader {
+  /** The lowest height with a block besides genesis: above 0 on a node that joined by state sync. Consumer: sync_info. */
+  readonly earliest: number;
   /** The block at a height, or null outside the chain. Consumers: the block resolver, tx and receipt lookup, most queries. */
   getBlock(height: number): Promise<Block | null>;
   /** Blocks at these heights (null where none): the window from memory, the rest in one multi-get. Consumers: history, token lists. */

@@ -25,12 +25,12 @@ import { BackgroundTask } from './background-task.js';
 import { decodeChangeSet, decodeKeyList, decodePrev, encodeChangeSet, encodeKeyList, encodePrev } from './change-set.js';
 
 /** Oldest height whose state can be read (meta key; absent = 0, a store that kept history from genesis). */
-const HISTORY_FROM = metaKey('historyFrom');
+export const HISTORY_FROM = metaKey('historyFrom');
 /**
  * Heights up to this one are in the history index (or pruned); the change sets above it wait in the `Z`
  * table for the indexer. Absent on a store written before the indexer existed, whose commits indexed every block.
  */
-const INDEXED_TO = metaKey('historyIndexedTo');
+export const INDEXED_TO = metaKey('historyIndexedTo');
 /** Change sets pruned per indexer step at most, so a lowered retention catches up without one huge batch. */
 const PRUNE_PER_STEP = 8;
 /** Index entries per indexer batch (a block's change set is never split: its entries and the marker go together). */
@@ -55,9 +55,13 @@ export class HistoryUnavailableError extends NodeError {
   constructor(
     readonly height: number,
     readonly oldest: number,
+    /** The node joined by state sync at `oldest`: it never had anything older (chain/snapshot-head.ts). */
+    joinedThere = false,
   ) {
     super(
-      `historical state is not available for block ${height}: the oldest available block is ${oldest}`,
+      joinedThere
+        ? `historical state is not available: this node starts at height ${oldest}`
+        : `historical state is not available for block ${height}: the oldest available block is ${oldest}`,
       'FAILED_PRECONDITION',
     );
   }
@@ -104,6 +108,9 @@ export class StateHistory {
     private readonly db: KvStore,
     readonly retention: HistoryRetention = { kind: 'full' },
   ) {}
+
+  /** The snapshot height a node that joined by state sync starts at (0: it has the chain from genesis). */
+  joinedAt = 0;
 
   /** Oldest height whose state reads are answered. */
   get oldest(): number {
@@ -315,7 +322,7 @@ export class StateHistory {
   view(height: number, head: number, current: StateSnapshot): HistoricalStateView {
     if (height < this.from) {
       current.release();
-      throw new HistoryUnavailableError(height, this.from);
+      throw new HistoryUnavailableError(height, this.from, this.from === this.joinedAt);
     }
     this.pins.set(height, (this.pins.get(height) ?? 0) + 1);
     return new HistoricalStateView(this, height, head, current, this.epoch);

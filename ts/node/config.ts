@@ -28,6 +28,7 @@ import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/index.js';
 import { DEFAULT_COMPILE_MEMORY_MB, DEFAULT_COMPILE_TIMEOUT_MS } from '../verify/index.js';
 import { DEFAULT_STATE_CACHE_MB } from '../state/index.js';
 import { DEFAULT_SNAPSHOT_INTERVAL, DEFAULT_SNAPSHOT_KEEP } from '../snapshot/index.js';
+import { type StateSyncTrust, parseStateSyncTrust } from '../sync/snapshot-choice.js';
 import { DEFAULT_READY_MAX_AGE_BLOCKS, DEFAULT_READY_MAX_LAG_BLOCKS, parseDurationMs } from '../services/index.js';
 import { NODE_FLAGS, infoCommand } from './flags.js';
 
@@ -53,6 +54,10 @@ export interface NodeConfig {
   snapshotInterval: number;
   /** State snapshots kept, the newest (`--snapshot-keep`). */
   snapshotKeep: number;
+  /** `--state-sync`: a fresh data dir joins from a peer snapshot (docs/p2p.md, "State sync"). */
+  stateSync: boolean;
+  /** `--state-sync-trust HEIGHT:HASH`: the block whose snapshot is restored (hash hex, no 0x). */
+  stateSyncTrust?: StateSyncTrust;
   /** Journal accepted transactions and replay them at start (`--tx-journal on|off`). */
   txJournal: boolean;
   maxBlockTxs: number;
@@ -230,6 +235,12 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
   const journalRaw = str('tx-journal', 'NATIVE_TX_JOURNAL') || 'on';
   if (journalRaw !== 'on' && journalRaw !== 'off')
     throw new ConfigError(`--tx-journal / NATIVE_TX_JOURNAL must be on or off, got ${journalRaw}`);
+  const stateSync = values['state-sync'] === true;
+  const trust = stateSyncTrust(str('state-sync-trust', 'NATIVE_STATE_SYNC_TRUST'));
+  if (trust && !stateSync) throw new ConfigError('--state-sync-trust goes with --state-sync');
+  // The snapshot comes from the peers, and the blocks after it too.
+  if (stateSync && (p2pRaw === undefined || p2pRaw === '' || (str('peers', 'NATIVE_PEERS') ?? '').trim() === ''))
+    throw new ConfigError('--state-sync needs --p2p-port and --peers (the nodes to fetch the snapshot from)');
   return {
     network,
     chainId: int('chain-id', 'NATIVE_CHAIN_ID', defaultChainId, 1),
@@ -245,6 +256,8 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
     stateCacheBytes: int('state-cache-mb', 'NATIVE_STATE_CACHE_MB', DEFAULT_STATE_CACHE_MB, 1) * 2 ** 20,
     snapshotInterval: int('snapshot-interval', 'NATIVE_SNAPSHOT_INTERVAL', dev ? 0 : DEFAULT_SNAPSHOT_INTERVAL, 0),
     snapshotKeep: int('snapshot-keep', 'NATIVE_SNAPSHOT_KEEP', DEFAULT_SNAPSHOT_KEEP, 1),
+    stateSync,
+    stateSyncTrust: trust,
     txJournal: journalRaw === 'on',
     maxBlockTxs: int('max-block-txs', 'NATIVE_MAX_BLOCK_TXS', 20_000, 1),
     packGasLimit: BigInt(int('block-pack-gas', 'NATIVE_BLOCK_PACK_GAS', Number(DEFAULT_PACK_GAS_LIMIT), 21_000)),
@@ -399,4 +412,13 @@ function duration(raw: string | undefined, def: number, flag: string, min = 1): 
   const ms = m ? Math.round(Number(m[1]) * (m[2] === 's' ? 1000 : 1)) : Number.NaN;
   if (!(ms >= min)) throw new ConfigError(`--${flag} must be a duration like 5s or 300ms, got ${raw}`);
   return ms;
+}
+
+function stateSyncTrust(raw: string | undefined): StateSyncTrust | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    return parseStateSyncTrust(raw);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
 }

@@ -114,6 +114,20 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
     help: 'state snapshots kept (the newest)',
   },
   {
+    name: 'state-sync',
+    type: 'boolean',
+    default: 'off',
+    help: 'join from a state snapshot offered by the peers (a fresh data dir), then block-sync from its height',
+  },
+  {
+    name: 'state-sync-trust',
+    type: 'string',
+    env: 'NATIVE_STATE_SYNC_TRUST',
+    default: 'none',
+    value: 'HEIGHT:HASH',
+    help: 'with --state-sync: restore only the snapshot of this block (its height and hash)',
+  },
+  {
     name: 'tx-journal',
     type: 'string',
     env: 'NATIVE_TX_JOURNAL',

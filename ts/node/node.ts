@@ -22,6 +22,7 @@ import { buildMetrics } from './build/metrics.js';
 import { buildNetwork } from './build/network.js';
 import { startProduction, wireBlockProduction } from './build/production.js';
 import { type NodeCore, StopStack } from './build/stops.js';
+import { buildStateSync } from './build/state-sync.js';
 import { buildChain, buildDatabase } from './build/storage.js';
 import { buildVerification } from './build/verification.js';
 import { buildWorkerPools } from './build/worker-pools.js';
@@ -142,6 +143,8 @@ export class NativeNode {
     step('database');
     try {
       const pools = stops.take('worker pools', buildWorkerPools(config, log));
+      // --state-sync on a fresh data dir: the state of a peer snapshot first (the chain opens at its block).
+      await buildStateSync(config, db, genesisParams, log);
       const { chain, params } = stops.take('chain', await buildChain(config, db, genesisParams, log));
       step('chain');
       const { audit } = stops.take('audit log', await buildAudit(config, db, log));

@@ -42,7 +42,7 @@ export async function stateHeightOf(ctx: NodeContext, ref: unknown, i: number): 
   if (height === null) throw new RpcError(RPC.server, 'header not found');
   if (height === headHeight(ctx)) return undefined;
   const oldest = oldestStateHeight(ctx);
-  if (height < oldest) throw new HistoryUnavailableError(height, oldest);
+  if (height < oldest) throw new HistoryUnavailableError(height, oldest, oldest === ctx.chain.blocks.earliest);
   return height;
 }
 

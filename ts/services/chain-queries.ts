@@ -1,6 +1,6 @@
 import { type ActiveValidator, type Block, blockSummary, decodeEvidence, evidenceId, validatorSetAt } from '../chain/index.js';
 import type { ReceiptRecord } from '../execution/index.js';
-import { NotFoundError } from '../util/index.js';
+import { BeforeEarliestBlockError, NotFoundError } from '../util/index.js';
 import { type BlockRef, blockAtHeight, resolveBlock } from './block-resolver.js';
 import { type ChainContext, NATIVE_TOKEN, type NodeContext } from './context.js';
 
@@ -33,7 +33,7 @@ export function nativeStatus(ctx: NodeContext): Record<string, unknown> {
       latest_block_height: head.index,
       latest_block_hash: head.hash,
       latest_block_time: head.timestamp,
-      earliest_block_height: 0,
+      earliest_block_height: ctx.chain.blocks.earliest,
       syncing: syncing !== null,
       catching_up: syncing !== null,
       target_height: syncing?.highest ?? net?.targetHeight() ?? head.index,
@@ -68,8 +68,15 @@ export async function listBlocks(ctx: NodeContext, page: number, limit: number):
 
 export async function getBlock(ctx: NodeContext, height: number): Promise<Block> {
   const b = await blockAtHeight(ctx, height);
-  if (!b) throw new NotFoundError('block not found');
+  if (!b) throw blockNotFound(ctx, height);
   return b;
+}
+
+/** A missing block; below the height a node that joined by state sync starts at, saying so (never a wrong answer). */
+function blockNotFound(ctx: Pick<NodeContext, 'chain'>, height?: number): NotFoundError {
+  const earliest = ctx.chain.blocks.earliest;
+  if (height !== undefined && height > 0 && height < earliest) return new BeforeEarliestBlockError(earliest);
+  return new NotFoundError('block not found');
 }
 
 /** Which block a reader asks for (gRPC GetBlock's selector). */
@@ -80,7 +87,7 @@ export async function findBlock(ctx: Pick<NodeContext, 'chain' | 'consensus'>, s
   if ('latest' in sel) return ctx.chain.head;
   const ref: BlockRef = 'height' in sel ? sel.height : 'hash' in sel ? { hash: sel.hash } : 'finalized';
   const b = await resolveBlock(ctx, ref);
-  if (!b) throw new NotFoundError('block not found');
+  if (!b) throw blockNotFound(ctx, 'height' in sel ? sel.height : undefined);
   return b;
 }
 

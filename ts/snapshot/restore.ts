@@ -75,6 +75,28 @@ export class SnapshotRestorer {
     return new SnapshotRestorer(db, manifest, id, new Uint8Array(bitmapBytes));
   }
 
+  /** The manifest id of the restore in progress in `db` (finished or not), or null when there is none. */
+  static async inProgress(db: KvStore): Promise<string | null> {
+    const raw = await db.get(RESTORE_PROGRESS_KEY);
+    return raw === undefined ? null : (JSON.parse(raw.toString('utf8')) as Progress).id;
+  }
+
+  /**
+   * Throw away an unfinished restore (its state entries and progress record): the joining node restarted and
+   * its snapshot is no longer offered, so it starts over with another. Only for a store without a chain head.
+   */
+  static async discard(db: KvStore): Promise<void> {
+    const table = Buffer.from([P.state]);
+    for (;;) {
+      const rows = await db.range({ gte: table, lt: prefixEnd(table), limit: 10_000 });
+      if (rows.length === 0) break;
+      const batch = db.batch();
+      for (const [k] of rows) batch.del(k);
+      await batch.write();
+    }
+    await db.write([{ type: 'del', key: RESTORE_PROGRESS_KEY }], { sync: true });
+  }
+
   isDone(index: number): boolean {
     return (this.done[index >> 3] & (1 << (index & 7))) !== 0;
   }

@@ -16,3 +16,4 @@ export {
   parseStateSyncTrust,
   trustedBlockOnly,
 } from './snapshot-choice.js';
+export { type StateSyncNetwork, type StateSyncOptions, type StateSyncStatus, joinByStateSync } from './state-sync-join.js';

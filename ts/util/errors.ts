@@ -51,6 +51,16 @@ export class NotFoundError extends NodeError {
   }
 }
 
+/**
+ * Below the height a node that joined by state sync starts at: a 404 that says so (issue 25: REST 404 naming the
+ * earliest height), where other 404s have an empty body.
+ */
+export class BeforeEarliestBlockError extends NotFoundError {
+  constructor(readonly earliest: number) {
+    super(`block not found: this node starts at height ${earliest}`);
+  }
+}
+
 export class ServerError extends NodeError {
   constructor(message: string, data?: unknown) {
     super(message, 'INTERNAL', data);

@@ -12,6 +12,7 @@ export {
   InvalidParamsError,
   goDuration,
   NotFoundError,
+  BeforeEarliestBlockError,
   EvmBusyError,
   EvmTimeoutError,
   ExecutionRevertedError,
