@@ -28,7 +28,7 @@ import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/index.js';
 import { DEFAULT_COMPILE_MEMORY_MB, DEFAULT_COMPILE_TIMEOUT_MS } from '../verify/index.js';
 import { DEFAULT_STATE_CACHE_MB } from '../state/index.js';
 import { DEFAULT_SNAPSHOT_INTERVAL, DEFAULT_SNAPSHOT_KEEP } from '../snapshot/index.js';
-import { type StateSyncTrust, parseStateSyncTrust } from '../sync/snapshot-choice.js';
+import { type StateSyncTrust, parseStateSyncTrust } from '../sync/light.js';
 import { DEFAULT_READY_MAX_AGE_BLOCKS, DEFAULT_READY_MAX_LAG_BLOCKS, parseDurationMs } from '../services/index.js';
 import { NODE_FLAGS, infoCommand } from './flags.js';
 

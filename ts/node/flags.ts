@@ -6,19 +6,10 @@
 import { DEFAULT_RATE_LIMIT_GLOBAL, DEFAULT_RATE_LIMIT_WINDOW_SECS, DEFAULT_RATE_LIMIT_WRITE } from '../api/light.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/light.js';
 import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/light.js';
+import type { FlagSpec } from './flag-spec.js';
+import { STATE_SYNC_FLAGS } from './flags-state-sync.js';
 
-export interface FlagSpec {
-  /** Long name without the dashes. */
-  name: string;
-  type: 'string' | 'boolean';
-  /** Environment variable read when the flag is absent. */
-  env?: string;
-  /** The default in words (it may depend on the network). */
-  default: string;
-  help: string;
-  /** Placeholder of the value in the help text. */
-  value?: string;
-}
+export type { FlagSpec } from './flag-spec.js';
 
 export const NODE_FLAGS: readonly FlagSpec[] = [
   { name: 'dev', type: 'boolean', default: 'off', help: 'the dev chain: funded test accounts, no rate limits, CORS *' },
@@ -97,36 +88,7 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
     value: 'MB',
     help: 'state values cached in memory (the rest are read from the database)',
   },
-  {
-    name: 'snapshot-interval',
-    type: 'string',
-    env: 'NATIVE_SNAPSHOT_INTERVAL',
-    default: '1000; dev: 0',
-    value: 'N',
-    help: 'state snapshot for state sync every N finalized blocks (0 = off)',
-  },
-  {
-    name: 'snapshot-keep',
-    type: 'string',
-    env: 'NATIVE_SNAPSHOT_KEEP',
-    default: '2',
-    value: 'N',
-    help: 'state snapshots kept (the newest)',
-  },
-  {
-    name: 'state-sync',
-    type: 'boolean',
-    default: 'off',
-    help: 'join from a state snapshot offered by the peers (a fresh data dir), then block-sync from its height',
-  },
-  {
-    name: 'state-sync-trust',
-    type: 'string',
-    env: 'NATIVE_STATE_SYNC_TRUST',
-    default: 'none',
-    value: 'HEIGHT:HASH',
-    help: 'with --state-sync: restore only the snapshot of this block (its height and hash)',
-  },
+  ...STATE_SYNC_FLAGS,
   {
     name: 'tx-journal',
     type: 'string',

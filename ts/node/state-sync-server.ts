@@ -5,7 +5,7 @@
  * once the state is complete and the node's own API takes the port.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
-import type { StateSyncStatus } from '../sync/state-sync-join.js';
+import type { StateSyncStatus } from '../sync/index.js';
 
 export const NODE_SYNCING = 'node is syncing';
 

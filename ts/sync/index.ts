@@ -16,4 +16,10 @@ export {
   parseStateSyncTrust,
   trustedBlockOnly,
 } from './snapshot-choice.js';
-export { type StateSyncNetwork, type StateSyncOptions, type StateSyncStatus, joinByStateSync } from './state-sync-join.js';
+export {
+  type StateSyncNetwork,
+  type StateSyncOptions,
+  type StateSyncStatus,
+  initialStateSyncStatus,
+  joinByStateSync,
+} from './state-sync-join.js';

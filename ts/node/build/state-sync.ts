@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type Block, Chain, type ChainParams, TRIE_CHECKPOINT_FILE, genesisIdentity, hasChainHead } from '../../chain/index.js';
 import { type KvStore, openRocksStore } from '../../storage/index.js';
-import { type StateSyncStatus, initialStateSyncStatus, joinByStateSync } from '../../sync/state-sync-join.js';
+import type { StateSyncStatus } from '../../sync/index.js';
 import type { NodeConfig } from '../config.js';
 import { startStateSyncServer } from '../state-sync-server.js';
 
@@ -23,6 +23,8 @@ export async function buildStateSync(config: NodeConfig, db: KvStore, params: Ch
     return;
   }
   const slog = log.child({ component: 'state-sync' });
+  // The joining code (and the libp2p it drives) loads only on a node that joins by state sync.
+  const { initialStateSyncStatus, joinByStateSync } = await import('../../sync/index.js');
   const genesis = await genesisBlockOf(params, config.dataDir);
   let status: StateSyncStatus = initialStateSyncStatus();
   // libp2p loads only on a node that joins a network.
