@@ -20,7 +20,7 @@ import {
 } from '../ts/execution/index.js';
 import type { KeyPair } from '../ts/ledger/keys.js';
 import type { SignedTransaction } from '../ts/ledger/transaction.js';
-import { BASE_PER_COIN } from '../ts/ledger/units.js';
+import { BASE_PER_COIN } from '../ts/modules/kit/units.js';
 import { type KvStore, openRocksStore } from '../ts/storage/index.js';
 import { fromHex, toHex } from '../ts/util/hex.js';
 

@@ -11,7 +11,7 @@ import type { Chain } from '../ts/chain/chain.js';
 import { type KeyPair, keyPairFromPrivate } from '../ts/ledger/keys.js';
 import { collectionAddress, tokenContractAddress } from '../ts/modules/index.js';
 import { type SignedTransaction, signTransaction } from '../ts/ledger/transaction.js';
-import { ZERO_ADDRESS } from '../ts/ledger/units.js';
+import { ZERO_ADDRESS } from '../ts/modules/kit/units.js';
 import { type NodeContext, getNonce } from '../ts/services/index.js';
 
 /** The bench's context: the concrete chain, which it extends with blocks of its own, behind the read interface. */

@@ -23,7 +23,7 @@ import { PoaEngine } from '../ts/consensus/poa.js';
 import type { HttpRequest, HttpResponse } from '../ts/http/index.js';
 import { DEV_MNEMONIC, type KeyPair, keyPairFromMnemonic, keyPairFromPrivate } from '../ts/ledger/keys.js';
 import { type SignedTransaction, signTransaction } from '../ts/ledger/transaction.js';
-import { BASE_PER_COIN } from '../ts/ledger/units.js';
+import { BASE_PER_COIN } from '../ts/modules/kit/units.js';
 import { TxAdmission } from '../ts/mempool/admission.js';
 import { Mempool } from '../ts/mempool/mempool.js';
 import { NODE_VERSION, getNonce } from '../ts/services/index.js';

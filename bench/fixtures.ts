@@ -1,7 +1,7 @@
 import { type ChainParams, PRESET_ACTIVATION } from '../ts/chain/params.js';
 import { type KeyPair, keyPairFromPrivate } from '../ts/ledger/keys.js';
 import { type SignedTransaction, signTransaction } from '../ts/ledger/transaction.js';
-import { BASE_PER_COIN } from '../ts/ledger/units.js';
+import { BASE_PER_COIN } from '../ts/modules/kit/units.js';
 import { toHex } from '../ts/util/hex.js';
 
 /** A dev-rules chain (id 7120) with one validator and every sender funded with 1000 coins. */

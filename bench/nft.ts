@@ -19,7 +19,7 @@ import { type KeyPair, randomKeyPair } from '../ts/ledger/keys.js';
 import { NftIndex, collectionAddress } from '../ts/modules/index.js';
 import { checkNativeTransaction, markSignatureVerified } from '../ts/ledger/rules.js';
 import { type SignedTransaction, signingDigest } from '../ts/ledger/transaction.js';
-import { ZERO_ADDRESS } from '../ts/ledger/units.js';
+import { ZERO_ADDRESS } from '../ts/modules/kit/units.js';
 import { type NodeContext, nftTokensOf } from '../ts/services/index.js';
 import type { StateUndo } from '../ts/state/state-store.js';
 import { openRocksStore } from '../ts/storage/index.js';

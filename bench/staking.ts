@@ -22,7 +22,7 @@ import {
   tokenContractAddress,
 } from '../ts/modules/index.js';
 import { type SignedTransaction, signTransaction } from '../ts/ledger/transaction.js';
-import { BASE_PER_COIN, ZERO_ADDRESS } from '../ts/ledger/units.js';
+import { BASE_PER_COIN, ZERO_ADDRESS } from '../ts/modules/kit/units.js';
 import { StateOverlay, StateStore } from '../ts/state/state-store.js';
 import { toHex } from '../ts/util/hex.js';
 

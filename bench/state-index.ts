@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import sortedBtree from 'sorted-btree';
 import { Chain } from '../ts/chain/chain.js';
 import { keyPairFromPrivate } from '../ts/ledger/keys.js';
-import { BASE_PER_COIN } from '../ts/ledger/units.js';
+import { BASE_PER_COIN } from '../ts/modules/kit/units.js';
 import { openStateIndex, stopStateIndex } from '../ts/indexes/index.js';
 import { foldChanges } from '../ts/indexes/state-index-fold.js';
 import { decodeMarker, IndexTables, type IndexTotals, MARKER_KEY } from '../ts/indexes/state-index-store.js';

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Chain } from '../ts/chain/chain.js';
 import { StateHistory, addIndexOps } from '../ts/chain/state-history.js';
 import { randomKeyPair, keyPairFromPrivate } from '../ts/ledger/keys.js';
-import { BASE_PER_COIN } from '../ts/ledger/units.js';
+import { BASE_PER_COIN } from '../ts/modules/kit/units.js';
 import { accountKey, encodeAccount } from '../ts/state/accounts.js';
 import type { KeyStr, StateUndo } from '../ts/state/state-store.js';
 import { type KvBatch, openRocksStore } from '../ts/storage/index.js';

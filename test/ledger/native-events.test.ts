@@ -1,10 +1,9 @@
 import test from 'ava';
 import { EventIndex } from '../../ts/chain/index.js';
 import { type ReceiptRecord, decodeReceipts, encodeReceipts, encodeReceiptsReference } from '../../ts/execution/index.js';
-import { type NativeEvent, decodeEvents, encodeEvents } from '../../ts/ledger/events.js';
+import { type NativeEvent, decodeEvents, encodeEvents, MIN_TX_FEE_BASE } from '../../ts/modules/index.js';
 import { decodeOperation } from '../../ts/ledger/operations.js';
 import { minimumFee } from '../../ts/ledger/rules.js';
-import { MIN_TX_FEE_BASE } from '../../ts/ledger/units.js';
 import { openRocksStore } from '../../ts/storage/index.js';
 import { tempDir } from '../helpers/util.js';
 

@@ -2,7 +2,7 @@ import test from 'ava';
 import { parseCompactOperation, parseWithLosslessJson } from '../../ts/ledger/operation-json.js';
 import { OPERATION_VARIANTS, decodeOperation } from '../../ts/ledger/operations.js';
 import { txKind } from '../../ts/ledger/tx-kind.js';
-import { ZERO_ADDRESS } from '../../ts/ledger/units.js';
+import { ZERO_ADDRESS } from '../../ts/modules/index.js';
 import { alice, transfer } from '../helpers/chain-fixture.js';
 import { rng } from '../helpers/util.js';
 

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { validateChain, validatorSetAt, type Chain } from '../../ts/chain/index.js';
-import { TREASURY_ADDRESS } from '../../ts/modules/index.js';
 import {
+  TREASURY_ADDRESS,
   getActiveSet,
   getDelegation,
   getTotals,
@@ -9,10 +9,10 @@ import {
   openSegments,
   rewardsPaid,
   segmentReward,
+  ZERO_ADDRESS,
 } from '../../ts/modules/index.js';
 import { invariantViolations } from '../../ts/ledger/index.js';
 import { stakingRewards } from '../../ts/services/index.js';
-import { ZERO_ADDRESS } from '../../ts/ledger/units.js';
 import { getAccount } from '../../ts/state/index.js';
 import { toHex } from '../../ts/util/index.js';
 import { alice, bob, fixtureParams, openFixtureChain, validatorKeys } from '../helpers/chain-fixture.js';

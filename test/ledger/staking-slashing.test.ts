@@ -13,11 +13,12 @@ import {
   segmentReward,
   sharesValue,
   slashSettlements,
+  type RewardSegment,
+  getSupply,
+  BASE_PER_COIN,
+  WEI_PER_BASE,
 } from '../../ts/modules/index.js';
 import type { ExecutionResult } from '../../ts/execution/index.js';
-import type { RewardSegment } from '../../ts/modules/index.js';
-import { getSupply } from '../../ts/modules/index.js';
-import { BASE_PER_COIN, WEI_PER_BASE } from '../../ts/ledger/units.js';
 import { getAccount } from '../../ts/state/index.js';
 import { StakingHarness, probe, stakingParams, stakingPeople, stakingValidators } from '../helpers/staking-harness.js';
 

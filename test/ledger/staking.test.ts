@@ -17,8 +17,8 @@ import {
   pendingReward,
   segmentOfEvent,
   sharesValue,
+  BASE_PER_COIN,
 } from '../../ts/modules/index.js';
-import { BASE_PER_COIN } from '../../ts/ledger/units.js';
 import { toHex } from '../../ts/util/index.js';
 import {
   StakingHarness,

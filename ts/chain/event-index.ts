@@ -1,5 +1,5 @@
 /**
- * The native event index: every event a native operation records (ledger/events.ts) is listed under
+ * The native event index: every event a native operation records (modules/kit/events.ts) is listed under
  * the terms its module names (`token:SRC20_…`, `nft:addr:0x…`, …), written in the block's atomic batch
  * with a count per term, so feeds (a token's transfers, a collection's events, an address's NFT history)
  * page newest-first without scanning blocks.

@@ -24,7 +24,7 @@ export interface ReceiptRecord {
    * native operation, the UTF-8 reason it failed.
    */
   output: Uint8Array;
-  /** Native operation events (ledger/events.ts); absent or empty for transfers and EVM transactions. */
+  /** Native operation events (modules/kit/events.ts); absent or empty for transfers and EVM transactions. */
   events?: NativeEvent[];
 }
 

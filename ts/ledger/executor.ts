@@ -14,13 +14,13 @@ import {
   nftModule,
   stakingModule,
   tokensModule,
+  baseToWei,
 } from '../modules/index.js';
 import { NS, StateOverlay, type StateReader, getAccount, putAccount } from '../state/index.js';
 import type { OperationName } from './operations.js';
 import { checkNonceAndBalance } from './rules.js';
 import type { SignedTransaction } from './transaction.js';
 import { txKind } from './tx-kind.js';
-import { baseToWei } from './units.js';
 
 /**
  * The one dispatch table: every native module, in the order their end-of-block work runs. Adding a module

@@ -2,7 +2,7 @@
  * The door of ts/ledger/: the only file other folders import from it (with interface.ts where it has one).
  * What it owns and what it may import: docs/architecture.md. Re-exports are added here as other folders need them.
  */
-export { type NativeEvent, eventsFromRlpItem, eventsRlpItem } from './events.js';
+export { type NativeEvent, eventsFromRlpItem, eventsRlpItem } from '../modules/index.js';
 export {
   applyNativeTransaction,
   endBlock,
@@ -111,4 +111,4 @@ export {
   formatWei,
   WEI_PER_COIN,
   BASE_DECIMALS,
-} from './units.js';
+} from '../modules/index.js';

@@ -6,11 +6,10 @@
  */
 import { InvalidTransactionError, NodeError, fromHex, toHex } from '../util/index.js';
 import { addressFromPublicKey } from './keys.js';
-import type { LedgerParams } from '../modules/index.js';
+import { type LedgerParams, MIN_TX_FEE_BASE, weiToBase, weiToBaseCeil } from '../modules/index.js';
 import { OperationDecodeError, type OperationName } from './operations.js';
 import { type SignedTransaction, signingDigest } from './transaction.js';
 import { type TxKind, isOperationEnvelope, txKind } from './tx-kind.js';
-import { MIN_TX_FEE_BASE, weiToBase, weiToBaseCeil } from './units.js';
 
 /** Every rule a transaction can break (metrics keep a counter per reason; block validity names it). */
 export const TX_RULES = [

@@ -16,7 +16,7 @@ import {
 } from '../util/index.js';
 import { sha256 } from '../crypto/index.js';
 import { type KeyPair, signDigest } from './keys.js';
-import { MAX_U64 } from './units.js';
+import { MAX_U64 } from '../modules/index.js';
 
 /** The spec's SignedTransaction, with exact integer fields. txid is kept as 64 lowercase hex. */
 export interface SignedTransaction {

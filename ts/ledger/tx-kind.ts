@@ -5,7 +5,7 @@
  */
 import { type NativeOperation, type OperationFamily, decodeOperation } from './operations.js';
 import type { SignedTransaction } from './transaction.js';
-import { ZERO_ADDRESS } from './units.js';
+import { ZERO_ADDRESS } from '../modules/index.js';
 
 /** Marker of EVM transactions in the spec's SignedTransaction shape: data = "EVM:{gas_limit}:{hex_calldata}". */
 export const EVM_DATA_PREFIX = 'EVM:';
