@@ -5,9 +5,13 @@
  * module is ever split (docs/tokens-and-staking.md). Transports map them by their base class.
  */
 import { OperationFailed } from '../kit/context.js';
+import { BASE_DECIMALS, BASE_PER_COIN } from '../kit/units.js';
 
-const coins = (base: bigint): string =>
-  `${base / 100_000_000n}${base % 100_000_000n ? `.${(base % 100_000_000n).toString().padStart(8, '0').replace(/0+$/, '')}` : ''}`;
+/** Coins without thousands separators, as these messages always read ("1000.5", not formatBase's "1,000.5"). */
+const coins = (base: bigint): string => {
+  const frac = (base % BASE_PER_COIN).toString().padStart(BASE_DECIMALS, '0').replace(/0+$/, '');
+  return `${base / BASE_PER_COIN}${frac ? `.${frac}` : ''}`;
+};
 
 export class InsufficientBalance extends OperationFailed {
   constructor(available: bigint, needed: bigint) {
