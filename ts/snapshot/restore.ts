@@ -40,6 +40,12 @@ export class SnapshotRestorer {
    */
   private readonly state: StateStore;
   private readonly resumed: boolean;
+  /**
+   * The chunk writes, one after the other: each writes the progress record of every chunk written before it, so
+   * two chunks written at once must not each name only the chunks done before both (the later write would
+   * drop the other's bit, and a restart would fetch that chunk again).
+   */
+  private writes: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly db: KvStore,
@@ -125,14 +131,18 @@ export class SnapshotRestorer {
     const entries = verifyChunk(this.manifest, index, bytes);
     this.writing.add(index);
     try {
-      const batch = this.db.batch();
-      for (const e of entries) batch.put(stateKey(e.key), e.value);
-      const done = Uint8Array.from(this.done);
-      done[index >> 3] |= 1 << (index & 7);
-      batch.put(RESTORE_PROGRESS_KEY, progressRecord(this.id, done, false));
-      await batch.write();
-      this.done[index >> 3] |= 1 << (index & 7);
-      this.written++;
+      const write = this.writes.then(async () => {
+        const batch = this.db.batch();
+        for (const e of entries) batch.put(stateKey(e.key), e.value);
+        const done = Uint8Array.from(this.done);
+        done[index >> 3] |= 1 << (index & 7);
+        batch.put(RESTORE_PROGRESS_KEY, progressRecord(this.id, done, false));
+        await batch.write();
+        this.done[index >> 3] |= 1 << (index & 7);
+        this.written++;
+      });
+      this.writes = write.catch(() => undefined);
+      await write;
       this.state.loadCommitted(
         entries.map((e) => e.key),
         entries.map((e) => e.value),

@@ -8,7 +8,7 @@ import type { Block, Chain } from '../chain/index.js';
 import type { KvStore } from '../storage/index.js';
 import type { SnapshotManifest } from './format.js';
 import { SNAPSHOTS_DIR, SnapshotDirectory } from './store.js';
-import { SnapshotAbort, startSnapshot } from './take.js';
+import { type CutLimits, SnapshotAbort, startSnapshot } from './take.js';
 
 /** `--snapshot-keep` by default. */
 export const DEFAULT_SNAPSHOT_KEEP = 2;
@@ -25,6 +25,8 @@ export interface SnapshotScheduleOptions {
   interval: number;
   /** Snapshots kept (the newest). */
   keep: number;
+  /** How chunks are cut (take.ts's defaults when absent). */
+  limits?: CutLimits;
   log?: (level: 'info' | 'warn' | 'debug', fields: Record<string, unknown>, msg: string) => void;
 }
 
@@ -80,6 +82,7 @@ export class SnapshotSchedule {
       { height, hash: block.hash, stateRoot: block.state_root },
       this.directory.root,
       this.abort,
+      this.opts.limits,
     );
     this.running = started.then(
       (m) => {

@@ -9,8 +9,19 @@ import { type Block, decodeBlock, hasChainHead, writeSnapshotHead } from '../cha
 import type { SnapshotOffer, SnapshotPartRequest } from '../network/index.js';
 import { RestoreRefusedError, SnapshotRestorer, decodeManifest, manifestId } from '../snapshot/index.js';
 import type { KvStore } from '../storage/index.js';
-import { BAD_CHUNK_PENALTY, type SnapshotFetchProgress, fetchSnapshotChunks } from './snapshot-fetch.js';
+import {
+  BAD_CHUNK_PENALTY,
+  type SnapshotFetchProgress,
+  SnapshotPeersExhaustedError,
+  fetchSnapshotChunks,
+} from './snapshot-fetch.js';
 import { type StateSyncTrust, chooseSnapshot, trustedBlockOnly } from './snapshot-choice.js';
+
+/**
+ * How long a snapshot given up is not chosen again (its peers did not serve it): long enough for a newer one
+ * to be taken on a short interval, short enough that a trusted one (`--state-sync-trust`) is tried again.
+ */
+export const GIVE_UP_MS = 30_000;
 
 /** What joining needs of the network (P2PNetwork has it). */
 export interface StateSyncNetwork {
@@ -70,7 +81,13 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
   const status = initialStateSyncStatus();
   const publish = () => o.onStatus?.({ ...status });
   publish();
-  const verifiable = o.trust ? trustedBlockOnly(o.trust) : () => true;
+  const trusted = o.trust ? trustedBlockOnly(o.trust) : () => true;
+  // Snapshots given up a while ago (id -> until when): no offering peer gave a matching block and manifest, or
+  // every one left the fetch (they pruned it, went away, sent bad chunks). The newest offer is chosen each
+  // round: without this, two peers offering a snapshot they never serve would hold the join there for good.
+  const givenUp = new Map<string, number>();
+  const giveUp = (id: string) => givenUp.set(id, Date.now() + GIVE_UP_MS);
+  const verifiable = (offer: SnapshotOffer): boolean => (givenUp.get(offer.id) ?? 0) <= Date.now() && trusted(offer);
   let asked = 0;
   for (;;) {
     o.signal?.throwIfAborted();
@@ -88,7 +105,8 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
       chooseSnapshot(offers, verifiable, o.minPeers);
     if (chosen) {
       const got = await prepare(o, chosen.offer, chosen.peers);
-      if (got) {
+      if (got === null) giveUp(chosen.offer.id);
+      else {
         status.phase = 'fetching';
         status.snapshot_height = chosen.offer.height;
         status.chunks_total = got.restorer.manifest.chunks.length;
@@ -98,7 +116,7 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
           { height: chosen.offer.height, peers: chosen.peers.length, chunks: status.chunks_total, resumed: status.chunks_done },
           'state sync: snapshot chosen',
         );
-        await fetchSnapshotChunks({
+        const fetched = await fetchSnapshotChunks({
           restorer: got.restorer,
           peers: chosen.peers,
           fetch: (peer, index) => o.net.requestSnapshotPart(peer, { height: chosen.offer.height, id: chosen.offer.id, index }),
@@ -117,7 +135,23 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
             );
           },
           signal: o.signal,
-        });
+        }).then(
+          () => true,
+          (err: Error) => {
+            if (!(err instanceof SnapshotPeersExhaustedError)) throw err;
+            // The chunks written stay: the restore resumes if this snapshot is chosen again, and is discarded
+            // when another one is.
+            giveUp(chosen.offer.id);
+            status.phase = 'discovering';
+            publish();
+            log(
+              { height: chosen.offer.height, missing: err.missing.length },
+              'state sync: no peer left for the snapshot; choosing another',
+            );
+            return false;
+          },
+        );
+        if (!fetched) continue;
         status.phase = 'finishing';
         publish();
         await got.restorer.finish(o.checkpointPath);
