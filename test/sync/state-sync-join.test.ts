@@ -20,7 +20,9 @@ const INTERVAL = 4;
 async function makerWithSnapshot(dir: string) {
   const params = bftParams('testnet');
   const maker = await openFixtureChain(dir, params);
-  const schedule = new SnapshotSchedule(maker.chain, maker.db, { dataDir: dir, interval: INTERVAL, keep: 2 });
+  // Cut finely: several chunks, so a restore can stop halfway.
+  const limits = { subtreeMaxBytes: 1, chunkTargetBytes: 400, spillBytes: 64 };
+  const schedule = new SnapshotSchedule(maker.chain, maker.db, { dataDir: dir, interval: INTERVAL, keep: 2, limits });
   const blocks: Block[] = [];
   for (let i = 0; i < 10; i++) {
     blocks.push(await nextFinalized(maker.chain, [transfer(alice, BigInt(i), { amount: 1000n + BigInt(i) })]));
@@ -170,3 +172,35 @@ function tempDirFor(t: ExecutionContext): string {
   t.teardown(d.cleanup);
   return d.dir;
 }
+
+test('a snapshot its peers offer but do not serve (no block, or no chunk) is given up and an older one restored', async (t) => {
+  const { maker, db } = await makerAndFreshStore(t);
+  const genesis = (await maker.chain.blocks.getBlock(0)) as Block;
+  const honest = network(maker, ['a', 'b']);
+  // The newest (8): its block is not served. The join used to ask for it every round, for good.
+  const noBlock: StateSyncNetwork = {
+    ...honest,
+    requestBlocks: async (peer, from, count) => (from === 8 ? [] : honest.requestBlocks(peer, from, count)),
+  };
+  const head = await joinByStateSync({ db, net: noBlock, genesis, retryMs: 10 });
+  t.is(head.index, 4);
+
+  // The newest is offered but only its first chunk served (the peers pruned it meanwhile): given up (the fetch
+  // used to end the join with an error), the restore started over with the older one.
+  const other = await openRocksStore(join(tempDirFor(t), 'db'));
+  t.teardown(() => other.close());
+  const noChunks: StateSyncNetwork = {
+    ...honest,
+    requestSnapshotPart: async (peer, req) =>
+      req.height === 8 && req.index !== 'manifest' && req.index > 0 ? null : honest.requestSnapshotPart(peer, req),
+  };
+  const lines: string[] = [];
+  const again = await joinByStateSync({ db: other, net: noChunks, genesis, retryMs: 10, log: (_f, msg) => lines.push(msg) });
+  t.is(again.index, 4);
+  t.true(lines.includes('state sync: no peer left for the snapshot; choosing another'));
+  t.true(lines.includes('state sync: the unfinished restore is no longer offered; starting over'));
+  const chain = new Chain(maker.params, other, 64);
+  await chain.open();
+  t.is(chain.state.root().toString('hex'), again.state_root);
+  await chain.blocks.history.close();
+});
