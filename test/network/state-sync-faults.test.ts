@@ -8,6 +8,7 @@
  * validators' state (eth_getBalance at the head) and none ever answers a state read before it is complete.
  */
 import test from 'ava';
+import type { TestnetNode } from '../../ts/node/index.js';
 import { penaltiesBy, stopNode } from '../helpers/devnet.js';
 import { SNAPSHOT_INTERVAL, StateSyncNet, logLines } from '../helpers/state-sync-net.js';
 import { waitFor } from '../helpers/util.js';
@@ -24,14 +25,14 @@ test.after.always(async () => {
 });
 
 /** The penalty lines a joining node logged against a peer (as parsed JSON). */
-const penalties = (node: Parameters<typeof penaltiesBy>[0], peer: string) =>
+const penalties = (node: TestnetNode, peer: string) =>
   penaltiesBy(node)
     .map((l) => JSON.parse(l) as { peer: string; reason: string })
     .filter((p) => p.peer === peer);
 
-// Each joining node lists a fault peer and ONE honest validator first: the two-peer rule then needs the fault
-// peer in every snapshot it chooses, whatever peer connects first. A second honest peer, where a case needs one
-// later, is a plain snapshot server (fault 'none') started once the fault has played out.
+// Each joining node starts with peers among which only one honest (a validator) or none: the two-peer rule then
+// puts a fault peer into every snapshot it can choose, whatever peer connects first. A second honest peer, where a
+// case needs one, is a plain snapshot server (fault 'none') started once the fault has played out.
 
 const honestId = (v: number): string => net.addr(v).split('/p2p/')[1];
 
