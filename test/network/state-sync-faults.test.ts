@@ -203,6 +203,11 @@ test.serial(
       120_000,
       'the snapshot given up',
     );
+    // Back to discovering (one honest peer is not enough), still refusing state reads.
+    const between = await net.joinStatus(joiner.node);
+    t.is(between?.phase, 'discovering');
+    t.is(between?.snapshot_height, null);
+    await net.assertRefusesState(t, joiner.node);
     // A second honest peer (the first one's copy died with it): a newer snapshot offered by two.
     await net.faultPeer(t, 'none', { slot: later, snapshots: net.snapshotsDir(1) });
     const done = await net.joined(t, joiner);

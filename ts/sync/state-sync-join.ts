@@ -142,7 +142,7 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
             // The chunks written stay: the restore resumes if this snapshot is chosen again, and is discarded
             // when another one is.
             giveUp(chosen.offer.id);
-            status.phase = 'discovering';
+            Object.assign(status, initialStateSyncStatus());
             publish();
             log(
               { height: chosen.offer.height, missing: err.missing.length },
