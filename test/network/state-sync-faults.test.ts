@@ -58,9 +58,9 @@ test.serial(
   async (t) => {
     t.timeout(240_000);
     // A pair offering a snapshot of block H+1 whose state root is not the block's: refused at the block check.
-    const forgedRoot = [await net.faultPeer(t, 'forged-root'), await net.faultPeer(t, 'forged-root')];
+    const forgedRoot = await Promise.all([net.faultPeer(t, 'forged-root'), net.faultPeer(t, 'forged-root')]);
     // A pair naming the block's root with a manifest whose subtrees hash to another: refused at the manifest check.
-    const forgedManifest = [await net.faultPeer(t, 'forged-manifest'), await net.faultPeer(t, 'forged-manifest')];
+    const forgedManifest = await Promise.all([net.faultPeer(t, 'forged-manifest'), net.faultPeer(t, 'forged-manifest')]);
     const later = net.reserve();
     const joiner = net.joiner(t, [...forgedRoot, ...forgedManifest].map((f) => f.addr).concat(net.addr(0), later.addr));
     await waitFor(
@@ -125,10 +125,10 @@ test.serial(
     // Peers serving a copy of one snapshot (no pruning can take it away); the joining node trusts that block.
     const frozen = await net.freezeNewestSnapshot();
     const trust = ['--state-sync-trust', `${frozen.height}:${frozen.blockHash}`];
-    const holding = [
-      await net.faultPeer(t, 'hang', { snapshots: frozen.dir, honestChunks: 2 }),
-      await net.faultPeer(t, 'hang', { snapshots: frozen.dir, honestChunks: 2 }),
-    ];
+    const holding = await Promise.all([
+      net.faultPeer(t, 'hang', { snapshots: frozen.dir, honestChunks: 2 }),
+      net.faultPeer(t, 'hang', { snapshots: frozen.dir, honestChunks: 2 }),
+    ]);
     const first = net.joiner(
       t,
       holding.map((h) => h.addr),
@@ -166,10 +166,10 @@ test.serial(
     t.is(second.proc.signalCode, 'SIGTERM', `ended by the signal (exit code ${second.proc.exitCode})`);
 
     // Restarted with honest peers of the same snapshot: resumes again, completes, and follows the validators.
-    const honest = [
-      await net.faultPeer(t, 'none', { snapshots: frozen.dir }),
-      await net.faultPeer(t, 'none', { snapshots: frozen.dir }),
-    ];
+    const honest = await Promise.all([
+      net.faultPeer(t, 'none', { snapshots: frozen.dir }),
+      net.faultPeer(t, 'none', { snapshots: frozen.dir }),
+    ]);
     const third = net.joiner(t, [...honest.map((h) => h.addr), net.addr(0), net.addr(1)], trust, first.node);
     const done = await net.joined(t, third);
     t.is(logLines(third, 'state sync: snapshot chosen')[0].resumed, 4, 'resumed after SIGTERM');
