@@ -146,6 +146,9 @@ test.serial(
     t.is(stuck.phase, 'fetching');
     t.is(stuck.snapshot_height, frozen.height);
     t.true(stuck.chunks_total > 4 + 4, `${stuck.chunks_total} chunks`);
+    const metrics = await (await fetch(`${first.node.api_url}/metrics`)).text();
+    t.regex(metrics, /^native_state_sync_chunks_done 4$/m);
+    t.regex(metrics, new RegExp(`^native_state_sync_chunks_total ${stuck.chunks_total}$`, 'm'));
     await net.assertRefusesState(t, first.node);
     await stopNode(first, 'SIGKILL');
 
