@@ -23,3 +23,12 @@ export {
   initialStateSyncStatus,
   joinByStateSync,
 } from './state-sync-join.js';
+export {
+  type SnapshotBlockVerdict,
+  type TrustedSets,
+  TRUST_HINT,
+  checkSnapshotBlock,
+  finalityProblem,
+  genesisTrustedSets,
+  snapshotCertificates,
+} from './snapshot-trust.js';

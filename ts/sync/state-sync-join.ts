@@ -1,16 +1,20 @@
 /**
  * Joining by state sync (docs/p2p.md, "State sync", "Joining"): the snapshot to restore is chosen among the peers'
  * offers (snapshot-choice.ts), its block is fetched from a peer and must hash to the offer's block hash (and
- * the operator's trusted hash) and carry the manifest's state root, its chunks are fetched and verified
- * (snapshot-fetch.ts), and the restored state becomes the store's head (chain/snapshot-head.ts). Before
- * `writeSnapshotHead` the store has no head, so a crash at any point never leaves a half state that opens.
+ * the operator's trusted hash) and carry the manifest's state root; without a trusted hash it must be certified
+ * by the validators the node trusts (snapshot-trust.ts). Its chunks are fetched and verified (snapshot-fetch.ts),
+ * the restored state must finalize the block (its own validator set certified it), and it becomes the store's
+ * head (chain/snapshot-head.ts). Before `writeSnapshotHead` the store has no head, so a crash at any point never
+ * leaves a half state that opens.
  */
-import { type Block, decodeBlock, hasChainHead, writeSnapshotHead } from '../chain/index.js';
+import { rmSync } from 'node:fs';
+import { type Block, type ChainParams, decodeBlock, hasChainHead, writeSnapshotHead } from '../chain/index.js';
 import type { SnapshotOffer, SnapshotPartRequest } from '../network/index.js';
 import { RestoreRefusedError, SnapshotRestorer, decodeManifest, manifestId } from '../snapshot/index.js';
 import type { KvStore } from '../storage/index.js';
 import { BAD_CHUNK_PENALTY, type SnapshotFetchProgress, fetchSnapshotChunks } from './snapshot-fetch.js';
 import { type StateSyncTrust, chooseSnapshot, trustedBlockOnly } from './snapshot-choice.js';
+import { TRUST_HINT, type TrustedSets, checkSnapshotBlock, finalityProblem, snapshotCertificates } from './snapshot-trust.js';
 
 /** What joining needs of the network (P2PNetwork has it). */
 export interface StateSyncNetwork {
@@ -50,6 +54,10 @@ export interface StateSyncOptions {
   net: StateSyncNetwork;
   /** This chain's genesis block (kept at height 0: peers check it at the handshake). */
   genesis: Block;
+  /** This chain's parameters (chain id, activation heights, genesis validators): the light-client checks read them. */
+  params: ChainParams;
+  /** The validator sets the node trusts without a trusted hash (snapshot-trust.ts, genesisTrustedSets). */
+  trustedSets: TrustedSets;
   trust?: StateSyncTrust;
   /** Where the restored trie is saved as the snapshot block's checkpoint (the chain's start loads it). */
   checkpointPath?: string;
@@ -59,6 +67,8 @@ export interface StateSyncOptions {
   retryMs?: number;
   onStatus?: (s: StateSyncStatus) => void;
   log?: (fields: Record<string, unknown>, msg: string) => void;
+  /** Refused snapshots (forged, or beyond what the node can verify); `log` when absent. */
+  warn?: (fields: Record<string, unknown>, msg: string) => void;
   signal?: AbortSignal;
 }
 
@@ -70,7 +80,18 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
   const status = initialStateSyncStatus();
   const publish = () => o.onStatus?.({ ...status });
   publish();
-  const verifiable = o.trust ? trustedBlockOnly(o.trust) : () => true;
+  const warn = o.warn ?? log;
+  // Snapshots refused in this run, by id, and why: not asked for again.
+  const refused = new Map<string, string>();
+  const refuse = (offer: SnapshotOffer, reason: string, forged: boolean): void => {
+    refused.set(offer.id, reason);
+    warn(
+      { height: offer.height, block_hash: offer.block_hash, reason, ...(forged ? {} : { hint: TRUST_HINT }) },
+      forged ? 'state sync: forged snapshot refused' : 'state sync: snapshot refused: its block cannot be verified',
+    );
+  };
+  const trusted = o.trust ? trustedBlockOnly(o.trust) : () => true;
+  const verifiable = (x: SnapshotOffer): boolean => trusted(x) && !refused.has(x.id);
   let asked = 0;
   for (;;) {
     o.signal?.throwIfAborted();
@@ -87,7 +108,7 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
       (resuming !== null && chooseSnapshot(offers, (x) => x.id === resuming && verifiable(x), o.minPeers)) ||
       chooseSnapshot(offers, verifiable, o.minPeers);
     if (chosen) {
-      const got = await prepare(o, chosen.offer, chosen.peers);
+      const got = await prepare(o, chosen.offer, chosen.peers, refuse);
       if (got) {
         status.phase = 'fetching';
         status.snapshot_height = chosen.offer.height;
@@ -120,7 +141,24 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
         });
         status.phase = 'finishing';
         publish();
-        await got.restorer.finish(o.checkpointPath);
+        const state = await got.restorer.finish(o.checkpointPath);
+        const problem = finalityProblem(o.params, state, got.block, got.certificates);
+        if (problem !== null && o.trust === undefined) {
+          // The state hashes to the block's root, so the block itself is not the chain's: >1/3 of the trusted
+          // set signed a block of another history. Nothing of it stays; its offerers are scored down.
+          await SnapshotRestorer.discard(o.db);
+          if (o.checkpointPath !== undefined) rmSync(o.checkpointPath, { force: true });
+          for (const peer of chosen.peers)
+            void o.net.penalize(peer, BAD_CHUNK_PENALTY, `state sync: offered a forged snapshot: ${problem}`);
+          refuse(chosen.offer, `the restored state does not finalize its block: ${problem}`, true);
+          Object.assign(status, initialStateSyncStatus());
+          publish();
+          continue;
+        }
+        // With a trusted hash the state is the chain's (its root is the trusted block's): only the certificates
+        // served with the block can be wrong, and they are outside its hash.
+        if (problem !== null)
+          warn({ height: got.block.index, problem }, 'state sync: the served certificates of the trusted block do not verify');
         await writeSnapshotHead(o.db, o.genesis, got.block);
         status.phase = 'done';
         publish();
@@ -145,26 +183,15 @@ async function prepare(
   o: StateSyncOptions,
   offer: SnapshotOffer,
   peers: readonly string[],
-): Promise<{ restorer: SnapshotRestorer; block: Block } | null> {
-  let block: Block | null = null;
-  for (const peer of peers) {
-    const raw = await o.net.requestBlocks(peer, offer.height, 1).catch(() => []);
-    if (raw.length === 0) continue;
-    let b: Block;
-    try {
-      b = decodeBlock(raw[0]);
-    } catch {
-      void o.net.penalize(peer, BAD_CHUNK_PENALTY, 'state sync: undecodable snapshot block');
-      continue;
-    }
-    if (b.index !== offer.height || b.hash !== offer.block_hash || b.state_root !== offer.state_root) {
-      void o.net.penalize(peer, BAD_CHUNK_PENALTY, 'state sync: the snapshot block does not match its offer');
-      continue;
-    }
-    block = b;
-    break;
+  refuse: (offer: SnapshotOffer, reason: string, forged: boolean) => void,
+): Promise<{ restorer: SnapshotRestorer; block: Block; certificates: Uint8Array[] } | null> {
+  const verified = await verifiedSnapshotBlock(o, offer, peers);
+  if (typeof verified === 'string') {
+    refuse(offer, verified, false);
+    return null;
   }
-  if (block === null) return null;
+  if (verified === null) return null;
+  const { block, certificates } = verified;
   // The offer is checked against what the node trusts (chooseSnapshot), the block against the offer: the
   // manifest must now hash to the offer's id and recompute the block's state root (SnapshotRestorer.open).
   for (const peer of peers) {
@@ -184,13 +211,63 @@ async function prepare(
         );
         await SnapshotRestorer.discard(o.db);
       }
-      return { restorer: await SnapshotRestorer.open(o.db, manifest, block.state_root), block };
+      return { restorer: await SnapshotRestorer.open(o.db, manifest, block.state_root), block, certificates };
     } catch (err) {
       if (err instanceof RestoreRefusedError) throw err;
       void o.net.penalize(peer, BAD_CHUNK_PENALTY, `state sync: bad manifest: ${(err as Error).message}`);
     }
   }
   return null;
+}
+
+/**
+ * The offer's block (with the next one when the peer has it: its last_commit certifies the block too), from the
+ * first peer whose copy matches the offer and, without a trusted hash, is certified by the validators this node
+ * trusts (checkSnapshotBlock). A peer serving a block that does not match or is forged is scored down. Null when
+ * no peer answered well; the reason when the block is well formed but not signed by enough trusted validators.
+ */
+async function verifiedSnapshotBlock(
+  o: StateSyncOptions,
+  offer: SnapshotOffer,
+  peers: readonly string[],
+): Promise<{ block: Block; certificates: Uint8Array[] } | string | null> {
+  let unproven: string | null = null;
+  for (const peer of peers) {
+    const raw = await o.net.requestBlocks(peer, offer.height, 2).catch(() => []);
+    if (raw.length === 0) continue;
+    let b: Block;
+    try {
+      b = decodeBlock(raw[0]);
+    } catch {
+      void o.net.penalize(peer, BAD_CHUNK_PENALTY, 'state sync: undecodable snapshot block');
+      continue;
+    }
+    if (b.index !== offer.height || b.hash !== offer.block_hash || b.state_root !== offer.state_root) {
+      void o.net.penalize(peer, BAD_CHUNK_PENALTY, 'state sync: the snapshot block does not match its offer');
+      continue;
+    }
+    let next: Block | null = null;
+    try {
+      next = raw.length > 1 ? decodeBlock(raw[1]) : null;
+    } catch {
+      // The next block only adds a certificate; the snapshot block is checked on its own.
+    }
+    const certificates = snapshotCertificates(b, next);
+    // The operator's hash vouches for the block (chooseSnapshot took only its snapshot).
+    if (o.trust !== undefined) return { block: b, certificates };
+    const verdict = checkSnapshotBlock(o.params, o.trustedSets(b.index), b, next);
+    if (verdict.kind === 'forged') {
+      void o.net.penalize(peer, BAD_CHUNK_PENALTY, `state sync: forged snapshot block ${b.index}: ${verdict.reason}`);
+      continue;
+    }
+    if (verdict.kind === 'unproven') {
+      unproven ??= `block ${b.index}: ${verdict.reason}`;
+      continue;
+    }
+    o.log?.({ height: b.index, peer, detail: verdict.detail }, 'state sync: snapshot block verified');
+    return { block: b, certificates };
+  }
+  return unproven;
 }
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
