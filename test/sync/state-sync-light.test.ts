@@ -1,0 +1,177 @@
+/**
+ * Joining by state sync when peers offer snapshots of other histories (real snapshot directories, real RocksDB,
+ * real signatures; in-process peers): a forger holding 2 of the 4 genesis validators (more than 1/3) passes the
+ * light-client check but its restored state does not finalize its block, so the restore is discarded, its
+ * offerers penalized and the honest snapshot restored; a chain whose validator set has moved entirely away from
+ * the genesis set is refused with the hint to give --state-sync-trust, and restored once the operator does.
+ */
+import { join } from 'node:path';
+import test, { type ExecutionContext } from 'ava';
+import { type Block, type ChainParams, encodeBlock } from '../../ts/chain/index.js';
+import { BASE_PER_COIN, type KeyPair, keyPairFromMnemonic } from '../../ts/ledger/index.js';
+import type { SnapshotOffer } from '../../ts/network/index.js';
+import { SnapshotRestorer, SnapshotSchedule, snapshotSource } from '../../ts/snapshot/index.js';
+import { StateStore, getAccount } from '../../ts/state/index.js';
+import { P, openRocksStore, prefixEnd } from '../../ts/storage/index.js';
+import { type StateSyncNetwork, genesisTrustedSets, joinByStateSync } from '../../ts/sync/index.js';
+import { bftKeys, bftParams, nextFinalized } from '../helpers/bft-blocks.js';
+import { alice, bob, fixtureParams, openFixtureChain, transfer } from '../helpers/chain-fixture.js';
+import { tempDir, waitFor } from '../helpers/util.js';
+
+const MNEMONIC = 'test test test test test test test test test test test junk';
+const strangers = [10, 11, 12, 13].map((i) => keyPairFromMnemonic(MNEMONIC, i));
+const INTERVAL = 4;
+
+type Maker = Awaited<ReturnType<typeof makeChain>>;
+
+/** A BFT chain of `blocks` finalized blocks by `keys` (precommits of `signers`), a snapshot every 4 blocks. */
+async function makeChain(t: ExecutionContext, params: ChainParams, blocks: number, keys: KeyPair[], signers: KeyPair[]) {
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const { chain, db } = await openFixtureChain(tmp.dir, params);
+  const schedule = new SnapshotSchedule(chain, db, { dataDir: tmp.dir, interval: INTERVAL, keep: 2 });
+  t.teardown(async () => {
+    await schedule.stop();
+    await chain.blocks.history.close();
+    await db.close();
+  });
+  const made: Block[] = [];
+  for (let i = 0; i < blocks; i++) {
+    made.push(await nextFinalized(chain, [transfer(alice, BigInt(i), { amount: 1000n + BigInt(i) })], [], keys, signers));
+    await schedule.idle();
+  }
+  return { params, chain, schedule, blocks: made };
+}
+
+/** Peers, each serving one chain's snapshots and blocks. */
+function network(byPeer: Record<string, Maker>): StateSyncNetwork & { penalties: string[] } {
+  const penalties: string[] = [];
+  const sourceOf = (peer: string) => snapshotSource(byPeer[peer].schedule.directory);
+  return {
+    penalties,
+    connectedPeerIds: () => Object.keys(byPeer),
+    requestSnapshots: (peer): Promise<SnapshotOffer[]> => sourceOf(peer).offers(),
+    requestSnapshotPart: (peer, req) => sourceOf(peer).part(req.height, req.id, req.index),
+    requestBlocks: async (peer, from, count) => {
+      const { chain } = byPeer[peer];
+      const out: Uint8Array[] = [];
+      for (let h = from; h < from + count && h <= chain.height; h++)
+        out.push(encodeBlock((await chain.blocks.getBlock(h)) as Block));
+      return out;
+    },
+    penalize: (peer) => penalties.push(peer),
+  };
+}
+
+async function freshStore(t: ExecutionContext) {
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const db = await openRocksStore(join(tmp.dir, 'db'));
+  t.teardown(() => db.close());
+  return db;
+}
+
+async function trustedSetsOf(maker: Maker) {
+  const at = await maker.chain.stateAt(0);
+  const sets = genesisTrustedSets(maker.params, at);
+  at.release();
+  return sets;
+}
+
+test('a snapshot signed by 2 of the 4 genesis validators whose state does not finalize it is discarded; the honest one is restored', async (t) => {
+  const honest = await makeChain(t, bftParams('testnet'), 10, bftKeys, bftKeys.slice(0, 3));
+  // Two genesis validators and two keys of their own make another history, richer for alice, from their own genesis.
+  const forgerKeys = [bftKeys[0], bftKeys[1], strangers[0], strangers[1]];
+  const forgerParams: ChainParams = {
+    ...fixtureParams(forgerKeys),
+    network: 'testnet',
+    alloc: new Map([[alice.address, 1_000_000n * BASE_PER_COIN]]),
+  };
+  const forger = await makeChain(t, forgerParams, 12, forgerKeys, [bftKeys[0], bftKeys[1], strangers[0]]);
+  t.deepEqual(forger.schedule.directory.heights(), [12, 8], 'the forger offers newer snapshots than the honest peers');
+  const net = network({ 'forger-1': forger, 'forger-2': forger, 'honest-1': honest, 'honest-2': honest });
+  const db = await freshStore(t);
+  const warnings: [Record<string, unknown>, string][] = [];
+  const head = await joinByStateSync({
+    db,
+    net,
+    genesis: (await honest.chain.blocks.getBlock(0)) as Block,
+    params: honest.params,
+    trustedSets: await trustedSetsOf(honest),
+    retryMs: 20,
+    warn: (f, msg) => warnings.push([f, msg]),
+  });
+  t.is(head.hash, honest.blocks[7].hash, 'the honest snapshot at 8');
+  const forged = warnings.filter(([, m]) => m === 'state sync: forged snapshot refused');
+  // The forged 12 passed the light-client check, was restored and refused (its 8 ties with the honest 8: either
+  // may be tried first, and a forged one is refused the same way).
+  t.is(forged[0]?.[0].height, 12);
+  t.true(forged.every(([f]) => f.height === 12 || f.height === 8));
+  t.regex(String(forged[0][0].reason), /does not finalize its block.*no certificate of block 12 is a quorum/);
+  t.deepEqual([...new Set(net.penalties)].sort(), ['forger-1', 'forger-2'], 'the offerers of the forged state, and no one else');
+  t.true(net.penalties.length >= 2 * forged.length);
+  const restored = new StateStore({ db });
+  const at8 = await honest.chain.stateAt(8);
+  t.is(getAccount(restored, alice.address).balance, getAccount(at8, alice.address).balance, "alice's honest balance");
+  t.is(getAccount(restored, bob.address).balance, getAccount(at8, bob.address).balance);
+  at8.release();
+});
+
+test('a validator set moved away from the genesis set is refused with the --state-sync-trust hint, and restored under trust', async (t) => {
+  const honest = await makeChain(t, bftParams('testnet'), 1, bftKeys, bftKeys.slice(0, 3));
+  // The chain's validators now: four others, staked, chosen at its epoch boundaries (the set its state holds).
+  const movedParams: ChainParams = {
+    ...fixtureParams(strangers),
+    network: 'testnet',
+    epochLength: 4,
+    validators: fixtureParams(strangers).validators.map((v) => ({ ...v, stake: 20_000n * BASE_PER_COIN })),
+  };
+  const moved = await makeChain(t, movedParams, 8, strangers, strangers.slice(0, 3));
+  const net = network({ a: moved, b: moved });
+  const db = await freshStore(t);
+  const genesis = (await honest.chain.blocks.getBlock(0)) as Block;
+  const trustedSets = await trustedSetsOf(honest);
+  const warnings: [Record<string, unknown>, string][] = [];
+  const stop = new AbortController();
+  const joining = joinByStateSync({
+    db,
+    net,
+    genesis,
+    params: honest.params,
+    trustedSets,
+    retryMs: 20,
+    warn: (f, msg) => warnings.push([f, msg]),
+    signal: stop.signal,
+  });
+  joining.catch(() => undefined);
+  await waitFor(() => warnings.length >= 2, 30_000, 'both snapshots refused');
+  stop.abort();
+  await t.throwsAsync(joining, { any: true, name: 'AbortError' });
+  t.deepEqual(
+    warnings.map(([f, m]) => [m, f.height]),
+    [
+      ['state sync: snapshot refused: its block cannot be verified', 8],
+      ['state sync: snapshot refused: its block cannot be verified', 4],
+    ],
+  );
+  t.regex(String(warnings[0][0].reason), /0 of the 4 voting power this node trusts/);
+  t.regex(String(warnings[0][0].hint), /--state-sync-trust HEIGHT:HASH/);
+  t.deepEqual(net.penalties, [], 'nobody lied');
+  t.is(await SnapshotRestorer.inProgress(db), null, 'no chunk was fetched');
+  const table = Buffer.from([P.state]);
+  t.is((await db.range({ gte: table, lt: prefixEnd(table), limit: 1 })).length, 0);
+
+  // The operator vouches for the snapshot block: restored, and its own state's set finalizes it (no warning).
+  const trusted: [Record<string, unknown>, string][] = [];
+  const head = await joinByStateSync({
+    db,
+    net,
+    genesis,
+    params: honest.params,
+    trustedSets,
+    trust: { height: 8, hash: moved.blocks[7].hash },
+    warn: (f, msg) => trusted.push([f, msg]),
+  });
+  t.is(head.hash, moved.blocks[7].hash);
+  t.deepEqual(trusted, []);
+});
