@@ -5,12 +5,13 @@
  * offerers penalized and the honest snapshot restored; a chain whose validator set has moved entirely away from
  * the genesis set is refused with the hint to give --state-sync-trust, and restored once the operator does.
  */
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { type Block, type ChainParams, encodeBlock } from '../../ts/chain/index.js';
 import { BASE_PER_COIN, type KeyPair, keyPairFromMnemonic } from '../../ts/ledger/index.js';
 import type { SnapshotOffer } from '../../ts/network/index.js';
-import { SnapshotRestorer, SnapshotSchedule, snapshotSource } from '../../ts/snapshot/index.js';
+import { SnapshotAbort, SnapshotDirectory, SnapshotRestorer, snapshotSource, startSnapshot } from '../../ts/snapshot/index.js';
 import { StateStore, getAccount } from '../../ts/state/index.js';
 import { P, openRocksStore, prefixEnd } from '../../ts/storage/index.js';
 import { type StateSyncNetwork, genesisTrustedSets, joinByStateSync } from '../../ts/sync/index.js';
@@ -21,37 +22,53 @@ import { tempDir, waitFor } from '../helpers/util.js';
 const MNEMONIC = 'test test test test test test test test test test test junk';
 const strangers = [10, 11, 12, 13].map((i) => keyPairFromMnemonic(MNEMONIC, i));
 const INTERVAL = 4;
+/** Cut finely: a snapshot of these small states has tens of chunks, of which the validator set is in one or two. */
+const FINE = { subtreeMaxBytes: 1, chunkTargetBytes: 1, spillBytes: 64 };
 
 type Maker = Awaited<ReturnType<typeof makeChain>>;
 
-/** A BFT chain of `blocks` finalized blocks by `keys` (precommits of `signers`), a snapshot every 4 blocks. */
+/** A BFT chain of `blocks` finalized blocks by `keys` (precommits of `signers`), a snapshot every 4 blocks (fine cut). */
 async function makeChain(t: ExecutionContext, params: ChainParams, blocks: number, keys: KeyPair[], signers: KeyPair[]) {
   const tmp = tempDir();
   t.teardown(tmp.cleanup);
   const { chain, db } = await openFixtureChain(tmp.dir, params);
-  const schedule = new SnapshotSchedule(chain, db, { dataDir: tmp.dir, interval: INTERVAL, keep: 2 });
+  const directory = new SnapshotDirectory(join(tmp.dir, 'snapshots'));
   t.teardown(async () => {
-    await schedule.stop();
     await chain.blocks.history.close();
     await db.close();
   });
   const made: Block[] = [];
   for (let i = 0; i < blocks; i++) {
-    made.push(await nextFinalized(chain, [transfer(alice, BigInt(i), { amount: 1000n + BigInt(i) })], [], keys, signers));
-    await schedule.idle();
+    // Each to a new account: a state of a few tens of entries.
+    const to = `0x${randomBytes(20).toString('hex')}`;
+    made.push(await nextFinalized(chain, [transfer(alice, BigInt(i), { amount: 1000n + BigInt(i), to })], [], keys, signers));
+    const b = made[made.length - 1];
+    if (b.index % INTERVAL === 0)
+      await startSnapshot(
+        db,
+        { height: b.index, hash: b.hash, stateRoot: b.state_root },
+        directory.root,
+        new SnapshotAbort(),
+        FINE,
+      );
   }
-  return { params, chain, schedule, blocks: made };
+  return { params, chain, directory, blocks: made };
 }
 
-/** Peers, each serving one chain's snapshots and blocks. */
-function network(byPeer: Record<string, Maker>): StateSyncNetwork & { penalties: string[] } {
+/** Peers, each serving one chain's snapshots and blocks; `chunkRequests` counts the chunks asked for, by snapshot id. */
+function network(byPeer: Record<string, Maker>): StateSyncNetwork & { penalties: string[]; chunkRequests: Map<string, number> } {
   const penalties: string[] = [];
-  const sourceOf = (peer: string) => snapshotSource(byPeer[peer].schedule.directory);
+  const chunkRequests = new Map<string, number>();
+  const sourceOf = (peer: string) => snapshotSource(byPeer[peer].directory);
   return {
     penalties,
+    chunkRequests,
     connectedPeerIds: () => Object.keys(byPeer),
     requestSnapshots: (peer): Promise<SnapshotOffer[]> => sourceOf(peer).offers(),
-    requestSnapshotPart: (peer, req) => sourceOf(peer).part(req.height, req.id, req.index),
+    requestSnapshotPart: (peer, req) => {
+      if (req.index !== 'manifest') chunkRequests.set(req.id, (chunkRequests.get(req.id) ?? 0) + 1);
+      return sourceOf(peer).part(req.height, req.id, req.index);
+    },
     requestBlocks: async (peer, from, count) => {
       const { chain } = byPeer[peer];
       const out: Uint8Array[] = [];
@@ -88,7 +105,7 @@ test('a snapshot signed by 2 of the 4 genesis validators whose state does not fi
     alloc: new Map([[alice.address, 1_000_000n * BASE_PER_COIN]]),
   };
   const forger = await makeChain(t, forgerParams, 12, forgerKeys, [bftKeys[0], bftKeys[1], strangers[0]]);
-  t.deepEqual(forger.schedule.directory.heights(), [12, 8], 'the forger offers newer snapshots than the honest peers');
+  t.deepEqual(forger.directory.heights(), [12, 8, 4], 'the forger offers newer snapshots than the honest peers');
   const net = network({ 'forger-1': forger, 'forger-2': forger, 'honest-1': honest, 'honest-2': honest });
   const db = await freshStore(t);
   const warnings: [Record<string, unknown>, string][] = [];
@@ -108,6 +125,13 @@ test('a snapshot signed by 2 of the 4 genesis validators whose state does not fi
   t.is(forged[0]?.[0].height, 12);
   t.true(forged.every(([f]) => f.height === 12 || f.height === 8));
   t.regex(String(forged[0][0].reason), /does not finalize its block.*no certificate of block 12 is a quorum/);
+  // Refused on the chunk holding its validator set, before the rest of its state was fetched.
+  const [offer12] = await snapshotSource(forger.directory).offers();
+  t.true((offer12?.chunks ?? 0) >= 10, `a finely cut snapshot (${offer12?.chunks} chunks)`);
+  t.true(
+    (net.chunkRequests.get(offer12.id) ?? 0) <= 2,
+    `${net.chunkRequests.get(offer12.id)} chunk(s) of the forged state fetched`,
+  );
   t.deepEqual([...new Set(net.penalties)].sort(), ['forger-1', 'forger-2'], 'the offerers of the forged state, and no one else');
   t.true(net.penalties.length >= 2 * forged.length);
   const restored = new StateStore({ db });

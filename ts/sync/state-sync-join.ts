@@ -13,7 +13,8 @@ import type { SnapshotOffer, SnapshotPartRequest } from '../network/index.js';
 import { RestoreRefusedError, SnapshotRestorer, decodeManifest, manifestId } from '../snapshot/index.js';
 import type { KvStore } from '../storage/index.js';
 import { BAD_CHUNK_PENALTY, type SnapshotFetchProgress, fetchSnapshotChunks } from './snapshot-fetch.js';
-import { type StateSyncTrust, chooseSnapshot, trustedBlockOnly } from './snapshot-choice.js';
+import { type SnapshotCandidate, type StateSyncTrust, chooseSnapshot, trustedBlockOnly } from './snapshot-choice.js';
+import { readSnapshotState } from './snapshot-probe.js';
 import { TRUST_HINT, type TrustedSets, checkSnapshotBlock, finalityProblem, snapshotCertificates } from './snapshot-trust.js';
 
 /** What joining needs of the network (P2PNetwork has it). */
@@ -90,6 +91,16 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
       forged ? 'state sync: forged snapshot refused' : 'state sync: snapshot refused: its block cannot be verified',
     );
   };
+  // A snapshot whose state does not finalize its block: >1/3 of the trusted set signed a block of another history
+  // (its state hashes to the block's root). Nothing of it stays; its offerers are scored down.
+  const refuseForged = async (c: SnapshotCandidate, problem: string): Promise<void> => {
+    if ((await SnapshotRestorer.inProgress(o.db)) !== null) await SnapshotRestorer.discard(o.db);
+    if (o.checkpointPath !== undefined) rmSync(o.checkpointPath, { force: true });
+    for (const peer of c.peers) void o.net.penalize(peer, BAD_CHUNK_PENALTY, `state sync: offered a forged snapshot: ${problem}`);
+    refuse(c.offer, `the snapshot's state does not finalize its block: ${problem}`, true);
+    Object.assign(status, initialStateSyncStatus());
+    publish();
+  };
   const trusted = o.trust ? trustedBlockOnly(o.trust) : () => true;
   const verifiable = (x: SnapshotOffer): boolean => trusted(x) && !refused.has(x.id);
   let asked = 0;
@@ -109,7 +120,15 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
       chooseSnapshot(offers, verifiable, o.minPeers);
     if (chosen) {
       const got = await prepare(o, chosen.offer, chosen.peers, refuse);
-      if (got) {
+      // Without a trusted hash the state's own validator set must finalize the block: checked on the chunk or two
+      // that hold the set before the rest is fetched (a forged state costs that much), and on the whole state after.
+      const early = got === null ? null : o.trust !== undefined ? { chunks: new Map() } : await probeFinality(o, chosen, got);
+      if (typeof early === 'string') {
+        await refuseForged(chosen, early);
+        continue;
+      }
+      if (got !== null && early !== null) {
+        for (const [index, bytes] of early.chunks) await got.restorer.addChunk(index, bytes);
         status.phase = 'fetching';
         status.snapshot_height = chosen.offer.height;
         status.chunks_total = got.restorer.manifest.chunks.length;
@@ -144,15 +163,7 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
         const state = await got.restorer.finish(o.checkpointPath);
         const problem = finalityProblem(o.params, state, got.block, got.certificates);
         if (problem !== null && o.trust === undefined) {
-          // The state hashes to the block's root, so the block itself is not the chain's: >1/3 of the trusted
-          // set signed a block of another history. Nothing of it stays; its offerers are scored down.
-          await SnapshotRestorer.discard(o.db);
-          if (o.checkpointPath !== undefined) rmSync(o.checkpointPath, { force: true });
-          for (const peer of chosen.peers)
-            void o.net.penalize(peer, BAD_CHUNK_PENALTY, `state sync: offered a forged snapshot: ${problem}`);
-          refuse(chosen.offer, `the restored state does not finalize its block: ${problem}`, true);
-          Object.assign(status, initialStateSyncStatus());
-          publish();
+          await refuseForged(chosen, problem);
           continue;
         }
         // With a trusted hash the state is the chain's (its root is the trusted block's): only the certificates
@@ -268,6 +279,43 @@ async function verifiedSnapshotBlock(
     return { block: b, certificates };
   }
   return unproven;
+}
+
+/**
+ * The finality rule on the snapshot's state, read from the chunks that hold its validator set (snapshot-probe.ts):
+ * the chunks fetched when it holds (the restorer takes them), the problem when it does not, null when a chunk
+ * could not be had (a peer serving a bad one is scored down).
+ */
+async function probeFinality(
+  o: StateSyncOptions,
+  c: SnapshotCandidate,
+  got: { restorer: SnapshotRestorer; block: Block; certificates: Uint8Array[] },
+): Promise<{ chunks: Map<number, Buffer> } | string | null> {
+  const read = await readSnapshotState(
+    got.restorer.manifest,
+    (state) => finalityProblem(o.params, state, got.block, got.certificates),
+    async (index, state) => {
+      for (const peer of c.peers) {
+        const raw = await o.net.requestSnapshotPart(peer, { height: c.offer.height, id: c.offer.id, index }).catch(() => null);
+        if (raw === null) continue;
+        const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+        try {
+          state.add(index, bytes);
+          return bytes;
+        } catch (err) {
+          void o.net.penalize(peer, BAD_CHUNK_PENALTY, `state sync: ${(err as Error).message}`);
+        }
+      }
+      return null;
+    },
+  );
+  if (read === null) return null;
+  if (read.value !== null) return read.value;
+  o.log?.(
+    { height: got.block.index, chunks: [...read.chunks.keys()] },
+    "state sync: the snapshot's validator set finalizes its block",
+  );
+  return { chunks: read.chunks };
 }
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
