@@ -40,6 +40,20 @@ test('keys of a snapshot state read from their own chunk only, absent keys from 
     t.deepEqual(fetched, [new ChunkedState(manifest).chunkOf(key)], 'its own chunk, once');
     t.deepEqual([...(read?.chunks.keys() ?? [])], fetched);
   }
+  // A reader that catches every error (finalityProblem turns them into refusals) still gets its chunk fetched.
+  const [k0] = rows[0];
+  const catching = await readSnapshotState(
+    manifest,
+    (st) => {
+      try {
+        return st.get(keyStr(k0.subarray(1)));
+      } catch {
+        return 'swallowed';
+      }
+    },
+    fetch,
+  );
+  t.deepEqual(catching?.value, live.get(keyStr(k0.subarray(1))));
   // A key no subtree covers is proven absent by the manifest alone; one a subtree covers needs its chunk.
   let absent = 0;
   for (let i = 0; i < 200 && absent === 0; i++) {

@@ -22,6 +22,8 @@ export class ChunkedState implements StateReader {
   private readonly entries = new Map<number, Map<KeyStr, Buffer>>();
   /** Each subtree's chunk. */
   private readonly chunkOfSubtree: number[] = [];
+  /** The first chunk a read wanted and did not have (set even when the reader caught the ChunkNeeded thrown). */
+  needed: number | null = null;
 
   constructor(private readonly manifest: SnapshotManifest) {
     manifest.chunks.forEach((c, i) => {
@@ -58,7 +60,10 @@ export class ChunkedState implements StateReader {
     const index = this.chunkOf(key);
     if (index === null) return undefined;
     const map = this.entries.get(index);
-    if (map === undefined) throw new ChunkNeeded(index);
+    if (map === undefined) {
+      this.needed ??= index;
+      throw new ChunkNeeded(index);
+    }
     return map.get(key);
   }
 }
@@ -80,15 +85,23 @@ export async function readSnapshotState<T>(
   const state = new ChunkedState(manifest);
   const chunks = new Map<number, Buffer>();
   for (let fetched = 0; ; fetched++) {
+    state.needed = null;
+    let value: T | undefined;
+    let error: unknown = null;
     try {
-      return { value: read(state), chunks };
+      value = read(state);
     } catch (err) {
-      if (!(err instanceof ChunkNeeded)) throw err;
-      if (fetched >= PROBE_MAX_CHUNKS)
-        throw new Error(`reading the snapshot's state needed more than ${PROBE_MAX_CHUNKS} chunks`);
-      const bytes = await fetch(err.index, state);
-      if (bytes === null) return null;
-      chunks.set(err.index, bytes);
+      error = err;
     }
+    // A chunk was missing, whatever `read` made of it (it may catch errors): fetch it and read again.
+    const index = state.needed as number | null;
+    if (index === null) {
+      if (error !== null) throw error;
+      return { value: value as T, chunks };
+    }
+    if (fetched >= PROBE_MAX_CHUNKS) throw new Error(`reading the snapshot's state needed more than ${PROBE_MAX_CHUNKS} chunks`);
+    const bytes = await fetch(index, state);
+    if (bytes === null) return null;
+    chunks.set(index, bytes);
   }
 }

@@ -103,7 +103,13 @@ export function finalityProblem(
   certificates: readonly Uint8Array[],
 ): string | null {
   const h = block.index;
-  const set = validatorSetAt(params, state, h);
+  let set: readonly ActiveValidator[];
+  try {
+    set = validatorSetAt(params, state, h);
+  } catch (err) {
+    // A forged state may hold anything under the staking keys: a refusal, never a crash.
+    return `the state's validator set at ${h} does not decode: ${(err as Error).message}`;
+  }
   const phase = phaseOfSet(params, h, set);
   if (phase !== block.consensus)
     return `the restored state's validator set (${set.length}) makes block ${h} a ${phase} block; it says ${block.consensus}`;

@@ -291,7 +291,7 @@ async function probeFinality(
   c: SnapshotCandidate,
   got: { restorer: SnapshotRestorer; block: Block; certificates: Uint8Array[] },
 ): Promise<{ chunks: Map<number, Buffer> } | string | null> {
-  const read = await readSnapshotState(
+  const read = await readSnapshotState<string | null>(
     got.restorer.manifest,
     (state) => finalityProblem(o.params, state, got.block, got.certificates),
     async (index, state) => {
@@ -308,7 +308,8 @@ async function probeFinality(
       }
       return null;
     },
-  );
+    // Only the state's content can make the read fail (its staking records, or more chunks than a set needs).
+  ).catch((err: Error) => ({ value: `its validator set cannot be read: ${err.message}`, chunks: new Map<number, Buffer>() }));
   if (read === null) return null;
   if (read.value !== null) return read.value;
   o.log?.(
