@@ -14,7 +14,7 @@ import type { SnapshotOffer } from '../../ts/network/index.js';
 import { SnapshotAbort, SnapshotDirectory, SnapshotRestorer, snapshotSource, startSnapshot } from '../../ts/snapshot/index.js';
 import { StateStore, getAccount } from '../../ts/state/index.js';
 import { P, openRocksStore, prefixEnd } from '../../ts/storage/index.js';
-import { type StateSyncNetwork, genesisTrustedSets, joinByStateSync } from '../../ts/sync/index.js';
+import { type StateSyncNetwork, type StateSyncStatus, genesisTrustedSets, joinByStateSync } from '../../ts/sync/index.js';
 import { bftKeys, bftParams, nextFinalized } from '../helpers/bft-blocks.js';
 import { alice, bob, fixtureParams, openFixtureChain, transfer } from '../helpers/chain-fixture.js';
 import { tempDir, waitFor } from '../helpers/util.js';
@@ -157,6 +157,7 @@ test('a validator set moved away from the genesis set is refused with the --stat
   const trustedSets = await trustedSetsOf(honest);
   const warnings: [Record<string, unknown>, string][] = [];
   const stop = new AbortController();
+  let status: StateSyncStatus | null = null;
   const joining = joinByStateSync({
     db,
     net,
@@ -164,6 +165,9 @@ test('a validator set moved away from the genesis set is refused with the --stat
     params: honest.params,
     trustedSets,
     retryMs: 20,
+    onStatus: (st) => {
+      status = st;
+    },
     warn: (f, msg) => warnings.push([f, msg]),
     signal: stop.signal,
   });
@@ -181,6 +185,14 @@ test('a validator set moved away from the genesis set is refused with the --stat
   t.regex(String(warnings[0][0].reason), /0 of the 4 voting power this node trusts/);
   t.regex(String(warnings[0][0].hint), /--state-sync-trust HEIGHT:HASH/);
   t.deepEqual(net.penalties, [], 'nobody lied');
+  // /native_status.sync_info.state_sync says why the node is still waiting.
+  const shown = status as StateSyncStatus | null;
+  t.is(shown?.phase, 'discovering');
+  t.deepEqual(
+    shown?.refused.map((r) => r.height),
+    [8, 4],
+  );
+  t.regex(shown?.refused[0].hint ?? '', /--state-sync-trust/);
   t.is(await SnapshotRestorer.inProgress(db), null, 'no chunk was fetched');
   const table = Buffer.from([P.state]);
   t.is((await db.range({ gte: table, lt: prefixEnd(table), limit: 1 })).length, 0);

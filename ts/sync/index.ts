@@ -17,6 +17,7 @@ export {
   trustedBlockOnly,
 } from './snapshot-choice.js';
 export {
+  type RefusedSnapshot,
   type StateSyncNetwork,
   type StateSyncOptions,
   type StateSyncStatus,

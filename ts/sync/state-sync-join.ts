@@ -35,7 +35,20 @@ export interface StateSyncStatus {
   bytes: number;
   mb_per_sec: number;
   eta_seconds: number | null;
+  /** Snapshots refused in this run, the latest last (at most REFUSED_SHOWN): why the node may still be waiting. */
+  refused: RefusedSnapshot[];
 }
+
+/** A snapshot the join refused: forged, or its block not signed by enough validators the node trusts (`hint`). */
+export interface RefusedSnapshot {
+  height: number;
+  block_hash: string;
+  reason: string;
+  hint?: string;
+}
+
+/** Refusals kept in the status. */
+const REFUSED_SHOWN = 8;
 
 /** Before any snapshot is chosen. */
 export function initialStateSyncStatus(): StateSyncStatus {
@@ -47,6 +60,7 @@ export function initialStateSyncStatus(): StateSyncStatus {
     bytes: 0,
     mb_per_sec: 0,
     eta_seconds: null,
+    refused: [],
   };
 }
 
@@ -86,8 +100,16 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
   const refused = new Map<string, string>();
   const refuse = (offer: SnapshotOffer, reason: string, forged: boolean): void => {
     refused.set(offer.id, reason);
+    const entry: RefusedSnapshot = {
+      height: offer.height,
+      block_hash: offer.block_hash,
+      reason,
+      ...(forged ? {} : { hint: TRUST_HINT }),
+    };
+    status.refused = [...status.refused, entry].slice(-REFUSED_SHOWN);
+    publish();
     warn(
-      { height: offer.height, block_hash: offer.block_hash, reason, ...(forged ? {} : { hint: TRUST_HINT }) },
+      { ...entry },
       forged ? 'state sync: forged snapshot refused' : 'state sync: snapshot refused: its block cannot be verified',
     );
   };
@@ -97,9 +119,8 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
     if ((await SnapshotRestorer.inProgress(o.db)) !== null) await SnapshotRestorer.discard(o.db);
     if (o.checkpointPath !== undefined) rmSync(o.checkpointPath, { force: true });
     for (const peer of c.peers) void o.net.penalize(peer, BAD_CHUNK_PENALTY, `state sync: offered a forged snapshot: ${problem}`);
+    Object.assign(status, initialStateSyncStatus(), { refused: status.refused });
     refuse(c.offer, `the snapshot's state does not finalize its block: ${problem}`, true);
-    Object.assign(status, initialStateSyncStatus());
-    publish();
   };
   const trusted = o.trust ? trustedBlockOnly(o.trust) : () => true;
   const verifiable = (x: SnapshotOffer): boolean => trusted(x) && !refused.has(x.id);
