@@ -56,12 +56,18 @@ async function makeChain(t: ExecutionContext, params: ChainParams, blocks: numbe
 }
 
 /** Peers, each serving one chain's snapshots and blocks; `chunkRequests` counts the chunks asked for, by snapshot id. */
-function network(byPeer: Record<string, Maker>): StateSyncNetwork & { penalties: string[]; chunkRequests: Map<string, number> } {
+function network(
+  byPeer: Record<string, Maker>,
+  /** Peers that serve every block with its parent's certificate in place of its own (forged precommits). */
+  forging: string[] = [],
+): StateSyncNetwork & { penalties: string[]; reasons: string[]; chunkRequests: Map<string, number> } {
   const penalties: string[] = [];
+  const reasons: string[] = [];
   const chunkRequests = new Map<string, number>();
   const sourceOf = (peer: string) => snapshotSource(byPeer[peer].directory);
   return {
     penalties,
+    reasons,
     chunkRequests,
     connectedPeerIds: () => Object.keys(byPeer),
     requestSnapshots: (peer): Promise<SnapshotOffer[]> => sourceOf(peer).offers(),
@@ -72,11 +78,17 @@ function network(byPeer: Record<string, Maker>): StateSyncNetwork & { penalties:
     requestBlocks: async (peer, from, count) => {
       const { chain } = byPeer[peer];
       const out: Uint8Array[] = [];
-      for (let h = from; h < from + count && h <= chain.height; h++)
-        out.push(encodeBlock((await chain.blocks.getBlock(h)) as Block));
+      for (let h = from; h < from + count && h <= chain.height; h++) {
+        const b = (await chain.blocks.getBlock(h)) as Block;
+        const parent = (await chain.blocks.getBlock(h - 1)) as Block;
+        out.push(encodeBlock(forging.includes(peer) ? { ...b, justification: parent.justification } : b));
+      }
       return out;
     },
-    penalize: (peer) => penalties.push(peer),
+    penalize: (peer, _points, reason) => {
+      penalties.push(peer);
+      reasons.push(reason);
+    },
   };
 }
 
@@ -210,4 +222,35 @@ test('a validator set moved away from the genesis set is refused with the --stat
   });
   t.is(head.hash, moved.blocks[7].hash);
   t.deepEqual(trusted, []);
+});
+
+test('a peer serving the snapshot block with a forged certificate is penalized and the block taken from another', async (t) => {
+  const honest = await makeChain(t, bftParams('testnet'), 8, bftKeys, bftKeys.slice(0, 3));
+  const net = network({ liar: honest, 'honest-1': honest, 'honest-2': honest }, ['liar']);
+  // The honest peers do not answer the first block request, so the liar is asked whatever the peers' order.
+  const serve = net.requestBlocks;
+  const asked = new Set<string>();
+  net.requestBlocks = async (peer, from, count) => {
+    if (peer !== 'liar' && !asked.has(peer)) {
+      asked.add(peer);
+      return [];
+    }
+    return serve(peer, from, count);
+  };
+  const db = await freshStore(t);
+  const lines: string[] = [];
+  const head = await joinByStateSync({
+    db,
+    net,
+    genesis: (await honest.chain.blocks.getBlock(0)) as Block,
+    params: honest.params,
+    trustedSets: await trustedSetsOf(honest),
+    retryMs: 20,
+    log: (_f, msg) => lines.push(msg),
+  });
+  t.is(head.hash, honest.blocks[7].hash);
+  t.deepEqual([...new Set(net.penalties)], ['liar']);
+  t.regex(net.reasons[0], /forged snapshot block 8: the precommit of 0x[0-9a-f]{40} in its certificate does not verify/);
+  t.true(lines.includes('state sync: snapshot block verified'));
+  t.true(lines.includes("state sync: the snapshot's validator set finalizes its block"));
 });
