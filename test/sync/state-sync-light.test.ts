@@ -13,8 +13,14 @@ import { BASE_PER_COIN, type KeyPair, keyPairFromMnemonic } from '../../ts/ledge
 import type { SnapshotOffer } from '../../ts/network/index.js';
 import { SnapshotAbort, SnapshotDirectory, SnapshotRestorer, snapshotSource, startSnapshot } from '../../ts/snapshot/index.js';
 import { StateStore, getAccount } from '../../ts/state/index.js';
-import { P, openRocksStore, prefixEnd } from '../../ts/storage/index.js';
-import { type StateSyncNetwork, type StateSyncStatus, genesisTrustedSets, joinByStateSync } from '../../ts/sync/index.js';
+import { type KvStore, P, openRocksStore, prefixEnd } from '../../ts/storage/index.js';
+import {
+  type StateSyncNetwork,
+  type StateSyncOptions,
+  type StateSyncStatus,
+  genesisTrustedSets,
+  joinByStateSync,
+} from '../../ts/sync/index.js';
 import { bftKeys, bftParams, nextFinalized } from '../helpers/bft-blocks.js';
 import { alice, bob, fixtureParams, openFixtureChain, transfer } from '../helpers/chain-fixture.js';
 import { tempDir, waitFor } from '../helpers/util.js';
@@ -100,6 +106,19 @@ async function freshStore(t: ExecutionContext) {
   return db;
 }
 
+/** Join `db` through `net` as a node of `chain`'s network (its genesis, parameters and genesis-trusted sets). */
+async function joinAs(chain: Maker, db: KvStore, net: StateSyncNetwork, more: Partial<StateSyncOptions> = {}) {
+  return joinByStateSync({
+    db,
+    net,
+    genesis: (await chain.chain.blocks.getBlock(0)) as Block,
+    params: chain.params,
+    trustedSets: await trustedSetsOf(chain),
+    retryMs: 20,
+    ...more,
+  });
+}
+
 async function trustedSetsOf(maker: Maker) {
   const at = await maker.chain.stateAt(0);
   const sets = genesisTrustedSets(maker.params, at);
@@ -121,15 +140,7 @@ test('a snapshot signed by 2 of the 4 genesis validators whose state does not fi
   const net = network({ 'forger-1': forger, 'forger-2': forger, 'honest-1': honest, 'honest-2': honest });
   const db = await freshStore(t);
   const warnings: [Record<string, unknown>, string][] = [];
-  const head = await joinByStateSync({
-    db,
-    net,
-    genesis: (await honest.chain.blocks.getBlock(0)) as Block,
-    params: honest.params,
-    trustedSets: await trustedSetsOf(honest),
-    retryMs: 20,
-    warn: (f, msg) => warnings.push([f, msg]),
-  });
+  const head = await joinAs(honest, db, net, { warn: (f, msg) => warnings.push([f, msg]) });
   t.is(head.hash, honest.blocks[7].hash, 'the honest snapshot at 8');
   const forged = warnings.filter(([, m]) => m === 'state sync: forged snapshot refused');
   // The forged 12 passed the light-client check, was restored and refused (its 8 ties with the honest 8: either
@@ -165,18 +176,10 @@ test('a validator set moved away from the genesis set is refused with the --stat
   const moved = await makeChain(t, movedParams, 8, strangers, strangers.slice(0, 3));
   const net = network({ a: moved, b: moved });
   const db = await freshStore(t);
-  const genesis = (await honest.chain.blocks.getBlock(0)) as Block;
-  const trustedSets = await trustedSetsOf(honest);
   const warnings: [Record<string, unknown>, string][] = [];
   const stop = new AbortController();
   let status: StateSyncStatus | null = null;
-  const joining = joinByStateSync({
-    db,
-    net,
-    genesis,
-    params: honest.params,
-    trustedSets,
-    retryMs: 20,
+  const joining = joinAs(honest, db, net, {
     onStatus: (st) => {
       status = st;
     },
@@ -211,12 +214,7 @@ test('a validator set moved away from the genesis set is refused with the --stat
 
   // The operator vouches for the snapshot block: restored, and its own state's set finalizes it (no warning).
   const trusted: [Record<string, unknown>, string][] = [];
-  const head = await joinByStateSync({
-    db,
-    net,
-    genesis,
-    params: honest.params,
-    trustedSets,
+  const head = await joinAs(honest, db, net, {
     trust: { height: 8, hash: moved.blocks[7].hash },
     warn: (f, msg) => trusted.push([f, msg]),
   });
@@ -239,15 +237,7 @@ test('a peer serving the snapshot block with a forged certificate is penalized a
   };
   const db = await freshStore(t);
   const lines: string[] = [];
-  const head = await joinByStateSync({
-    db,
-    net,
-    genesis: (await honest.chain.blocks.getBlock(0)) as Block,
-    params: honest.params,
-    trustedSets: await trustedSetsOf(honest),
-    retryMs: 20,
-    log: (_f, msg) => lines.push(msg),
-  });
+  const head = await joinAs(honest, db, net, { log: (_f, msg) => lines.push(msg) });
   t.is(head.hash, honest.blocks[7].hash);
   t.deepEqual([...new Set(net.penalties)], ['liar']);
   t.regex(net.reasons[0], /forged snapshot block 8: the precommit of 0x[0-9a-f]{40} in its certificate does not verify/);
