@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import { type Block, PRESET_ACTIVATION, decodeBlock, encodeBlock } from '../../ts/chain/index.js';
-import { randomKeyPair } from '../../ts/ledger/index.js';
+import { BASE_PER_COIN, randomKeyPair } from '../../ts/ledger/index.js';
 import { putActiveSet } from '../../ts/modules/index.js';
 import { StateOverlay } from '../../ts/state/index.js';
 import {
@@ -149,4 +149,37 @@ test('a PoA snapshot block is proven by its proposer’s signature, a validator 
   t.is(checkSnapshotBlock(params, trusted, misnamed, null).kind, 'forged');
   t.regex(finalityProblem(params, chain.state, strangers, []) ?? '', /not a validator of the restored state's set/);
   t.is(checkSnapshotBlock(params, trusted, { ...h, consensus: 'DPoS+BFT' }, null).kind, 'forged', 'BFT before its activation');
+});
+
+test('the genesis-trusted sets: the PoA authorities before the DPoS+BFT activation, the staked set from it', async (t) => {
+  const tmp = tempDir();
+  t.teardown(tmp.cleanup);
+  const base = bftParams('testnet');
+  const stake = 20_000n * BASE_PER_COIN;
+  const params = {
+    ...base,
+    activation: { ...base.activation, dposBft: 10 },
+    validators: base.validators.map((v, i) => ({ ...v, stake: stake + BigInt(i) })),
+  };
+  const { chain, db } = await openFixtureChain(tmp.dir, params);
+  t.teardown(async () => {
+    await chain.blocks.history.close();
+    await db.close();
+  });
+  const sets = genesisTrustedSets(params, chain.state);
+  t.deepEqual(
+    sets(9).map((v) => v.power),
+    [1n, 1n, 1n, 1n],
+  );
+  t.deepEqual(
+    sets(10)
+      .map((v) => v.power)
+      .sort(),
+    [stake, stake + 1n, stake + 2n, stake + 3n].sort(),
+  );
+  t.is(sets(1_000_000), sets(10));
+  t.deepEqual(
+    sets(9).map((v) => v.address),
+    bftKeys.map((k) => k.address).sort(),
+  );
 });
