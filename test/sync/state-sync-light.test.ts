@@ -198,7 +198,7 @@ test('a validator set moved away from the genesis set is refused with the --stat
     ],
   );
   t.regex(String(warnings[0][0].reason), /0 of the 4 voting power this node trusts/);
-  t.regex(String(warnings[0][0].hint), /--state-sync-trust HEIGHT:HASH/);
+  t.regex(String(warnings[0][0].hint), /--state-sync-trust 8:HASH/);
   t.deepEqual(net.penalties, [], 'nobody lied');
   // /native_status.sync_info.state_sync says why the node is still waiting.
   const shown = status as StateSyncStatus | null;

@@ -27,7 +27,7 @@ export {
 export {
   type SnapshotBlockVerdict,
   type TrustedSets,
-  TRUST_HINT,
+  trustHint,
   checkSnapshotBlock,
   finalityProblem,
   genesisTrustedSets,

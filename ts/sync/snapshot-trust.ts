@@ -127,7 +127,10 @@ export function finalityProblem(
   return `no certificate of block ${h} is a quorum of the validator set its restored state holds: ${problems.join('; ')}`;
 }
 
-/** What the operator is told when the snapshots outran what the node's genesis can verify. */
-export const TRUST_HINT =
+/**
+ * What the operator is told when a snapshot outran what the node's genesis can verify: the flag, for this snapshot's
+ * height, with the hash taken from a source they rely on (not from the peers that offered it).
+ */
+export const trustHint = (height: number): string =>
   'the validator set has moved too far from the one this node trusts (its genesis) to verify the snapshot block: ' +
-  'give --state-sync-trust HEIGHT:HASH of a snapshot block you trust (a block hash from a node or explorer you rely on)';
+  `give --state-sync-trust ${height}:HASH with the hash of block ${height} from a node or explorer you rely on`;

@@ -15,7 +15,7 @@ import type { KvStore } from '../storage/index.js';
 import { BAD_CHUNK_PENALTY, type SnapshotFetchProgress, fetchSnapshotChunks } from './snapshot-fetch.js';
 import { type SnapshotCandidate, type StateSyncTrust, chooseSnapshot, trustedBlockOnly } from './snapshot-choice.js';
 import { readSnapshotState } from './snapshot-probe.js';
-import { TRUST_HINT, type TrustedSets, checkSnapshotBlock, finalityProblem, snapshotCertificates } from './snapshot-trust.js';
+import { trustHint, type TrustedSets, checkSnapshotBlock, finalityProblem, snapshotCertificates } from './snapshot-trust.js';
 
 /** What joining needs of the network (P2PNetwork has it). */
 export interface StateSyncNetwork {
@@ -104,7 +104,7 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
       height: offer.height,
       block_hash: offer.block_hash,
       reason,
-      ...(forged ? {} : { hint: TRUST_HINT }),
+      ...(forged ? {} : { hint: trustHint(offer.height) }),
     };
     status.refused = [...status.refused, entry].slice(-REFUSED_SHOWN);
     publish();
