@@ -198,11 +198,14 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
         return got.block;
       }
     }
-    if (asked++ % 10 === 0)
-      log(
-        { peers: o.net.connectedPeerIds().length, trust: o.trust ?? null },
+    if (asked++ % 10 === 0) {
+      // Snapshots refused so far are the likely reason for waiting: the last one's hint is repeated.
+      const last = status.refused.at(-1);
+      (last === undefined ? log : warn)(
+        { peers: o.net.connectedPeerIds().length, trust: o.trust ?? null, refused: status.refused.length, hint: last?.hint },
         'state sync: waiting for a snapshot offered by enough peers',
       );
+    }
     await new Promise((r) => setTimeout(r, o.retryMs ?? 1000));
   }
 }
