@@ -10,7 +10,13 @@ import type { SnapshotOffer } from '../../ts/network/index.js';
 import { SnapshotRestorer, SnapshotSchedule, decodeManifest, snapshotSource } from '../../ts/snapshot/index.js';
 import { getAccount } from '../../ts/state/index.js';
 import { P, openRocksStore, prefixEnd } from '../../ts/storage/index.js';
-import { type StateSyncNetwork, type StateSyncStatus, joinByStateSync } from '../../ts/sync/index.js';
+import {
+  type StateSyncNetwork,
+  type StateSyncStatus,
+  type TrustedSets,
+  genesisTrustedSets,
+  joinByStateSync,
+} from '../../ts/sync/index.js';
 import { bftParams, nextFinalized } from '../helpers/bft-blocks.js';
 import { NOW, alice, bob, openFixtureChain, transfer } from '../helpers/chain-fixture.js';
 import { tempDir } from '../helpers/util.js';
@@ -28,7 +34,10 @@ async function makerWithSnapshot(dir: string) {
     blocks.push(await nextFinalized(maker.chain, [transfer(alice, BigInt(i), { amount: 1000n + BigInt(i) })]));
     await schedule.idle();
   }
-  return { params, ...maker, schedule, blocks };
+  const atGenesis = await maker.chain.stateAt(0);
+  const trustedSets: TrustedSets = genesisTrustedSets(params, atGenesis);
+  atGenesis.release();
+  return { params, ...maker, schedule, blocks, trustedSets };
 }
 
 /** The maker (its teardown registered) and a fresh store to join into. */
@@ -84,7 +93,14 @@ test('a fresh store joins at the newest snapshot offered by two peers, opens as 
   const net = network(maker, ['honest-1', 'honest-2', 'liar'], ['liar']);
   const statuses: StateSyncStatus[] = [];
   const genesis = (await maker.chain.blocks.getBlock(0)) as Block;
-  const head = await joinByStateSync({ db, net, genesis, onStatus: (s) => statuses.push(s) });
+  const head = await joinByStateSync({
+    db,
+    net,
+    genesis,
+    params: maker.params,
+    trustedSets: maker.trustedSets,
+    onStatus: (s) => statuses.push(s),
+  });
   t.is(head.index, 8);
   t.is(head.hash, maker.blocks[7].hash);
   t.deepEqual(statuses.at(-1)?.phase, 'done');
@@ -121,10 +137,12 @@ test('with a trusted block only its snapshot is restored; a store that already h
   const net = network(maker, ['a', 'b']);
   const genesis = (await maker.chain.blocks.getBlock(0)) as Block;
   const trust = { height: 4, hash: maker.blocks[3].hash };
-  const head = await joinByStateSync({ db, net, genesis, trust });
+  const head = await joinByStateSync({ db, net, genesis, params: maker.params, trustedSets: maker.trustedSets, trust });
   t.is(head.index, 4);
   t.is(head.hash, trust.hash);
-  await t.throwsAsync(joinByStateSync({ db, net, genesis, trust }), { name: 'RestoreRefusedError' });
+  await t.throwsAsync(joinByStateSync({ db, net, genesis, params: maker.params, trustedSets: maker.trustedSets, trust }), {
+    name: 'RestoreRefusedError',
+  });
 });
 
 test('a restart mid-restore resumes while its snapshot is offered, and starts over cleanly when it is not', async (t) => {
@@ -139,7 +157,7 @@ test('a restart mid-restore resumes while its snapshot is offered, and starts ov
   for (const i of partial.missing())
     await partial.addChunk(i, Buffer.from((await source.part(older.height, older.id, i)) as Uint8Array));
   t.is(await SnapshotRestorer.inProgress(db), older.id);
-  const resumed = await joinByStateSync({ db, net, genesis });
+  const resumed = await joinByStateSync({ db, net, genesis, params: maker.params, trustedSets: maker.trustedSets });
   t.is(resumed.index, older.height, 'the snapshot in progress is resumed, not the newest');
 
   // Another fresh store, whose unfinished restore is of a snapshot the peers no longer offer (trust names the newest).
@@ -152,6 +170,8 @@ test('a restart mid-restore resumes while its snapshot is offered, and starts ov
     db: other,
     net,
     genesis,
+    params: maker.params,
+    trustedSets: maker.trustedSets,
     trust: { height: newest.height, hash: newest.block_hash },
     log: (_f, msg) => lines.push(msg),
   });
@@ -182,7 +202,14 @@ test('a snapshot its peers offer but do not serve (no block, or no chunk) is giv
     ...honest,
     requestBlocks: async (peer, from, count) => (from === 8 ? [] : honest.requestBlocks(peer, from, count)),
   };
-  const head = await joinByStateSync({ db, net: noBlock, genesis, retryMs: 10 });
+  const head = await joinByStateSync({
+    db,
+    net: noBlock,
+    genesis,
+    params: maker.params,
+    trustedSets: maker.trustedSets,
+    retryMs: 10,
+  });
   t.is(head.index, 4);
 
   // The newest is offered but only its first chunk served (the peers pruned it meanwhile): given up (the fetch
@@ -195,7 +222,15 @@ test('a snapshot its peers offer but do not serve (no block, or no chunk) is giv
       req.height === 8 && req.index !== 'manifest' && req.index > 0 ? null : honest.requestSnapshotPart(peer, req),
   };
   const lines: string[] = [];
-  const again = await joinByStateSync({ db: other, net: noChunks, genesis, retryMs: 10, log: (_f, msg) => lines.push(msg) });
+  const again = await joinByStateSync({
+    db: other,
+    net: noChunks,
+    genesis,
+    params: maker.params,
+    trustedSets: maker.trustedSets,
+    retryMs: 10,
+    log: (_f, msg) => lines.push(msg),
+  });
   t.is(again.index, 4);
   t.true(lines.includes('state sync: no peer left for the snapshot; choosing another'));
   t.true(lines.includes('state sync: the unfinished restore is no longer offered; starting over'));

@@ -44,6 +44,7 @@ export {
   isQuorum,
   verifyVote,
   encodeJustification,
+  justificationProblem,
   proposalDigest,
   voteDigest,
 } from './justification.js';
@@ -68,6 +69,7 @@ export {
   type ActiveValidator,
   totalPower,
   consensusPhaseAt,
+  phaseOfSet,
 } from './schedule.js';
 export { forgetVerifiedAhead, publicKeyBytes } from './signature-checks.js';
 export { EARLIEST_BLOCK_KEY, hasChainHead, readEarliestBlock, writeSnapshotHead } from './snapshot-head.js';

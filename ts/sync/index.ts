@@ -17,9 +17,19 @@ export {
   trustedBlockOnly,
 } from './snapshot-choice.js';
 export {
+  type RefusedSnapshot,
   type StateSyncNetwork,
   type StateSyncOptions,
   type StateSyncStatus,
   initialStateSyncStatus,
   joinByStateSync,
 } from './state-sync-join.js';
+export {
+  type SnapshotBlockVerdict,
+  type TrustedSets,
+  trustHint,
+  checkSnapshotBlock,
+  finalityProblem,
+  genesisTrustedSets,
+  snapshotCertificates,
+} from './snapshot-trust.js';

@@ -13,20 +13,8 @@
  *
  * Blocks this node imported from a peer prove that peer's height too.
  */
-import {
-  type Block,
-  decodeBlock,
-  type Chain,
-  PRECOMMIT,
-  decodeJustification,
-  voteDigest,
-  totalPower,
-  validatorSetAt,
-  publicKeyBytes,
-} from '../chain/index.js';
-import { crypto } from '../crypto/index.js';
-import { isLowS } from '../ledger/index.js';
-import { fromHex } from '../util/index.js';
+import { type Block, type Chain, decodeBlock, totalPower, validatorSetAt } from '../chain/index.js';
+import { certifiedPower, proposerSigned } from './certified-power.js';
 
 /** How a probe block answers a claim. */
 export type HeadProof =
@@ -35,12 +23,6 @@ export type HeadProof =
   | { kind: 'unproven'; reason: string }
   /** Not the block claimed (undecodable, another height, a forged certificate): the peer lied. */
   | { kind: 'false'; reason: string };
-
-const verifies = (sigHex: string, digest: Uint8Array, pubHex: string): boolean => {
-  if (!/^[0-9a-f]{128}$/.test(sigHex)) return false;
-  const sig = fromHex(sigHex);
-  return isLowS(sig) && crypto().verify(sig, digest, publicKeyBytes(pubHex));
-};
 
 /** Whether `bytes`, served for a claimed head `claimed`, prove that height exists. */
 export function proveHead(chain: Chain, bytes: Uint8Array, claimed: number): HeadProof {
@@ -53,36 +35,18 @@ export function proveHead(chain: Chain, bytes: Uint8Array, claimed: number): Hea
   if (b.index !== claimed) return { kind: 'false', reason: `asked for block ${claimed}, got ${b.index}` };
   const trusted = validatorSetAt(chain.params, chain.state, chain.height + 1);
   if (b.justification.length === 0) {
-    const proposer = trusted.find((v) => v.address === b.validator);
-    if (!proposer) return { kind: 'unproven', reason: 'no certificate, and not made by a known validator' };
-    return verifies(b.signature, fromHex(b.hash), proposer.public_key)
+    const by = proposerSigned(b, trusted);
+    if (by === 'unknown proposer') return { kind: 'unproven', reason: 'no certificate, and not made by a known validator' };
+    return by === 'signed'
       ? { kind: 'proven' }
-      : { kind: 'false', reason: `the signature of its proposer ${proposer.address} does not verify` };
+      : { kind: 'false', reason: `the signature of its proposer ${b.validator} does not verify` };
   }
-  let precommits: readonly { validator: string; signature: string }[];
-  let round: number;
-  try {
-    ({ precommits, round } = decodeJustification(b.justification));
-  } catch (err) {
-    return { kind: 'false', reason: `undecodable certificate: ${(err as Error).message}` };
-  }
-  const digest = voteDigest(chain.params.chainId, { type: PRECOMMIT, height: b.index, round, block_hash: b.hash });
-  const byAddress = new Map(trusted.map((v) => [v.address, v]));
-  const signed = new Set<string>();
-  let power = 0n;
-  for (const p of precommits) {
-    const v = byAddress.get(p.validator);
-    if (!v || signed.has(v.address)) continue;
-    // A known validator's precommit that does not verify is forged (unknown signers are no one's fault).
-    if (!verifies(p.signature, digest, v.public_key))
-      return { kind: 'false', reason: `the precommit of ${v.address} in its certificate does not verify` };
-    signed.add(v.address);
-    power += v.power;
-  }
+  const c = certifiedPower(chain.params.chainId, b.index, b.hash, [b.justification], trusted);
+  if ('forged' in c) return { kind: 'false', reason: c.forged };
   const total = totalPower(trusted);
-  return power * 3n > total
+  return c.power * 3n > total
     ? { kind: 'proven' }
-    : { kind: 'unproven', reason: `certificate signed by ${power} of ${total} known voting power (more than 1/3 needed)` };
+    : { kind: 'unproven', reason: `certificate signed by ${c.power} of ${total} known voting power (more than 1/3 needed)` };
 }
 
 /** Heights peers have proven, per peer. */

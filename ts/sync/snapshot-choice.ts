@@ -1,7 +1,7 @@
 /**
  * Which snapshot a joining node restores (docs/p2p.md, "State sync"): the newest one offered, with the same id,
- * by at least two peers, whose block the node can verify — at least against the operator's
- * `--state-sync-trust HEIGHT:HASH` (CometBFT's trust height and hash).
+ * by at least two peers, whose block the node can verify — against the operator's `--state-sync-trust
+ * HEIGHT:HASH` (CometBFT's trust height and hash) when given, else by the light client (snapshot-trust.ts).
  */
 import type { SnapshotOffer } from '../network/index.js';
 
@@ -61,7 +61,10 @@ export function chooseSnapshot(
   return best;
 }
 
-/** `verifiable` for a trust alone (no light client yet): the snapshot of the trusted block itself. */
+/**
+ * `verifiable` under an operator's trust: the snapshot of the trusted block itself (headers carry no validator-set
+ * hash to verify forward from it; without a trust the block is checked by snapshot-trust.ts instead).
+ */
 export const trustedBlockOnly =
   (trust: StateSyncTrust) =>
   (offer: SnapshotOffer): boolean =>

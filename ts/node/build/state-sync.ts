@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type Block, Chain, type ChainParams, TRIE_CHECKPOINT_FILE, genesisIdentity, hasChainHead } from '../../chain/index.js';
 import { type KvStore, openRocksStore } from '../../storage/index.js';
-import type { StateSyncStatus } from '../../sync/index.js';
+import type { StateSyncStatus, TrustedSets, genesisTrustedSets } from '../../sync/index.js';
 import type { NodeConfig } from '../config.js';
 import { startStateSyncServer } from '../state-sync-server.js';
 
@@ -24,8 +24,8 @@ export async function buildStateSync(config: NodeConfig, db: KvStore, params: Ch
   }
   const slog = log.child({ component: 'state-sync' });
   // The joining code (and the libp2p it drives) loads only on a node that joins by state sync.
-  const { initialStateSyncStatus, joinByStateSync } = await import('../../sync/index.js');
-  const genesis = await genesisBlockOf(params, config.dataDir);
+  const { genesisTrustedSets, initialStateSyncStatus, joinByStateSync } = await import('../../sync/index.js');
+  const { genesis, trustedSets } = await genesisOf(params, config.dataDir, genesisTrustedSets);
   let status: StateSyncStatus = initialStateSyncStatus();
   // libp2p loads only on a node that joins a network.
   const { P2PNetwork } = await import('../../network/index.js');
@@ -60,12 +60,15 @@ export async function buildStateSync(config: NodeConfig, db: KvStore, params: Ch
       db,
       net,
       genesis,
+      params,
+      trustedSets,
       trust: config.stateSyncTrust,
       checkpointPath: join(config.dataDir, TRIE_CHECKPOINT_FILE),
       onStatus: (s) => {
         status = s;
       },
       log: (fields, msg) => slog.info(fields, msg),
+      warn: (fields, msg) => slog.warn(fields, msg),
     });
     slog.info({ height: head.index, ms: Math.round(performance.now() - t0) }, 'state sync: done, block sync continues from here');
   } finally {
@@ -74,8 +77,15 @@ export async function buildStateSync(config: NodeConfig, db: KvStore, params: Ch
   }
 }
 
-/** This chain's genesis block, made in a scratch store (the node's own store must stay free of state). */
-async function genesisBlockOf(params: ChainParams, dataDir: string): Promise<Block> {
+/**
+ * This chain's genesis block, made in a scratch store (the node's own store must stay free of state), and the
+ * validator sets its genesis state trusts (the light-client check of the snapshot block starts from them).
+ */
+async function genesisOf(
+  params: ChainParams,
+  dataDir: string,
+  trustedSetsOf: typeof genesisTrustedSets,
+): Promise<{ genesis: Block; trustedSets: TrustedSets }> {
   const dir = join(dataDir, 'state-sync-genesis');
   rmSync(dir, { recursive: true, force: true });
   const scratch = await openRocksStore(dir);
@@ -83,7 +93,7 @@ async function genesisBlockOf(params: ChainParams, dataDir: string): Promise<Blo
     const chain = new Chain(params, scratch, 1);
     await chain.open();
     await chain.blocks.history.close();
-    return (await chain.blocks.getBlock(0)) as Block;
+    return { genesis: (await chain.blocks.getBlock(0)) as Block, trustedSets: trustedSetsOf(params, chain.state) };
   } finally {
     await scratch.close();
     rmSync(dir, { recursive: true, force: true });
