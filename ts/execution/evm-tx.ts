@@ -15,6 +15,7 @@ import { toHex } from '../util/index.js';
 
 import { PARAMS_LOADED } from './common.js';
 import { impersonatedSender, withImpersonatedSender } from './impersonation.js';
+import { fillCachesFromRaw } from './raw-tx.js';
 
 export { EVM_DATA_PREFIX, isEvmTransaction } from '../ledger/index.js';
 
@@ -48,6 +49,7 @@ export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTran
  * mempool's pending-spend accounting never under-counts; execution uses the exact wei values.
  */
 export function evmToSignedTransaction(tx: TypedTransaction, raw: Uint8Array, timestamp: number): SignedTransaction {
+  fillCachesFromRaw(tx, raw);
   return {
     txid: toHex(tx.hash()),
     from_address: tx.getSenderAddress().toString(),
