@@ -2,7 +2,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { type TypedTransaction, type TypedTxData, createTx, createTxFromRLP } from '@ethereumjs/tx';
 import test from 'ava';
 import { PARAMS_LOADED, chainCommon, evmToSignedTransaction } from '../../ts/execution/index.js';
-import { fillCachesFromRaw } from '../../ts/execution/raw-tx.js';
+import { decodeRawFields, fillCachesFromRaw } from '../../ts/execution/raw-tx.js';
 import { keccak256 } from '../../ts/crypto/index.js';
 import { randomKeyPair } from '../../ts/ledger/keys.js';
 import { toHex } from '../../ts/util/index.js';
@@ -123,4 +123,37 @@ test('a damaged signature gives the same sender or the same refusal as @ethereum
     t.is(got, expected, `case ${i}`);
     t.deepEqual(fast.hash(), reference.hash());
   }
+});
+
+/** What decoding gives: the transaction's JSON and serialization, or the error message. */
+function outcome(decodeWith: () => TypedTransaction | null): string {
+  try {
+    const tx = decodeWith();
+    if (tx === null) return 'null';
+    return JSON.stringify({ json: tx.toJSON(), bytes: toHex(tx.serialize()), frozen: Object.isFrozen(tx) });
+  } catch (err) {
+    return `throws ${(err as Error).message}`;
+  }
+}
+
+test('the raw decoder gives what createTxFromRLP gives, or hands the bytes to it (valid, damaged, truncated)', (t) => {
+  const opts = { common, params: PARAMS_LOADED };
+  let fast = 0;
+  for (let i = 0; i < 300; i++) {
+    const raw = Buffer.from(randomTx(i).serialize());
+    const r = rng(1000 + i);
+    const cases: Buffer[] = [raw, raw.subarray(0, raw.length - 1), Buffer.concat([raw, Buffer.from([0])])];
+    for (let k = 0; k < 6; k++) {
+      const bad = Buffer.from(raw);
+      bad[Math.floor(r() * Math.min(bad.length, 40))] = Math.floor(r() * 256);
+      cases.push(bad);
+    }
+    for (const bytes of cases) {
+      const reference = outcome(() => createTxFromRLP(bytes, opts));
+      const got = outcome(() => decodeRawFields(bytes, opts) ?? createTxFromRLP(bytes, opts));
+      t.is(got, reference, `case ${i}: ${toHex(bytes)}`);
+      if (outcome(() => decodeRawFields(bytes, opts)) !== 'null') fast++;
+    }
+  }
+  t.true(fast >= 300, `the raw decoder took ${fast} cases itself`);
 });

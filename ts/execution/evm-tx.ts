@@ -15,7 +15,7 @@ import { toHex } from '../util/index.js';
 
 import { PARAMS_LOADED } from './common.js';
 import { impersonatedSender, withImpersonatedSender } from './impersonation.js';
-import { fillCachesFromRaw } from './raw-tx.js';
+import { decodeRawFields, fillCachesFromRaw } from './raw-tx.js';
 
 export { EVM_DATA_PREFIX, isEvmTransaction } from '../ledger/index.js';
 
@@ -27,7 +27,8 @@ export function maxPricePerGas(tx: TypedTransaction): bigint {
 /** Parse a raw signed Ethereum transaction (legacy/EIP-155, EIP-2930, EIP-1559). Throws on malformed input. */
 export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTransaction {
   try {
-    const t = createTxFromRLP(raw, { common, params: PARAMS_LOADED });
+    const opts = { common, params: PARAMS_LOADED };
+    const t = decodeRawFields(raw, opts) ?? createTxFromRLP(raw, opts);
     // A dev chain's impersonated transaction names its sender in place of a signature (impersonation.ts).
     const impersonated = impersonatedSender(t);
     return impersonated === null ? t : withImpersonatedSender(raw, common, impersonated);
