@@ -11,7 +11,7 @@ import {
 import { Address } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
 import { EVM_DATA_PREFIX, type SignedTransaction, ZERO_ADDRESS, weiToBaseCeil } from '../ledger/index.js';
-import { toHex } from '../util/index.js';
+import { objectMemo, toHex } from '../util/index.js';
 
 import { PARAMS_LOADED } from './common.js';
 import { impersonatedSender, withImpersonatedSender } from './impersonation.js';
@@ -66,7 +66,8 @@ export function evmToSignedTransaction(tx: TypedTransaction, raw: Uint8Array, ti
   };
 }
 
-const senderBytes = new WeakMap<TypedTransaction, Uint8Array>();
+/** The sender's address bytes, kept in a frozen transaction's own cache object (beside @ethereumjs' public key). */
+type SenderCache = { senderAddress?: Uint8Array };
 
 /**
  * getSenderAddress of every @ethereumjs transaction class, hashing the recovered public key with the crypto door
@@ -76,13 +77,14 @@ const senderBytes = new WeakMap<TypedTransaction, Uint8Array>();
  * (common.ts); an impersonated transaction's own getSenderAddress (impersonation.ts) still shadows this one.
  */
 function senderAddress(this: TypedTransaction): Address {
-  let bytes = senderBytes.get(this);
+  const cache = this.cache as SenderCache;
+  let bytes = cache.senderAddress;
   if (!bytes) {
     const pub = this.getSenderPublicKey();
     if (pub.length !== 64) throw new Error('Expected pubKey to be of length 64');
     bytes = keccak256(pub).slice(12);
     // As @ethereumjs caches the public key: only a frozen transaction's fields cannot change afterwards.
-    if (Object.isFrozen(this)) senderBytes.set(this, bytes);
+    if (Object.isFrozen(this)) cache.senderAddress = bytes;
   }
   return new Address(bytes.slice());
 }
@@ -91,7 +93,7 @@ for (const txClass of [LegacyTx, AccessList2930Tx, FeeMarket1559Tx, Blob4844Tx, 
   (txClass.prototype as { getSenderAddress: () => Address }).getSenderAddress = senderAddress;
 }
 
-const decoded = new WeakMap<SignedTransaction, TypedTransaction>();
+const decoded = objectMemo<SignedTransaction, TypedTransaction>('typed transaction');
 
 /** The Ethereum transaction behind a stored EVM transaction (decoded once per object). */
 export function typedTransactionOf(tx: SignedTransaction, common: Common): TypedTransaction {

@@ -23,3 +23,4 @@ export { asUint, RawJson, parseJsonExact, stringifyExact } from './json.js';
 export { rlpIntHex, rlpListHex, rlpStrHex, rlpBytesList } from './rlp-hex.js';
 export { checkRlp, decodeRlp, RlpDecodeError } from './rlp-bounded.js';
 export { NODE_VERSION } from './version.js';
+export { type ObjectMemo, objectMemo } from './memo.js';
