@@ -22,6 +22,7 @@ import {
 } from '@ethereumjs/tx';
 import { SECP256K1_ORDER_DIV_2 } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
+import { type RlpItem, decodeRlp } from '../util/index.js';
 
 /** Field indexes holding integers (encoded from a bigint by serialize()), per transaction type. */
 const INTEGER_FIELDS: Record<number, { count: number; ints: readonly number[] }> = {
@@ -30,39 +31,24 @@ const INTEGER_FIELDS: Record<number, { count: number; ints: readonly number[] }>
   2: { count: 12, ints: [0, 1, 2, 3, 4, 6, 9, 10, 11] }, // chainId nonce tip maxFee gasLimit to value data accessList v r s
 };
 
-/** Where an RLP item's payload starts and where the item ends, or null when not canonical / out of bounds. */
-interface RlpItem {
-  start: number;
-  payload: number;
-  end: number;
-  list: boolean;
-}
-
-function rlpItem(b: Uint8Array, at: number, limit: number): RlpItem | null {
-  if (at >= limit) return null;
-  const p = b[at];
-  if (p < 0x80) return { start: at, payload: at, end: at + 1, list: false };
-  const list = p >= 0xc0;
-  const short = list ? p <= 0xf7 : p <= 0xb7;
-  let payload: number;
-  let len: number;
-  if (short) {
-    payload = at + 1;
-    len = p - (list ? 0xc0 : 0x80);
-    if (!list && len === 1 && (payload >= limit || b[payload] < 0x80)) return null;
-  } else {
-    const lenOfLen = p - (list ? 0xf7 : 0xb7);
-    if (at + 1 + lenOfLen > limit || b[at + 1] === 0) return null;
-    len = 0;
-    for (let i = 0; i < lenOfLen; i++) len = len * 256 + b[at + 1 + i];
-    if (len < 56) return null;
-    payload = at + 1 + lenOfLen;
+/** The RLP list under the type byte (typed) or the whole input (legacy), read canonically; null otherwise. */
+function rlpFields(raw: Uint8Array, type: number): RlpItem[] | null {
+  try {
+    const fields = decodeRlp(type === 0 ? raw : raw.subarray(1));
+    return Array.isArray(fields) ? fields : null;
+  } catch {
+    return null;
   }
-  const end = payload + len;
-  return end > limit ? null : { start: at, payload, end, list };
 }
 
-/** RLP header of a list whose payload is `len` bytes, written into `out` at 0; returns its length. */
+/** Length of the RLP prefix in front of a canonically encoded byte string. */
+function stringPrefixLength(s: Uint8Array): number {
+  if (s.length === 1 && s[0] < 0x80) return 0;
+  if (s.length <= 55) return 1;
+  return 1 + (s.length < 256 ? 1 : s.length < 65536 ? 2 : s.length < 2 ** 24 ? 3 : 4);
+}
+
+/** RLP header of a list whose payload is `len` bytes, written into `out` at `at`; returns its length. */
 function writeListHeader(out: Uint8Array, len: number, at: number): number {
   if (len < 56) {
     out[at] = 0xc0 + len;
@@ -94,21 +80,19 @@ function encodeShort(s: Uint8Array): Uint8Array {
 }
 
 /**
- * The signing message of `tx` from `raw`, or null when the raw bytes are not what serialize() gives back (then
- * @ethereumjs' own serialization is the reference). `items`: the top-level fields' item bounds.
+ * The signing message of `tx`: the raw bytes of its fields before v, r, s (`from`..`to` in `raw`) under a new
+ * list header (typed: behind the type byte; legacy EIP-155: followed by chainId, 0, 0). Null for a legacy
+ * transaction without EIP-155 (admission refuses it; @ethereumjs words that).
  */
-function signingMessage(tx: TypedTransaction, raw: Uint8Array, items: RlpItem[], listStart: number): Uint8Array | null {
-  // The fields before v as they lie in raw: from the first item's prefix to v's prefix.
-  const first = listStart;
-  const signedEnd = items[items.length - 3].start;
-  const fieldsLen = signedEnd - first;
+function signingMessage(tx: TypedTransaction, raw: Uint8Array, from: number, to: number): Uint8Array | null {
+  const fieldsLen = to - from;
   if (tx.type === 0) {
     if (!tx.supports(Capability.EIP155ReplayProtection)) return null;
     const chainId = encodeShort(unpadded(tx.common.chainId()));
     const payloadLen = fieldsLen + chainId.length + 2;
     const out = new Uint8Array(listHeaderLength(payloadLen) + payloadLen);
     let at = writeListHeader(out, payloadLen, 0);
-    out.set(raw.subarray(first, signedEnd), at);
+    out.set(raw.subarray(from, to), at);
     at += fieldsLen;
     out.set(chainId, at);
     out[at + chainId.length] = 0x80;
@@ -118,30 +102,28 @@ function signingMessage(tx: TypedTransaction, raw: Uint8Array, items: RlpItem[],
   const out = new Uint8Array(1 + listHeaderLength(fieldsLen) + fieldsLen);
   out[0] = tx.type;
   const at = 1 + writeListHeader(out, fieldsLen, 1);
-  out.set(raw.subarray(first, signedEnd), at);
+  out.set(raw.subarray(from, to), at);
   return out;
 }
 
-/** The top-level items of the transaction's RLP list and where its payload starts, or null. */
-function topLevelItems(raw: Uint8Array, type: number): { items: RlpItem[]; listStart: number } | null {
+/**
+ * Where the signed fields lie in `raw` ([from, to): the list's payload up to v's prefix) and v, r, s as views, or
+ * null unless the bytes are exactly what serialize() would write (canonical RLP, every integer field minimal).
+ */
+function signedLayout(raw: Uint8Array, type: number): { from: number; to: number; r: Uint8Array; s: Uint8Array } | null {
   const spec = INTEGER_FIELDS[type];
-  if (spec === undefined) return null;
-  const outer = rlpItem(raw, type === 0 ? 0 : 1, raw.length);
-  if (outer === null || !outer.list || outer.end !== raw.length) return null;
-  const items: RlpItem[] = [];
-  for (let at = outer.payload; at < outer.end; ) {
-    const item = rlpItem(raw, at, outer.end);
-    if (item === null) return null;
-    items.push(item);
-    at = item.end;
-  }
-  if (items.length !== spec.count) return null;
+  const fields = spec === undefined ? null : rlpFields(raw, type);
+  if (spec === undefined || fields === null || fields.length !== spec.count) return null;
   for (const i of spec.ints) {
-    const item = items[i];
+    const f = fields[i];
     // An integer is a string without a leading zero byte (zero itself is the empty string, 0x80).
-    if (item.list || (item.end > item.payload && raw[item.payload] === 0)) return null;
+    if (Array.isArray(f) || (f.length > 0 && f[0] === 0)) return null;
   }
-  return { items, listStart: outer.payload };
+  const head = type === 0 ? 0 : 1; // the list's header starts after the type byte
+  const from = head + (raw[head] <= 0xf7 ? 1 : 1 + raw[head] - 0xf7);
+  const v = fields[spec.count - 3] as Uint8Array;
+  const to = v.byteOffset - raw.byteOffset - stringPrefixLength(v);
+  return { from, to, r: fields[spec.count - 2] as Uint8Array, s: fields[spec.count - 1] as Uint8Array };
 }
 
 /**
@@ -153,24 +135,16 @@ function topLevelItems(raw: Uint8Array, type: number): { items: RlpItem[]; listS
  */
 export function fillCachesFromRaw(tx: TypedTransaction, raw: Uint8Array): void {
   if (!Object.isFrozen(tx) || tx.v === undefined || tx.r === undefined || tx.s === undefined) return;
-  const layout = topLevelItems(raw, tx.type);
+  const layout = signedLayout(raw, tx.type);
   if (layout === null) return;
-  const message = signingMessage(tx, raw, layout.items, layout.listStart);
+  const message = signingMessage(tx, raw, layout.from, layout.to);
   if (message === null) return;
   const cache = tx.cache as { hash?: Uint8Array; senderPubKey?: Uint8Array };
   const ecrecover = tx.common.customCrypto.ecrecover;
   if (ecrecover !== undefined && tx.s <= SECP256K1_ORDER_DIV_2 && cache.senderPubKey === undefined) {
-    const r = layout.items[layout.items.length - 2];
-    const s = layout.items[layout.items.length - 1];
     const chainId = tx.supports(Capability.EIP155ReplayProtection) ? tx.common.chainId() : undefined;
     try {
-      cache.senderPubKey = ecrecover(
-        keccak256(message),
-        tx.v,
-        raw.subarray(r.payload, r.end),
-        raw.subarray(s.payload, s.end),
-        chainId,
-      );
+      cache.senderPubKey = ecrecover(keccak256(message), tx.v, layout.r, layout.s, chainId);
     } catch {
       // @ethereumjs' getSenderPublicKey runs it again and words the refusal
     }
@@ -178,41 +152,21 @@ export function fillCachesFromRaw(tx: TypedTransaction, raw: Uint8Array): void {
   cache.hash ??= keccak256(raw);
 }
 
-type RlpValue = Uint8Array | RlpValue[];
-
-/** The items of the RLP list whose payload spans [at, end) of `b`, as views of `b`; null if not canonical. */
-function listValues(b: Uint8Array, at: number, end: number): RlpValue[] | null {
-  const out: RlpValue[] = [];
-  while (at < end) {
-    const item = rlpItem(b, at, end);
-    if (item === null) return null;
-    if (item.list) {
-      const inner = listValues(b, item.payload, item.end);
-      if (inner === null) return null;
-      out.push(inner);
-    } else out.push(b.subarray(item.payload, item.end));
-    at = item.end;
-  }
-  return out;
-}
-
 /**
- * Decode a legacy, EIP-2930 or EIP-1559 transaction as @ethereumjs' createTxFromRLP does, with the RLP read here:
- * the same values (views of the input, as @ethereumjs' decoder gives for a Buffer; EIP-2930's decoder copies
- * first, so this does too) handed to the same @ethereumjs constructor, so every field rule and its error stay
- * @ethereumjs'. Its RLP decoder slices every item through a generic recursive path (~4 µs per transaction);
- * this one accepts only what it accepts (canonical RLP, one list covering the input) and answers null for
- * anything else, which the caller then hands to createTxFromRLP to be refused in @ethereumjs' words.
+ * Decode a legacy, EIP-2930 or EIP-1559 transaction as @ethereumjs' createTxFromRLP does, with the RLP read by the
+ * node's canonical decoder (util/rlp-bounded.ts): the same values (views of the input, as @ethereumjs' decoder
+ * gives for a Buffer; for EIP-2930 it copies the input into a Uint8Array first, so this does too) handed to the same @ethereumjs
+ * constructor, so every field rule and its error stay @ethereumjs'. Its own RLP decoder slices every item through
+ * a generic recursive path (~4 µs per transaction). Answers null for anything this reader does not take (another
+ * type, non-canonical RLP, trailing bytes), which the caller then hands to createTxFromRLP to be refused in
+ * @ethereumjs' words.
  */
 export function decodeRawFields(input: Uint8Array, opts: TxOptions): TypedTransaction | null {
   // @ethereumjs' decoder slices (a Buffer's slice is a view, a Uint8Array's a copy): views of a Buffer alike.
   const raw = Buffer.isBuffer(input) ? input : Buffer.from(input);
   const type = raw[0];
   if (type !== 1 && type !== 2 && !(type >= 0xc0)) return null;
-  const body = type === 1 ? Uint8Array.from(raw.subarray(1)) : type === 2 ? raw.subarray(1) : raw;
-  const outer = rlpItem(body, 0, body.length);
-  if (outer === null || !outer.list || outer.end !== body.length) return null;
-  const values = listValues(body, outer.payload, outer.end);
+  const values = rlpFields(type === 1 ? new Uint8Array(raw) : raw, type >= 0xc0 ? 0 : type);
   if (values === null) return null;
   if (type === 2) return create1559FeeMarketTxFromBytesArray(values as never, opts);
   if (type === 1) return createAccessList2930TxFromBytesArray(values as never, opts);
