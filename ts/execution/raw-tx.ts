@@ -31,6 +31,14 @@ const INTEGER_FIELDS: Record<number, { count: number; ints: readonly number[] }>
   2: { count: 12, ints: [0, 1, 2, 3, 4, 6, 9, 10, 11] }, // chainId nonce tip maxFee gasLimit to value data accessList v r s
 };
 
+/**
+ * The fields decodeRawFields read last, and from which bytes: admission decodes a transaction and then, in the
+ * same synchronous step, takes its hashes (fillCachesFromRaw) from the same bytes, which need not be read twice.
+ * Only fields that are views of `raw` itself are kept (their offsets locate the signed part), and only until the
+ * next fillCachesFromRaw.
+ */
+let lastRead: { raw: Uint8Array; fields: RlpItem[] } | null = null;
+
 /** The RLP list under the type byte (typed) or the whole input (legacy), read canonically; null otherwise. */
 function rlpFields(raw: Uint8Array, type: number): RlpItem[] | null {
   try {
@@ -110,9 +118,13 @@ function signingMessage(tx: TypedTransaction, raw: Uint8Array, from: number, to:
  * Where the signed fields lie in `raw` ([from, to): the list's payload up to v's prefix) and v, r, s as views, or
  * null unless the bytes are exactly what serialize() would write (canonical RLP, every integer field minimal).
  */
-function signedLayout(raw: Uint8Array, type: number): { from: number; to: number; r: Uint8Array; s: Uint8Array } | null {
+function signedLayout(
+  raw: Uint8Array,
+  type: number,
+  read: RlpItem[] | undefined,
+): { from: number; to: number; r: Uint8Array; s: Uint8Array } | null {
   const spec = INTEGER_FIELDS[type];
-  const fields = spec === undefined ? null : rlpFields(raw, type);
+  const fields = spec === undefined ? null : (read ?? rlpFields(raw, type));
   if (spec === undefined || fields === null || fields.length !== spec.count) return null;
   for (const i of spec.ints) {
     const f = fields[i];
@@ -134,8 +146,10 @@ function signedLayout(raw: Uint8Array, type: number): { from: number; to: number
  * not exactly its serialization, or the recovery fails.
  */
 export function fillCachesFromRaw(tx: TypedTransaction, raw: Uint8Array): void {
+  const read = lastRead?.raw === raw ? lastRead.fields : undefined;
+  lastRead = null;
   if (!Object.isFrozen(tx) || tx.v === undefined || tx.r === undefined || tx.s === undefined) return;
-  const layout = signedLayout(raw, tx.type);
+  const layout = signedLayout(raw, tx.type, read);
   if (layout === null) return;
   const message = signingMessage(tx, raw, layout.from, layout.to);
   if (message === null) return;
@@ -168,6 +182,7 @@ export function decodeRawFields(input: Uint8Array, opts: TxOptions): TypedTransa
   if (type !== 1 && type !== 2 && !(type >= 0xc0)) return null;
   const values = rlpFields(type === 1 ? new Uint8Array(raw) : raw, type >= 0xc0 ? 0 : type);
   if (values === null) return null;
+  lastRead = type !== 1 && raw === input ? { raw, fields: values } : null;
   if (type === 2) return create1559FeeMarketTxFromBytesArray(values as never, opts);
   if (type === 1) return createAccessList2930TxFromBytesArray(values as never, opts);
   return createLegacyTxFromBytesArray(values as never, opts);
