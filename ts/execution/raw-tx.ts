@@ -169,11 +169,11 @@ export function fillCachesFromRaw(tx: TypedTransaction, raw: Uint8Array): void {
 /**
  * Decode a legacy, EIP-2930 or EIP-1559 transaction as @ethereumjs' createTxFromRLP does, with the RLP read by the
  * node's canonical decoder (util/rlp-bounded.ts): the same values (views of the input, as @ethereumjs' decoder
- * gives for a Buffer; for EIP-2930 it copies the input into a Uint8Array first, so this does too) handed to the same @ethereumjs
- * constructor, so every field rule and its error stay @ethereumjs'. Its own RLP decoder slices every item through
- * a generic recursive path (~4 µs per transaction). Answers null for anything this reader does not take (another
- * type, non-canonical RLP, trailing bytes), which the caller then hands to createTxFromRLP to be refused in
- * @ethereumjs' words.
+ * gives for a Buffer; for EIP-2930 it copies the input into a Uint8Array first, so this does too) handed to the
+ * same @ethereumjs constructor, so every field rule and its error stay @ethereumjs'. Its own RLP decoder slices
+ * every item through a generic recursive path (~4 µs per transaction). Answers null for anything this reader does
+ * not take (another type, non-canonical RLP, lists nested deeper than an access list, trailing bytes), which the
+ * caller then hands to createTxFromRLP to be refused in @ethereumjs' words.
  */
 export function decodeRawFields(input: Uint8Array, opts: TxOptions): TypedTransaction | null {
   // @ethereumjs' decoder slices (a Buffer's slice is a view, a Uint8Array's a copy): views of a Buffer alike.
