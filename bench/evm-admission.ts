@@ -5,7 +5,7 @@ import { senderKeys } from './fixtures.js';
 import { benchEthSubmission, ethTransferBodies } from './http-e2e-eth.js';
 import { rawLane, startBenchChainNode } from './http-e2e.js';
 import { stopServer } from './http-load-procs.js';
-import { groupCpuSeconds } from './proc-cpu.js';
+import { canPin, groupCpuSeconds, pinGroup, pinProcess, threadCpuSeconds } from './proc-cpu.js';
 
 /**
  * Admission alone: server CPU per `eth_sendRawTransaction` of an EIP-1559 transfer, the node started with
@@ -18,11 +18,24 @@ import { groupCpuSeconds } from './proc-cpu.js';
  *   BENCH_E2E=1 node dist/bench/evm-admission.js   also submit -> inclusion on a validator (bench/http-e2e-eth.ts:
  *                                                  its CPU per transfer includes executing them in blocks)
  *   BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" node dist/bench/evm-admission.js   (profile)
+ *   BENCH_PIN=1: the node on CPU 1, this process (the load generator) on CPU 0 (taskset), so that the two do not
+ *                take turns on the same core and acceptance is bounded by the slower of them, not by their sum
  */
 
 export interface AdmissionRun {
   acceptedPerSec: number;
+  /** The node's CPU (every thread of its process group) per accepted transaction. */
   cpuUsPerTx: number;
+  /** The node's main (JS) thread alone. */
+  mainThreadUsPerTx: number;
+  /** This process (the load generator). */
+  clientUsPerTx: number;
+}
+
+/** CPU the node's process group and main thread, and this process, have used (seconds). */
+function cpuNow(pid: number): { group: number; main: number; client: number } {
+  const u = process.cpuUsage();
+  return { group: groupCpuSeconds(pid), main: threadCpuSeconds(pid).main, client: (u.user + u.system) / 1e6 };
 }
 
 /** One run on a fresh node (`main`: another build's entry point). */
@@ -30,15 +43,22 @@ export async function benchEvmAdmission(bodies: string[][], keys: KeyPair[], mai
   const { server, dir } = await startBenchChainNode('uws', keys, ['--role', 'full'], main);
   try {
     const pgid = server.child.pid as number;
-    const cpu0 = groupCpuSeconds(pgid);
+    if (process.env.BENCH_PIN === '1' && canPin()) pinGroup(pgid, '1');
+    const cpu0 = cpuNow(pgid);
     const t0 = performance.now();
     const rs = await Promise.all(bodies.map((list) => rawLane(server.port, list, server.rpcPath)));
     const t1 = performance.now();
-    const cpu1 = groupCpuSeconds(pgid);
+    const cpu1 = cpuNow(pgid);
     const refused = rs.find((r) => r.failed.length)?.failed[0];
     if (refused !== undefined) throw new Error(`${server.name} refused a transfer: ${refused}`);
     const n = rs.reduce((a, r) => a + r.ok, 0);
-    return { acceptedPerSec: n / ((t1 - t0) / 1000), cpuUsPerTx: ((cpu1 - cpu0) * 1e6) / n };
+    const perTx = (s: number): number => (s * 1e6) / n;
+    return {
+      acceptedPerSec: n / ((t1 - t0) / 1000),
+      cpuUsPerTx: perTx(cpu1.group - cpu0.group),
+      mainThreadUsPerTx: perTx(cpu1.main - cpu0.main),
+      clientUsPerTx: perTx(cpu1.client - cpu0.client),
+    };
   } finally {
     await stopServer(server.child);
     rmSync(dir, { recursive: true, force: true });
@@ -54,6 +74,9 @@ async function main(): Promise<void> {
   const perSender = Number(process.env.BENCH_PER_SENDER ?? 160);
   const baseline = process.env.BENCH_BASELINE;
   const keys = senderKeys(lanes);
+  const pinned = process.env.BENCH_PIN === '1' && canPin();
+  if (process.env.BENCH_PIN === '1' && !pinned) console.log('BENCH_PIN=1 asked, but taskset is not usable here: not pinned');
+  if (pinned) pinProcess('0');
   const bodies = ethTransferBodies(keys, perSender);
   const builds: [string, string | undefined][] = [['this build', undefined]];
   if (baseline) builds.unshift(['before', `${baseline}/dist/ts/node/main.js`]);
@@ -65,7 +88,9 @@ async function main(): Promise<void> {
     for (const [name, main] of builds) {
       const run = await benchEvmAdmission(bodies, keys, main);
       runs.get(name)?.push(run);
-      console.log(`${name} round ${r + 1}: ${fmt(run.cpuUsPerTx)} µs CPU/tx, ${fmt(run.acceptedPerSec)} tx/s accepted`);
+      console.log(
+        `${name} round ${r + 1}: ${fmt(run.cpuUsPerTx)} µs CPU/tx (main thread ${fmt(run.mainThreadUsPerTx)}, client ${fmt(run.clientUsPerTx)}), ${fmt(run.acceptedPerSec)} tx/s accepted`,
+      );
       if (process.env.BENCH_E2E !== '1') continue;
       const x = await benchEthSubmission('native', 64, 20, { main });
       e2e.get(name)?.push({ cpu: x.nodeCpuUs ?? Number.NaN, accepted: x.acceptedPerSec, included: x.includedPerSec });
@@ -76,13 +101,18 @@ async function main(): Promise<void> {
   }
   loads.push(loadavg()[0].toFixed(2));
   console.log(`\n${lanes * perSender} EIP-1559 transfers, ${lanes} lanes; 1-min load average per round: ${loads.join(', ')}`);
-  console.log('| Build | Server CPU per tx (median) | runs | Accepted (median) | runs |\n|---|---|---|---|---|');
+  if (pinned) console.log('Pinned (taskset): the node on CPU 1, the load generator on CPU 0.');
+  console.log(
+    '| Build | Server CPU per tx (median) | runs | main thread (median) | client CPU per tx (median) | Accepted (median) | runs |\n|---|---|---|---|---|---|---|',
+  );
   for (const [name] of builds) {
     const rs = runs.get(name) ?? [];
     const cpu = rs.map((x) => x.cpuUsPerTx);
     const acc = rs.map((x) => x.acceptedPerSec);
+    const mainUs = median(rs.map((x) => x.mainThreadUsPerTx));
+    const client = median(rs.map((x) => x.clientUsPerTx));
     console.log(
-      `| ${name} | ${fmt(median(cpu))} µs | ${cpu.map(fmt).join(' / ')} | ${fmt(median(acc))} tx/s | ${acc.map(fmt).join(' / ')} |`,
+      `| ${name} | ${fmt(median(cpu))} µs | ${cpu.map(fmt).join(' / ')} | ${fmt(mainUs)} µs | ${fmt(client)} µs | ${fmt(median(acc))} tx/s | ${acc.map(fmt).join(' / ')} |`,
     );
   }
   if (process.env.BENCH_E2E !== '1') return;

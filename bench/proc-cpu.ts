@@ -113,3 +113,8 @@ export function pinGroup(pgid: number, cpus: string): void {
     execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
   }
 }
+
+/** Pins every thread of process `pid` (this one by default) to `cpus`. */
+export function pinProcess(cpus: string, pid = process.pid): void {
+  execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+}

@@ -6,6 +6,7 @@
 import type { Common } from '@ethereumjs/common';
 import { Capability, type TypedTransaction } from '@ethereumjs/tx';
 import { TxRuleError, type SignedTransaction } from '../ledger/index.js';
+import { objectMemo } from '../util/index.js';
 import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT } from './block-env.js';
 import { decodeRawTransaction, evmToSignedTransaction, maxPricePerGas, rememberTypedTransaction } from './evm-tx.js';
 import { impersonatedSender } from './impersonation.js';
@@ -70,7 +71,7 @@ export function storedEvmTransaction(typed: TypedTransaction, raw: Uint8Array, t
   return tx;
 }
 
-const checked = new WeakSet<SignedTransaction>();
+const checked = objectMemo<SignedTransaction, true>('EVM rules checked');
 
 /**
  * Every stateless rule of a stored EVM transaction (a block's, or one decoded from disk): the raw bytes
@@ -83,7 +84,7 @@ export function checkStoredEvmTransaction(
   impersonation = false,
   blockGasLimit = BLOCK_GAS_LIMIT,
 ): void {
-  if (checked.has(tx)) return;
+  if (checked.get(tx)) return;
   if (!/^[0-9a-f]*$/.test(tx.signature) || tx.signature.length % 2 !== 0) {
     throw new TxRuleError('Invalid transaction: raw EVM bytes are not hex', 'integrity');
   }
@@ -97,10 +98,10 @@ export function checkStoredEvmTransaction(
   }
   checkEvmGasRules(typed, blockGasLimit);
   rememberTypedTransaction(tx, typed);
-  checked.add(tx);
+  checked.set(tx, true);
 }
 
-export const isEvmChecked = (tx: SignedTransaction): boolean => checked.has(tx);
+export const isEvmChecked = (tx: SignedTransaction): boolean => checked.get(tx) === true;
 
 /** Mark a transaction built by storedEvmTransaction + checkEvmGasRules at admission as checked. */
-export const markEvmChecked = (tx: SignedTransaction): void => void checked.add(tx);
+export const markEvmChecked = (tx: SignedTransaction): void => checked.set(tx, true);

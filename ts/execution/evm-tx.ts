@@ -11,10 +11,11 @@ import {
 import { Address } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
 import { EVM_DATA_PREFIX, type SignedTransaction, ZERO_ADDRESS, weiToBaseCeil } from '../ledger/index.js';
-import { toHex } from '../util/index.js';
+import { objectMemo, toHex } from '../util/index.js';
 
 import { PARAMS_LOADED } from './common.js';
 import { impersonatedSender, withImpersonatedSender } from './impersonation.js';
+import { decodeRawFields, fillCachesFromRaw } from './raw-tx.js';
 
 export { EVM_DATA_PREFIX, isEvmTransaction } from '../ledger/index.js';
 
@@ -26,7 +27,8 @@ export function maxPricePerGas(tx: TypedTransaction): bigint {
 /** Parse a raw signed Ethereum transaction (legacy/EIP-155, EIP-2930, EIP-1559). Throws on malformed input. */
 export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTransaction {
   try {
-    const t = createTxFromRLP(raw, { common, params: PARAMS_LOADED });
+    const opts = { common, params: PARAMS_LOADED };
+    const t = decodeRawFields(raw, opts) ?? createTxFromRLP(raw, opts);
     // A dev chain's impersonated transaction names its sender in place of a signature (impersonation.ts).
     const impersonated = impersonatedSender(t);
     return impersonated === null ? t : withImpersonatedSender(raw, common, impersonated);
@@ -48,6 +50,7 @@ export function decodeRawTransaction(raw: Uint8Array, common: Common): TypedTran
  * mempool's pending-spend accounting never under-counts; execution uses the exact wei values.
  */
 export function evmToSignedTransaction(tx: TypedTransaction, raw: Uint8Array, timestamp: number): SignedTransaction {
+  fillCachesFromRaw(tx, raw);
   return {
     txid: toHex(tx.hash()),
     from_address: tx.getSenderAddress().toString(),
@@ -63,7 +66,8 @@ export function evmToSignedTransaction(tx: TypedTransaction, raw: Uint8Array, ti
   };
 }
 
-const senderBytes = new WeakMap<TypedTransaction, Uint8Array>();
+/** The sender's address bytes, kept in a frozen transaction's own cache object (beside @ethereumjs' public key). */
+type SenderCache = { senderAddress?: Uint8Array };
 
 /**
  * getSenderAddress of every @ethereumjs transaction class, hashing the recovered public key with the crypto door
@@ -73,13 +77,14 @@ const senderBytes = new WeakMap<TypedTransaction, Uint8Array>();
  * (common.ts); an impersonated transaction's own getSenderAddress (impersonation.ts) still shadows this one.
  */
 function senderAddress(this: TypedTransaction): Address {
-  let bytes = senderBytes.get(this);
+  const cache = this.cache as SenderCache;
+  let bytes = cache.senderAddress;
   if (!bytes) {
     const pub = this.getSenderPublicKey();
     if (pub.length !== 64) throw new Error('Expected pubKey to be of length 64');
     bytes = keccak256(pub).slice(12);
     // As @ethereumjs caches the public key: only a frozen transaction's fields cannot change afterwards.
-    if (Object.isFrozen(this)) senderBytes.set(this, bytes);
+    if (Object.isFrozen(this)) cache.senderAddress = bytes;
   }
   return new Address(bytes.slice());
 }
@@ -88,7 +93,7 @@ for (const txClass of [LegacyTx, AccessList2930Tx, FeeMarket1559Tx, Blob4844Tx, 
   (txClass.prototype as { getSenderAddress: () => Address }).getSenderAddress = senderAddress;
 }
 
-const decoded = new WeakMap<SignedTransaction, TypedTransaction>();
+const decoded = objectMemo<SignedTransaction, TypedTransaction>('typed transaction');
 
 /** The Ethereum transaction behind a stored EVM transaction (decoded once per object). */
 export function typedTransactionOf(tx: SignedTransaction, common: Common): TypedTransaction {

@@ -13,6 +13,7 @@ import {
   rlpIntHex,
   rlpListHex,
   rlpStrHex,
+  objectMemo,
 } from '../util/index.js';
 import { sha256 } from '../crypto/index.js';
 import { type KeyPair, signDigest } from './keys.js';
@@ -160,7 +161,7 @@ export function parseSignedTransaction(raw: unknown): SignedTransaction {
 export const TX_TYPE_NATIVE = 0x01;
 export const TX_TYPE_EVM = 0x02;
 
-const encoded = new WeakMap<SignedTransaction, Uint8Array>();
+const encoded = objectMemo<SignedTransaction, Uint8Array>('typed encoding');
 
 export function encodeTransaction(tx: SignedTransaction): Uint8Array {
   let e = encoded.get(tx);

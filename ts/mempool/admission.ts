@@ -216,6 +216,8 @@ export class TxAdmission implements TxSubmitter {
 
   /** Move a sender's queued transactions into pending while their nonces follow on (each re-checked). */
   promote(sender: string): void {
+    // Nothing queued (every in-order submission): not even the account read.
+    if (!this.mempool.hasQueued(sender)) return;
     for (;;) {
       const account = getAccount(this.chain.state, sender);
       const expected = account.nonce + BigInt(this.mempool.pendingOf(sender).length);

@@ -189,6 +189,11 @@ export class Mempool implements BlockTxPool, PoolReader {
     return this.queued.get(sender) ?? new Map();
   }
 
+  /** Whether `sender` has queued transactions (a sender's entry goes once its last one is dequeued). */
+  hasQueued(sender: string): boolean {
+    return this.queued.has(sender);
+  }
+
   /** Senders with queued transactions. */
   queuedSenders(): string[] {
     return [...this.queued.keys()];

@@ -15,19 +15,21 @@ import {
   resolveBlockHeight,
   storageAtHeight,
 } from '../services/index.js';
-import { NodeError, fromHex, isAddress, isHash, normHash, qty, to0x } from '../util/index.js';
+import { NodeError, isAddress, isHash, normHash, qty, to0x } from '../util/index.js';
 import { stateHeightOf } from './eth.js';
 import { blockRefOf, parseQuantity, parseStorageKey } from './params.js';
 import { RPC, RpcError, type RpcTable, invalidParams } from './types.js';
 import { getLogs } from './logs.js';
 import { callOverrides, parseFeeFields } from './override-params.js';
 
-const DATA_RE = /^0x([0-9a-fA-F]{2})*$/;
+/** 0x and hex digits; with an even length, whole bytes (cheaper than matching digit pairs on every request). */
+const DATA_RE = /^0x[0-9a-fA-F]*$/;
 const HASH_RE = /^0x[0-9a-fA-F]{64}$/;
 
 function hexData(v: unknown, what: string): Uint8Array {
-  if (typeof v !== 'string' || !DATA_RE.test(v)) throw invalidParams(`invalid argument 0: ${what} must be 0x-prefixed hex bytes`);
-  return fromHex(v);
+  if (typeof v !== 'string' || v.length % 2 !== 0 || !DATA_RE.test(v))
+    throw invalidParams(`invalid argument 0: ${what} must be 0x-prefixed hex bytes`);
+  return Buffer.from(v.slice(2), 'hex'); // checked just above: no second pass through fromHex's check
 }
 
 /** The call object of eth_call / eth_estimateGas (geth field names; `input` wins over `data`). */

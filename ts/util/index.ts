@@ -21,5 +21,6 @@ export {
 export { fromHex, u32be, u64be, isAddress, to0x, toHex, bigToBytes, bytesToBig, isHash, normHash, qty } from './hex.js';
 export { asUint, RawJson, parseJsonExact, stringifyExact } from './json.js';
 export { rlpIntHex, rlpListHex, rlpStrHex, rlpBytesList } from './rlp-hex.js';
-export { checkRlp, decodeRlp, RlpDecodeError } from './rlp-bounded.js';
+export { checkRlp, decodeRlp, RlpDecodeError, type RlpItem } from './rlp-bounded.js';
 export { NODE_VERSION } from './version.js';
+export { type ObjectMemo, objectMemo } from './memo.js';
