@@ -5,7 +5,15 @@ import { createBlock } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Account, createAddressFromString } from '@ethereumjs/util';
 import { type VM, createVM, runTx } from '@ethereumjs/vm';
-import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, chainCommon, decodeRawTransaction } from '../ts/execution/index.js';
+import {
+  BASE_FEE_PER_GAS,
+  BLOCK_GAS_LIMIT,
+  chainCommon,
+  checkEvmGasRules,
+  decodeRawTransaction,
+  markEvmChecked,
+  typedTransactionOf,
+} from '../ts/execution/index.js';
 import type { Proposal } from '../ts/chain/chain.js';
 import { keyPairFromPrivate, randomKeyPair } from '../ts/ledger/keys.js';
 import type { SignedTransaction } from '../ts/ledger/transaction.js';
@@ -104,6 +112,10 @@ class BareVm {
   }
 }
 
+/**
+ * Chain.propose over pool transactions: admission (mempool/admission.ts) checked each one's stateless rules
+ * (signature, stored fields, gas caps) and marked it, so the proposer does not check it again; here the same.
+ */
 async function nodeBlock(dev: DevChain, txs: readonly SignedTransaction[]): Promise<{ gas: bigint; proposal: Proposal }> {
   const proposal = await dev.chain.propose(txs, dev.validator, dev.chain.head.timestamp + 1);
   if (proposal.result.deferred.length || proposal.result.dropped.length) {
@@ -165,9 +177,14 @@ export async function benchEvmCeiling(o: CeilingOptions = {}): Promise<Map<Workl
   const bare = o.trie === false ? null : await BareVm.create(funded, true);
   const interpreter = await BareVm.create(funded, false);
   const profile = o.profileDir;
+  const common = chainCommon(CHAIN_ID, HARDFORK);
   if (profile) mkdirSync(profile, { recursive: true });
   /** A block on every side, the chain's committed; the same gas and statuses everywhere, or it throws. */
   const all = async (txs: SignedTransaction[], profileFile?: string) => {
+    for (const tx of txs) {
+      checkEvmGasRules(typedTransactionOf(tx, common), BLOCK_GAS_LIMIT);
+      markEvmChecked(tx);
+    }
     const a = await profiled(profileFile, () => timed(() => nodeBlock(dev, txs)));
     await dev.chain.commit(a.proposal);
     const statuses = a.proposal.result.receipts.map((r) => r.status);
