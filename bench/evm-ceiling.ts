@@ -20,6 +20,7 @@ import type { SignedTransaction } from '../ts/ledger/transaction.js';
 import { fromHex, to0x } from '../ts/util/hex.js';
 import { type WorkloadName, WORKLOADS, workloadBlocks } from './evm-ceiling-workloads.js';
 import { CHAIN_ID, type DevChain, EvmSender, HARDFORK, callData, deployData, devParams, openChain } from './evm-fixtures.js';
+import { type Packed, packRounds } from './evm-ceiling-pack.js';
 import { MapStateManager } from './evm-map-state.js';
 import { senderKeys } from './fixtures.js';
 
@@ -35,7 +36,8 @@ import { senderKeys } from './fixtures.js';
  * shared: CPU time is the steadier number), median of BENCH_ROUNDS (5) warm rounds.
  *
  *   node dist/bench/evm-ceiling.js   BENCH_ROUNDS, BENCH_HOLDERS (850: ~29M gas; each transfer 34,250 gas, limit 35,000),
- *                                    BENCH_WORKLOADS (erc20,mix,loop), BENCH_TRIE=0 (skip (b)),
+ *                                    BENCH_WORKLOADS (erc20,mix,loop), BENCH_TRIE=0 (skip (b)), BENCH_PACK=0 (skip
+ *                                    the packing rounds: what the default packing takes of an ERC-20 block),
  *                                    BENCH_PROFILE=DIR (a CPU profile of every measured (a) run)
  */
 
@@ -137,6 +139,8 @@ export interface CeilingResult {
   bare: Timed[];
   /** Bare VM, MapStateManager (bench/evm-map-state.ts), no state root: the interpreter alone. */
   interpreter: Timed[];
+  /** ERC-20 only, with `pack`: what the default packing takes of a block's worth (evm-ceiling-pack.ts). */
+  pack?: { slowest: Packed[]; measured: Packed[] };
 }
 
 export interface CeilingOptions {
@@ -145,6 +149,8 @@ export interface CeilingOptions {
   workloads?: readonly WorkloadName[];
   /** Run (b), the bare VM over @ethereumjs' trie (slow: ~1.6 s per 29M-gas block). */
   trie?: boolean;
+  /** Also measure what the proposer's default packing takes of an ERC-20 block (section 4). */
+  pack?: boolean;
   /** A directory: a CPU profile of each measured (a) run is written there. */
   profileDir?: string;
 }
@@ -230,6 +236,12 @@ export async function benchEvmCeiling(o: CeilingOptions = {}): Promise<Map<Workl
         if (b) r.bare.push(b);
         r.interpreter.push(c);
       }
+      if (w === 'erc20' && o.pack) {
+        r.pack = {
+          slowest: await packRounds(dev, holders, blocks.erc20, rounds, false),
+          measured: await packRounds(dev, holders, blocks.erc20, rounds, true),
+        };
+      }
       out.set(w, r);
     }
     return out;
@@ -253,6 +265,7 @@ async function main(): Promise<void> {
     workloads,
     trie: env.BENCH_TRIE !== '0',
     profileDir: env.BENCH_PROFILE,
+    pack: env.BENCH_PACK !== '0',
   });
   const load1 = loadavg()[0].toFixed(2);
   const row = (name: string, ts: Timed[]) => {
@@ -276,6 +289,15 @@ async function main(): Promise<void> {
     row('(c) bare @ethereumjs/vm, MapStateManager (runTx each; maps, no trie, no state root)', r.interpreter);
     const vsTrie = r.bare.length ? `(a) / (b): ${(cpuRate(r.node) / cpuRate(r.bare)).toFixed(2)}; ` : '';
     console.log(`CPU time: ${vsTrie}(a) / (c): ${(cpuRate(r.node) / cpuRate(r.interpreter)).toFixed(2)}`);
+    if (r.pack) {
+      console.log(
+        `\nPacking (--block-pack-gas 5M, --block-pack-ms 400) of ${r.txs} pending transfers, per proposal: transfers / gas / execution wall ms`,
+      );
+      for (const [mode, ps] of Object.entries(r.pack)) {
+        const runs = ps.map((p) => `${p.included} / ${(Number(p.gas) / 1e6).toFixed(2)}M / ${p.executeMs.toFixed(0)} ms`);
+        console.log(`- ${mode} rate: median ${median(ps.map((p) => p.included))} transfers; ${runs.join('; ')}`);
+      }
+    }
   }
 }
 
