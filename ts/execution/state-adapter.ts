@@ -1,5 +1,5 @@
 import type { StateManagerInterface } from '@ethereumjs/common';
-import { Account, type Address, KECCAK256_NULL, KECCAK256_RLP, createAccount } from '@ethereumjs/util';
+import { Account, type Address, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
 import {
   NS,
@@ -117,12 +117,9 @@ export class EvmStateAdapter implements StateManagerInterface {
     const a = decodeAccount(raw);
     const hide = this.hidden !== null && this.hidden.key === k && !this.hidden.served;
     if (hide) (this.hidden as { served: boolean }).served = true;
-    return createAccount({
-      nonce: a.nonce,
-      balance: a.balance,
-      codeHash: hide ? KECCAK256_NULL : (a.codeHash ?? KECCAK256_NULL),
-      storageRoot: KECCAK256_RLP,
-    });
+    // The constructor createAccount ends in, without its round trip of both numbers through hex bytes (runTx reads
+    // the sender, the recipient and each touched account again at its end).
+    return new Account(a.nonce, a.balance, KECCAK256_RLP, hide ? KECCAK256_NULL : (a.codeHash ?? KECCAK256_NULL));
   }
 
   async putAccount(address: Address, account?: Account): Promise<void> {
