@@ -239,10 +239,7 @@ export async function benchEvmCeiling(o: CeilingOptions = {}): Promise<Map<Workl
       if (w === 'erc20' && o.pack) {
         // Loaded here only: a baseline build without the pack meter runs the rest of this bench (BENCH_PACK=0).
         const { packRounds } = await import('./evm-ceiling-pack.js');
-        r.pack = {
-          slowest: await packRounds(dev, holders, blocks.erc20, rounds, false),
-          measured: await packRounds(dev, holders, blocks.erc20, rounds, true),
-        };
+        r.pack = await packRounds(dev, holders, blocks.erc20, rounds);
       }
       out.set(w, r);
     }
