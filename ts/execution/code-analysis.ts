@@ -5,7 +5,9 @@
  * EVM's opcode table only, and the interpreter only reads it, so it is kept per code object (the state hands out
  * the same buffer for a contract while its value is cached) under the EVM's opcode table (one per hardfork).
  * Only VMs registered here use it (vm-factory.ts registers the chain's): other EVMs in the process, such as the
- * bench's bare VM, analyse as the library does.
+ * bench's bare VM, analyse as the library does. The table is each EVM's own (rebuilt, as a new object, when its
+ * hardfork changes); an entry replaced in place would outdate the analyses kept under it, which is why the
+ * deadline guard (deadline.ts) wraps its opcodes right after the VM is made, before its first run.
  */
 import type { EVM } from '@ethereumjs/evm';
 
