@@ -37,6 +37,10 @@ test('fitsPack with a measured cost per gas: beyond the packing gas, elapsed + g
   // Measured slower than the slowest rate (a loaded machine): the measure rules.
   t.false(fitsPack(pack, 6_000_000n, 1_000_000n, 300, undefined, 2e-4));
   t.true(fitsPack(pack, 6_000_000n, 1_000_000n, 200, undefined, 2e-4));
+  // What the measure admits must end within half the budget past it at the slowest rate (code unlike the
+  // measured): a 4M-gas transaction (320 ms at the slowest rate, 40 ms measured) only in the first 280 ms.
+  t.true(fitsPack(pack, 6_000_000n, 4_000_000n, 279.9, undefined, 1e-5));
+  t.false(fitsPack(pack, 6_000_000n, 4_000_000n, 280.1, undefined, 1e-5));
   // Never past the validity limit; a transaction above the packing gas never goes in by time.
   t.false(fitsPack(pack, 29_990_000n, 21_000n, 0, undefined, 1e-9));
   t.false(fitsPack(pack, 6_000_000n, 5_000_001n, 0, undefined, 1e-9));
@@ -54,13 +58,14 @@ test('the proposer packs by the measured cost per gas, and its blocks feed the m
   t.teardown(() => db.close());
   const proposer = proposerKey(chain.params, 1).address;
   const txs = await Promise.all(Array.from({ length: 20 }, (_, i) => evmTransfer(alice, i)));
-  // The packing gas holds one transfer; the budget is 2 s. The slowest rate (2 s per 21,000 gas) predicts a
-  // second transfer at 2 s: with nothing measured, it waits for the next block.
-  const pack = { gas: 21_000n, ms: 2_000 };
+  // The packing gas holds one transfer; the budget is 10 s. The slowest rate (10 s per 21,000 gas) predicts a
+  // second transfer at 10 s: with nothing measured, it waits for the next block.
+  const pack = { gas: 21_000n, ms: 10_000 };
   const unmeasured = await chain.execute(txs, proposer, NOW, pack);
   t.is(unmeasured.result.included.length, 1);
   t.is(unmeasured.result.deferred.length, 19);
-  // Measured fast (1,000 Mgas/s): all twenty fit the budget.
+  // Measured fast (1,000 Mgas/s): all twenty fit the budget (and at the slowest rate each would still end
+  // within the overrun, 15 s).
   packMeter.record(30_000_000n, 30);
   const fast = await chain.execute(txs, proposer, NOW, pack);
   t.is(fast.result.included.length, 20);
