@@ -73,12 +73,10 @@ export function fitsPack(
   // The block's first EVM transaction may use all of the validity limit, so none is ever stuck.
   if (pack === undefined || gasUsed === 0n || gasUsed + gasLimit <= pack.gas) return true;
   if (pack.ms <= 0 || gasLimit > pack.gas) return false;
-  const slowest = pack.ms / Number(pack.gas);
-  if (msPerGas === undefined) return elapsedMs + Number(gasLimit) * slowest <= pack.ms;
+  const atSlowest = (Number(gasLimit) * pack.ms) / Number(pack.gas);
+  if (msPerGas === undefined) return elapsedMs + atSlowest <= pack.ms;
   // The measure is of other code: this transaction, run at the slowest rate, must still end within the overrun.
-  return (
-    elapsedMs + Number(gasLimit) * msPerGas <= pack.ms && elapsedMs + Number(gasLimit) * slowest <= pack.ms * (1 + PACK_OVERRUN)
-  );
+  return elapsedMs + Number(gasLimit) * msPerGas <= pack.ms && elapsedMs + atSlowest <= pack.ms * (1 + PACK_OVERRUN);
 }
 
 /**
