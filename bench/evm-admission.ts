@@ -15,7 +15,8 @@ import { canPin, groupCpuSeconds, pinGroup, pinProcess, threadCpuSeconds } from 
  * machine wall time says little: the CPU per request is the number to compare.
  *
  *   node dist/bench/evm-admission.js            BENCH_ROUNDS (5), BENCH_LANES (64), BENCH_PER_SENDER (160)
- *   BENCH_E2E=1 node dist/bench/evm-admission.js   also submit -> inclusion on a validator (bench/http-e2e-eth.ts:
+ *   BENCH_E2E=1 node dist/bench/evm-admission.js   also submit -> inclusion on a validator (BENCH_E2E_PER_SENDER, 20,
+ *                                                  transfers per lane; bench/http-e2e-eth.ts:
  *                                                  its CPU per transfer includes executing them in blocks)
  *   BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" node dist/bench/evm-admission.js   (profile)
  *   BENCH_PIN=1: the node on CPU 1, this process (the load generator) on CPU 0 (taskset), so that the two do not
@@ -81,7 +82,10 @@ async function main(): Promise<void> {
   const builds: [string, string | undefined][] = [['this build', undefined]];
   if (baseline) builds.unshift(['before', `${baseline}/dist/ts/node/main.js`]);
   const runs = new Map<string, AdmissionRun[]>(builds.map(([name]) => [name, []]));
-  const e2e = new Map<string, { cpu: number; accepted: number; included: number }[]>(builds.map(([name]) => [name, []]));
+  const e2ePerSender = Number(process.env.BENCH_E2E_PER_SENDER ?? 20);
+  const e2e = new Map<string, { cpu: number; accepted: number; included: number; fullest: number; blocks: number }[]>(
+    builds.map(([name]) => [name, []]),
+  );
   const loads: string[] = [];
   for (let r = 0; r < rounds; r++) {
     loads.push(loadavg()[0].toFixed(2));
@@ -92,10 +96,18 @@ async function main(): Promise<void> {
         `${name} round ${r + 1}: ${fmt(run.cpuUsPerTx)} µs CPU/tx (main thread ${fmt(run.mainThreadUsPerTx)}, client ${fmt(run.clientUsPerTx)}), ${fmt(run.acceptedPerSec)} tx/s accepted`,
       );
       if (process.env.BENCH_E2E !== '1') continue;
-      const x = await benchEthSubmission('native', 64, 20, { main });
-      e2e.get(name)?.push({ cpu: x.nodeCpuUs ?? Number.NaN, accepted: x.acceptedPerSec, included: x.includedPerSec });
+      const x = await benchEthSubmission('native', 64, e2ePerSender, { main });
+      const blocks = x.blocks ?? [];
+      const fullest = Math.max(...blocks.map((b) => b.gasUsed));
+      e2e.get(name)?.push({
+        cpu: x.nodeCpuUs ?? Number.NaN,
+        accepted: x.acceptedPerSec,
+        included: x.includedPerSec,
+        fullest,
+        blocks: blocks.length,
+      });
       console.log(
-        `${name} round ${r + 1} e2e: ${fmt(x.nodeCpuUs ?? Number.NaN)} µs CPU/tx, ${fmt(x.includedPerSec)} tx/s included`,
+        `${name} round ${r + 1} e2e: ${fmt(x.nodeCpuUs ?? Number.NaN)} µs CPU/tx, ${fmt(x.includedPerSec)} tx/s included; blocks (txs/gas): ${blocks.map((b) => `${b.txs}/${(b.gasUsed / 1e6).toFixed(2)}M`).join(' ')}`,
       );
     }
   }
@@ -116,13 +128,17 @@ async function main(): Promise<void> {
     );
   }
   if (process.env.BENCH_E2E !== '1') return;
-  console.log('\nSubmit -> inclusion, 1,280 EIP-1559 transfers (bench/http-e2e-eth.ts), server CPU over the whole run:');
-  console.log('| Build | Server CPU per tx | runs | Accepted | Submit -> inclusion |\n|---|---|---|---|---|');
+  console.log(
+    `\nSubmit -> inclusion, ${fmt(64 * e2ePerSender)} EIP-1559 transfers (bench/http-e2e-eth.ts), server CPU over the whole run:`,
+  );
+  console.log(
+    '| Build | Server CPU per tx | runs | Accepted | Submit -> inclusion | Fullest block (median) | Blocks (median) |\n|---|---|---|---|---|---|---|',
+  );
   for (const [name] of builds) {
     const xs = e2e.get(name) ?? [];
     const cpu = xs.map((x) => x.cpu);
     console.log(
-      `| ${name} | ${fmt(median(cpu))} µs | ${cpu.map(fmt).join(' / ')} | ${fmt(median(xs.map((x) => x.accepted)))} tx/s | ${fmt(median(xs.map((x) => x.included)))} tx/s |`,
+      `| ${name} | ${fmt(median(cpu))} µs | ${cpu.map(fmt).join(' / ')} | ${fmt(median(xs.map((x) => x.accepted)))} tx/s | ${fmt(median(xs.map((x) => x.included)))} tx/s | ${(median(xs.map((x) => x.fullest)) / 1e6).toFixed(2)}M gas | ${median(xs.map((x) => x.blocks))} |`,
     );
   }
 }

@@ -76,6 +76,21 @@ export type EthSubmissionTarget = 'native' | 'ganache';
 
 export interface EthSubmissionResult extends SubmissionStats {
   accepted: number;
+  /** Our node: the blocks that hold transactions, in order (EVM gas used, transactions). */
+  blocks?: { gasUsed: number; txs: number }[];
+}
+
+/** Every non-empty block of a chain, from 1 to its head. */
+async function filledBlocks(s: Server): Promise<{ gasUsed: number; txs: number }[]> {
+  const [head] = await rpcBatch(s, [{ method: 'eth_blockNumber', params: [] }]);
+  const heights = Array.from({ length: Number(head.result) }, (_, i) => `0x${(i + 1).toString(16)}`);
+  const answers = await rpcBatch(
+    s,
+    heights.map((h) => ({ method: 'eth_getBlockByNumber', params: [h, false] })),
+  );
+  return answers
+    .map((a) => ({ gasUsed: Number(a.result.gasUsed), txs: a.result.transactions.length as number }))
+    .filter((b) => b.txs > 0);
 }
 
 /**
@@ -114,6 +129,7 @@ export async function benchEthSubmission(
     const accepted = rs.reduce((n, r) => n + r.ok, 0);
     return {
       accepted,
+      ...(target === 'native' ? { blocks: await filledBlocks(server) } : {}),
       acceptedPerSec: accepted / ((t1 - t0) / 1000),
       includedPerSec: accepted / ((t2 - t0) / 1000),
       nodeCpuUs: ((cpu1 - cpu0) * 1e6) / (lanes * perSender),

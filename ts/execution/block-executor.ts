@@ -29,6 +29,7 @@ import { RemoteStateError } from './remote-state.js';
 import type { EvmBaseState, EvmStateAdapter } from './state-adapter.js';
 import { type BlockEnv, blockGasLimit, fitsPack } from './block-env.js';
 import { type EvmBlock, createChainVm, evmBlockFor, reuseChainVm, vmKey } from './vm-factory.js';
+import { packMeter } from './pack-meter.js';
 export {
   BASE_FEE_PER_GAS,
   BLOCK_GAS_LIMIT,
@@ -210,6 +211,9 @@ export async function executeBlock(
   let nativeToProposerBase = 0n;
   let cumulative = 0n;
   let evm: BlockVm | null = null;
+  // Time spent in EVM transactions (the pack meter's measure, and this block's own cost per gas so far).
+  let evmMs = 0;
+  const measuredMsPerGas = env.pack ? packMeter.msPerGas() : undefined;
   const deferredSenders = new Set<string>();
   const collectorKey = accountKey(FEE_COLLECTOR);
   // The accounts the block names, read from disk in one multi-get where the base reads from disk (state-store.ts).
@@ -263,7 +267,12 @@ export async function executeBlock(
     }
     evm ??= await blockVm(env, state, base, opts.deadline);
     const typed = typedTransactionOf(tx, evm.common);
-    if (!fitsPack(env.pack, r.gasUsed, typed.gasLimit, performance.now() - startedAt, blockGasLimit(env))) {
+    const evmStart = performance.now();
+    const msPerGas =
+      measuredMsPerGas === undefined || r.gasUsed === 0n
+        ? measuredMsPerGas
+        : Math.max(measuredMsPerGas, evmMs / Number(r.gasUsed));
+    if (!fitsPack(env.pack, r.gasUsed, typed.gasLimit, evmStart - startedAt, blockGasLimit(env), msPerGas)) {
       deferredSenders.add(tx.from_address);
       r.deferred.push(tx);
       continue;
@@ -301,10 +310,12 @@ export async function executeBlock(
       logs,
       output: result.execResult.returnValue ?? EMPTY,
     });
+    evmMs += performance.now() - evmStart;
   }
 
   // Back to the pool once every transaction ran (a run that threw leaves its VM to the garbage collector).
   if (evm) releaseBlockVm(evm);
+  if (opts.finish && opts.deadline === undefined) packMeter.record(r.gasUsed, evmMs);
   r.feesWei += baseToWei(nativeFeesBase);
   toProposerWei += baseToWei(nativeToProposerBase);
   if (!opts.finish) return r;

@@ -86,6 +86,28 @@ function skipEmptyParamsUpdates(c: Common): void {
   });
 }
 
+/**
+ * isActivatedEIP as a set lookup: @ethereumjs searches its array of the hardfork's ~90 EIPs, and the interpreter
+ * asks for every step and every gas charge (6-7% of executing a block of token transfers). The set follows the
+ * array: Common replaces the array whenever the hardfork or the EIPs change, and `copy()` carries the property.
+ */
+function fastEipLookup(c: Common): void {
+  let list: readonly number[] | undefined;
+  let set = new Set<number>();
+  Object.defineProperty(c, 'isActivatedEIP', {
+    value(this: Common, eip: number): boolean {
+      const l = (this as unknown as { _activatedEIPsCache: readonly number[] })._activatedEIPsCache;
+      if (l !== list) {
+        list = l;
+        set = new Set(l);
+      }
+      return set.has(eip);
+    },
+    enumerable: true,
+    writable: true,
+  });
+}
+
 /** The chain's @ethereumjs Common (chain id, hardfork), with native keccak256 and ecrecover plugged in. */
 export function chainCommon(chainId: number, hardfork: string): Common {
   const key = `${chainId}:${hardfork}`;
@@ -97,6 +119,7 @@ export function chainCommon(chainId: number, hardfork: string): Common {
       customCrypto: { keccak256: (m) => keccak256(m), ecrecover, ecsign: ecsign as never },
     });
     skipEmptyParamsUpdates(c);
+    fastEipLookup(c);
     commons.set(key, c);
   }
   return c;

@@ -10,6 +10,7 @@ export {
   operationEnv,
 } from './block-executor.js';
 export { FEE_COLLECTOR, PARAMS_LOADED, chainCommon, transactionGasCapOf } from './common.js';
+export { PackMeter, packMeter } from './pack-meter.js';
 export {
   EVM_DATA_PREFIX,
   decodeRawTransaction,

@@ -1,5 +1,5 @@
 import type { StateManagerInterface } from '@ethereumjs/common';
-import { Account, type Address, KECCAK256_NULL, KECCAK256_RLP, createAccount } from '@ethereumjs/util';
+import { Account, type Address, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
 import {
   NS,
@@ -39,6 +39,20 @@ export interface EvmBaseState extends StateReader {
 }
 
 const EMPTY_CODE_HASH = Buffer.from(KECCAK256_NULL);
+
+/**
+ * Account keys per address object: the interpreter reads its contract's account again after every SSTORE, with
+ * the same Address, and the key is built afresh each time otherwise (an allocation and a latin1 string).
+ */
+const accountKeys = new WeakMap<Uint8Array, KeyStr>();
+function accountKeyOf(address: Address): KeyStr {
+  let k = accountKeys.get(address.bytes);
+  if (k === undefined) {
+    k = accountKey(address.bytes);
+    accountKeys.set(address.bytes, k);
+  }
+  return k;
+}
 const isEmptyCodeHash = (h: Uint8Array): boolean => EMPTY_CODE_HASH.equals(h);
 
 /**
@@ -110,24 +124,21 @@ export class EvmStateAdapter implements StateManagerInterface {
   }
 
   async getAccount(address: Address): Promise<Account | undefined> {
-    const k = accountKey(address.bytes);
+    const k = accountKeyOf(address);
     if (this.base.fetch) await this.load(k);
     const raw = this.overlay.get(k);
     if (!raw) return undefined;
     const a = decodeAccount(raw);
     const hide = this.hidden !== null && this.hidden.key === k && !this.hidden.served;
     if (hide) (this.hidden as { served: boolean }).served = true;
-    return createAccount({
-      nonce: a.nonce,
-      balance: a.balance,
-      codeHash: hide ? KECCAK256_NULL : (a.codeHash ?? KECCAK256_NULL),
-      storageRoot: KECCAK256_RLP,
-    });
+    // The constructor createAccount ends in, without its round trip of both numbers through hex bytes (runTx reads
+    // the sender, the recipient and each touched account again at its end).
+    return new Account(a.nonce, a.balance, KECCAK256_RLP, hide ? KECCAK256_NULL : (a.codeHash ?? KECCAK256_NULL));
   }
 
   async putAccount(address: Address, account?: Account): Promise<void> {
     if (!account) return this.deleteAccount(address);
-    const k = accountKey(address.bytes);
+    const k = accountKeyOf(address);
     let codeHash = isEmptyCodeHash(account.codeHash) ? undefined : account.codeHash;
     // The hidden sender's account as runTx read it comes back without its code hash: it keeps the stored one.
     if (codeHash === undefined && this.hidden?.key === k) {
@@ -138,7 +149,7 @@ export class EvmStateAdapter implements StateManagerInterface {
   }
 
   async deleteAccount(address: Address): Promise<void> {
-    this.write(accountKey(address.bytes), null);
+    this.write(accountKeyOf(address), null);
     this.write(codeKey(address.bytes), null);
   }
 

@@ -11,6 +11,7 @@ import type { EVM } from '@ethereumjs/evm';
 import { type VM, createVM } from '@ethereumjs/vm';
 import type { StateOverlay } from '../state/index.js';
 import { BASE_FEE_PER_GAS, type BlockEnv, blockGasLimit } from './block-env.js';
+import { cacheCodeAnalysis } from './code-analysis.js';
 import { FEE_COLLECTOR, PARAMS_LOADED, chainCommon } from './common.js';
 import { type EvmBaseState, EvmStateAdapter } from './state-adapter.js';
 
@@ -78,6 +79,7 @@ export async function createChainVm(
     },
   };
   const vm = await createVM({ common, stateManager: adapter, evmOpts: evmOptions(env, blockchain) });
+  cacheCodeAnalysis(vm.evm as EVM);
   return { vm, common, adapter };
 }
 
