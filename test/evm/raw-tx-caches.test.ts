@@ -4,7 +4,7 @@ import test from 'ava';
 import { PARAMS_LOADED, chainCommon, evmToSignedTransaction } from '../../ts/execution/index.js';
 import { decodeRawFields, fillCachesFromRaw } from '../../ts/execution/raw-tx.js';
 import { keccak256 } from '../../ts/crypto/index.js';
-import { randomKeyPair } from '../../ts/ledger/keys.js';
+import { randomKeyPair } from '../../ts/ledger/index.js';
 import { toHex } from '../../ts/util/index.js';
 
 const common = chainCommon(7120, 'prague');

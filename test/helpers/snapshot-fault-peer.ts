@@ -21,7 +21,7 @@
 import { decodeBlock } from '../../ts/chain/index.js';
 import { P2PNetwork, type SnapshotOffer, type SnapshotSource } from '../../ts/network/index.js';
 import { type SnapshotManifest, SnapshotDirectory, encodeManifest, manifestId, snapshotSource } from '../../ts/snapshot/index.js';
-import { rootFromSubtrees } from '../../ts/snapshot/subtree-hash.js';
+import { rootFromSubtrees } from '../../ts/snapshot/index.js';
 import { fromHex } from '../../ts/util/index.js';
 
 export type SnapshotFault = 'none' | 'corrupt' | 'hang' | 'forged-root' | 'forged-manifest';

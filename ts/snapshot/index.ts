@@ -22,3 +22,4 @@ export { SNAPSHOTS_DIR, SnapshotDirectory } from './store.js';
 export { snapshotSource } from './serve.js';
 export { RESTORE_PROGRESS_KEY, RestoreRefusedError, SnapshotRestorer } from './restore.js';
 export { DEFAULT_SNAPSHOT_INTERVAL, DEFAULT_SNAPSHOT_KEEP, SnapshotSchedule, type SnapshotScheduleOptions } from './schedule.js';
+export { rootFromSubtrees } from './subtree-hash.js';
