@@ -1,0 +1,219 @@
+/**
+ * The state sync bench's network (issue 25, Targets): a 4-validator testnet whose chain is `blocks` long and
+ * whose state holds `accounts` accounts, made once in this process and cached under .tmp/ (a rerun starts at
+ * once). The blocks go through the node's own Chain, sealed by the scheduled proposer with the validators' own
+ * keys and carrying a commit certificate of three of the four, so real validator processes open and extend it
+ * and a full node block-syncing from genesis verifies every one. The accounts come from native transfers by
+ * the ten dev accounts to fresh addresses, `PER_BLOCK` a block, spread evenly over the chain; the other blocks
+ * are empty. The chain is built up to `blocks - LIVE_BLOCKS`: the validators make the last few themselves and
+ * take the snapshot at height `blocks` (`--snapshot-interval blocks`), so the snapshot is the live network's.
+ */
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import {
+  Chain,
+  PRECOMMIT,
+  encodeJustification,
+  proposerAt,
+  readGenesisFile,
+  TRIE_CHECKPOINT_FILE,
+  voteDigest,
+} from '../ts/chain/index.js';
+import {
+  DEV_MNEMONIC,
+  type KeyPair,
+  keyPairFromMnemonic,
+  signDigest,
+  type SignedTransaction,
+  signTransaction,
+} from '../ts/ledger/index.js';
+import { type TestnetNode, generateTestnet } from '../ts/node/testnet.js';
+import { openRocksStore } from '../ts/storage/index.js';
+import { toHex } from '../ts/util/index.js';
+import { REPO } from '../test/helpers/devnet.js';
+import { validatorKeyOf } from '../test/helpers/prebuilt-chain.js';
+
+/** Transfers (each to a fresh address) per block that carries any. */
+export const PER_BLOCK = 1000;
+/** Blocks the live validators make on top of the prebuilt chain before the snapshot height. */
+export const LIVE_BLOCKS = 5;
+const CHAIN_ID = 7150;
+/** The port base the network is generated with; each run moves it to a free base (withBasePort). */
+const GEN_BASE = 26_000;
+/** Recipients whose balances the bench compares (validators against the joining node). */
+const SAMPLE = 16;
+
+export interface StateSyncNet {
+  /** The cache directory: net/ (the generated network), pristine/ (node0's built database and trie checkpoint). */
+  dir: string;
+  accounts: number;
+  blocks: number;
+  /** Height of the prebuilt chain (the validators make the rest up to `blocks`). */
+  prebuilt: number;
+  /** Recipients of the transfers, to compare balances. */
+  sample: string[];
+  /** Time the preparation took (0 on a cache hit: the recorded time of the run that made it). */
+  buildMs: number;
+  /** Bytes of the built database directory. */
+  dbBytes: number;
+}
+
+const cacheDir = (accounts: number, blocks: number) => join(REPO, '.tmp', 'bench-state-sync', `a${accounts}-b${blocks}`);
+
+export function duBytes(dir: string): number {
+  let n = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile()) n += statSync(join(e.parentPath, e.name)).size;
+  return n;
+}
+
+/** The cached network of this size, made first when there is none. */
+export async function prepareStateSyncNet(accounts: number, blocks: number, log: (s: string) => void): Promise<StateSyncNet> {
+  const dir = cacheDir(accounts, blocks);
+  const ready = join(dir, 'ready.json');
+  if (existsSync(ready)) {
+    log(`state sync bench: the prepared chain is cached in ${dir}`);
+    return JSON.parse(readFileSync(ready, 'utf8')) as StateSyncNet;
+  }
+  const transferBlocks = Math.ceil(accounts / PER_BLOCK);
+  const prebuilt = blocks - LIVE_BLOCKS;
+  if (prebuilt < transferBlocks + 10)
+    throw new Error(`${blocks} blocks cannot carry ${accounts} new accounts (${PER_BLOCK} a block)`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const nodes = generateTestnet({
+    validators: 4,
+    fullNodes: 1,
+    out: join(dir, 'net'),
+    basePort: GEN_BASE,
+    chainId: CHAIN_ID,
+    dposBftHeight: 1,
+    blockTimeMs: 1000,
+  });
+  const t0 = performance.now();
+  const sample = await buildChain(nodes, join(dir, 'pristine'), prebuilt, accounts, log);
+  const net: StateSyncNet = {
+    dir,
+    accounts,
+    blocks,
+    prebuilt,
+    sample,
+    buildMs: Math.round(performance.now() - t0),
+    dbBytes: duBytes(join(dir, 'pristine', 'db')),
+  };
+  writeFileSync(ready, `${JSON.stringify(net, null, 2)}\n`);
+  return net;
+}
+
+/** Make the chain in `out/db` (and the trie checkpoint of its head); returns a sample of the new accounts. */
+async function buildChain(
+  nodes: TestnetNode[],
+  out: string,
+  height: number,
+  accounts: number,
+  log: (s: string) => void,
+): Promise<string[]> {
+  const validators = nodes.filter((n) => n.role === 'validator');
+  const keys = validators.map(validatorKeyOf);
+  const keyOf = (address: string) => keys.find((k) => k.address === address) as KeyPair;
+  const params = readGenesisFile(join(nodes[0].data_dir, '..', 'genesis.json'));
+  mkdirSync(out, { recursive: true });
+  const db = await openRocksStore(join(out, 'db'));
+  // The node's own checkpoint file, written once at the end (not every 1,000 blocks: the build would copy the trie 100 times).
+  const chain = new Chain(params, db, 1024, { trieCheckpoint: { path: join(out, TRIE_CHECKPOINT_FILE), everyBlocks: 1e12 } });
+  await chain.open();
+  const funders = Array.from({ length: 10 }, (_, i) => keyPairFromMnemonic(DEV_MNEMONIC, i));
+  const nonces = funders.map(() => 0n);
+  const transferBlocks = Math.ceil(accounts / PER_BLOCK);
+  // Transfer blocks every `stride` heights from height 2 on, so the state grows along the whole chain.
+  const stride = Math.max(1, Math.floor((height - 2) / transferBlocks));
+  const sample: string[] = [];
+  const sampleEvery = Math.max(1, Math.floor(accounts / SAMPLE));
+  let made = 0;
+  const t0 = performance.now();
+  try {
+    for (let h = chain.height + 1; h <= height; h++) {
+      const txs: SignedTransaction[] = [];
+      if (h >= 2 && (h - 2) % stride === 0 && made < accounts) {
+        const n = Math.min(PER_BLOCK, accounts - made);
+        for (let i = 0; i < n; i++, made++) {
+          const f = made % funders.length;
+          const to = `0x${randomBytes(20).toString('hex')}`;
+          if (made % sampleEvery === 0 && sample.length < SAMPLE) sample.push(to);
+          txs.push(
+            signTransaction(
+              {
+                from: funders[f].address,
+                to,
+                amount: 1_000n + BigInt(made % 997),
+                fee: 10_000n,
+                nonce: nonces[f]++,
+                chain_id: params.chainId,
+              },
+              funders[f],
+            ),
+          );
+        }
+      }
+      const proposer = keyOf(proposerAt(params, chain.state, h, 0)?.address as string);
+      const head = chain.head;
+      const lastCommit = head.consensus === 'DPoS+BFT' ? head.justification : new Uint8Array(0);
+      const exec = await chain.execute(txs, proposer.address, chain.now(), undefined, { last_commit: lastCommit, evidence: [] });
+      const sealed = chain.seal(exec, proposer, 0, { proposal: true });
+      const b = sealed.block;
+      if (b.tx_count !== txs.length) throw new Error(`block ${h} dropped a transaction`);
+      let block = b;
+      if (b.consensus === 'DPoS+BFT') {
+        // Three of the four precommit, a different one left out each height (as a slow validator would be).
+        const precommits = keys
+          .filter((_, i) => i !== h % keys.length)
+          .map((k) => {
+            const body = { type: PRECOMMIT, height: h, round: 0, block_hash: b.hash } as const;
+            return { validator: k.address, signature: toHex(signDigest(voteDigest(params.chainId, body), k.privateKey)) };
+          })
+          .sort((x, y) => (x.validator < y.validator ? -1 : 1));
+        block = { ...b, justification: encodeJustification({ round: 0, precommits }) };
+      }
+      // The sealed execution committed as it is (a validator commits its decided proposal the same way): no second execution.
+      await chain.commit({ ...sealed, block });
+      if (h % 5000 === 0) {
+        const s = (performance.now() - t0) / 1000;
+        log(`  built ${h}/${height} blocks, ${made} accounts, ${s.toFixed(0)} s (${Math.round(h / s)} blocks/s)`);
+      }
+    }
+    if (!(await chain.checkpointNow())) throw new Error('no trie checkpoint written');
+  } finally {
+    await db.close();
+  }
+  return sample;
+}
+
+/**
+ * The cached network reset for a run: every node's data dir back to its keys, the validators' databases and
+ * trie checkpoints copied from the pristine build, the joining node (node4) fresh; ports moved to `base`.
+ */
+export function resetNet(net: StateSyncNet, base: number): TestnetNode[] {
+  const nodes = (JSON.parse(readFileSync(join(net.dir, 'net', 'nodes.json'), 'utf8')) as TestnetNode[]).map((n) =>
+    withBasePort(n, base),
+  );
+  for (const n of nodes) {
+    for (const e of readdirSync(n.data_dir))
+      if (!e.endsWith('.key')) rmSync(join(n.data_dir, e), { recursive: true, force: true });
+    if (n.role !== 'validator') continue;
+    cpSync(join(net.dir, 'pristine', 'db'), join(n.data_dir, 'db'), { recursive: true });
+    cpSync(join(net.dir, 'pristine', TRIE_CHECKPOINT_FILE), join(n.data_dir, TRIE_CHECKPOINT_FILE));
+  }
+  return nodes;
+}
+
+/** A node of the generated network with its API, P2P and gRPC ports moved from GEN_BASE to `base`. */
+function withBasePort(n: TestnetNode, base: number): TestnetNode {
+  const move = (p: number) => (p >= GEN_BASE && p < GEN_BASE + 300 ? p - GEN_BASE + base : p);
+  return {
+    ...n,
+    api_url: n.api_url.replace(/:(\d+)$/, (_, p) => `:${move(Number(p))}`),
+    p2p_port: move(n.p2p_port),
+    start: n.start.replace(/(tcp\/|-port )(\d+)/g, (_, pre, p) => `${pre}${move(Number(p))}`),
+  };
+}
