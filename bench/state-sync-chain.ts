@@ -10,7 +10,9 @@
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   Chain,
   PRECOMMIT,
@@ -68,8 +70,24 @@ export function duBytes(dir: string): number {
   return n;
 }
 
-/** The cached network of this size, made first when there is none. */
+/**
+ * The cached network of this size, made first when there is none — in a child process, so the gigabytes of
+ * the build's trie are returned to the machine before the nodes start.
+ */
 export async function prepareStateSyncNet(accounts: number, blocks: number, log: (s: string) => void): Promise<StateSyncNet> {
+  const ready = join(cacheDir(accounts, blocks), 'ready.json');
+  if (!existsSync(ready)) {
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), String(accounts), String(blocks)], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    if (code !== 0) throw new Error(`the state sync bench's chain build failed (exit ${code})`);
+  }
+  return buildStateSyncNet(accounts, blocks, log);
+}
+
+/** The cached network of this size, built in this process first when there is none. */
+async function buildStateSyncNet(accounts: number, blocks: number, log: (s: string) => void): Promise<StateSyncNet> {
   const dir = cacheDir(accounts, blocks);
   const ready = join(dir, 'ready.json');
   if (existsSync(ready)) {
@@ -216,4 +234,9 @@ function withBasePort(n: TestnetNode, base: number): TestnetNode {
     p2p_port: move(n.p2p_port),
     start: n.start.replace(/(tcp\/|-port )(\d+)/g, (_, pre, p) => `${pre}${move(Number(p))}`),
   };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const [accounts, blocks] = process.argv.slice(2).map(Number);
+  await buildStateSyncNet(accounts, blocks, (s) => process.stdout.write(`${s}\n`));
 }

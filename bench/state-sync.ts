@@ -100,8 +100,11 @@ async function runJoin(
 ): Promise<JoinResult> {
   for (const e of readdirSync(joiner.data_dir))
     if (!e.endsWith('.key')) rmSync(join(joiner.data_dir, e), { recursive: true, force: true });
+  // BENCH_SS_CPU_PROF=DIR: the joining node writes a V8 CPU profile there when it stops (SIGTERM, below).
+  const prof = process.env.BENCH_SS_CPU_PROF;
+  const env = prof ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${prof}` } : {};
   const t0 = Date.now();
-  const r = startNode(joiner, mode === 'state' ? ['--state-sync'] : []);
+  const r = startNode(joiner, mode === 'state' ? ['--state-sync'] : [], env);
   const pid = r.proc.pid as number;
   let stats = { hwmMb: 0, cpuS: 0 };
   let toHeadMs: number | null = null;
@@ -136,7 +139,7 @@ async function runJoin(
     }
     stats = procStats(pid) ?? stats;
   } finally {
-    await stopNode(r);
+    await stopNode(r, prof ? 'SIGTERM' : 'SIGKILL');
   }
   const lines = logLines(r);
   const at = (msg: string, last = false) => {
@@ -194,6 +197,9 @@ export async function benchStateSync(
   log(
     `state sync bench: ${accounts} accounts, ${blocks} blocks; build ${(net.buildMs / 1000).toFixed(0)} s, database ${(net.dbBytes / 2 ** 20).toFixed(0)} MiB`,
   );
+  // Every node's whole log, for where the time went: <cache>/logs/net-node<i>.log (test/helpers/devnet.ts).
+  rmSync(join(net.dir, 'logs'), { recursive: true, force: true });
+  process.env.NATIVE_TEST_LOG_DIR = join(net.dir, 'logs');
   const base = await freeBasePort(5);
   const nodes = resetNet(net, base);
   const validators = nodes.filter((n) => n.role === 'validator');
