@@ -5,8 +5,9 @@
  * keys and carrying a commit certificate of three of the four, so real validator processes open and extend it
  * and a full node block-syncing from genesis verifies every one. The accounts come from native transfers by
  * the ten dev accounts to fresh addresses, `PER_BLOCK` a block, spread evenly over the chain; the other blocks
- * are empty. The chain is built up to `blocks - LIVE_BLOCKS`: the validators make the last few themselves and
- * take the snapshot at height `blocks` (`--snapshot-interval blocks`), so the snapshot is the live network's.
+ * are empty. At the head the node's own snapshot code (ts/snapshot/take.ts) takes the snapshot every validator
+ * starts with and serves (`--snapshot-interval blocks`): taking it live cost each validator minutes of CPU on
+ * this shared machine before every run, and changes nothing in what the joining node is offered.
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -31,6 +32,7 @@ import {
   signTransaction,
 } from '../ts/ledger/index.js';
 import { type TestnetNode, generateTestnet } from '../ts/node/testnet.js';
+import { SNAPSHOTS_DIR, startSnapshot } from '../ts/snapshot/index.js';
 import { openRocksStore } from '../ts/storage/index.js';
 import { toHex } from '../ts/util/index.js';
 import { REPO } from '../test/helpers/devnet.js';
@@ -38,8 +40,6 @@ import { validatorKeyOf } from '../test/helpers/prebuilt-chain.js';
 
 /** Transfers (each to a fresh address) per block that carries any. */
 export const PER_BLOCK = 1000;
-/** Blocks the live validators make on top of the prebuilt chain before the snapshot height. */
-export const LIVE_BLOCKS = 5;
 const CHAIN_ID = 7150;
 /** The port base the network is generated with; each run moves it to a free base (withBasePort). */
 const GEN_BASE = 26_000;
@@ -51,7 +51,7 @@ export interface StateSyncNet {
   dir: string;
   accounts: number;
   blocks: number;
-  /** Height of the prebuilt chain (the validators make the rest up to `blocks`). */
+  /** Height of the prebuilt chain (`blocks`; less in a cache made before the snapshot was part of it). */
   prebuilt: number;
   /** Recipients of the transfers, to compare balances. */
   sample: string[];
@@ -59,6 +59,8 @@ export interface StateSyncNet {
   buildMs: number;
   /** Bytes of the built database directory. */
   dbBytes: number;
+  /** Time the snapshot of the head took in the preparation (undefined in a cache made before it had one). */
+  snapshotMs?: number;
 }
 
 const cacheDir = (accounts: number, blocks: number) => join(REPO, '.tmp', 'bench-state-sync', `a${accounts}-b${blocks}`);
@@ -92,15 +94,23 @@ async function buildStateSyncNet(accounts: number, blocks: number, log: (s: stri
   const ready = join(dir, 'ready.json');
   if (existsSync(ready)) {
     log(`state sync bench: the prepared chain is cached in ${dir}`);
-    return JSON.parse(readFileSync(ready, 'utf8')) as StateSyncNet;
+    const cached = JSON.parse(readFileSync(ready, 'utf8')) as StateSyncNet;
+    // A cache made before the snapshot was part of it: the last empty blocks and the snapshot added.
+    if (cached.snapshotMs === undefined) {
+      const t0 = performance.now();
+      cached.snapshotMs = await finishChain(cached, log);
+      cached.prebuilt = blocks;
+      cached.buildMs += Math.round(performance.now() - t0);
+      cached.dbBytes = duBytes(join(dir, 'pristine', 'db'));
+      writeFileSync(ready, `${JSON.stringify(cached, null, 2)}\n`);
+    }
+    return cached;
   }
-  const transferBlocks = Math.ceil(accounts / PER_BLOCK);
-  const prebuilt = blocks - LIVE_BLOCKS;
-  if (prebuilt < transferBlocks + 10)
+  if (blocks < Math.ceil(accounts / PER_BLOCK) + 10)
     throw new Error(`${blocks} blocks cannot carry ${accounts} new accounts (${PER_BLOCK} a block)`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const nodes = generateTestnet({
+  generateTestnet({
     validators: 4,
     fullNodes: 1,
     out: join(dir, 'net'),
@@ -110,37 +120,65 @@ async function buildStateSyncNet(accounts: number, blocks: number, log: (s: stri
     blockTimeMs: 1000,
   });
   const t0 = performance.now();
-  const sample = await buildChain(nodes, join(dir, 'pristine'), prebuilt, accounts, log);
-  const net: StateSyncNet = {
-    dir,
-    accounts,
-    blocks,
-    prebuilt,
-    sample,
-    buildMs: Math.round(performance.now() - t0),
-    dbBytes: duBytes(join(dir, 'pristine', 'db')),
-  };
+  const net: StateSyncNet = { dir, accounts, blocks, prebuilt: blocks, sample: [], buildMs: 0, dbBytes: 0 };
+  net.sample = await buildChain(net, log);
+  net.snapshotMs = await finishChain(net, log);
+  net.buildMs = Math.round(performance.now() - t0);
+  net.dbBytes = duBytes(join(dir, 'pristine', 'db'));
   writeFileSync(ready, `${JSON.stringify(net, null, 2)}\n`);
   return net;
 }
 
-/** Make the chain in `out/db` (and the trie checkpoint of its head); returns a sample of the new accounts. */
-async function buildChain(
-  nodes: TestnetNode[],
-  out: string,
-  height: number,
-  accounts: number,
-  log: (s: string) => void,
-): Promise<string[]> {
-  const validators = nodes.filter((n) => n.role === 'validator');
-  const keys = validators.map(validatorKeyOf);
+interface Builder {
+  chain: Chain;
+  close: () => Promise<void>;
+  /** Seal the next block with `txs` by its scheduled proposer, certify it (3 of 4 precommits) and commit it. */
+  next: (txs: SignedTransaction[]) => Promise<void>;
+}
+
+/** The pristine chain (node0's database in `<dir>/pristine`) opened for building on. */
+async function openBuilder(net: StateSyncNet): Promise<Builder> {
+  const nodes = JSON.parse(readFileSync(join(net.dir, 'net', 'nodes.json'), 'utf8')) as TestnetNode[];
+  const keys = nodes.filter((n) => n.role === 'validator').map(validatorKeyOf);
   const keyOf = (address: string) => keys.find((k) => k.address === address) as KeyPair;
-  const params = readGenesisFile(join(nodes[0].data_dir, '..', 'genesis.json'));
+  const params = readGenesisFile(join(net.dir, 'net', 'genesis.json'));
+  const out = join(net.dir, 'pristine');
   mkdirSync(out, { recursive: true });
   const db = await openRocksStore(join(out, 'db'));
   // The node's own checkpoint file, written once at the end (not every 1,000 blocks: the build would copy the trie 100 times).
   const chain = new Chain(params, db, 1024, { trieCheckpoint: { path: join(out, TRIE_CHECKPOINT_FILE), everyBlocks: 1e12 } });
   await chain.open();
+  const next = async (txs: SignedTransaction[]) => {
+    const h = chain.height + 1;
+    const proposer = keyOf(proposerAt(params, chain.state, h, 0)?.address as string);
+    const head = chain.head;
+    const lastCommit = head.consensus === 'DPoS+BFT' ? head.justification : new Uint8Array(0);
+    const exec = await chain.execute(txs, proposer.address, chain.now(), undefined, { last_commit: lastCommit, evidence: [] });
+    const sealed = chain.seal(exec, proposer, 0, { proposal: true });
+    const b = sealed.block;
+    if (b.tx_count !== txs.length) throw new Error(`block ${h} dropped a transaction`);
+    let block = b;
+    if (b.consensus === 'DPoS+BFT') {
+      // Three of the four precommit, a different one left out each height (as a slow validator would be).
+      const precommits = keys
+        .filter((_, i) => i !== h % keys.length)
+        .map((k) => {
+          const body = { type: PRECOMMIT, height: h, round: 0, block_hash: b.hash } as const;
+          return { validator: k.address, signature: toHex(signDigest(voteDigest(params.chainId, body), k.privateKey)) };
+        })
+        .sort((x, y) => (x.validator < y.validator ? -1 : 1));
+      block = { ...b, justification: encodeJustification({ round: 0, precommits }) };
+    }
+    // The sealed execution committed as it is (a validator commits its decided proposal the same way): no second execution.
+    await chain.commit({ ...sealed, block });
+  };
+  return { chain, next, close: () => db.close() };
+}
+
+/** Make the chain up to `net.blocks` in the pristine database; returns a sample of the new accounts. */
+async function buildChain(net: StateSyncNet, log: (s: string) => void): Promise<string[]> {
+  const { accounts, blocks: height } = net;
+  const { chain, next, close } = await openBuilder(net);
   const funders = Array.from({ length: 10 }, (_, i) => keyPairFromMnemonic(DEV_MNEMONIC, i));
   const nonces = funders.map(() => 0n);
   const transferBlocks = Math.ceil(accounts / PER_BLOCK);
@@ -159,52 +197,44 @@ async function buildChain(
           const f = made % funders.length;
           const to = `0x${randomBytes(20).toString('hex')}`;
           if (made % sampleEvery === 0 && sample.length < SAMPLE) sample.push(to);
-          txs.push(
-            signTransaction(
-              {
-                from: funders[f].address,
-                to,
-                amount: 1_000n + BigInt(made % 997),
-                fee: 10_000n,
-                nonce: nonces[f]++,
-                chain_id: params.chainId,
-              },
-              funders[f],
-            ),
-          );
+          const tx = { from: funders[f].address, to, amount: 1_000n + BigInt(made % 997), fee: 10_000n, nonce: nonces[f]++ };
+          txs.push(signTransaction({ ...tx, chain_id: chain.params.chainId }, funders[f]));
         }
       }
-      const proposer = keyOf(proposerAt(params, chain.state, h, 0)?.address as string);
-      const head = chain.head;
-      const lastCommit = head.consensus === 'DPoS+BFT' ? head.justification : new Uint8Array(0);
-      const exec = await chain.execute(txs, proposer.address, chain.now(), undefined, { last_commit: lastCommit, evidence: [] });
-      const sealed = chain.seal(exec, proposer, 0, { proposal: true });
-      const b = sealed.block;
-      if (b.tx_count !== txs.length) throw new Error(`block ${h} dropped a transaction`);
-      let block = b;
-      if (b.consensus === 'DPoS+BFT') {
-        // Three of the four precommit, a different one left out each height (as a slow validator would be).
-        const precommits = keys
-          .filter((_, i) => i !== h % keys.length)
-          .map((k) => {
-            const body = { type: PRECOMMIT, height: h, round: 0, block_hash: b.hash } as const;
-            return { validator: k.address, signature: toHex(signDigest(voteDigest(params.chainId, body), k.privateKey)) };
-          })
-          .sort((x, y) => (x.validator < y.validator ? -1 : 1));
-        block = { ...b, justification: encodeJustification({ round: 0, precommits }) };
-      }
-      // The sealed execution committed as it is (a validator commits its decided proposal the same way): no second execution.
-      await chain.commit({ ...sealed, block });
+      await next(txs);
       if (h % 5000 === 0) {
         const s = (performance.now() - t0) / 1000;
         log(`  built ${h}/${height} blocks, ${made} accounts, ${s.toFixed(0)} s (${Math.round(h / s)} blocks/s)`);
       }
     }
-    if (!(await chain.checkpointNow())) throw new Error('no trie checkpoint written');
   } finally {
-    await db.close();
+    await close();
   }
   return sample;
+}
+
+/**
+ * Empty blocks up to `net.blocks` (none on a fresh build), then the node's own snapshot of the head into
+ * `<dir>/pristine/snapshots` (the validators start with it and serve it: the same code takes it in a node,
+ * ts/snapshot/take.ts) and the trie checkpoint of the head. Returns the time the snapshot took.
+ */
+async function finishChain(net: StateSyncNet, log: (s: string) => void): Promise<number> {
+  const { chain, next, close } = await openBuilder(net);
+  try {
+    while (chain.height < net.blocks) await next([]);
+    const head = chain.head;
+    const t0 = performance.now();
+    const root = join(net.dir, 'pristine', SNAPSHOTS_DIR);
+    rmSync(root, { recursive: true, force: true });
+    mkdirSync(root, { recursive: true });
+    const m = await startSnapshot(chain.blocks.db, { height: head.index, hash: head.hash, stateRoot: head.state_root }, root);
+    const ms = Math.round(performance.now() - t0);
+    log(`  snapshot of ${head.index}: ${m.entries} entries, ${m.chunks.length} chunks, ${ms} ms`);
+    if (!(await chain.checkpointNow())) throw new Error('no trie checkpoint written');
+    return ms;
+  } finally {
+    await close();
+  }
 }
 
 /**
@@ -221,6 +251,7 @@ export function resetNet(net: StateSyncNet, base: number): TestnetNode[] {
     if (n.role !== 'validator') continue;
     cpSync(join(net.dir, 'pristine', 'db'), join(n.data_dir, 'db'), { recursive: true });
     cpSync(join(net.dir, 'pristine', TRIE_CHECKPOINT_FILE), join(n.data_dir, TRIE_CHECKPOINT_FILE));
+    cpSync(join(net.dir, 'pristine', SNAPSHOTS_DIR), join(n.data_dir, SNAPSHOTS_DIR), { recursive: true });
   }
   return nodes;
 }
