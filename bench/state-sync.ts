@@ -10,7 +10,7 @@
  * the block sync run (default 1800 s; when reached the row says so and gives the height it got to).
  */
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestnetNode } from '../ts/node/testnet.js';
@@ -261,6 +261,22 @@ export async function benchStateSync(
 }
 
 const s1 = (ms: number) => (ms / 1000).toFixed(1);
+const machine = () =>
+  `${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node.js ${process.version}`;
+
+/** What earlier runs of this bench showed (kept with the section: the rows above are the latest run only). */
+export const STATE_SYNC_NOTES = [
+  'Earlier runs on 2026-11-28 (same chain, same machine), and what they taught:',
+  '- Before the state index rebuild yielded every 1,000 entries (it took 10,000 a turn): 65.1 s and 63.7 s at load 17-19, the',
+  "  joined node's API listening 8-16 s after its chain opened (its rebuild over 1,000,000 accounts held the loading of gRPC",
+  '  and libp2p); with 1,000 a turn, 0.8-1.3 s (`ts/indexes/state-index.ts`, docs/p2p.md "State sync").',
+  '- Joins started right after the validators started (their start-up work and the write-back of the copied databases',
+  '  still running): 35.5 s and 52.6 s, fetching at 1.9-3.2 MB/s; the next joins against the same, by then idle, validators',
+  '  7.5 s and 11.2 s. The bench now waits for the validators to be at rest (under 0.4 of a core together) before joining.',
+  '- Block sync from genesis: 543.7 s at load ~17 (204 s CPU), 174.8-192.1 s at load 7-9 (185-191 s CPU: both cores).',
+  "- The validators' live snapshot of the 1M-account state (before the preparation took it): 146 s median under load ~17,",
+  '  38 s in one process.',
+];
 
 /** The RESULTS.md rows of a run. */
 export function stateSyncRows(net: StateSyncNet, results: JoinResult[], snapshotMs: number | null): string[] {
@@ -323,9 +339,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
             .map(([k, v]) => `${k}=${v} `)
             .join(
               '',
-            )}node dist/bench/state-sync.js --write\`. 1-min load average at the end: ${load()} (2 shared cores, other engineers' work running).`,
+            )}node dist/bench/state-sync.js --write\`. Machine: ${machine()}. 1-min load average at the end: ${load()} (2 shared cores, other engineers' work running).`,
           '',
           ...rows,
+          '',
+          ...STATE_SYNC_NOTES,
           '',
         ]);
       }
