@@ -242,12 +242,12 @@ export async function benchStateSync(
       if ((await Promise.all(validators.map((v) => height(v.api_url)))).every((h) => h >= blocks + 2)) break;
       await sleep(500);
     }
+    log(`state sync bench: the validators make blocks after ${((Date.now() - t0) / 1000).toFixed(1)} s; load ${load()}`);
     // A network at rest, as one that has run for months: the validators' start-up work (warm-ups, the disk
     // writing back the copied databases) done. A join right after their start took 35-53 s instead of 7-11 s.
     const rest = await validatorsAtRest(procs, log);
     log(`state sync bench: validators at rest after ${(rest / 1000).toFixed(0)} s more; load ${load()}`);
     const snapshotMs = net.snapshotMs ?? null;
-    log(`state sync bench: the validators make blocks after ${((Date.now() - t0) / 1000).toFixed(1)} s; load ${load()}`);
     const results: JoinResult[] = [];
     for (const mode of modes) {
       const res = await runJoin(mode, joiner, validators[0].api_url, net, limitMs, log);
