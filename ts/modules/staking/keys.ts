@@ -49,7 +49,15 @@ export const redelegationKey = (d: string, from: string, to: string): KeyStr =>
   mk(STAKING_NS.redelegation, hex20(d) + hex20(from) + hex20(to));
 export const queueCountKey = (epoch: number): KeyStr => mk(STAKING_NS.queue, u64hex(epoch));
 export const queueChunkKey = (epoch: number, chunk: number): KeyStr => mk(STAKING_NS.queue, u64hex(epoch) + u32hex(chunk));
-export const globalKey = (name: string): KeyStr => mk(STAKING_NS.global, Buffer.from(name, 'utf8').toString('hex'));
+const GLOBAL_PREFIX = String.fromCharCode(STAKING_NS.global);
+/**
+ * The namespace byte, then the name's UTF-8 bytes, as a latin1 key string. Printable ASCII names (their UTF-8 bytes are
+ * their char codes), so the key is built by concatenation: end-block work reads several of these on every block.
+ */
+export const globalKey = (name: string): KeyStr =>
+  !/[^\x20-\x7e]/.test(name)
+    ? ((GLOBAL_PREFIX + name) as KeyStr)
+    : mk(STAKING_NS.global, Buffer.from(name, 'utf8').toString('hex'));
 export const epochStatsKey = (epoch: number, v: string): KeyStr => mk(STAKING_NS.epochStats, u64hex(epoch) + hex20(v));
 export const ratioKey = (v: string, epoch: number): KeyStr => mk(STAKING_NS.ratio, hex20(v) + u64hex(epoch));
 export const signingKey = (v: string): KeyStr => mk(STAKING_NS.signing, hex20(v));
