@@ -15,12 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AppliedBlock } from '../ts/chain/validate-block.js';
-import {
-  configureParallelExecution,
-  lastParallelStats,
-  type ParallelOptions,
-  readyWorkers,
-} from '../ts/execution/parallel/index.js';
+import { configureParallelExecution, lastParallelStats, type ParallelOptions, readyWorkers } from '../ts/execution/index.js';
 import { keyPairFromPrivate, type KeyPair } from '../ts/ledger/keys.js';
 import { type SignedTransaction, signTransaction } from '../ts/ledger/transaction.js';
 import { getAccount } from '../ts/state/index.js';

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { runDifferential } from '../../bench/parallel-blocks.js';
-import { closeParallelExecution } from '../../ts/execution/parallel/index.js';
+import { closeParallelExecution } from '../../ts/execution/index.js';
 
 // One worker process of ava runs this file's tests one after the other (they share the process-wide switch).
 test.after.always(closeParallelExecution);

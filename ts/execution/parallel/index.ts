@@ -10,4 +10,3 @@ export {
   readyWorkers,
 } from './pool.js';
 export { type ParallelStats, lastParallelStats } from './session.js';
-export { forgetLearnedReads } from './read-sets.js';

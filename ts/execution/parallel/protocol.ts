@@ -21,6 +21,8 @@ export interface SpeculationTask {
   positions: number[];
   /** Their raw Ethereum bytes (the stored form's `signature`), same order. */
   raws: string[];
+  /** Their senders (20 bytes each), as the main thread recovered them: the worker does not recover them again. */
+  senders: Uint8Array[];
   /** Pre-block values: everything the worker may read. A read of any other key is a miss. */
   values: ShippedValue[];
   /** Where the results go, one message per transaction. */

@@ -125,8 +125,3 @@ export function shippedValues(
   for (const k of keys) out.push([k, state.get(k) ?? null]);
   return out;
 }
-
-/** Forgets what was learned (tests: a run that starts cold). */
-export function forgetLearnedReads(): void {
-  learned.clear();
-}

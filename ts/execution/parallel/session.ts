@@ -15,13 +15,29 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import type { RunTxResult } from '@ethereumjs/vm';
 import type { SignedTransaction } from '../../ledger/index.js';
-import { isEvmTransaction } from '../evm-tx.js';
+import { chainCommon } from '../common.js';
+import { isEvmTransaction, typedTransactionOf } from '../evm-tx.js';
 import type { BlockEnv } from '../block-env.js';
 import type { EvmBaseState } from '../state-adapter.js';
 import type { StateOverlay } from '../../state/index.js';
 import { parallelOptions, readyWorkers, runSpeculation } from './pool.js';
 import type { SpeculatedRun, SpeculationResult } from './protocol.js';
 import { learnMisses, shippedValues } from './read-sets.js';
+
+/**
+ * The senders of the workers' transactions (the main thread needs them anyway, and recovered them at admission
+ * when it produces), or null when one does not decode: the sequential path gives it its proper refusal.
+ */
+function recoveredSenders(txs: readonly SignedTransaction[], env: BlockEnv): Map<SignedTransaction, Uint8Array> | null {
+  const common = chainCommon(env.chainId, env.hardfork);
+  const out = new Map<SignedTransaction, Uint8Array>();
+  try {
+    for (const t of txs) out.set(t, typedTransactionOf(t, common).getSenderAddress().bytes);
+  } catch {
+    return null;
+  }
+  return out;
+}
 
 /** What `take` gives the executor for a transaction: a committed run, or a refusal; null: run it yourself. */
 export type TakenResult = { result: RunTxResult } | { dropped: string };
@@ -32,6 +48,9 @@ export interface ParallelStats {
   conflicts: number;
   misses: number;
   late: number;
+  /** Main-thread milliseconds spent handing out the shares (values read and shipped) and in take(). */
+  startMs: number;
+  takeMs: number;
 }
 
 const sameBytes = (a: Uint8Array | undefined, b: Uint8Array | null): boolean =>
@@ -64,7 +83,7 @@ export class ParallelBlock {
   private readonly results = new Map<number, SpeculationResult>();
   /** Workers whose last message arrived. */
   private ended = 0;
-  readonly stats: ParallelStats = { committed: 0, conflicts: 0, misses: 0, late: 0 };
+  readonly stats: ParallelStats = { committed: 0, conflicts: 0, misses: 0, late: 0, startMs: 0, takeMs: 0 };
 
   private constructor(
     private readonly positions: Map<SignedTransaction, number>,
@@ -87,6 +106,7 @@ export class ParallelBlock {
     txs: readonly SignedTransaction[],
     deadline: number | undefined,
   ): ParallelBlock | null {
+    const t0 = performance.now();
     const opts = parallelOptions();
     if (opts === null || deadline !== undefined || base.fetch || base.runSync || env.height < env.evmActivationHeight)
       return null;
@@ -105,6 +125,11 @@ export class ParallelBlock {
     const positions = new Map<SignedTransaction, number>();
     const ports: MessagePort[] = [];
     const { blockHash: _, ...plainEnv } = env;
+    const senders = recoveredSenders(
+      evm.slice(mainCount).map((i) => txs[i]),
+      env,
+    );
+    if (senders === null) return null;
     for (let from = mainCount, w = 0; from < evm.length; from += per, w++) {
       const share = evm.slice(from, from + per);
       const shareTxs = share.map((p) => txs[p]);
@@ -115,12 +140,15 @@ export class ParallelBlock {
         env: plainEnv,
         positions: share,
         raws: shareTxs.map((t) => t.signature),
+        senders: shareTxs.map((t) => senders.get(t) as Uint8Array),
         values: shippedValues(state, shareTxs, base.prefetch?.bind(base)),
         port: port2,
         progress: progress.buffer as SharedArrayBuffer,
       });
     }
-    return new ParallelBlock(positions, ports, progress, opts.awaitWorkers === true);
+    const block = new ParallelBlock(positions, ports, progress, opts.awaitWorkers === true);
+    block.stats.startMs = performance.now() - t0;
+    return block;
   }
 
   /** Whatever the workers have sent so far. */
@@ -141,6 +169,13 @@ export class ParallelBlock {
   take(tx: SignedTransaction, state: StateOverlay): TakenResult | null {
     const position = this.positions.get(tx);
     if (position === undefined) return null;
+    const t0 = performance.now();
+    const out = this.takeAt(position, tx, state);
+    this.stats.takeMs += performance.now() - t0;
+    return out;
+  }
+
+  private takeAt(position: number, tx: SignedTransaction, state: StateOverlay): TakenResult | null {
     if (this.awaitWorkers) this.await(position);
     // From here on the workers skip this transaction and those before it.
     Atomics.store(this.progress, 0, position);

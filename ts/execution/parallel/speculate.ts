@@ -14,8 +14,9 @@ import { runTx } from '@ethereumjs/vm';
 import type { Common } from '@ethereumjs/common';
 import { type KeyStr, StateOverlay, type StateReader, accountKey } from '../../state/index.js';
 import type { BlockEnv } from '../block-env.js';
-import { FEE_COLLECTOR } from '../common.js';
-import { decodeRawTransaction } from '../evm-tx.js';
+import { FEE_COLLECTOR, PARAMS_LOADED } from '../common.js';
+import { type TypedTransaction, createTxFromRLP } from '@ethereumjs/tx';
+import { Address } from '@ethereumjs/util';
 import { impersonatedSender } from '../impersonation.js';
 import type { EvmBaseState, EvmStateAdapter } from '../state-adapter.js';
 import { createChainVm, evmBlockFor, vmKey } from '../vm-factory.js';
@@ -91,6 +92,14 @@ async function workerVm(env: Omit<BlockEnv, 'blockHash'>, overlay: StateOverlay)
 const copy = (b: Uint8Array): Uint8Array => b.slice();
 const entries = (m: ReadonlyMap<KeyStr, Buffer | null | undefined>): ShippedValue[] => Array.from(m, ([k, v]) => [k, v ?? null]);
 
+/** The transaction with the sender the main thread recovered (its own getSenderAddress; decoded unfrozen for that). */
+function withSender(raw: string, sender: Uint8Array, common: Common): TypedTransaction {
+  const t = createTxFromRLP(Buffer.from(raw, 'hex'), { common, params: PARAMS_LOADED, freeze: false });
+  const address = new Address(sender);
+  Object.defineProperty(t, 'getSenderAddress', { value: () => new Address(address.bytes.slice()) });
+  return t;
+}
+
 /** Runs the task's transactions in order, posting each one's result on the task's port; the last message is 'end'. */
 export async function speculate(task: SpeculationTask): Promise<number> {
   const progress = new Int32Array(task.progress);
@@ -112,7 +121,7 @@ export async function speculate(task: SpeculationTask): Promise<number> {
       // The main thread is at or past it: it runs it itself.
       if (Atomics.load(progress, 0) >= position) continue;
       ran++;
-      const typed = decodeRawTransaction(Buffer.from(task.raws[i], 'hex'), common);
+      const typed = withSender(task.raws[i], task.senders[i], common);
       const to = typed.to ? typed.to.toString() : null;
       // An impersonated sender with code needs the main thread's EIP-3607 exemption (block-executor.ts).
       if (task.env.devChain && impersonatedSender(typed) !== null) {
