@@ -159,9 +159,9 @@ async function main(): Promise<void> {
     ] as const) {
       const ex = runs.map((x) => mgas(x, x.executeMs));
       const st = runs.map((x) => x.stats);
-      const sum = (k: keyof ParallelStats) => st.reduce((a, s) => a + (s?.[k] ?? 0), 0);
+      const sum = (k: keyof ParallelStats) => st.reduce((a, s) => a + Number(s?.[k] ?? 0), 0);
       console.log(
-        `| ${name}, ${(Number(runs[0].gas) / 1e6).toFixed(1)}M gas | ${way} | ${median(ex).toFixed(1)} (${ex.map((x) => x.toFixed(1)).join(' / ')}) | ${median(runs.map((x) => mgas(x, x.wallMs))).toFixed(1)} | ${median(runs.map((x) => x.cpuMs)).toFixed(0)} ms | ${way === 'sequential' ? ' | ' : `${sum('committed')} / ${sum('conflicts')} / ${sum('misses')} / ${sum('late')} | ${(sum('startMs') / runs.length).toFixed(1)}, ${(sum('takeMs') / runs.length).toFixed(1)}`} |`,
+        `| ${name}, ${(Number(runs[0].gas) / 1e6).toFixed(1)}M gas | ${way} | ${median(ex).toFixed(1)} (${ex.map((x) => x.toFixed(1)).join(' / ')}) | ${median(runs.map((x) => mgas(x, x.wallMs))).toFixed(1)} | ${median(runs.map((x) => x.cpuMs)).toFixed(0)} ms | ${way === 'sequential' ? ' | ' : `${sum('committed')} / ${sum('conflicts')} / ${sum('misses')} / ${sum('late')}${sum('abandoned') ? `; ${sum('abandoned')} of ${runs.length} blocks abandoned` : ''} | ${(sum('startMs') / runs.length).toFixed(1)}, ${(sum('takeMs') / runs.length).toFixed(1)}`} |`,
       );
     }
     const speed = median(par.map((x) => mgas(x, x.executeMs))) / median(seq.map((x) => mgas(x, x.executeMs)));

@@ -51,6 +51,8 @@ export interface ParallelStats {
   /** Main-thread milliseconds spent handing out the shares (values read and shipped) and in take(). */
   startMs: number;
   takeMs: number;
+  /** The worker results conflicted ABANDON_AFTER times in a row: the rest ran on the main thread alone. */
+  abandoned: boolean;
 }
 
 const sameBytes = (a: Uint8Array | undefined, b: Uint8Array | null): boolean =>
@@ -72,6 +74,9 @@ function asRunTxResult(run: SpeculatedRun): RunTxResult {
   } as unknown as RunTxResult;
 }
 
+/** Worker results discarded in a row before a block stops using them. */
+const ABANDON_AFTER = 8;
+
 /** The longest a test's main thread waits for one worker result. */
 const AWAIT_LIMIT_MS = 5_000;
 
@@ -83,7 +88,10 @@ export class ParallelBlock {
   private readonly results = new Map<number, SpeculationResult>();
   /** Workers whose last message arrived. */
   private ended = 0;
-  readonly stats: ParallelStats = { committed: 0, conflicts: 0, misses: 0, late: 0, startMs: 0, takeMs: 0 };
+  /** Worker results discarded in a row; at ABANDON_AFTER the rest of the block runs on the main thread alone. */
+  private streak = 0;
+  private abandoned = false;
+  readonly stats: ParallelStats = { committed: 0, conflicts: 0, misses: 0, late: 0, startMs: 0, takeMs: 0, abandoned: false };
 
   private constructor(
     private readonly positions: Map<SignedTransaction, number>,
@@ -168,7 +176,7 @@ export class ParallelBlock {
    */
   take(tx: SignedTransaction, state: StateOverlay): TakenResult | null {
     const position = this.positions.get(tx);
-    if (position === undefined) return null;
+    if (position === undefined || this.abandoned) return null;
     const t0 = performance.now();
     const out = this.takeAt(position, tx, state);
     this.stats.takeMs += performance.now() - t0;
@@ -194,9 +202,11 @@ export class ParallelBlock {
     for (const [k, v] of r.reads) {
       if (!sameBytes(state.get(k), v)) {
         this.stats.conflicts++;
+        if (++this.streak >= ABANDON_AFTER) this.abandon();
         return null;
       }
     }
+    this.streak = 0;
     this.stats.committed++;
     if (r.kind === 'dropped') return { dropped: r.reason };
     for (const [k, v] of r.writes) {
@@ -218,6 +228,16 @@ export class ParallelBlock {
       if (this.results.has(position) || this.ended === this.ports.length || Date.now() > until) return;
       Atomics.wait(this.progress, 1, seen, Math.max(1, until - Date.now()));
     }
+  }
+
+  /**
+   * A block whose worker results keep conflicting (a hot contract) is the main thread's alone from here: the
+   * workers stop, leaving the core to it, and it validates nothing more.
+   */
+  private abandon(): void {
+    this.abandoned = true;
+    this.stats.abandoned = true;
+    Atomics.store(this.progress, 0, 0x7fffffff);
   }
 
   /** The block is done: the workers stop at their next transaction. */
