@@ -227,7 +227,9 @@ export async function runDifferential(o: DiffOptions): Promise<DiffStats> {
       const seq = await w.producer.chain.propose(txs, validator, ts);
       const seqBytes = blockBytes(seq);
       w.producer.chain.abandon(seq);
-      await configureParallelExecution({ ...o.parallel, awaitWorkers: o.awaitEvery > 0 && b % o.awaitEvery === 0 });
+      // Awaited blocks also ignore hot contracts (docs/evm.md): every path is taken there whatever came before.
+      const awaited = o.awaitEvery > 0 && b % o.awaitEvery === 0;
+      await configureParallelExecution({ ...o.parallel, awaitWorkers: awaited, ...(awaited ? { hotBlocks: 0 } : {}) });
       const before = lastParallelStats();
       const par = await w.producer.chain.propose(txs, validator, ts);
       const ran = lastParallelStats();

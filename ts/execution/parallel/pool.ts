@@ -20,6 +20,11 @@ export interface ParallelOptions {
    */
   mainShare: number;
   /**
+   * Blocks during which a contract whose transactions made a block give up its workers (8 conflicts in a row)
+   * counts as hot: a block mostly calling hot contracts runs sequentially from the start. 0: never.
+   */
+  hotBlocks: number;
+  /**
    * Tests only: the main thread waits for each worker result instead of running a late transaction itself, so
    * every path (commit, conflict, miss) is taken whatever the machine's load. Never faster.
    */
@@ -31,6 +36,7 @@ export const defaultParallelWorkers = (): number => Math.max(1, Math.min(4, avai
 
 export const DEFAULT_PARALLEL_MIN_TXS = 64;
 export const DEFAULT_PARALLEL_MAIN_SHARE = 0.45;
+export const DEFAULT_PARALLEL_HOT_BLOCKS = 64;
 
 let options: ParallelOptions | null = null;
 let pool: Piscina | null = null;
@@ -51,6 +57,7 @@ export async function configureParallelExecution(opts: Partial<ParallelOptions> 
     workers: opts.workers ?? defaultParallelWorkers(),
     minTxs: opts.minTxs ?? DEFAULT_PARALLEL_MIN_TXS,
     mainShare: opts.mainShare ?? DEFAULT_PARALLEL_MAIN_SHARE,
+    hotBlocks: opts.hotBlocks ?? DEFAULT_PARALLEL_HOT_BLOCKS,
     awaitWorkers: opts.awaitWorkers === true,
   };
   if (pool && pool.options.maxThreads !== next.workers) await closeParallelExecution();

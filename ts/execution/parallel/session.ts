@@ -76,6 +76,20 @@ function asRunTxResult(run: SpeculatedRun): RunTxResult {
 
 /** Worker results discarded in a row before a block stops using them. */
 const ABANDON_AFTER = 8;
+/**
+ * Contracts whose transactions conflicted ABANDON_AFTER times in a row (a hot counter, an AMM pool), with the
+ * height until which they count as hot (ParallelOptions.hotBlocks on): a block whose EVM transactions mostly call them runs sequentially from
+ * the start, so the workers do not take a core from the main thread for results it would discard.
+ */
+const hotContracts = new Map<string, number>();
+
+/** Whether most of these transactions call a hot contract at `height`. */
+function mostlyHot(txs: readonly SignedTransaction[], height: number): boolean {
+  if (hotContracts.size === 0) return false;
+  let hot = 0;
+  for (const t of txs) if ((hotContracts.get(t.to_address) ?? -1) >= height) hot++;
+  return hot * 2 > txs.length;
+}
 
 /** The longest a test's main thread waits for one worker result. */
 const AWAIT_LIMIT_MS = 5_000;
@@ -89,7 +103,7 @@ export class ParallelBlock {
   /** Workers whose last message arrived. */
   private ended = 0;
   /** Worker results discarded in a row; at ABANDON_AFTER the rest of the block runs on the main thread alone. */
-  private streak = 0;
+  private streak: string[] = [];
   private abandoned = false;
   readonly stats: ParallelStats = { committed: 0, conflicts: 0, misses: 0, late: 0, startMs: 0, takeMs: 0, abandoned: false };
 
@@ -98,6 +112,8 @@ export class ParallelBlock {
     private readonly ports: MessagePort[],
     private readonly progress: Int32Array,
     private readonly awaitWorkers: boolean,
+    /** Until which height the contracts of an abandoning streak count as hot. */
+    private readonly hotUntil: number,
   ) {
     lastStats = this.stats;
   }
@@ -122,7 +138,8 @@ export class ParallelBlock {
     for (let i = 0; i < txs.length; i++) if (isEvmTransaction(txs[i])) evm.push(i);
     if (evm.length < opts.minTxs) return null;
     // Results are found by transaction object: a block that holds one object twice (invalid anyway) runs sequentially.
-    if (new Set(evm.map((i) => txs[i])).size !== evm.length) return null;
+    const evmTxs = evm.map((i) => txs[i]);
+    if (new Set(evmTxs).size !== evm.length || (opts.hotBlocks > 0 && mostlyHot(evmTxs, env.height))) return null;
     // Workers still loading take no share: the main thread runs more itself (all of it before any is up).
     const workers = Math.min(opts.workers, readyWorkers());
     if (workers === 0) return null;
@@ -154,7 +171,7 @@ export class ParallelBlock {
         progress: progress.buffer as SharedArrayBuffer,
       });
     }
-    const block = new ParallelBlock(positions, ports, progress, opts.awaitWorkers === true);
+    const block = new ParallelBlock(positions, ports, progress, opts.awaitWorkers === true, env.height + opts.hotBlocks);
     block.stats.startMs = performance.now() - t0;
     return block;
   }
@@ -202,11 +219,12 @@ export class ParallelBlock {
     for (const [k, v] of r.reads) {
       if (!sameBytes(state.get(k), v)) {
         this.stats.conflicts++;
-        if (++this.streak >= ABANDON_AFTER) this.abandon();
+        this.streak.push(tx.to_address);
+        if (this.streak.length >= ABANDON_AFTER) this.abandon();
         return null;
       }
     }
-    this.streak = 0;
+    this.streak = [];
     this.stats.committed++;
     if (r.kind === 'dropped') return { dropped: r.reason };
     for (const [k, v] of r.writes) {
@@ -237,6 +255,8 @@ export class ParallelBlock {
   private abandon(): void {
     this.abandoned = true;
     this.stats.abandoned = true;
+    for (const to of this.streak) hotContracts.set(to, this.hotUntil);
+    if (hotContracts.size > 1024) hotContracts.clear();
     Atomics.store(this.progress, 0, 0x7fffffff);
   }
 
