@@ -19,7 +19,7 @@ import { chainCommon } from '../common.js';
 import { isEvmTransaction, typedTransactionOf } from '../evm-tx.js';
 import type { BlockEnv } from '../block-env.js';
 import type { EvmBaseState } from '../state-adapter.js';
-import type { StateOverlay } from '../../state/index.js';
+import { NS, type StateOverlay } from '../../state/index.js';
 import { parallelOptions, readyWorkers, runSpeculation } from './pool.js';
 import type { SpeculatedRun, SpeculationResult } from './protocol.js';
 import { learnMisses, shippedValues } from './read-sets.js';
@@ -74,6 +74,7 @@ function asRunTxResult(run: SpeculatedRun): RunTxResult {
   } as unknown as RunTxResult;
 }
 
+const STORAGE_KEY_LENGTH = 53;
 /** Worker results discarded in a row before a block stops using them. */
 const ABANDON_AFTER = 8;
 /**
@@ -219,7 +220,8 @@ export class ParallelBlock {
     for (const [k, v] of r.reads) {
       if (!sameBytes(state.get(k), v)) {
         this.stats.conflicts++;
-        this.streak.push(tx.to_address);
+        // A contract is hot for its storage; a conflict on an account (a sender's nonce chain) is no contract's.
+        this.streak.push(k.length === STORAGE_KEY_LENGTH && k.charCodeAt(0) === NS.storage ? tx.to_address : '');
         if (this.streak.length >= ABANDON_AFTER) this.abandon();
         return null;
       }
@@ -255,7 +257,7 @@ export class ParallelBlock {
   private abandon(): void {
     this.abandoned = true;
     this.stats.abandoned = true;
-    for (const to of this.streak) hotContracts.set(to, this.hotUntil);
+    for (const to of this.streak) if (to !== '') hotContracts.set(to, this.hotUntil);
     if (hotContracts.size > 1024) hotContracts.clear();
     Atomics.store(this.progress, 0, 0x7fffffff);
   }
