@@ -30,6 +30,7 @@ import type { EvmBaseState, EvmStateAdapter } from './state-adapter.js';
 import { type BlockEnv, blockGasLimit, fitsPack } from './block-env.js';
 import { type EvmBlock, createChainVm, evmBlockFor, reuseChainVm, vmKey } from './vm-factory.js';
 import { packMeter } from './pack-meter.js';
+import { ParallelBlock } from './parallel/session.js';
 export {
   BASE_FEE_PER_GAS,
   BLOCK_GAS_LIMIT,
@@ -221,6 +222,8 @@ export async function executeBlock(
   const opEnv = operationEnv(env);
   const rules = ruleContext(env);
   const runSync = base.runSync?.bind(base);
+  // Parallel execution (parallel/session.ts): workers speculate on later transactions; null = sequential.
+  const par = ParallelBlock.start(env, state, base, txs, opts.deadline);
 
   for (const tx of txs) {
     if (opts.deadline !== undefined && Date.now() > opts.deadline) throw new CallTimeoutError();
@@ -278,10 +281,17 @@ export async function executeBlock(
       continue;
     }
     let result: Awaited<ReturnType<typeof runTx>>;
+    const taken = par?.take(tx, state);
+    if (taken && 'dropped' in taken) {
+      r.dropped.push({ tx, reason: taken.dropped });
+      continue;
+    }
     // The dev chain skips EIP-3607 for impersonated senders (an impersonated contract sends), as Hardhat and anvil.
     if (env.devChain && impersonatedSender(typed) !== null) evm.adapter.hideSenderCode(typed.getSenderAddress().bytes);
     try {
-      result = await runTx(evm.vm, { tx: typed, block: evm.block, skipHardForkValidation: true, blockGasUsed: r.gasUsed });
+      result = taken
+        ? taken.result
+        : await runTx(evm.vm, { tx: typed, block: evm.block, skipHardForkValidation: true, blockGasUsed: r.gasUsed });
     } catch (err) {
       if (isAbort(err)) throw err;
       r.dropped.push({ tx, reason: (err as Error).message.split(' (')[0] });
@@ -316,6 +326,7 @@ export async function executeBlock(
   // Back to the pool once every transaction ran (a run that threw leaves its VM to the garbage collector).
   if (evm) releaseBlockVm(evm);
   if (opts.finish && opts.deadline === undefined) packMeter.record(r.gasUsed, evmMs);
+  par?.close();
   r.feesWei += baseToWei(nativeFeesBase);
   toProposerWei += baseToWei(nativeToProposerBase);
   if (!opts.finish) return r;

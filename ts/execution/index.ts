@@ -80,6 +80,7 @@ export {
   defaultCallWorkers,
 } from './call-pool.js';
 export * from './trace/index.js';
+export * from './parallel/index.js';
 export { DEFAULT_TRACE_QUEUE, InProcessTraceRunner, TracePool, type TraceRequest, type TraceRunner } from './trace-pool.js';
 export { WorkerFailedError } from './worker-pool.js';
 export {

@@ -96,6 +96,8 @@ export interface NodeConfig {
   rpcEvmTimeoutMs: number;
   /** Call worker threads (calls running at once). */
   rpcEvmWorkers: number;
+  /** Speculation workers of parallel block execution; 0 = off (sequential, the default: bench/RESULTS.md). */
+  parallelEvmWorkers: number;
   /** How long a call may run on the main thread before it moves to a worker (ms); 0 = always a worker. */
   rpcEvmInlineMs: number;
   /** Calls waiting for a worker; beyond, -32005 / 503. */
@@ -288,6 +290,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
       'rpc-evmtimeout / NATIVE_RPC_EVMTIMEOUT',
     ),
     rpcEvmWorkers: int('rpc-evm-workers', 'NATIVE_RPC_EVM_WORKERS', defaultCallWorkers(), 1),
+    parallelEvmWorkers: int('parallel-evm-workers', 'NATIVE_PARALLEL_EVM_WORKERS', 0),
     // The dev chain answers its tools' short calls on the main thread (docs/dev-chain.md, "Calls").
     rpcEvmInlineMs: duration(
       str('rpc-evm-inline', 'NATIVE_RPC_EVM_INLINE'),

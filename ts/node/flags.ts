@@ -242,6 +242,14 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
     help: 'call worker threads',
   },
   {
+    name: 'parallel-evm-workers',
+    type: 'string',
+    env: 'NATIVE_PARALLEL_EVM_WORKERS',
+    default: '0 (off)',
+    value: 'N',
+    help: 'worker threads that execute a block\'s EVM transactions in parallel (docs/evm.md "Parallel execution")',
+  },
+  {
     name: 'rpc-evm-inline',
     type: 'string',
     env: 'NATIVE_RPC_EVM_INLINE',

@@ -1,6 +1,9 @@
-/** The worker pools of eth_call/estimateGas and of traces; their threads start on first use. */
+/**
+ * The worker pools of eth_call/estimateGas and of traces (their threads start on first use), and parallel block
+ * execution's workers when `--parallel-evm-workers` asks for them (started at once).
+ */
 import type { Logger } from 'pino';
-import { CallPool, TracePool } from '../../execution/index.js';
+import { CallPool, TracePool, closeParallelExecution, configureParallelExecution } from '../../execution/index.js';
 import type { NodeConfig } from '../config.js';
 import type { Built } from './stops.js';
 
@@ -14,12 +17,18 @@ export function buildWorkerPools(config: NodeConfig, log: Logger): Built<{ evmCa
     onError: (err) => log.error({ err }, 'call worker failed'),
   });
   const evmTraces = new TracePool({ onError: (err) => log.error({ err }, 'trace worker failed') });
+  if (config.parallelEvmWorkers > 0) {
+    configureParallelExecution({ workers: config.parallelEvmWorkers }).catch((err) =>
+      log.error({ err }, 'parallel execution workers failed to start'),
+    );
+  }
   return {
     evmCalls,
     evmTraces,
     stop: async () => {
       await evmCalls.close();
       await evmTraces.close();
+      if (config.parallelEvmWorkers > 0) await closeParallelExecution();
     },
   };
 }

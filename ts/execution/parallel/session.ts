@@ -1,0 +1,270 @@
+/**
+ * The main thread's side of one block executed in parallel (docs/evm.md "Parallel execution"). The block's EVM
+ * transactions are split in contiguous shares: the main thread executes the first share itself, as the
+ * sequential path does, while each worker speculates on one of the later shares against the pre-block state.
+ * Transactions are committed in block order, always by the main thread (block-executor.ts asks `take` for each
+ * one before running it):
+ * - a worker's result that has arrived, and whose every read value is still the block's value at this point,
+ *   is applied as it is (its writes, its receipt fields): by construction the sequential run would read the
+ *   same values and so do the same;
+ * - anything else (not arrived yet, a read that changed since, a miss) is executed by the main thread, as the
+ *   sequential path would. The main thread never waits for a worker, so a fully conflicting block costs the
+ *   sequential time plus the validation of results it then discards.
+ * Results are taken with receiveMessageOnPort: no event-loop turn, no round trip.
+ */
+import { MessageChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
+import type { RunTxResult } from '@ethereumjs/vm';
+import type { SignedTransaction } from '../../ledger/index.js';
+import { chainCommon } from '../common.js';
+import { isEvmTransaction, typedTransactionOf } from '../evm-tx.js';
+import type { BlockEnv } from '../block-env.js';
+import type { EvmBaseState } from '../state-adapter.js';
+import { NS, type StateOverlay } from '../../state/index.js';
+import { parallelOptions, readyWorkers, runSpeculation } from './pool.js';
+import type { SpeculatedRun, SpeculationResult } from './protocol.js';
+import { learnMisses, shippedValues } from './read-sets.js';
+
+/**
+ * The senders of the workers' transactions (the main thread needs them anyway, and recovered them at admission
+ * when it produces), or null when one does not decode: the sequential path gives it its proper refusal.
+ */
+function recoveredSenders(txs: readonly SignedTransaction[], env: BlockEnv): Map<SignedTransaction, Uint8Array> | null {
+  const common = chainCommon(env.chainId, env.hardfork);
+  const out = new Map<SignedTransaction, Uint8Array>();
+  try {
+    for (const t of txs) out.set(t, typedTransactionOf(t, common).getSenderAddress().bytes);
+  } catch {
+    return null;
+  }
+  return out;
+}
+
+/** What `take` gives the executor for a transaction: a committed run, or a refusal; null: run it yourself. */
+export type TakenResult = { result: RunTxResult } | { dropped: string };
+
+/** Counters of a parallel block (bench and tests). */
+export interface ParallelStats {
+  committed: number;
+  conflicts: number;
+  misses: number;
+  late: number;
+  /** Main-thread milliseconds spent handing out the shares (values read and shipped) and in take(). */
+  startMs: number;
+  takeMs: number;
+  /** The worker results conflicted ABANDON_AFTER times in a row: the rest ran on the main thread alone. */
+  abandoned: boolean;
+}
+
+const sameBytes = (a: Uint8Array | undefined, b: Uint8Array | null): boolean =>
+  a === undefined ? b === null : b !== null && Buffer.compare(a, b) === 0;
+
+const asBuffer = (v: Uint8Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+
+/** The fields of runTx's result the block executor reads, from a speculated run. */
+function asRunTxResult(run: SpeculatedRun): RunTxResult {
+  return {
+    amountSpent: run.amountSpent,
+    totalGasSpent: run.totalGasSpent,
+    createdAddress: run.createdAddress ? { bytes: run.createdAddress } : undefined,
+    execResult: {
+      exceptionError: run.exceptionError === null ? undefined : { error: run.exceptionError },
+      returnValue: run.returnValue,
+      logs: run.logs,
+    },
+  } as unknown as RunTxResult;
+}
+
+const STORAGE_KEY_LENGTH = 53;
+/** Worker results discarded in a row before a block stops using them. */
+const ABANDON_AFTER = 8;
+/**
+ * Contracts whose transactions conflicted ABANDON_AFTER times in a row (a hot counter, an AMM pool), with the
+ * height until which they count as hot (ParallelOptions.hotBlocks on): a block whose EVM transactions mostly call them runs sequentially from
+ * the start, so the workers do not take a core from the main thread for results it would discard.
+ */
+const hotContracts = new Map<string, number>();
+
+/** Whether most of these transactions call a hot contract at `height`. */
+function mostlyHot(txs: readonly SignedTransaction[], height: number): boolean {
+  if (hotContracts.size === 0) return false;
+  let hot = 0;
+  for (const t of txs) if ((hotContracts.get(t.to_address) ?? -1) >= height) hot++;
+  return hot * 2 > txs.length;
+}
+
+/** The longest a test's main thread waits for one worker result. */
+const AWAIT_LIMIT_MS = 5_000;
+
+let lastStats: ParallelStats | null = null;
+/** The counters of the last block that ran in parallel (bench, tests). */
+export const lastParallelStats = (): ParallelStats | null => lastStats;
+
+export class ParallelBlock {
+  private readonly results = new Map<number, SpeculationResult>();
+  /** Workers whose last message arrived. */
+  private ended = 0;
+  /** Worker results discarded in a row; at ABANDON_AFTER the rest of the block runs on the main thread alone. */
+  private streak: string[] = [];
+  private abandoned = false;
+  readonly stats: ParallelStats = { committed: 0, conflicts: 0, misses: 0, late: 0, startMs: 0, takeMs: 0, abandoned: false };
+
+  private constructor(
+    private readonly positions: Map<SignedTransaction, number>,
+    private readonly ports: MessagePort[],
+    private readonly progress: Int32Array,
+    private readonly awaitWorkers: boolean,
+    /** Until which height the contracts of an abandoning streak count as hot. */
+    private readonly hotUntil: number,
+  ) {
+    lastStats = this.stats;
+  }
+
+  /**
+   * Starts the workers on their shares of the block, or returns null where the block runs sequentially:
+   * parallel execution off, fewer EVM transactions than its threshold, a run with a deadline (a trace's
+   * prefix) or over a remote state (a worker's view).
+   */
+  static start(
+    env: BlockEnv,
+    state: StateOverlay,
+    base: EvmBaseState,
+    txs: readonly SignedTransaction[],
+    deadline: number | undefined,
+  ): ParallelBlock | null {
+    const t0 = performance.now();
+    const opts = parallelOptions();
+    if (opts === null || deadline !== undefined || base.fetch || base.runSync || env.height < env.evmActivationHeight)
+      return null;
+    const evm: number[] = [];
+    for (let i = 0; i < txs.length; i++) if (isEvmTransaction(txs[i])) evm.push(i);
+    if (evm.length < opts.minTxs) return null;
+    // Results are found by transaction object: a block that holds one object twice (invalid anyway) runs sequentially.
+    const evmTxs = evm.map((i) => txs[i]);
+    if (new Set(evmTxs).size !== evm.length || (opts.hotBlocks > 0 && mostlyHot(evmTxs, env.height))) return null;
+    // Workers still loading take no share: the main thread runs more itself (all of it before any is up).
+    const workers = Math.min(opts.workers, readyWorkers());
+    if (workers === 0) return null;
+    const mainCount = Math.ceil(evm.length * opts.mainShare);
+    const per = Math.ceil((evm.length - mainCount) / workers);
+    const progress = new Int32Array(new SharedArrayBuffer(8));
+    progress[0] = -1;
+    const positions = new Map<SignedTransaction, number>();
+    const ports: MessagePort[] = [];
+    const { blockHash: _, ...plainEnv } = env;
+    const senders = recoveredSenders(
+      evm.slice(mainCount).map((i) => txs[i]),
+      env,
+    );
+    if (senders === null) return null;
+    for (let from = mainCount, w = 0; from < evm.length; from += per, w++) {
+      const share = evm.slice(from, from + per);
+      const shareTxs = share.map((p) => txs[p]);
+      for (let j = 0; j < share.length; j++) positions.set(shareTxs[j], share[j]);
+      const { port1, port2 } = new MessageChannel();
+      ports.push(port1);
+      runSpeculation(w, {
+        env: plainEnv,
+        positions: share,
+        raws: shareTxs.map((t) => t.signature),
+        senders: shareTxs.map((t) => senders.get(t) as Uint8Array),
+        values: shippedValues(state, shareTxs, base.prefetch?.bind(base)),
+        port: port2,
+        progress: progress.buffer as SharedArrayBuffer,
+      });
+    }
+    const block = new ParallelBlock(positions, ports, progress, opts.awaitWorkers === true, env.height + opts.hotBlocks);
+    block.stats.startMs = performance.now() - t0;
+    return block;
+  }
+
+  /** Whatever the workers have sent so far. */
+  private drain(): void {
+    for (const port of this.ports) {
+      for (let m = receiveMessageOnPort(port); m !== undefined; m = receiveMessageOnPort(port)) {
+        const r = m.message as SpeculationResult;
+        if (r.kind === 'end') this.ended++;
+        else this.results.set(r.position, r);
+      }
+    }
+  }
+
+  /**
+   * The worker's result for `tx`, applied to `state` when it is still valid there; null when the caller must
+   * run the transaction itself. Called in block order, right before the caller would run it.
+   */
+  take(tx: SignedTransaction, state: StateOverlay): TakenResult | null {
+    const position = this.positions.get(tx);
+    if (position === undefined || this.abandoned) return null;
+    const t0 = performance.now();
+    const out = this.takeAt(position, tx, state);
+    this.stats.takeMs += performance.now() - t0;
+    return out;
+  }
+
+  private takeAt(position: number, tx: SignedTransaction, state: StateOverlay): TakenResult | null {
+    if (this.awaitWorkers) this.await(position);
+    // From here on the workers skip this transaction and those before it.
+    Atomics.store(this.progress, 0, position);
+    this.drain();
+    const r = this.results.get(position);
+    if (r === undefined) {
+      this.stats.late++;
+      return null;
+    }
+    if (r.kind === 'miss') {
+      this.stats.misses++;
+      learnMisses(tx, r.to, r.keys);
+      return null;
+    }
+    if (r.kind === 'end') return null;
+    for (const [k, v] of r.reads) {
+      if (!sameBytes(state.get(k), v)) {
+        this.stats.conflicts++;
+        // A contract is hot for its storage; a conflict on an account (a sender's nonce chain) is no contract's.
+        this.streak.push(k.length === STORAGE_KEY_LENGTH && k.charCodeAt(0) === NS.storage ? tx.to_address : '');
+        if (this.streak.length >= ABANDON_AFTER) this.abandon();
+        return null;
+      }
+    }
+    this.streak = [];
+    this.stats.committed++;
+    if (r.kind === 'dropped') return { dropped: r.reason };
+    for (const [k, v] of r.writes) {
+      if (v === null) state.delete(k);
+      else state.set(k, asBuffer(v));
+    }
+    return { result: asRunTxResult(r.run) };
+  }
+
+  /**
+   * Tests only (ParallelOptions.awaitWorkers): blocks until the result for `position` or every worker's end has
+   * arrived, so every path is taken whatever the machine's load. Workers bump [1] and notify after each message.
+   */
+  private await(position: number): void {
+    const until = Date.now() + AWAIT_LIMIT_MS;
+    for (;;) {
+      const seen = Atomics.load(this.progress, 1);
+      this.drain();
+      if (this.results.has(position) || this.ended === this.ports.length || Date.now() > until) return;
+      Atomics.wait(this.progress, 1, seen, Math.max(1, until - Date.now()));
+    }
+  }
+
+  /**
+   * A block whose worker results keep conflicting (a hot contract) is the main thread's alone from here: the
+   * workers stop, leaving the core to it, and it validates nothing more.
+   */
+  private abandon(): void {
+    this.abandoned = true;
+    this.stats.abandoned = true;
+    for (const to of this.streak) if (to !== '') hotContracts.set(to, this.hotUntil);
+    if (hotContracts.size > 1024) hotContracts.clear();
+    Atomics.store(this.progress, 0, 0x7fffffff);
+  }
+
+  /** The block is done: the workers stop at their next transaction. */
+  close(): void {
+    Atomics.store(this.progress, 0, 0x7fffffff);
+    for (const p of this.ports) p.close();
+  }
+}

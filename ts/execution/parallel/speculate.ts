@@ -1,0 +1,175 @@
+/**
+ * The worker side of parallel execution (docs/evm.md "Parallel execution"): a contiguous run of a block's EVM
+ * transactions executed in order against the pre-block values the main thread shipped, each on an overlay of
+ * its own over the run's earlier writes, recording what it read (key and value seen) and what it wrote. The
+ * main thread commits a result only if every value read is still the block's value at that point, so nothing
+ * here has to be right: only to say what it assumed.
+ *
+ * A read of a key that was not shipped answers "absent" and marks the transaction missed (it keeps running, so
+ * one run finds every key it can); a missed transaction's result is never used, its missed keys are reported
+ * (the main thread learns them for the next blocks) and its writes are dropped.
+ */
+import type { VM } from '@ethereumjs/vm';
+import { runTx } from '@ethereumjs/vm';
+import type { Common } from '@ethereumjs/common';
+import { type KeyStr, StateOverlay, type StateReader, accountKey } from '../../state/index.js';
+import type { BlockEnv } from '../block-env.js';
+import { FEE_COLLECTOR, PARAMS_LOADED } from '../common.js';
+import { type TypedTransaction, createTxFromRLP } from '@ethereumjs/tx';
+import { Address } from '@ethereumjs/util';
+import { impersonatedSender } from '../impersonation.js';
+import type { EvmBaseState, EvmStateAdapter } from '../state-adapter.js';
+import { createChainVm, evmBlockFor, vmKey } from '../vm-factory.js';
+import type { LogTuple, ShippedValue, SpeculationResult, SpeculationTask } from './protocol.js';
+
+const EMPTY = new Uint8Array(0);
+const asBuffer = (v: Uint8Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+
+/** The shipped pre-block values; any other read is a miss, recorded for the transaction running. */
+class ShippedState implements EvmBaseState {
+  private values = new Map<KeyStr, Buffer | null>();
+  /** Keys missed by the transaction running; `blind` when it asked what no key answers (a contract's slots). */
+  missed = new Set<KeyStr>();
+  blind = false;
+
+  reset(values: readonly ShippedValue[]): void {
+    this.values = new Map();
+    for (const [k, v] of values) this.values.set(k, v === null ? null : asBuffer(v));
+  }
+
+  get(key: KeyStr): Buffer | undefined {
+    const v = this.values.get(key);
+    if (v === undefined) {
+      this.missed.add(key);
+      return undefined;
+    }
+    return v ?? undefined;
+  }
+
+  storageKeysOf(): ReadonlySet<KeyStr> {
+    this.blind = true;
+    return new Set();
+  }
+}
+
+/** Reads that reach past a transaction's own overlay: the state before it, value by value. */
+class ReadRecorder implements StateReader {
+  readonly reads = new Map<KeyStr, Buffer | undefined>();
+  constructor(private readonly under: StateReader) {}
+
+  get(key: KeyStr): Buffer | undefined {
+    const v = this.under.get(key);
+    if (!this.reads.has(key)) this.reads.set(key, v);
+    return v;
+  }
+}
+
+interface WorkerVm {
+  vm: VM;
+  common: Common;
+  adapter: EvmStateAdapter;
+}
+
+/** One VM per chain kind in this worker, kept between blocks (creating one costs ~1 ms). */
+const vms = new Map<string, WorkerVm>();
+const shipped = new ShippedState();
+/** BLOCKHASH: the worker has no chain; the transaction is run by the main thread. */
+const blindHash = async (): Promise<Uint8Array | null> => {
+  shipped.blind = true;
+  return null;
+};
+
+async function workerVm(env: Omit<BlockEnv, 'blockHash'>, overlay: StateOverlay): Promise<WorkerVm> {
+  const key = vmKey(env);
+  let v = vms.get(key);
+  if (!v) {
+    v = await createChainVm(env, overlay, shipped, blindHash);
+    vms.set(key, v);
+  }
+  return v;
+}
+
+const copy = (b: Uint8Array): Uint8Array => b.slice();
+const entries = (m: ReadonlyMap<KeyStr, Buffer | null | undefined>): ShippedValue[] => Array.from(m, ([k, v]) => [k, v ?? null]);
+
+/** The transaction with the sender the main thread recovered (its own getSenderAddress; decoded unfrozen for that). */
+function withSender(raw: string, sender: Uint8Array, common: Common): TypedTransaction {
+  const t = createTxFromRLP(Buffer.from(raw, 'hex'), { common, params: PARAMS_LOADED, freeze: false });
+  const address = new Address(sender);
+  Object.defineProperty(t, 'getSenderAddress', { value: () => new Address(address.bytes.slice()) });
+  return t;
+}
+
+/** Runs the task's transactions in order, posting each one's result on the task's port; the last message is 'end'. */
+export async function speculate(task: SpeculationTask): Promise<number> {
+  const progress = new Int32Array(task.progress);
+  const post = (r: SpeculationResult) => {
+    task.port.postMessage(r);
+    // A main thread that awaits results (tests) wakes up on this.
+    Atomics.add(progress, 1, 1);
+    Atomics.notify(progress, 1);
+  };
+  let ran = 0;
+  try {
+    shipped.reset(task.values);
+    const run = new StateOverlay(shipped);
+    const { vm, common, adapter } = await workerVm(task.env, run);
+    const block = evmBlockFor({ ...task.env, blockHash: blindHash }, common);
+    const collector = accountKey(FEE_COLLECTOR);
+    for (let i = 0; i < task.positions.length; i++) {
+      const position = task.positions[i];
+      // The main thread is at or past it: it runs it itself.
+      if (Atomics.load(progress, 0) >= position) continue;
+      ran++;
+      const typed = withSender(task.raws[i], task.senders[i], common);
+      const to = typed.to ? typed.to.toString() : null;
+      // An impersonated sender with code needs the main thread's EIP-3607 exemption (block-executor.ts).
+      if (task.env.devChain && impersonatedSender(typed) !== null) {
+        post({ kind: 'miss', position, to, keys: [] });
+        continue;
+      }
+      const recorder = new ReadRecorder(run);
+      const own = new StateOverlay(recorder);
+      adapter.rebase(own, shipped);
+      shipped.missed.clear();
+      shipped.blind = false;
+      let outcome: SpeculationResult;
+      try {
+        const r = await runTx(vm, { tx: typed, block, skipHardForkValidation: true, blockGasUsed: 0n });
+        // As the block executor: the VM's payment to the collector is taken back (the block splits the fee).
+        own.delete(collector);
+        const logs: LogTuple[] = (r.execResult.logs ?? []).map(([a, topics, data]) => [copy(a), topics.map(copy), copy(data)]);
+        outcome = {
+          kind: 'ran',
+          position,
+          reads: entries(recorder.reads),
+          writes: entries(own.changes),
+          run: {
+            amountSpent: r.amountSpent,
+            totalGasSpent: r.totalGasSpent,
+            exceptionError: r.execResult.exceptionError ? r.execResult.exceptionError.error : null,
+            returnValue: copy(r.execResult.returnValue ?? EMPTY),
+            logs,
+            createdAddress: r.createdAddress ? copy(r.createdAddress.bytes) : null,
+          },
+        };
+      } catch (err) {
+        // A refused transaction writes nothing (runTx reverts its checkpoint); anything else is the main thread's.
+        outcome =
+          own.changes.size === 0
+            ? { kind: 'dropped', position, reads: entries(recorder.reads), reason: (err as Error).message.split(' (')[0] }
+            : { kind: 'miss', position, to, keys: [] };
+      }
+      if (shipped.missed.size > 0 || shipped.blind) {
+        post({ kind: 'miss', position, to, keys: [...shipped.missed] });
+        continue;
+      }
+      post(outcome);
+      run.absorb(own);
+    }
+  } finally {
+    post({ kind: 'end', position: -1 });
+    task.port.close();
+  }
+  return ran;
+}
