@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBlock } from '@ethereumjs/block';
@@ -23,6 +23,7 @@ import { CHAIN_ID, type DevChain, EvmSender, HARDFORK, callData, deployData, dev
 import type { Packed } from './evm-ceiling-pack.js';
 import { MapStateManager } from './evm-map-state.js';
 import { senderKeys } from './fixtures.js';
+import { profiled } from './cpu-profile.js';
 
 /**
  * The interpreter's ceiling (issue 27, section 2): the same blocks (bench/evm-ceiling-workloads.ts: ERC-20
@@ -153,23 +154,6 @@ export interface CeilingOptions {
   pack?: boolean;
   /** A directory: a CPU profile of each measured (a) run is written there. */
   profileDir?: string;
-}
-
-/** A CPU profile of `run` in `file` (node:inspector), or just `run` without a file. */
-async function profiled<T>(file: string | undefined, run: () => Promise<T>): Promise<T> {
-  if (!file) return run();
-  const { Session } = await import('node:inspector/promises');
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
-  try {
-    return await run();
-  } finally {
-    const { profile } = await session.post('Profiler.stop');
-    writeFileSync(file, JSON.stringify(profile));
-    session.disconnect();
-  }
 }
 
 export async function benchEvmCeiling(o: CeilingOptions = {}): Promise<Map<WorkloadName, CeilingResult>> {

@@ -10,30 +10,13 @@ import { decodeBlock, encodeBlock } from '../ts/chain/block.js';
 import { bftParams, nextFinalized } from '../test/helpers/bft-blocks.js';
 import { openFixtureChain } from '../test/helpers/chain-fixture.js';
 import { tempDir } from '../test/helpers/util.js';
+import { profiled } from './cpu-profile.js';
 
 // A testnet chain: a dev chain folds its between-block writes into each block, so it imports block by block.
 const params = bftParams('testnet');
 const RUN = 512;
 /** Blocks per atomic commit, as ts/sync/block-sync.ts cuts a verified batch. */
 const COMMIT_RUN = 128;
-
-/** A CPU profile of `run` written to `file` (the import alone, not the source chain's making). */
-async function profiled<T>(file: string | undefined, run: () => Promise<T>): Promise<T> {
-  if (!file) return run();
-  const { Session } = await import('node:inspector/promises');
-  const { writeFileSync } = await import('node:fs');
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
-  try {
-    return await run();
-  } finally {
-    const { profile } = await session.post('Profiler.stop');
-    writeFileSync(file, JSON.stringify(profile));
-    session.disconnect();
-  }
-}
 
 export interface SyncImportResult {
   blocksPerSec: number;
