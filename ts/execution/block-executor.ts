@@ -225,108 +225,112 @@ export async function executeBlock(
   // Parallel execution (parallel/session.ts): workers speculate on later transactions; null = sequential.
   const par = ParallelBlock.start(env, state, base, txs, opts.deadline);
 
-  for (const tx of txs) {
-    if (opts.deadline !== undefined && Date.now() > opts.deadline) throw new CallTimeoutError();
-    if (deferredSenders.has(tx.from_address)) {
-      r.deferred.push(tx);
-      continue;
-    }
-    // The stateless transaction rules (remembered per transaction, so nearly free for pool
-    // transactions): a proposer never packs what block validation would refuse.
-    const evmTx = isEvmTransaction(tx);
-    const ruleError = statelessRuleError(tx, evmTx, env, rules);
-    if (ruleError) {
-      r.dropped.push({ tx, reason: ruleError });
-      continue;
-    }
-    if (!evmTx) {
-      const outcome = runSync ? await applyNativeRemote(state, runSync, tx, opEnv) : applyNativeTransaction(state, tx, opEnv);
-      if ('dropped' in outcome) {
-        r.dropped.push({ tx, reason: outcome.dropped });
+  // The workers stop however the loop ends (a deadline's abort, a failed read).
+  try {
+    for (const tx of txs) {
+      if (opts.deadline !== undefined && Date.now() > opts.deadline) throw new CallTimeoutError();
+      if (deferredSenders.has(tx.from_address)) {
+        r.deferred.push(tx);
         continue;
       }
-      // Spec: floor(fee/2) in base units for native fees; EVM fees below are split in wei.
-      nativeFeesBase += tx.fee;
-      nativeToProposerBase += tx.fee / 2n;
-      // Native transfers report their flat 21000 gas but add nothing to the block's (EVM) gasUsed, so
-      // cumulativeGasUsed counts EVM gas only and equals the block's gasUsed after its last receipt.
+      // The stateless transaction rules (remembered per transaction, so nearly free for pool
+      // transactions): a proposer never packs what block validation would refuse.
+      const evmTx = isEvmTransaction(tx);
+      const ruleError = statelessRuleError(tx, evmTx, env, rules);
+      if (ruleError) {
+        r.dropped.push({ tx, reason: ruleError });
+        continue;
+      }
+      if (!evmTx) {
+        const outcome = runSync ? await applyNativeRemote(state, runSync, tx, opEnv) : applyNativeTransaction(state, tx, opEnv);
+        if ('dropped' in outcome) {
+          r.dropped.push({ tx, reason: outcome.dropped });
+          continue;
+        }
+        // Spec: floor(fee/2) in base units for native fees; EVM fees below are split in wei.
+        nativeFeesBase += tx.fee;
+        nativeToProposerBase += tx.fee / 2n;
+        // Native transfers report their flat 21000 gas but add nothing to the block's (EVM) gasUsed, so
+        // cumulativeGasUsed counts EVM gas only and equals the block's gasUsed after its last receipt.
+        r.included.push(tx);
+        r.receipts.push({
+          status: outcome.status,
+          gasUsed: NATIVE_TX_GAS,
+          cumulativeGasUsed: cumulative,
+          effectiveGasPrice: 0n,
+          type: 0,
+          contractAddress: null,
+          logs: [],
+          output: outcome.status === 0 ? Buffer.from(outcome.failure, 'utf8') : EMPTY,
+          ...(outcome.events.length ? { events: outcome.events } : {}),
+        });
+        continue;
+      }
+      if (env.height < env.evmActivationHeight) {
+        r.dropped.push({ tx, reason: 'EVM not active yet' });
+        continue;
+      }
+      evm ??= await blockVm(env, state, base, opts.deadline);
+      const typed = typedTransactionOf(tx, evm.common);
+      const evmStart = performance.now();
+      const msPerGas =
+        measuredMsPerGas === undefined || r.gasUsed === 0n
+          ? measuredMsPerGas
+          : Math.max(measuredMsPerGas, evmMs / Number(r.gasUsed));
+      if (!fitsPack(env.pack, r.gasUsed, typed.gasLimit, evmStart - startedAt, blockGasLimit(env), msPerGas)) {
+        deferredSenders.add(tx.from_address);
+        r.deferred.push(tx);
+        continue;
+      }
+      let result: Awaited<ReturnType<typeof runTx>>;
+      const taken = par?.take(tx, state);
+      if (taken && 'dropped' in taken) {
+        r.dropped.push({ tx, reason: taken.dropped });
+        continue;
+      }
+      // The dev chain skips EIP-3607 for impersonated senders (an impersonated contract sends), as Hardhat and anvil.
+      if (env.devChain && impersonatedSender(typed) !== null) evm.adapter.hideSenderCode(typed.getSenderAddress().bytes);
+      try {
+        result = taken
+          ? taken.result
+          : await runTx(evm.vm, { tx: typed, block: evm.block, skipHardForkValidation: true, blockGasUsed: r.gasUsed });
+      } catch (err) {
+        if (isAbort(err)) throw err;
+        r.dropped.push({ tx, reason: (err as Error).message.split(' (')[0] });
+        continue;
+      } finally {
+        evm.adapter.hideSenderCode(null);
+      }
+      // The VM paid the priority part of the fee to the collector and burned the base part; replace
+      // that with the node's rule: half of the whole fee to the proposer, the rest burned.
+      state.delete(collectorKey);
+      const fee = result.amountSpent;
+      r.feesWei += fee;
+      toProposerWei += fee / 2n;
+      r.gasUsed += result.totalGasSpent;
+      cumulative += result.totalGasSpent;
+      const logs: LogRecord[] = (result.execResult.logs ?? []).map(([address, topics, data]) => ({ address, topics, data }));
+      logsBloom(logs, r.logsBloom);
       r.included.push(tx);
       r.receipts.push({
-        status: outcome.status,
-        gasUsed: NATIVE_TX_GAS,
+        status: result.execResult.exceptionError ? 0 : 1,
+        gasUsed: result.totalGasSpent,
         cumulativeGasUsed: cumulative,
-        effectiveGasPrice: 0n,
-        type: 0,
-        contractAddress: null,
-        logs: [],
-        output: outcome.status === 0 ? Buffer.from(outcome.failure, 'utf8') : EMPTY,
-        ...(outcome.events.length ? { events: outcome.events } : {}),
+        effectiveGasPrice: result.totalGasSpent > 0n ? fee / result.totalGasSpent : 0n,
+        type: typed.type,
+        contractAddress: result.createdAddress?.bytes ?? null,
+        logs,
+        output: result.execResult.returnValue ?? EMPTY,
       });
-      continue;
+      evmMs += performance.now() - evmStart;
     }
-    if (env.height < env.evmActivationHeight) {
-      r.dropped.push({ tx, reason: 'EVM not active yet' });
-      continue;
-    }
-    evm ??= await blockVm(env, state, base, opts.deadline);
-    const typed = typedTransactionOf(tx, evm.common);
-    const evmStart = performance.now();
-    const msPerGas =
-      measuredMsPerGas === undefined || r.gasUsed === 0n
-        ? measuredMsPerGas
-        : Math.max(measuredMsPerGas, evmMs / Number(r.gasUsed));
-    if (!fitsPack(env.pack, r.gasUsed, typed.gasLimit, evmStart - startedAt, blockGasLimit(env), msPerGas)) {
-      deferredSenders.add(tx.from_address);
-      r.deferred.push(tx);
-      continue;
-    }
-    let result: Awaited<ReturnType<typeof runTx>>;
-    const taken = par?.take(tx, state);
-    if (taken && 'dropped' in taken) {
-      r.dropped.push({ tx, reason: taken.dropped });
-      continue;
-    }
-    // The dev chain skips EIP-3607 for impersonated senders (an impersonated contract sends), as Hardhat and anvil.
-    if (env.devChain && impersonatedSender(typed) !== null) evm.adapter.hideSenderCode(typed.getSenderAddress().bytes);
-    try {
-      result = taken
-        ? taken.result
-        : await runTx(evm.vm, { tx: typed, block: evm.block, skipHardForkValidation: true, blockGasUsed: r.gasUsed });
-    } catch (err) {
-      if (isAbort(err)) throw err;
-      r.dropped.push({ tx, reason: (err as Error).message.split(' (')[0] });
-      continue;
-    } finally {
-      evm.adapter.hideSenderCode(null);
-    }
-    // The VM paid the priority part of the fee to the collector and burned the base part; replace
-    // that with the node's rule: half of the whole fee to the proposer, the rest burned.
-    state.delete(collectorKey);
-    const fee = result.amountSpent;
-    r.feesWei += fee;
-    toProposerWei += fee / 2n;
-    r.gasUsed += result.totalGasSpent;
-    cumulative += result.totalGasSpent;
-    const logs: LogRecord[] = (result.execResult.logs ?? []).map(([address, topics, data]) => ({ address, topics, data }));
-    logsBloom(logs, r.logsBloom);
-    r.included.push(tx);
-    r.receipts.push({
-      status: result.execResult.exceptionError ? 0 : 1,
-      gasUsed: result.totalGasSpent,
-      cumulativeGasUsed: cumulative,
-      effectiveGasPrice: result.totalGasSpent > 0n ? fee / result.totalGasSpent : 0n,
-      type: typed.type,
-      contractAddress: result.createdAddress?.bytes ?? null,
-      logs,
-      output: result.execResult.returnValue ?? EMPTY,
-    });
-    evmMs += performance.now() - evmStart;
+  } finally {
+    par?.close();
   }
 
   // Back to the pool once every transaction ran (a run that threw leaves its VM to the garbage collector).
   if (evm) releaseBlockVm(evm);
   if (opts.finish && opts.deadline === undefined) packMeter.record(r.gasUsed, evmMs);
-  par?.close();
   r.feesWei += baseToWei(nativeFeesBase);
   toProposerWei += baseToWei(nativeToProposerBase);
   if (!opts.finish) return r;
