@@ -14,30 +14,15 @@ import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  Chain,
-  PRECOMMIT,
-  encodeJustification,
-  proposerAt,
-  readGenesisFile,
-  TRIE_CHECKPOINT_FILE,
-  voteDigest,
-} from '../ts/chain/index.js';
-import {
-  DEV_MNEMONIC,
-  type KeyPair,
-  keyPairFromMnemonic,
-  signDigest,
-  type SignedTransaction,
-  signTransaction,
-} from '../ts/ledger/index.js';
+import { Chain, proposerAt, readGenesisFile, TRIE_CHECKPOINT_FILE } from '../ts/chain/index.js';
+import { DEV_MNEMONIC, type KeyPair, keyPairFromMnemonic, type SignedTransaction, signTransaction } from '../ts/ledger/index.js';
 import { type TestnetNode, generateTestnet } from '../ts/node/testnet.js';
 import { openStateIndex, stopStateIndex } from '../ts/indexes/index.js';
 import { SNAPSHOTS_DIR, startSnapshot } from '../ts/snapshot/index.js';
 import { openRocksStore } from '../ts/storage/index.js';
-import { toHex } from '../ts/util/index.js';
 import { REPO } from '../test/helpers/devnet.js';
 import { validatorKeyOf } from '../test/helpers/prebuilt-chain.js';
+import { certificate } from '../test/helpers/bft-blocks.js';
 
 /** Transfers (each to a fresh address) per block that carries any. */
 export const PER_BLOCK = 1000;
@@ -170,14 +155,12 @@ async function openBuilder(net: StateSyncNet): Promise<Builder> {
     let block = b;
     if (b.consensus === 'DPoS+BFT') {
       // Three of the four precommit, a different one left out each height (as a slow validator would be).
-      const precommits = keys
-        .filter((_, i) => i !== h % keys.length)
-        .map((k) => {
-          const body = { type: PRECOMMIT, height: h, round: 0, block_hash: b.hash } as const;
-          return { validator: k.address, signature: toHex(signDigest(voteDigest(params.chainId, body), k.privateKey)) };
-        })
-        .sort((x, y) => (x.validator < y.validator ? -1 : 1));
-      block = { ...b, justification: encodeJustification({ round: 0, precommits }) };
+      const justification = certificate(
+        params,
+        b,
+        keys.filter((_, i) => i !== h % keys.length),
+      );
+      block = { ...b, justification };
     }
     // The sealed execution committed as it is (a validator commits its decided proposal the same way): no second execution.
     await chain.commit({ ...sealed, block });

@@ -8,21 +8,21 @@
 import { cpSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ethers } from 'ethers';
-import { Chain, readGenesisFile, PRECOMMIT, encodeJustification, voteDigest, proposerAt } from '../../ts/chain/index.js';
+import { Chain, readGenesisFile, proposerAt } from '../../ts/chain/index.js';
 import { chainCommon, decodeSignedEvmTransaction, storedEvmTransaction } from '../../ts/execution/index.js';
 import {
   type KeyPair,
   keyPairFromPrivate,
   privateKeyHex,
-  signDigest,
   type SignedTransaction,
   signTransaction,
 } from '../../ts/ledger/index.js';
 import type { TestnetNode } from '../../ts/node/index.js';
 import { openRocksStore } from '../../ts/storage/index.js';
-import { fromHex, toHex } from '../../ts/util/index.js';
+import { fromHex } from '../../ts/util/index.js';
 import { compiled } from './contracts.js';
 import { devKey } from './evm.js';
+import { certificate } from './bft-blocks.js';
 
 export interface Prebuilt {
   height: number;
@@ -130,14 +130,12 @@ export async function prebuildChain(nodes: TestnetNode[], count: number, opts: P
       const b = sealed.block;
       if (b.tx_count !== txs.length) throw new Error(`block ${h} dropped a transaction`);
       // Three of the four precommit, a different one left out each height (as a slow validator would be).
-      const precommits = keys
-        .filter((_, i) => i !== h % keys.length)
-        .map((k) => {
-          const body = { type: PRECOMMIT, height: h, round: 0, block_hash: b.hash } as const;
-          return { validator: k.address, signature: toHex(signDigest(voteDigest(params.chainId, body), k.privateKey)) };
-        })
-        .sort((x, y) => (x.validator < y.validator ? -1 : 1));
-      await chain.importBlock({ ...b, justification: encodeJustification({ round: 0, precommits }) });
+      const justification = certificate(
+        params,
+        b,
+        keys.filter((_, i) => i !== h % keys.length),
+      );
+      await chain.importBlock({ ...b, justification });
     }
   } finally {
     await db.close();
