@@ -110,10 +110,19 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
   const publish = () => o.onStatus?.({ ...status });
   publish();
   const warn = o.warn ?? log;
-  // Snapshots refused in this run, by id, and why: not asked for again.
-  const refused = new Map<string, string>();
+  /**
+   * Snapshots not chosen until a time (id -> ms), or for the rest of the run (refused: forged, or a block the node
+   * cannot verify). Given up for GIVE_UP_MS: no offering peer gave a matching block and manifest, or every one left
+   * the fetch (they pruned it, went away, sent bad chunks). The newest offer is chosen each round: without this,
+   * two peers offering a snapshot they never serve would hold the join there for good.
+   */
+  const excludedUntil = new Map<string, number>();
+  // (A refusal is never shortened.)
+  const giveUp = (id: string) => excludedUntil.set(id, Math.max(excludedUntil.get(id) ?? 0, Date.now() + GIVE_UP_MS));
+  // Back to discovering: the progress of the snapshot left behind is gone, the refusals stay.
+  const resetProgress = () => Object.assign(status, initialStateSyncStatus(), { refused: status.refused });
   const refuse = (offer: SnapshotOffer, reason: string, forged: boolean): void => {
-    refused.set(offer.id, reason);
+    excludedUntil.set(offer.id, Number.POSITIVE_INFINITY);
     const entry: RefusedSnapshot = {
       height: offer.height,
       block_hash: offer.block_hash,
@@ -133,15 +142,10 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
     if ((await SnapshotRestorer.inProgress(o.db)) !== null) await SnapshotRestorer.discard(o.db);
     if (o.checkpointPath !== undefined) rmSync(o.checkpointPath, { force: true });
     for (const peer of c.peers) void o.net.penalize(peer, BAD_CHUNK_PENALTY, `state sync: offered a forged snapshot: ${problem}`);
-    Object.assign(status, initialStateSyncStatus(), { refused: status.refused });
+    resetProgress();
     refuse(c.offer, `the snapshot's state does not finalize its block: ${problem}`, true);
   };
   const trusted = o.trust ? trustedBlockOnly(o.trust) : () => true;
-  // Snapshots given up a while ago (id -> until when): no offering peer gave a matching block and manifest, or
-  // every one left the fetch (they pruned it, went away, sent bad chunks). The newest offer is chosen each
-  // round: without this, two peers offering a snapshot they never serve would hold the join there for good.
-  const givenUp = new Map<string, number>();
-  const giveUp = (id: string) => givenUp.set(id, Date.now() + GIVE_UP_MS);
   // A block or manifest not got is a weaker sign (a busy peer, a liar answering first while honest ones time out):
   // the snapshot is given up after PREPARE_TRIES rounds in a row without them.
   const prepareFailures = new Map<string, number>();
@@ -153,7 +157,7 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
       giveUp(id);
     }
   };
-  const verifiable = (x: SnapshotOffer): boolean => (givenUp.get(x.id) ?? 0) <= Date.now() && trusted(x) && !refused.has(x.id);
+  const verifiable = (x: SnapshotOffer): boolean => (excludedUntil.get(x.id) ?? 0) <= Date.now() && trusted(x);
   let asked = 0;
   for (;;) {
     o.signal?.throwIfAborted();
@@ -216,7 +220,7 @@ export async function joinByStateSync(o: StateSyncOptions): Promise<Block> {
             // The chunks written stay: the restore resumes if this snapshot is chosen again, and is discarded
             // when another one is.
             giveUp(chosen.offer.id);
-            Object.assign(status, initialStateSyncStatus(), { refused: status.refused });
+            resetProgress();
             publish();
             log(
               { height: chosen.offer.height, missing: err.missing.length },
