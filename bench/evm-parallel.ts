@@ -20,14 +20,15 @@ import { runDifferential } from './parallel-blocks.js';
  * Parallel execution of a block's EVM transactions (issue 27 section 3, docs/evm.md "Parallel execution"): the
  * same block proposed sequentially and in parallel (Chain.propose: execute, receipts, state root), the parallel
  * one committed; the state roots must agree. Three blocks, each transaction from its own sender:
- * - ERC-20 transfers (each sender to the next; independent),
+ * - ERC-20 transfers (each sender to a recipient of its own; independent),
  * - a fully conflicting block (every transaction bumps one hot counter: ParMix.bump),
  * - tight loops (ParMix.spin(n): CPU-bound, each writing its sender's slot; independent).
  * Reported: execution and whole-proposal wall time, process CPU time (all threads: the workers' too), Mgas/s of
  * each, median of BENCH_ROUNDS warm rounds, the worker results committed / discarded, the 1-min load average.
  * Then BENCH_DIFF_BLOCKS random blocks of the differential check (bench/parallel-blocks.ts) both ways.
  *
- *   node dist/bench/evm-parallel.js     BENCH_ROUNDS (5), BENCH_HOLDERS (850), BENCH_WORKERS, BENCH_MIN_TXS, BENCH_MAIN_SHARE, BENCH_DIFF_BLOCKS (2000)
+ *   node dist/bench/evm-parallel.js     BENCH_ROUNDS (5), BENCH_WARM (8), BENCH_HOLDERS (850), BENCH_WORKERS, BENCH_MIN_TXS,
+ *                                       BENCH_MAIN_SHARE, BENCH_ONLY (a workload's name, part of it), BENCH_DIFF_BLOCKS (2000)
  */
 
 const E18 = 10n ** 18n;
@@ -35,6 +36,7 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 
 interface Run {
   gas: bigint;
+  txs: number;
   executeMs: number;
   wallMs: number;
   cpuMs: number;
@@ -55,6 +57,7 @@ async function proposeTimed(dev: DevChain, txs: readonly SignedTransaction[]): P
   return {
     run: {
       gas: p.block.gas_used,
+      txs: txs.length,
       executeMs: p.timings.executeMs,
       wallMs,
       cpuMs: (c.user + c.system) / 1000,
@@ -65,8 +68,9 @@ async function proposeTimed(dev: DevChain, txs: readonly SignedTransaction[]): P
 }
 
 /**
- * One block both ways, the second one committed (the roots must agree). The second run of a block finds the state
- * cache warm, so the measured rounds alternate which way goes first (`parFirst`).
+ * One block both ways, the second one committed (the roots must agree). An untimed sequential run goes first, so
+ * both measured runs find the state cache warm and the transactions' stateless checks done (as a producer's pool
+ * transactions are: admission checked them), and the measured rounds alternate which way goes first (`parFirst`).
  */
 async function both(
   dev: DevChain,
@@ -78,6 +82,8 @@ async function both(
     await configureParallelExecution(on ? parallel : null);
     return proposeTimed(dev, txs);
   };
+  await configureParallelExecution(null);
+  dev.chain.abandon((await dev.chain.propose(txs, dev.validator, dev.chain.head.timestamp + 1)));
   const first = await way(parFirst);
   dev.chain.abandon(first.p);
   const second = await way(!parFirst);
@@ -90,6 +96,7 @@ async function both(
 
 export async function benchEvmParallel(
   rounds: number,
+  warm: number,
   holderCount: number,
   parallel: Parameters<typeof configureParallelExecution>[0],
 ) {
@@ -113,6 +120,16 @@ export async function benchEvmParallel(
       parallel,
     );
     const [token, mix, loops] = setup.p.result.receipts.map((r) => to0x(r.contractAddress as Uint8Array));
+    // Each sender pays a recipient of its own that sends nothing: no transaction reads what another writes. The
+    // recipients hold tokens already, so every transfer writes two nonzero balances (the same gas each round).
+    const recipient = (i: number) => `0x${'7e'.repeat(18)}${(i + 1).toString(16).padStart(4, '0')}`;
+    for (let i = 0; i < holders.length; i += 400) {
+      await both(
+        dev,
+        holders.slice(i, i + 400).map((_, j) => deployer.tx(token, callData('Token', 'transfer', [recipient(i + j), 1n]))),
+        parallel,
+      );
+    }
     for (let i = 0; i < holders.length; i += 400) {
       await both(
         dev,
@@ -120,18 +137,20 @@ export async function benchEvmParallel(
         parallel,
       );
     }
-    const next = (i: number) => holders[(i + 1) % holders.length].address;
     const workloads: Record<string, () => SignedTransaction[]> = {
       'ERC-20 transfers (independent)': () =>
-        holders.map((h, i) => h.tx(token, callData('Token', 'transfer', [next(i), 1n]), { gas: 35_000n })),
+        holders.map((h, i) => h.tx(token, callData('Token', 'transfer', [recipient(i), 1n]), { gas: 35_000n })),
       'hot counter (fully conflicting)': () =>
         holders.slice(0, 480).map((h) => h.tx(mix, callData('ParMix', 'bump'), { gas: 60_000n })),
       'tight loop (independent)': () =>
         holders.slice(0, 90).map((h) => h.tx(loops, callData('ParMix', 'spin', [1_000n]), { gas: 300_000n })),
     };
     const out: Record<string, { seq: Run[]; par: Run[] }> = {};
+    const only = process.env.BENCH_ONLY;
     for (const [name, block] of Object.entries(workloads)) {
-      await both(dev, block(), parallel); // cold: JIT, learned read sets
+      if (only && !name.toLowerCase().includes(only.toLowerCase())) continue;
+      // Cold: the JIT (the workers' too: a node's workers run block after block), the learned read sets.
+      for (let w = 0; w < warm; w++) await both(dev, block(), parallel);
       out[name] = { seq: [], par: [] };
       for (let r = 0; r < rounds; r++) {
         const { seq, par } = await both(dev, block(), parallel, r % 2 === 1);
@@ -156,13 +175,16 @@ async function main(): Promise<void> {
     ...(process.env.BENCH_WORKERS ? { workers: Number(process.env.BENCH_WORKERS) } : {}),
     minTxs: Number(process.env.BENCH_MIN_TXS ?? 64),
     ...(process.env.BENCH_MAIN_SHARE ? { mainShare: Number(process.env.BENCH_MAIN_SHARE) } : {}),
+    // Diagnosis: the main thread waits for each worker result (the worker's own speed, uncontended).
+    ...(process.env.BENCH_AWAIT ? { awaitWorkers: true } : {}),
   };
   const load0 = loadavg()[0].toFixed(2);
-  const r = await benchEvmParallel(rounds, holders, parallel);
+  const warm = Number(process.env.BENCH_WARM ?? 8);
+  const r = await benchEvmParallel(rounds, warm, holders, parallel);
   const load1 = loadavg()[0].toFixed(2);
-  console.log(`parallel options ${JSON.stringify(parallel)}; 1-min load average ${load0} -> ${load1}`);
+  console.log(`parallel options ${JSON.stringify(parallel)}; ${warm} warm-up blocks each; 1-min load average ${load0} -> ${load1}`);
   console.log(
-    '| Block | Way | Mgas/s, execution wall (median; runs) | Mgas/s, propose wall | CPU per block (all threads) | worker results committed / conflicts / misses / late | main thread: shares handed out, results taken (ms per block) |\n|---|---|---|---|---|---|---|',
+    '| Block | Way | Mgas/s, execution wall (median; runs) | Mgas/s, propose wall | CPU per block (all threads) | worker results committed / conflicts / misses / late | main thread: shares handed out, results taken (ms per block) | µs per EVM transaction: main thread (sequential), worker |\n|---|---|---|---|---|---|---|---|',
   );
   for (const [name, { seq, par }] of Object.entries(r)) {
     for (const [way, runs] of [
@@ -173,14 +195,14 @@ async function main(): Promise<void> {
       const st = runs.map((x) => x.stats);
       const sum = (k: keyof ParallelStats) => st.reduce((a, s) => a + Number(s?.[k] ?? 0), 0);
       console.log(
-        `| ${name}, ${(Number(runs[0].gas) / 1e6).toFixed(1)}M gas | ${way} | ${median(ex).toFixed(1)} (${ex.map((x) => x.toFixed(1)).join(' / ')}) | ${median(runs.map((x) => mgas(x, x.wallMs))).toFixed(1)} | ${median(runs.map((x) => x.cpuMs)).toFixed(0)} ms | ${way === 'sequential' ? ' | ' : `${sum('committed')} / ${sum('conflicts')} / ${sum('misses')} / ${sum('late')}${sum('abandoned') ? `; ${sum('abandoned')} of ${runs.length} blocks abandoned` : ''} | ${(sum('startMs') / runs.length).toFixed(1)}, ${(sum('takeMs') / runs.length).toFixed(1)}`} |`,
+        `| ${name}, ${(Number(runs[0].gas) / 1e6).toFixed(1)}M gas | ${way} | ${median(ex).toFixed(1)} (${ex.map((x) => x.toFixed(1)).join(' / ')}) | ${median(runs.map((x) => mgas(x, x.wallMs))).toFixed(1)} | ${median(runs.map((x) => x.cpuMs)).toFixed(0)} ms | ${way === 'sequential' ? ' | ' : `${sum('committed')} / ${sum('conflicts')} / ${sum('misses')} / ${sum('late')}${sum('abandoned') ? `; ${sum('abandoned')} of ${runs.length} blocks abandoned` : ''} | ${(sum('startMs') / runs.length).toFixed(1)}, ${(sum('takeMs') / runs.length).toFixed(1)}`} | ${way === 'sequential' ? median(runs.map((x) => (x.executeMs * 1000) / x.txs)).toFixed(0) : ((sum('workerMs') * 1000) / Math.max(1, sum('workerRan'))).toFixed(0)} |`,
       );
     }
     // Paired rounds, the order alternating (the second run of a block finds the state cache warm): their ratios' geometric mean.
     const ratios = par.map((x, i) => mgas(x, x.executeMs) / mgas(seq[i], seq[i].executeMs));
     const paired = Math.exp(ratios.reduce((a, x) => a + Math.log(x), 0) / ratios.length);
     console.log(
-      `|  | parallel / sequential, execution: paired rounds' geometric mean | ${paired.toFixed(2)}× (${ratios.map((x) => x.toFixed(2)).join(' / ')}) | | | | |`,
+      `|  | parallel / sequential, execution: paired rounds' geometric mean | ${paired.toFixed(2)}× (${ratios.map((x) => x.toFixed(2)).join(' / ')}) | | | | | |`,
     );
   }
   const diffBlocks = Number(process.env.BENCH_DIFF_BLOCKS ?? 2000);

@@ -14,11 +14,26 @@ export const PARALLEL_PORT = 'parallelSpeculationPort';
 /** A pre-block value shipped to the worker (null: absent). */
 export type ShippedValue = [KeyStr, Uint8Array | null];
 
+/**
+ * Int32 slots of a block's shared progress array (SpeculationTask.progress):
+ * - MAIN: the block position the main thread is at; workers skip what it has reached (a result could no longer
+ *   be used), and stop once it has passed a whole chunk (every chunk still unclaimed is earlier);
+ * - POSTED: messages posted, bumped and notified after each (session.ts await, tests);
+ * - CLAIMED: chunks claimed so far, the next one's index (Atomics.add by each worker);
+ * - RAN, BUSY_US: transactions the workers ran and their busy microseconds (stats).
+ */
+export const PROGRESS = { MAIN: 0, POSTED: 1, CLAIMED: 2, RAN: 3, BUSY_US: 4, LENGTH: 5 } as const;
+
 export interface SpeculationTask {
   /** The block's environment without its BLOCKHASH callback (a BLOCKHASH read is a miss: see speculate.ts). */
   env: Omit<BlockEnv, 'blockHash'>;
-  /** Block positions of the transactions, ascending. */
+  /**
+   * Block positions of the transactions, ascending. Every worker of a block is given all of them; they claim
+   * chunks of `chunk` transactions from the end backwards (the main thread walks from the start forwards, so
+   * the two meet wherever their speeds put them), each chunk run in order on a fresh overlay.
+   */
   positions: number[];
+  chunk: number;
   /** Their raw Ethereum bytes (the stored form's `signature`), same order. */
   raws: string[];
   /** Their senders (20 bytes each), as the main thread recovered them: the worker does not recover them again. */
@@ -27,10 +42,7 @@ export interface SpeculationTask {
   values: ShippedValue[];
   /** Where the results go, one message per transaction. */
   port: MessagePort;
-  /**
-   * Int32 [0]: the block position the main thread is at; the worker skips what the main thread has reached (its
-   * result could no longer be used). Int32 [1]: messages posted, bumped and notified after each (session.ts await).
-   */
+  /** The block's progress slots (PROGRESS). */
   progress: SharedArrayBuffer;
 }
 
@@ -64,6 +76,10 @@ export type SpeculationResult =
    * The transaction read what the worker was not given (or cannot answer: BLOCKHASH, a contract's whole
    * storage): the main thread runs it. `keys` are the missed state keys, learned for the next blocks.
    */
-  | { kind: 'miss'; position: number; to: string | null; keys: KeyStr[] }
-  /** The worker's last message for the task. */
-  | { kind: 'end'; position: -1 };
+  | { kind: 'miss'; position: number; to: string | null; keys: KeyStr[] };
+
+/**
+ * What a worker posts on a task's port: results in their binary form (result-codec.ts), several at a time, and
+ * at last 'end'.
+ */
+export type SpeculationMessage = ArrayBuffer | { kind: 'end' };

@@ -21,7 +21,8 @@ import type { BlockEnv } from '../block-env.js';
 import type { EvmBaseState } from '../state-adapter.js';
 import { NS, type StateOverlay } from '../../state/index.js';
 import { parallelOptions, readyWorkers, runSpeculation } from './pool.js';
-import type { SpeculatedRun, SpeculationResult } from './protocol.js';
+import { PROGRESS, type SpeculatedRun, type SpeculationMessage } from './protocol.js';
+import { type EncodedResult, ResultReader, readBatch, readMiss } from './result-codec.js';
 import { learnMisses, shippedValues } from './read-sets.js';
 
 /**
@@ -51,6 +52,9 @@ export interface ParallelStats {
   /** Main-thread milliseconds spent handing out the shares (values read and shipped) and in take(). */
   startMs: number;
   takeMs: number;
+  /** Transactions the workers ran, and their busy milliseconds (all workers), as of the block's end. */
+  workerRan: number;
+  workerMs: number;
   /** The worker results conflicted ABANDON_AFTER times in a row: the rest ran on the main thread alone. */
   abandoned: boolean;
 }
@@ -58,7 +62,6 @@ export interface ParallelStats {
 const sameBytes = (a: Uint8Array | undefined, b: Uint8Array | null): boolean =>
   a === undefined ? b === null : b !== null && Buffer.compare(a, b) === 0;
 
-const asBuffer = (v: Uint8Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 
 /** The fields of runTx's result the block executor reads, from a speculated run. */
 function asRunTxResult(run: SpeculatedRun): RunTxResult {
@@ -75,6 +78,11 @@ function asRunTxResult(run: SpeculatedRun): RunTxResult {
 }
 
 const STORAGE_KEY_LENGTH = 53;
+/**
+ * Transactions per chunk a worker claims (from the block's end backwards). A chunk runs on one overlay, so a
+ * sender's nonce chain inside it is speculated right; its first transaction sees no earlier chunk's writes.
+ */
+const SPECULATION_CHUNK = 16;
 /** Worker results discarded in a row before a block stops using them. */
 const ABANDON_AFTER = 8;
 /**
@@ -100,13 +108,23 @@ let lastStats: ParallelStats | null = null;
 export const lastParallelStats = (): ParallelStats | null => lastStats;
 
 export class ParallelBlock {
-  private readonly results = new Map<number, SpeculationResult>();
+  private readonly results = new Map<number, EncodedResult>();
   /** Workers whose last message arrived. */
   private ended = 0;
   /** Worker results discarded in a row; at ABANDON_AFTER the rest of the block runs on the main thread alone. */
   private streak: string[] = [];
   private abandoned = false;
-  readonly stats: ParallelStats = { committed: 0, conflicts: 0, misses: 0, late: 0, startMs: 0, takeMs: 0, abandoned: false };
+  readonly stats: ParallelStats = {
+    committed: 0,
+    conflicts: 0,
+    misses: 0,
+    late: 0,
+    startMs: 0,
+    takeMs: 0,
+    workerRan: 0,
+    workerMs: 0,
+    abandoned: false,
+  };
 
   private constructor(
     private readonly positions: Map<SignedTransaction, number>,
@@ -144,30 +162,31 @@ export class ParallelBlock {
     // Workers still loading take no share: the main thread runs more itself (all of it before any is up).
     const workers = Math.min(opts.workers, readyWorkers());
     if (workers === 0) return null;
+    // The main thread's head: shipping values for what it would reach first anyway cannot pay.
     const mainCount = Math.ceil(evm.length * opts.mainShare);
-    const per = Math.ceil((evm.length - mainCount) / workers);
-    const progress = new Int32Array(new SharedArrayBuffer(8));
-    progress[0] = -1;
+    const progress = new Int32Array(new SharedArrayBuffer(PROGRESS.LENGTH * 4));
+    progress[PROGRESS.MAIN] = -1;
     const positions = new Map<SignedTransaction, number>();
-    const ports: MessagePort[] = [];
-    const { blockHash: _, ...plainEnv } = env;
-    const senders = recoveredSenders(
-      evm.slice(mainCount).map((i) => txs[i]),
-      env,
-    );
+    const share = evm.slice(mainCount);
+    const shareTxs = share.map((p) => txs[p]);
+    const senders = recoveredSenders(shareTxs, env);
     if (senders === null) return null;
-    for (let from = mainCount, w = 0; from < evm.length; from += per, w++) {
-      const share = evm.slice(from, from + per);
-      const shareTxs = share.map((p) => txs[p]);
-      for (let j = 0; j < share.length; j++) positions.set(shareTxs[j], share[j]);
+    for (let j = 0; j < share.length; j++) positions.set(shareTxs[j], share[j]);
+    const { blockHash: _, ...plainEnv } = env;
+    const raws = shareTxs.map((t) => t.signature);
+    const senderBytes = shareTxs.map((t) => senders.get(t) as Uint8Array);
+    const values = shippedValues(state, shareTxs, base.prefetch?.bind(base));
+    const ports: MessagePort[] = [];
+    for (let w = 0; w < workers; w++) {
       const { port1, port2 } = new MessageChannel();
       ports.push(port1);
       runSpeculation(w, {
         env: plainEnv,
         positions: share,
-        raws: shareTxs.map((t) => t.signature),
-        senders: shareTxs.map((t) => senders.get(t) as Uint8Array),
-        values: shippedValues(state, shareTxs, base.prefetch?.bind(base)),
+        chunk: SPECULATION_CHUNK,
+        raws,
+        senders: senderBytes,
+        values,
         port: port2,
         progress: progress.buffer as SharedArrayBuffer,
       });
@@ -181,9 +200,9 @@ export class ParallelBlock {
   private drain(): void {
     for (const port of this.ports) {
       for (let m = receiveMessageOnPort(port); m !== undefined; m = receiveMessageOnPort(port)) {
-        const r = m.message as SpeculationResult;
-        if (r.kind === 'end') this.ended++;
-        else this.results.set(r.position, r);
+        const message = m.message as SpeculationMessage;
+        if (message instanceof ArrayBuffer) for (const r of readBatch(message)) this.results.set(r.position, r);
+        else this.ended++;
       }
     }
   }
@@ -204,7 +223,7 @@ export class ParallelBlock {
   private takeAt(position: number, tx: SignedTransaction, state: StateOverlay): TakenResult | null {
     if (this.awaitWorkers) this.await(position);
     // From here on the workers skip this transaction and those before it.
-    Atomics.store(this.progress, 0, position);
+    Atomics.store(this.progress, PROGRESS.MAIN, position);
     this.drain();
     const r = this.results.get(position);
     if (r === undefined) {
@@ -213,27 +232,29 @@ export class ParallelBlock {
     }
     if (r.kind === 'miss') {
       this.stats.misses++;
-      learnMisses(tx, r.to, r.keys);
+      const { to, keys } = readMiss(r.body);
+      learnMisses(tx, to, keys);
       return null;
     }
-    if (r.kind === 'end') return null;
-    for (const [k, v] of r.reads) {
-      if (!sameBytes(state.get(k), v)) {
-        this.stats.conflicts++;
-        // A contract is hot for its storage; a conflict on an account (a sender's nonce chain) is no contract's.
-        this.streak.push(k.length === STORAGE_KEY_LENGTH && k.charCodeAt(0) === NS.storage ? tx.to_address : '');
-        if (this.streak.length >= ABANDON_AFTER) this.abandon();
-        return null;
-      }
+    const reader = new ResultReader(r.body);
+    let changed = '';
+    if (!reader.everyEntry((k, v) => sameBytes(state.get(k), v) || ((changed = k), false))) {
+      this.stats.conflicts++;
+      // A contract is hot for its storage; a conflict on an account (a sender's nonce chain) is no contract's.
+      this.streak.push(changed.length === STORAGE_KEY_LENGTH && changed.charCodeAt(0) === NS.storage ? tx.to_address : '');
+      if (this.streak.length >= ABANDON_AFTER) this.abandon();
+      return null;
     }
     this.streak = [];
     this.stats.committed++;
-    if (r.kind === 'dropped') return { dropped: r.reason };
-    for (const [k, v] of r.writes) {
+    if (r.kind === 'dropped') return { dropped: reader.utf8() ?? '' };
+    reader.everyEntry((k, v) => {
+      // Copied: a value kept in the state must not pin the whole batch it came in.
       if (v === null) state.delete(k);
-      else state.set(k, asBuffer(v));
-    }
-    return { result: asRunTxResult(r.run) };
+      else state.set(k, Buffer.from(v));
+      return true;
+    });
+    return { result: asRunTxResult(reader.run()) };
   }
 
   /**
@@ -243,10 +264,10 @@ export class ParallelBlock {
   private await(position: number): void {
     const until = Date.now() + AWAIT_LIMIT_MS;
     for (;;) {
-      const seen = Atomics.load(this.progress, 1);
+      const seen = Atomics.load(this.progress, PROGRESS.POSTED);
       this.drain();
       if (this.results.has(position) || this.ended === this.ports.length || Date.now() > until) return;
-      Atomics.wait(this.progress, 1, seen, Math.max(1, until - Date.now()));
+      Atomics.wait(this.progress, PROGRESS.POSTED, seen, Math.max(1, until - Date.now()));
     }
   }
 
@@ -259,12 +280,14 @@ export class ParallelBlock {
     this.stats.abandoned = true;
     for (const to of this.streak) if (to !== '') hotContracts.set(to, this.hotUntil);
     if (hotContracts.size > 1024) hotContracts.clear();
-    Atomics.store(this.progress, 0, 0x7fffffff);
+    Atomics.store(this.progress, PROGRESS.MAIN, 0x7fffffff);
   }
 
   /** The block is done: the workers stop at their next transaction. */
   close(): void {
-    Atomics.store(this.progress, 0, 0x7fffffff);
+    Atomics.store(this.progress, PROGRESS.MAIN, 0x7fffffff);
+    this.stats.workerRan = Atomics.load(this.progress, PROGRESS.RAN);
+    this.stats.workerMs = Atomics.load(this.progress, PROGRESS.BUSY_US) / 1000;
     for (const p of this.ports) p.close();
   }
 }

@@ -20,7 +20,15 @@ import { Address } from '@ethereumjs/util';
 import { impersonatedSender } from '../impersonation.js';
 import type { EvmBaseState, EvmStateAdapter } from '../state-adapter.js';
 import { createChainVm, evmBlockFor, vmKey } from '../vm-factory.js';
-import type { LogTuple, ShippedValue, SpeculationResult, SpeculationTask } from './protocol.js';
+import {
+  type LogTuple,
+  PROGRESS,
+  type ShippedValue,
+  type SpeculationMessage,
+  type SpeculationResult,
+  type SpeculationTask,
+} from './protocol.js';
+import { ResultWriter } from './result-codec.js';
 
 const EMPTY = new Uint8Array(0);
 const asBuffer = (v: Uint8Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
@@ -89,7 +97,6 @@ async function workerVm(env: Omit<BlockEnv, 'blockHash'>, overlay: StateOverlay)
   return v;
 }
 
-const copy = (b: Uint8Array): Uint8Array => b.slice();
 const entries = (m: ReadonlyMap<KeyStr, Buffer | null | undefined>): ShippedValue[] => Array.from(m, ([k, v]) => [k, v ?? null]);
 
 /** The transaction with the sender the main thread recovered (its own getSenderAddress; decoded unfrozen for that). */
@@ -100,76 +107,114 @@ function withSender(raw: string, sender: Uint8Array, common: Common): TypedTrans
   return t;
 }
 
-/** Runs the task's transactions in order, posting each one's result on the task's port; the last message is 'end'. */
+/** Results posted together (each message costs both threads a few microseconds). */
+const BATCH = 8;
+const END: SpeculationMessage = { kind: 'end' };
+
+/**
+ * Claims chunks of the task from the end backwards and runs each in order, posting each transaction's result on
+ * the task's port; the last message is 'end'. Returns the transactions run.
+ */
 export async function speculate(task: SpeculationTask): Promise<number> {
   const progress = new Int32Array(task.progress);
-  const post = (r: SpeculationResult) => {
-    task.port.postMessage(r);
+  const writer = new ResultWriter();
+  const flush = () => {
+    const batch = writer.flush();
+    if (batch === null) return;
+    task.port.postMessage(batch, [batch]);
     // A main thread that awaits results (tests) wakes up on this.
-    Atomics.add(progress, 1, 1);
-    Atomics.notify(progress, 1);
+    Atomics.add(progress, PROGRESS.POSTED, 1);
+    Atomics.notify(progress, PROGRESS.POSTED);
   };
   let ran = 0;
   try {
     shipped.reset(task.values);
-    const run = new StateOverlay(shipped);
-    const { vm, common, adapter } = await workerVm(task.env, run);
+    const { vm, common, adapter } = await workerVm(task.env, new StateOverlay(shipped));
     const block = evmBlockFor({ ...task.env, blockHash: blindHash }, common);
     const collector = accountKey(FEE_COLLECTOR);
-    for (let i = 0; i < task.positions.length; i++) {
-      const position = task.positions[i];
-      // The main thread is at or past it: it runs it itself.
-      if (Atomics.load(progress, 0) >= position) continue;
-      ran++;
-      const typed = withSender(task.raws[i], task.senders[i], common);
-      const to = typed.to ? typed.to.toString() : null;
-      // An impersonated sender with code needs the main thread's EIP-3607 exemption (block-executor.ts).
-      if (task.env.devChain && impersonatedSender(typed) !== null) {
-        post({ kind: 'miss', position, to, keys: [] });
-        continue;
+    const n = task.positions.length;
+    for (;;) {
+      const c = Atomics.add(progress, PROGRESS.CLAIMED, 1);
+      const hi = n - c * task.chunk;
+      // Every chunk is claimed, or the main thread has passed this one (and so every later claim: they are earlier).
+      if (hi <= 0 || Atomics.load(progress, PROGRESS.MAIN) >= task.positions[hi - 1]) break;
+      const lo = Math.max(0, hi - task.chunk);
+      // A chunk sees its own earlier writes, never a later chunk's (run before it, but after it in the block).
+      const run = new StateOverlay(shipped);
+      for (let i = lo; i < hi; i++) {
+        const position = task.positions[i];
+        // The main thread is at or past it: it runs it itself.
+        const main = Atomics.load(progress, PROGRESS.MAIN);
+        if (main >= position) continue;
+        ran++;
+        const t0 = performance.now();
+        writer.add(await runOne(task, i, vm, common, adapter, block, run, collector));
+        // Results go in batches, but one at a time once the main thread is close enough to want them.
+        if (writer.count >= BATCH || position - main <= 2 * task.chunk) flush();
+        // Counted as they go: the main thread reads them when the block ends, maybe before this share does.
+        Atomics.add(progress, PROGRESS.RAN, 1);
+        Atomics.add(progress, PROGRESS.BUSY_US, Math.round((performance.now() - t0) * 1000));
       }
-      const recorder = new ReadRecorder(run);
-      const own = new StateOverlay(recorder);
-      adapter.rebase(own, shipped);
-      shipped.missed.clear();
-      shipped.blind = false;
-      let outcome: SpeculationResult;
-      try {
-        const r = await runTx(vm, { tx: typed, block, skipHardForkValidation: true, blockGasUsed: 0n });
-        // As the block executor: the VM's payment to the collector is taken back (the block splits the fee).
-        own.delete(collector);
-        const logs: LogTuple[] = (r.execResult.logs ?? []).map(([a, topics, data]) => [copy(a), topics.map(copy), copy(data)]);
-        outcome = {
-          kind: 'ran',
-          position,
-          reads: entries(recorder.reads),
-          writes: entries(own.changes),
-          run: {
-            amountSpent: r.amountSpent,
-            totalGasSpent: r.totalGasSpent,
-            exceptionError: r.execResult.exceptionError ? r.execResult.exceptionError.error : null,
-            returnValue: copy(r.execResult.returnValue ?? EMPTY),
-            logs,
-            createdAddress: r.createdAddress ? copy(r.createdAddress.bytes) : null,
-          },
-        };
-      } catch (err) {
-        // A refused transaction writes nothing (runTx reverts its checkpoint); anything else is the main thread's.
-        outcome =
-          own.changes.size === 0
-            ? { kind: 'dropped', position, reads: entries(recorder.reads), reason: (err as Error).message.split(' (')[0] }
-            : { kind: 'miss', position, to, keys: [] };
-      }
-      if (shipped.missed.size > 0 || shipped.blind) {
-        post({ kind: 'miss', position, to, keys: [...shipped.missed] });
-        continue;
-      }
-      post(outcome);
-      run.absorb(own);
+      flush();
     }
   } finally {
-    post({ kind: 'end', position: -1 });
+    flush();
+    task.port.postMessage(END);
+    Atomics.add(progress, PROGRESS.POSTED, 1);
+    Atomics.notify(progress, PROGRESS.POSTED);
     task.port.close();
   }
   return ran;
+}
+
+/** One transaction of the task on its own overlay over `run`; its writes join `run` when its result is usable. */
+async function runOne(
+  task: SpeculationTask,
+  i: number,
+  vm: VM,
+  common: Common,
+  adapter: EvmStateAdapter,
+  block: ReturnType<typeof evmBlockFor>,
+  run: StateOverlay,
+  collector: KeyStr,
+): Promise<SpeculationResult> {
+  const position = task.positions[i];
+  const typed = withSender(task.raws[i], task.senders[i], common);
+  const to = typed.to ? typed.to.toString() : null;
+  // An impersonated sender with code needs the main thread's EIP-3607 exemption (block-executor.ts).
+  if (task.env.devChain && impersonatedSender(typed) !== null) return { kind: 'miss', position, to, keys: [] };
+  const recorder = new ReadRecorder(run);
+  const own = new StateOverlay(recorder);
+  adapter.rebase(own, shipped);
+  shipped.missed.clear();
+  shipped.blind = false;
+  let outcome: SpeculationResult;
+  try {
+    const r = await runTx(vm, { tx: typed, block, skipHardForkValidation: true, blockGasUsed: 0n });
+    // As the block executor: the VM's payment to the collector is taken back (the block splits the fee).
+    own.delete(collector);
+    outcome = {
+      kind: 'ran',
+      position,
+      reads: entries(recorder.reads),
+      writes: entries(own.changes),
+      run: {
+        amountSpent: r.amountSpent,
+        totalGasSpent: r.totalGasSpent,
+        exceptionError: r.execResult.exceptionError ? r.execResult.exceptionError.error : null,
+        returnValue: r.execResult.returnValue ?? EMPTY,
+        logs: (r.execResult.logs ?? []) as LogTuple[],
+        createdAddress: r.createdAddress ? r.createdAddress.bytes : null,
+      },
+    };
+  } catch (err) {
+    // A refused transaction writes nothing (runTx reverts its checkpoint); anything else is the main thread's.
+    outcome =
+      own.changes.size === 0
+        ? { kind: 'dropped', position, reads: entries(recorder.reads), reason: (err as Error).message.split(' (')[0] }
+        : { kind: 'miss', position, to, keys: [] };
+  }
+  if (shipped.missed.size > 0 || shipped.blind) return { kind: 'miss', position, to, keys: [...shipped.missed] };
+  run.absorb(own);
+  return outcome;
 }
