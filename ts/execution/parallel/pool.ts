@@ -100,7 +100,10 @@ export const parallelOptions = (): Readonly<ParallelOptions> | null => options;
 /** Workers ready to take a share now. */
 export const readyWorkers = (): number => ports.length;
 
-/** Hands a share of a block to worker `i` (< readyWorkers()); its results arrive on the task's port. */
+/**
+ * Hands a share of a block to worker `i` (< readyWorkers()); its results arrive on the task's port. The task's
+ * values and senders are transferred: each must own its whole ArrayBuffer (never a view of Buffer's pool).
+ */
 export function runSpeculation(i: number, task: SpeculationTask): void {
-  ports[i].postMessage(task, [task.port]);
+  ports[i].postMessage(task, [task.port, task.values, task.senders.buffer as ArrayBuffer]);
 }

@@ -36,10 +36,16 @@ export interface SpeculationTask {
   chunk: number;
   /** Their raw Ethereum bytes (the stored form's `signature`), same order. */
   raws: string[];
-  /** Their senders (20 bytes each), as the main thread recovered them: the worker does not recover them again. */
-  senders: Uint8Array[];
-  /** Pre-block values: everything the worker may read. A read of any other key is a miss. */
-  values: ShippedValue[];
+  /**
+   * Their senders (20 bytes each, one after the other), as their stored form names them (the main thread's
+   * stateless check drops a transaction whose signature says otherwise): the worker does not recover them.
+   */
+  senders: Uint8Array;
+  /**
+   * Pre-block values: everything the worker may read (a read of any other key is a miss), as entries in the
+   * results' binary form (result-codec.ts), transferred.
+   */
+  values: ArrayBuffer;
   /** Where the results go, one message per transaction. */
   port: MessagePort;
   /** The block's progress slots (PROGRESS). */

@@ -80,6 +80,11 @@ export class ResultWriter {
     }
   }
 
+  /** Entries alone (a task's pre-block values), not a result: read back with ResultReader.everyEntry. */
+  addEntries(list: readonly ShippedValue[]): void {
+    this.entries(list);
+  }
+
   private run(r: SpeculatedRun): void {
     this.bigint(r.amountSpent);
     this.bigint(r.totalGasSpent);
@@ -116,9 +121,9 @@ export class ResultWriter {
     this.count++;
   }
 
-  /** The results written since the last flush, as a buffer of their own (transferable), or null if none. */
+  /** What was written since the last flush, as a buffer of its own (transferable), or null if no result was. */
   flush(): ArrayBuffer | null {
-    if (this.count === 0) return null;
+    if (this.at === 0) return null;
     const out = this.buf.buffer.slice(this.buf.byteOffset, this.buf.byteOffset + this.at);
     this.at = 0;
     this.count = 0;

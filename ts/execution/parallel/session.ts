@@ -15,30 +15,14 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import type { RunTxResult } from '@ethereumjs/vm';
 import type { SignedTransaction } from '../../ledger/index.js';
-import { chainCommon } from '../common.js';
-import { isEvmTransaction, typedTransactionOf } from '../evm-tx.js';
+import { isEvmTransaction } from '../evm-tx.js';
 import type { BlockEnv } from '../block-env.js';
 import type { EvmBaseState } from '../state-adapter.js';
 import { NS, type StateOverlay } from '../../state/index.js';
 import { parallelOptions, readyWorkers, runSpeculation } from './pool.js';
 import { PROGRESS, type SpeculatedRun, type SpeculationMessage } from './protocol.js';
-import { type EncodedResult, ResultReader, readBatch, readMiss } from './result-codec.js';
+import { type EncodedResult, ResultReader, ResultWriter, readBatch, readMiss } from './result-codec.js';
 import { learnMisses, shippedValues } from './read-sets.js';
-
-/**
- * The senders of the workers' transactions (the main thread needs them anyway, and recovered them at admission
- * when it produces), or null when one does not decode: the sequential path gives it its proper refusal.
- */
-function recoveredSenders(txs: readonly SignedTransaction[], env: BlockEnv): Map<SignedTransaction, Uint8Array> | null {
-  const common = chainCommon(env.chainId, env.hardfork);
-  const out = new Map<SignedTransaction, Uint8Array>();
-  try {
-    for (const t of txs) out.set(t, typedTransactionOf(t, common).getSenderAddress().bytes);
-  } catch {
-    return null;
-  }
-  return out;
-}
 
 /** What `take` gives the executor for a transaction: a committed run, or a refusal; null: run it yourself. */
 export type TakenResult = { result: RunTxResult } | { dropped: string };
@@ -169,13 +153,16 @@ export class ParallelBlock {
     const positions = new Map<SignedTransaction, number>();
     const share = evm.slice(mainCount);
     const shareTxs = share.map((p) => txs[p]);
-    const senders = recoveredSenders(shareTxs, env);
-    if (senders === null) return null;
     for (let j = 0; j < share.length; j++) positions.set(shareTxs[j], share[j]);
     const { blockHash: _, ...plainEnv } = env;
     const raws = shareTxs.map((t) => t.signature);
-    const senderBytes = shareTxs.map((t) => senders.get(t) as Uint8Array);
-    const values = shippedValues(state, shareTxs, base.prefetch?.bind(base));
+    // The senders as the stored form names them. One that its signature does not give is dropped by the main
+    // thread's stateless check before it asks for the result; later results that read its writes then conflict.
+    const senderBytes = Buffer.allocUnsafeSlow(20 * shareTxs.length);
+    for (let j = 0; j < shareTxs.length; j++) senderBytes.write(shareTxs[j].from_address.slice(2), 20 * j, 20, 'hex');
+    const writer = new ResultWriter();
+    writer.addEntries(shippedValues(state, shareTxs, base.prefetch?.bind(base)));
+    const values = writer.flush() as ArrayBuffer;
     const ports: MessagePort[] = [];
     for (let w = 0; w < workers; w++) {
       const { port1, port2 } = new MessageChannel();
@@ -185,8 +172,9 @@ export class ParallelBlock {
         positions: share,
         chunk: SPECULATION_CHUNK,
         raws,
-        senders: senderBytes,
-        values,
+        // Each worker its own copy; the last one takes these.
+        senders: w === workers - 1 ? senderBytes : new Uint8Array(senderBytes),
+        values: w === workers - 1 ? values : values.slice(0),
         port: port2,
         progress: progress.buffer as SharedArrayBuffer,
       });

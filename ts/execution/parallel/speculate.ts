@@ -28,7 +28,7 @@ import {
   type SpeculationResult,
   type SpeculationTask,
 } from './protocol.js';
-import { ResultWriter } from './result-codec.js';
+import { ResultReader, ResultWriter } from './result-codec.js';
 
 const EMPTY = new Uint8Array(0);
 const asBuffer = (v: Uint8Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
@@ -40,9 +40,13 @@ class ShippedState implements EvmBaseState {
   missed = new Set<KeyStr>();
   blind = false;
 
-  reset(values: readonly ShippedValue[]): void {
-    this.values = new Map();
-    for (const [k, v] of values) this.values.set(k, v === null ? null : asBuffer(v));
+  reset(values: ArrayBuffer): void {
+    const map = new Map<KeyStr, Buffer | null>();
+    new ResultReader(Buffer.from(values)).everyEntry((k, v) => {
+      map.set(k, v);
+      return true;
+    });
+    this.values = map;
   }
 
   get(key: KeyStr): Buffer | undefined {
@@ -179,7 +183,13 @@ async function runOne(
   collector: KeyStr,
 ): Promise<SpeculationResult> {
   const position = task.positions[i];
-  const typed = withSender(task.raws[i], task.senders[i], common);
+  let typed: TypedTransaction;
+  try {
+    typed = withSender(task.raws[i], task.senders.subarray(20 * i, 20 * i + 20), common);
+  } catch {
+    // Bytes that do not decode: the main thread gives the transaction its refusal.
+    return { kind: 'miss', position, to: null, keys: [] };
+  }
   const to = typed.to ? typed.to.toString() : null;
   // An impersonated sender with code needs the main thread's EIP-3607 exemption (block-executor.ts).
   if (task.env.devChain && impersonatedSender(typed) !== null) return { kind: 'miss', position, to, keys: [] };
