@@ -28,7 +28,8 @@ import { runDifferential } from './parallel-blocks.js';
  * Then BENCH_DIFF_BLOCKS random blocks of the differential check (bench/parallel-blocks.ts) both ways.
  *
  *   node dist/bench/evm-parallel.js     BENCH_ROUNDS (5), BENCH_WARM (8), BENCH_HOLDERS (850), BENCH_WORKERS, BENCH_MIN_TXS,
- *                                       BENCH_MAIN_SHARE, BENCH_ONLY (a workload's name, part of it), BENCH_DIFF_BLOCKS (2000)
+ *                                       BENCH_MAIN_SHARE, BENCH_ONLY (a workload's name, part of it), BENCH_DIFF_BLOCKS (2000),
+ *                                       BENCH_AWAIT=1 (the main thread waits for every worker result: the worker's own speed)
  */
 
 const E18 = 10n ** 18n;

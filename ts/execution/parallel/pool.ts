@@ -15,8 +15,9 @@ export interface ParallelOptions {
   /** Fewer EVM transactions than this in a block: sequential (parallelism cannot pay for its setup). */
   minTxs: number;
   /**
-   * Share of the block's EVM transactions the main thread executes itself before it reaches the workers'
-   * results; the rest is split evenly between the workers.
+   * Share of the block's EVM transactions the main thread surely reaches before the workers (claiming chunks
+   * from the block's end) get there, with one worker: nothing is shipped for them. With W workers the head is
+   * mainShare * 2 / (W + 1). Where the main thread and the workers meet is their speeds' doing, not this.
    */
   mainShare: number;
   /**

@@ -147,7 +147,7 @@ export class ParallelBlock {
     const workers = Math.min(opts.workers, readyWorkers());
     if (workers === 0) return null;
     // The main thread's head: shipping values for what it would reach first anyway cannot pay.
-    const mainCount = Math.ceil(evm.length * opts.mainShare);
+    const mainCount = Math.ceil((evm.length * opts.mainShare * 2) / (workers + 1));
     const progress = new Int32Array(new SharedArrayBuffer(PROGRESS.LENGTH * 4));
     progress[PROGRESS.MAIN] = -1;
     const positions = new Map<SignedTransaction, number>();
