@@ -22,6 +22,7 @@ import {
   DEFAULT_RPC_GAS_CAP,
   DEV_RPC_EVM_INLINE_MS,
   defaultCallWorkers,
+  defaultNodeParallelWorkers,
 } from '../execution/index.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT } from '../http/index.js';
 import { DEFAULT_MEMPOOL_LIMITS } from '../mempool/index.js';
@@ -96,7 +97,10 @@ export interface NodeConfig {
   rpcEvmTimeoutMs: number;
   /** Call worker threads (calls running at once). */
   rpcEvmWorkers: number;
-  /** Speculation workers of parallel block execution; 0 = off (sequential, the default: bench/RESULTS.md). */
+  /**
+   * Speculation workers of parallel block execution, started with the first block of 64+ EVM transactions; 0 =
+   * off (sequential). Default: the cores but one (1 to 4), 0 on one core (docs/evm.md "Parallel execution").
+   */
   parallelEvmWorkers: number;
   /** How long a call may run on the main thread before it moves to a worker (ms); 0 = always a worker. */
   rpcEvmInlineMs: number;
@@ -290,7 +294,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig 
       'rpc-evmtimeout / NATIVE_RPC_EVMTIMEOUT',
     ),
     rpcEvmWorkers: int('rpc-evm-workers', 'NATIVE_RPC_EVM_WORKERS', defaultCallWorkers(), 1),
-    parallelEvmWorkers: int('parallel-evm-workers', 'NATIVE_PARALLEL_EVM_WORKERS', 0),
+    parallelEvmWorkers: int('parallel-evm-workers', 'NATIVE_PARALLEL_EVM_WORKERS', defaultNodeParallelWorkers()),
     // The dev chain answers its tools' short calls on the main thread (docs/dev-chain.md, "Calls").
     rpcEvmInlineMs: duration(
       str('rpc-evm-inline', 'NATIVE_RPC_EVM_INLINE'),

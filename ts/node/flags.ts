@@ -245,7 +245,7 @@ export const NODE_FLAGS: readonly FlagSpec[] = [
     name: 'parallel-evm-workers',
     type: 'string',
     env: 'NATIVE_PARALLEL_EVM_WORKERS',
-    default: '0 (off)',
+    default: 'cores - 1 (1 to 4); 0 (off) on one core',
     value: 'N',
     help: 'worker threads that execute a block\'s EVM transactions in parallel (docs/evm.md "Parallel execution")',
   },

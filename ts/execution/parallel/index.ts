@@ -5,6 +5,7 @@ export {
   type ParallelOptions,
   closeParallelExecution,
   configureParallelExecution,
+  defaultNodeParallelWorkers,
   defaultParallelWorkers,
   parallelOptions,
   readyWorkers,

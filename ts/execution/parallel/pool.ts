@@ -26,6 +26,12 @@ export interface ParallelOptions {
    */
   hotBlocks: number;
   /**
+   * The workers start with the first block that would use them (a node's default: a chain that never makes a
+   * block of minTxs EVM transactions, such as a dev chain, never pays for them; that first block runs
+   * sequentially). Otherwise they start at once.
+   */
+  lazy?: boolean;
+  /**
    * Tests only: the main thread waits for each worker result instead of running a late transaction itself, so
    * every path (commit, conflict, miss) is taken whatever the machine's load. Never faster.
    */
@@ -34,6 +40,12 @@ export interface ParallelOptions {
 
 /** Workers: the cores but one (the main thread's), 1 to 4. */
 export const defaultParallelWorkers = (): number => Math.max(1, Math.min(4, availableParallelism() - 1));
+
+/**
+ * A node's default (`--parallel-evm-workers`): the cores but one, started with the first block that wants them,
+ * where there are two cores or more; none on one core (a worker could only take time from the main thread).
+ */
+export const defaultNodeParallelWorkers = (): number => (availableParallelism() >= 2 ? defaultParallelWorkers() : 0);
 
 export const DEFAULT_PARALLEL_MIN_TXS = 64;
 export const DEFAULT_PARALLEL_MAIN_SHARE = 0.45;
@@ -47,7 +59,8 @@ let ports: MessagePort[] = [];
 /**
  * Turns parallel execution on (options) or off (null). The workers start with the first switch on, at once, so
  * the first parallel block does not wait for their loading (~300 ms each; until a worker is up, the main thread
- * runs the block alone); switched off they stay idle until closeParallelExecution.
+ * runs the block alone), or with the first block that wants them (`lazy`); switched off they stay idle until
+ * closeParallelExecution.
  */
 export async function configureParallelExecution(opts: Partial<ParallelOptions> | null): Promise<void> {
   if (opts === null) {
@@ -59,15 +72,21 @@ export async function configureParallelExecution(opts: Partial<ParallelOptions> 
     minTxs: opts.minTxs ?? DEFAULT_PARALLEL_MIN_TXS,
     mainShare: opts.mainShare ?? DEFAULT_PARALLEL_MAIN_SHARE,
     hotBlocks: opts.hotBlocks ?? DEFAULT_PARALLEL_HOT_BLOCKS,
+    lazy: opts.lazy === true,
     awaitWorkers: opts.awaitWorkers === true,
   };
   if (pool && pool.options.maxThreads !== next.workers) await closeParallelExecution();
   options = next;
-  if (pool) return;
+  if (!next.lazy) startWorkers();
+}
+
+/** The workers of the options in force, started unless they are. */
+export function startWorkers(): void {
+  if (pool || options === null) return;
   pool = new Piscina({
     filename: new URL('./worker.js', import.meta.url).href,
-    minThreads: next.workers,
-    maxThreads: next.workers,
+    minThreads: options.workers,
+    maxThreads: options.workers,
     idleTimeout: Number.POSITIVE_INFINITY,
     concurrentTasksPerWorker: 1,
     // An idle Piscina worker blocks in Atomics.wait for its next task by default, deaf to its share port.

@@ -19,7 +19,7 @@ import { isEvmTransaction } from '../evm-tx.js';
 import type { BlockEnv } from '../block-env.js';
 import type { EvmBaseState } from '../state-adapter.js';
 import { NS, type StateOverlay } from '../../state/index.js';
-import { parallelOptions, readyWorkers, runSpeculation } from './pool.js';
+import { parallelOptions, readyWorkers, runSpeculation, startWorkers } from './pool.js';
 import { PROGRESS, type SpeculatedRun, type SpeculationMessage } from './protocol.js';
 import { type EncodedResult, ResultReader, ResultWriter, readBatch, readMiss } from './result-codec.js';
 import { learnMisses, shippedValues } from './read-sets.js';
@@ -145,7 +145,10 @@ export class ParallelBlock {
     if (new Set(evmTxs).size !== evm.length || (opts.hotBlocks > 0 && mostlyHot(evmTxs, env.height))) return null;
     // Workers still loading take no share: the main thread runs more itself (all of it before any is up).
     const workers = Math.min(opts.workers, readyWorkers());
-    if (workers === 0) return null;
+    if (workers === 0) {
+      startWorkers();
+      return null;
+    }
     // The main thread's head: shipping values for what it would reach first anyway cannot pay.
     const mainCount = Math.ceil((evm.length * opts.mainShare * 2) / (workers + 1));
     const progress = new Int32Array(new SharedArrayBuffer(PROGRESS.LENGTH * 4));

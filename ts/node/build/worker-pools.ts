@@ -1,6 +1,6 @@
 /**
  * The worker pools of eth_call/estimateGas and of traces (their threads start on first use), and parallel block
- * execution's workers when `--parallel-evm-workers` asks for them (started at once).
+ * execution's workers unless `--parallel-evm-workers 0` (started with the first block that wants them).
  */
 import type { Logger } from 'pino';
 import { CallPool, TracePool, closeParallelExecution, configureParallelExecution } from '../../execution/index.js';
@@ -18,7 +18,7 @@ export function buildWorkerPools(config: NodeConfig, log: Logger): Built<{ evmCa
   });
   const evmTraces = new TracePool({ onError: (err) => log.error({ err }, 'trace worker failed') });
   if (config.parallelEvmWorkers > 0) {
-    configureParallelExecution({ workers: config.parallelEvmWorkers }).catch((err) =>
+    configureParallelExecution({ workers: config.parallelEvmWorkers, lazy: true }).catch((err) =>
       log.error({ err }, 'parallel execution workers failed to start'),
     );
   }
