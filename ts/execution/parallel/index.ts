@@ -10,4 +10,4 @@ export {
   parallelOptions,
   readyWorkers,
 } from './pool.js';
-export { type ParallelStats, lastParallelStats } from './session.js';
+export { type ParallelStats, type ParallelTotals, lastParallelStats, parallelTotals } from './session.js';

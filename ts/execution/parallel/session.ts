@@ -88,6 +88,19 @@ function mostlyHot(txs: readonly SignedTransaction[], height: number): boolean {
 const AWAIT_LIMIT_MS = 5_000;
 
 let lastStats: ParallelStats | null = null;
+
+/** Counters of every block run in parallel in this process since it started (the node's /metrics). */
+export interface ParallelTotals {
+  blocks: number;
+  abandoned: number;
+  committed: number;
+  conflicts: number;
+  misses: number;
+  late: number;
+}
+
+const totals: ParallelTotals = { blocks: 0, abandoned: 0, committed: 0, conflicts: 0, misses: 0, late: 0 };
+export const parallelTotals = (): Readonly<ParallelTotals> => totals;
 /** The counters of the last block that ran in parallel (bench, tests). */
 export const lastParallelStats = (): ParallelStats | null => lastStats;
 
@@ -277,6 +290,12 @@ export class ParallelBlock {
   /** The block is done: the workers stop at their next transaction. */
   close(): void {
     Atomics.store(this.progress, PROGRESS.MAIN, 0x7fffffff);
+    totals.blocks++;
+    if (this.stats.abandoned) totals.abandoned++;
+    totals.committed += this.stats.committed;
+    totals.conflicts += this.stats.conflicts;
+    totals.misses += this.stats.misses;
+    totals.late += this.stats.late;
     this.stats.workerRan = Atomics.load(this.progress, PROGRESS.RAN);
     this.stats.workerMs = Atomics.load(this.progress, PROGRESS.BUSY_US) / 1000;
     for (const p of this.ports) p.close();
