@@ -1,7 +1,7 @@
 import test from 'ava';
 import { ethers } from 'ethers';
 import { closeParallelExecution } from '../../ts/execution/index.js';
-import { CHAIN_ID, devPrivateKey, rpcOk, waitReceipt } from '../helpers/evm.js';
+import { devPrivateKey, rpcOk, signTransfer, waitReceipt } from '../helpers/evm.js';
 import { httpJson, startTestNode } from '../helpers/node.js';
 
 // Parallel execution is process-wide: whatever this file's node started ends with it.
@@ -33,17 +33,7 @@ test('a node with the default config runs its big EVM blocks in parallel: same b
   const n = await startTestNode({ blockTimeMs: 500 });
   t.teardown(() => n.stop());
   t.true(n.node.config.parallelEvmWorkers > 0, 'on by default on this machine');
-  const tx = (key: string, nonce: number, to: string, value: bigint) =>
-    new ethers.Wallet(key).signTransaction({
-      type: 2,
-      chainId: CHAIN_ID,
-      nonce,
-      to,
-      value,
-      gasLimit: 21_000n,
-      maxFeePerGas: 2_000_000_000n,
-      maxPriorityFeePerGas: 1n,
-    });
+  const tx = signTransfer;
   // 70 fresh senders, funded by one dev account in one batch (a block of 64+ EVM transactions: the workers start).
   const senders = Array.from({ length: SENDERS }, () => ethers.Wallet.createRandom());
   const funding = await sendBatch(

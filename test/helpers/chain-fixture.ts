@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { ethers } from 'ethers';
 import {
   type Block,
   blockHash,
@@ -23,6 +22,7 @@ import {
 import { StateStore } from '../../ts/state/index.js';
 import { openRocksStore, type KvStore } from '../../ts/storage/index.js';
 import { fromHex, toHex } from '../../ts/util/index.js';
+import { signTransfer } from './evm.js';
 
 const MNEMONIC = 'test test test test test test test test test test test junk';
 export const GENESIS_TS = 1_700_000_000;
@@ -82,17 +82,7 @@ export async function evmTransfer(
   to = bob.address,
   value = 10n ** 15n,
 ): Promise<SignedTransaction> {
-  const w = new ethers.Wallet(`0x${privateKeyHex(from)}`);
-  const raw = await w.signTransaction({
-    type: 2,
-    chainId: 7120,
-    nonce,
-    to,
-    value,
-    gasLimit: 21_000n,
-    maxFeePerGas: 2_000_000_000n,
-    maxPriorityFeePerGas: 1n,
-  });
+  const raw = await signTransfer(`0x${privateKeyHex(from)}`, nonce, to, value);
   const bytes = fromHex(raw);
   return storedEvmTransaction(decodeSignedEvmTransaction(bytes, chainCommon(7120, 'prague')), bytes, GENESIS_TS);
 }

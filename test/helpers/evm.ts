@@ -14,6 +14,20 @@ export function devKey(i: number): KeyPair {
 
 export const devPrivateKey = (i: number): `0x${string}` => `0x${privateKeyHex(devKey(i))}`;
 
+/** A raw signed EIP-1559 value transfer (21,000 gas, 2 gwei fee cap) on the test chain. */
+export function signTransfer(privateKey: string, nonce: number, to: string, value: bigint): Promise<string> {
+  return new ethers.Wallet(privateKey).signTransaction({
+    type: 2,
+    chainId: CHAIN_ID,
+    nonce,
+    to,
+    value,
+    gasLimit: 21_000n,
+    maxFeePerGas: 2_000_000_000n,
+    maxPriorityFeePerGas: 1n,
+  });
+}
+
 export interface RpcReply<T = any> {
   result?: T;
   error?: { code: number; message: string; data?: unknown };
