@@ -1,7 +1,8 @@
 /**
- * The worker side of parallel execution (docs/evm.md "Parallel execution"): a contiguous run of a block's EVM
- * transactions executed in order against the pre-block values the main thread shipped, each on an overlay of
- * its own over the run's earlier writes, recording what it read (key and value seen) and what it wrote. The
+ * The worker side of parallel execution (docs/evm.md "Parallel execution"): chunks of a block's EVM transactions,
+ * claimed from the block's end backwards, each executed in order against the pre-block values the main thread
+ * shipped, each transaction on an overlay of its own over its chunk's earlier writes, recording what it read (key
+ * and value seen) and what it wrote. The
  * main thread commits a result only if every value read is still the block's value at that point, so nothing
  * here has to be right: only to say what it assumed.
  *
@@ -103,7 +104,7 @@ async function workerVm(env: Omit<BlockEnv, 'blockHash'>, overlay: StateOverlay)
 
 const entries = (m: ReadonlyMap<KeyStr, Buffer | null | undefined>): ShippedValue[] => Array.from(m, ([k, v]) => [k, v ?? null]);
 
-/** The transaction with the sender the main thread recovered (its own getSenderAddress; decoded unfrozen for that). */
+/** The transaction with the sender its stored form names (its own getSenderAddress; decoded unfrozen for that). */
 function withSender(raw: string, sender: Uint8Array, common: Common): TypedTransaction {
   const t = createTxFromRLP(Buffer.from(raw, 'hex'), { common, params: PARAMS_LOADED, freeze: false });
   const address = new Address(sender);
