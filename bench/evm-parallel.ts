@@ -84,7 +84,7 @@ async function both(
     return proposeTimed(dev, txs);
   };
   await configureParallelExecution(null);
-  dev.chain.abandon((await dev.chain.propose(txs, dev.validator, dev.chain.head.timestamp + 1)));
+  dev.chain.abandon(await dev.chain.propose(txs, dev.validator, dev.chain.head.timestamp + 1));
   const first = await way(parFirst);
   dev.chain.abandon(first.p);
   const second = await way(!parFirst);
@@ -183,7 +183,9 @@ async function main(): Promise<void> {
   const warm = Number(process.env.BENCH_WARM ?? 8);
   const r = await benchEvmParallel(rounds, warm, holders, parallel);
   const load1 = loadavg()[0].toFixed(2);
-  console.log(`parallel options ${JSON.stringify(parallel)}; ${warm} warm-up blocks each; 1-min load average ${load0} -> ${load1}`);
+  console.log(
+    `parallel options ${JSON.stringify(parallel)}; ${warm} warm-up blocks each; 1-min load average ${load0} -> ${load1}`,
+  );
   console.log(
     '| Block | Way | Mgas/s, execution wall (median; runs) | Mgas/s, propose wall | CPU per block (all threads) | worker results committed / conflicts / misses / late | main thread: shares handed out, results taken (ms per block) | µs per EVM transaction: main thread (sequential), worker |\n|---|---|---|---|---|---|---|---|',
   );

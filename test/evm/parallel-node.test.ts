@@ -55,7 +55,9 @@ test('a node with the default config runs its big EVM blocks in parallel: same b
   t.true(parallelBlocks >= 1, `blocks run in parallel: ${parallelBlocks} after ${rounds} rounds`);
   const metrics = (await httpJson(`${n.url}/metrics`)).text;
   t.true(metric(metrics, 'native_parallel_workers') >= 1);
-  const outcomes = ['committed', 'conflict', 'miss', 'late'].map((o) => metric(metrics, `native_parallel_results_total{outcome="${o}"}`));
+  const outcomes = ['committed', 'conflict', 'miss', 'late'].map((o) =>
+    metric(metrics, `native_parallel_results_total{outcome="${o}"}`),
+  );
   t.false(outcomes.some(Number.isNaN), `every outcome is exported: ${outcomes}`);
   t.true(outcomes.reduce((a, b) => a + b) > 0, 'the worker region of a parallel block is counted');
   // Every transfer arrived, whoever executed it.

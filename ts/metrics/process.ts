@@ -58,7 +58,7 @@ function registerParallelExecution(registry: Registry): void {
   const seen = new Map<string, number>();
   new Counter({
     name: 'native_parallel_results_total',
-    help: "Worker results by outcome: committed as they were, discarded for a changed read (conflict), a state read the worker was not given (miss), not there when the main thread reached the transaction (late: it ran it itself)",
+    help: 'Worker results by outcome: committed as they were, discarded for a changed read (conflict), a state read the worker was not given (miss), not there when the main thread reached the transaction (late: it ran it itself)',
     labelNames: ['outcome'],
     registers: [registry],
     collect(this: Counter<'outcome'>) {

@@ -1,8 +1,8 @@
 /**
  * What the main thread and a speculation worker exchange for one block (docs/evm.md "Parallel execution"):
- * the task (the block's environment, a contiguous run of its EVM transactions, the pre-block values they are
- * expected to read) and, per transaction, a result streamed back on the task's own port as soon as it is
- * known, so the main thread takes what is there without waiting or yielding (receiveMessageOnPort).
+ * the task (the block's environment, its EVM transactions past the main thread's head, the pre-block values they
+ * are expected to read) and the results, streamed back on the task's own port in batches as they are known, so the
+ * main thread takes what is there without waiting or yielding (receiveMessageOnPort).
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { KeyStr } from '../../state/index.js';

@@ -56,7 +56,10 @@ export class ResultWriter {
   }
 
   private bytes(b: Uint8Array | null): void {
-    if (b === null) return this.i32(-1);
+    if (b === null) {
+      this.i32(-1);
+      return;
+    }
     this.i32(b.length);
     this.ensure(b.length);
     this.buf.set(b, this.at);

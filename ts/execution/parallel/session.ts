@@ -1,7 +1,8 @@
 /**
- * The main thread's side of one block executed in parallel (docs/evm.md "Parallel execution"). The block's EVM
- * transactions are split in contiguous shares: the main thread executes the first share itself, as the
- * sequential path does, while each worker speculates on one of the later shares against the pre-block state.
+ * The main thread's side of one block executed in parallel (docs/evm.md "Parallel execution"). The main thread
+ * walks the block's EVM transactions from the start, as the sequential path does, while the workers speculate
+ * on chunks of them claimed from the block's end backwards, against the pre-block state; they meet wherever
+ * their speeds put them.
  * Transactions are committed in block order, always by the main thread (block-executor.ts asks `take` for each
  * one before running it):
  * - a worker's result that has arrived, and whose every read value is still the block's value at this point,
@@ -10,7 +11,8 @@
  * - anything else (not arrived yet, a read that changed since, a miss) is executed by the main thread, as the
  *   sequential path would. The main thread never waits for a worker, so a fully conflicting block costs the
  *   sequential time plus the validation of results it then discards.
- * Results are taken with receiveMessageOnPort: no event-loop turn, no round trip.
+ * Results are taken with receiveMessageOnPort (no event-loop turn, no round trip), in their binary form
+ * (result-codec.ts), decoded only when the main thread reaches their transaction.
  */
 import { MessageChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import type { RunTxResult } from '@ethereumjs/vm';
@@ -18,7 +20,7 @@ import type { SignedTransaction } from '../../ledger/index.js';
 import { isEvmTransaction } from '../evm-tx.js';
 import type { BlockEnv } from '../block-env.js';
 import type { EvmBaseState } from '../state-adapter.js';
-import { NS, type StateOverlay } from '../../state/index.js';
+import { type KeyStr, NS, type StateOverlay } from '../../state/index.js';
 import { parallelOptions, readyWorkers, runSpeculation, startWorkers } from './pool.js';
 import { PROGRESS, type SpeculatedRun, type SpeculationMessage } from './protocol.js';
 import { type EncodedResult, ResultReader, ResultWriter, readBatch, readMiss } from './result-codec.js';
@@ -45,7 +47,6 @@ export interface ParallelStats {
 
 const sameBytes = (a: Uint8Array | undefined, b: Uint8Array | null): boolean =>
   a === undefined ? b === null : b !== null && Buffer.compare(a, b) === 0;
-
 
 /** The fields of runTx's result the block executor reads, from a speculated run. */
 function asRunTxResult(run: SpeculatedRun): RunTxResult {
@@ -135,9 +136,10 @@ export class ParallelBlock {
   }
 
   /**
-   * Starts the workers on their shares of the block, or returns null where the block runs sequentially:
-   * parallel execution off, fewer EVM transactions than its threshold, a run with a deadline (a trace's
-   * prefix) or over a remote state (a worker's view).
+   * Starts the workers on the block (its EVM transactions past the main thread's head), or returns null where
+   * the block runs sequentially: parallel execution off, fewer EVM transactions than its threshold, mostly hot
+   * contracts, no worker up yet (the first such block starts them), a run with a deadline (a trace's prefix) or
+   * over a remote state (a worker's view).
    */
   static start(
     env: BlockEnv,
@@ -242,7 +244,12 @@ export class ParallelBlock {
     }
     const reader = new ResultReader(r.body);
     let changed = '';
-    if (!reader.everyEntry((k, v) => sameBytes(state.get(k), v) || ((changed = k), false))) {
+    const unchanged = (k: KeyStr, v: Buffer | null): boolean => {
+      if (sameBytes(state.get(k), v)) return true;
+      changed = k;
+      return false;
+    };
+    if (!reader.everyEntry(unchanged)) {
       this.stats.conflicts++;
       // A contract is hot for its storage; a conflict on an account (a sender's nonce chain) is no contract's.
       this.streak.push(changed.length === STORAGE_KEY_LENGTH && changed.charCodeAt(0) === NS.storage ? tx.to_address : '');

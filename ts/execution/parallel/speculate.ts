@@ -32,7 +32,6 @@ import {
 import { ResultReader, ResultWriter } from './result-codec.js';
 
 const EMPTY = new Uint8Array(0);
-const asBuffer = (v: Uint8Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 
 /** The shipped pre-block values; any other read is a miss, recorded for the transaction running. */
 class ShippedState implements EvmBaseState {
