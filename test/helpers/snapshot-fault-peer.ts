@@ -23,6 +23,7 @@ import { P2PNetwork, type SnapshotOffer, type SnapshotSource } from '../../ts/ne
 import { type SnapshotManifest, SnapshotDirectory, encodeManifest, manifestId, snapshotSource } from '../../ts/snapshot/index.js';
 import { rootFromSubtrees } from '../../ts/snapshot/index.js';
 import { fromHex } from '../../ts/util/index.js';
+import { corruptingSource } from './snapshot-peers.js';
 
 export type SnapshotFault = 'none' | 'corrupt' | 'hang' | 'forged-root' | 'forged-manifest';
 
@@ -45,21 +46,6 @@ export interface FaultPeerConfig {
 const say = (event: string, fields: Record<string, unknown> = {}): void => {
   process.stdout.write(`${JSON.stringify({ event, ...fields })}\n`);
 };
-
-/** Flip the last byte: the chunk no longer hashes to the manifest's. */
-function corrupt(honest: SnapshotSource): SnapshotSource {
-  return {
-    offers: () => honest.offers(),
-    async part(height, id, index) {
-      const bytes = await honest.part(height, id, index);
-      if (bytes === null || index === 'manifest') return bytes;
-      const bad = Buffer.from(bytes);
-      bad[bad.length - 1] ^= 1;
-      say('corrupt-chunk', { height, index });
-      return bad;
-    },
-  };
-}
 
 /** Chunks answered honestly `honest` times, then held forever. */
 function hang(source: SnapshotSource, honest: number): SnapshotSource {
@@ -166,7 +152,7 @@ async function main(): Promise<void> {
     c.fault === 'none'
       ? honest
       : c.fault === 'corrupt'
-        ? corrupt(honest)
+        ? corruptingSource(honest, (height, index) => say('corrupt-chunk', { height, index }))
         : c.fault === 'hang'
           ? hang(honest, c.honestChunks ?? 0)
           : forged(dir, blockAt, c.fault === 'forged-manifest');

@@ -64,3 +64,21 @@ export async function chainSnapshot(
   const manifest = await startSnapshot(db, block, snapshots.root, new SnapshotAbort(), fine);
   return { db, head, snapshots, manifest };
 }
+
+/** `honest` with every chunk's last byte flipped (the chunk no longer hashes to the manifest's); `onCorrupt` sees each. */
+export function corruptingSource(
+  honest: SnapshotSource,
+  onCorrupt: (height: number, index: number) => void = () => {},
+): SnapshotSource {
+  return {
+    offers: () => honest.offers(),
+    async part(height, id, index) {
+      const bytes = await honest.part(height, id, index);
+      if (bytes === null || index === 'manifest') return bytes;
+      const bad = Buffer.from(bytes);
+      bad[bad.length - 1] ^= 1;
+      onCorrupt(height, index);
+      return bad;
+    },
+  };
+}

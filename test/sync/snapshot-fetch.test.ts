@@ -14,20 +14,8 @@ import {
   SnapshotPeersExhaustedError,
   fetchSnapshotChunks,
 } from '../../ts/sync/index.js';
-import { addrOf, chainSnapshot, snapshotHost } from '../helpers/snapshot-peers.js';
+import { addrOf, chainSnapshot, corruptingSource, snapshotHost } from '../helpers/snapshot-peers.js';
 import { tempDir, waitFor } from '../helpers/util.js';
-
-/** The honest source with every chunk's last byte flipped. */
-const corrupting = (honest: SnapshotSource): SnapshotSource => ({
-  offers: () => honest.offers(),
-  async part(height, id, index) {
-    const b = await honest.part(height, id, index);
-    if (b === null || index === 'manifest') return b;
-    const bad = Buffer.from(b);
-    bad[bad.length - 1] ^= 1;
-    return bad;
-  },
-});
 
 /** Holds the manifest but no chunk. */
 const lacking = (honest: SnapshotSource): SnapshotSource => ({
@@ -53,7 +41,7 @@ test('chunks from several peers: the corrupt one is penalized and refetched else
   const { db, head, snapshots, manifest } = await chainSnapshot(tmp.dir, 8);
   t.teardown(() => db.close());
   const honest = snapshotSource(snapshots);
-  const { hosts, client } = await servers([corrupting(honest), lacking(honest), honest, honest]);
+  const { hosts, client } = await servers([corruptingSource(honest), lacking(honest), honest, honest]);
   t.teardown(() => Promise.all([client, ...hosts].map((h) => h.stop())).then(() => undefined));
   const [bad, empty] = hosts.map((h) => h.peerId);
 
@@ -93,7 +81,7 @@ test('no honest peer: the fetch ends with the chunks still missing and nothing c
   const { db, head, snapshots, manifest } = await chainSnapshot(tmp.dir, 4);
   t.teardown(() => db.close());
   const honest = snapshotSource(snapshots);
-  const { hosts, client } = await servers([corrupting(honest), lacking(honest)]);
+  const { hosts, client } = await servers([corruptingSource(honest), lacking(honest)]);
   t.teardown(() => Promise.all([client, ...hosts].map((h) => h.stop())).then(() => undefined));
   const fresh = await openRocksStore(join(tmp.dir, 'fresh'));
   t.teardown(() => fresh.close());
