@@ -33,12 +33,11 @@ test('a node with the default config runs its big EVM blocks in parallel: same b
   const n = await startTestNode({ blockTimeMs: 500 });
   t.teardown(() => n.stop());
   t.true(n.node.config.parallelEvmWorkers > 0, 'on by default on this machine');
-  const tx = signTransfer;
   // 70 fresh senders, funded by one dev account in one batch (a block of 64+ EVM transactions: the workers start).
   const senders = Array.from({ length: SENDERS }, () => ethers.Wallet.createRandom());
   const funding = await sendBatch(
     n.url,
-    await Promise.all(senders.map((s, i) => tx(devPrivateKey(0), i, s.address, 10n ** 18n))),
+    await Promise.all(senders.map((s, i) => signTransfer(devPrivateKey(0), i, s.address, 10n ** 18n))),
   );
   await Promise.all(funding.map((h) => waitReceipt(n.url, h, 60_000)));
   // Rounds of one transfer from every sender: a block of 70 independent transactions each (a block tick can split
@@ -46,7 +45,10 @@ test('a node with the default config runs its big EVM blocks in parallel: same b
   let rounds = 0;
   let parallelBlocks = 0;
   while (rounds < 6 && parallelBlocks === 0) {
-    const hashes = await sendBatch(n.url, await Promise.all(senders.map((s, i) => tx(s.privateKey, rounds, recipient(i), 1n))));
+    const hashes = await sendBatch(
+      n.url,
+      await Promise.all(senders.map((s, i) => signTransfer(s.privateKey, rounds, recipient(i), 1n))),
+    );
     const receipts = await Promise.all(hashes.map((h) => waitReceipt(n.url, h, 60_000)));
     t.true(receipts.every((r) => r.status === '0x1'));
     rounds++;

@@ -1,5 +1,5 @@
 import { Counter, Gauge, collectDefaultMetrics, Registry } from 'prom-client';
-import { type ParallelTotals, parallelTotals, readyWorkers } from '../execution/index.js';
+import { parallelTotals, readyWorkers } from '../execution/index.js';
 
 let shared: Registry | undefined;
 
@@ -17,17 +17,26 @@ export function processRegistry(): Registry {
   return shared;
 }
 
-/** A counter that follows a process-wide running total, read at each scrape. */
-function totalCounter(registry: Registry, name: string, help: string, read: () => number): void {
-  let seen = 0;
+/**
+ * A counter that follows process-wide running totals, read at each scrape: one series per key of what `read`
+ * returns (the label's values), or a single series without a label.
+ */
+function totalCounter(
+  registry: Registry,
+  o: { name: string; help: string; label?: string; read: () => Record<string, number> },
+): void {
+  const seen = new Map<string, number>();
   new Counter({
-    name,
-    help,
+    name: o.name,
+    help: o.help,
+    labelNames: o.label ? [o.label] : [],
     registers: [registry],
-    collect(this: Counter) {
-      const now = read();
-      if (now > seen) this.inc(now - seen);
-      seen = now;
+    collect(this: Counter<string>) {
+      for (const [value, now] of Object.entries(o.read())) {
+        // Every series is shown from the first scrape, 0 included.
+        this.inc(o.label ? { [o.label]: value } : {}, now - (seen.get(value) ?? 0));
+        seen.set(value, now);
+      }
     },
   });
 }
@@ -37,39 +46,23 @@ function totalCounter(registry: Registry, name: string, help: string, read: () =
  * /chain/validate share its workers, so its series are the process's.
  */
 function registerParallelExecution(registry: Registry): void {
-  totalCounter(
-    registry,
-    'native_parallel_blocks_total',
-    "Blocks whose EVM transactions ran in parallel (produced, imported or validated by this process's nodes)",
-    () => parallelTotals().blocks,
-  );
-  totalCounter(
-    registry,
-    'native_parallel_blocks_abandoned_total',
-    'Parallel blocks that gave up their workers after 8 discarded results in a row (a hot contract)',
-    () => parallelTotals().abandoned,
-  );
-  const outcomes: [string, keyof ParallelTotals][] = [
-    ['committed', 'committed'],
-    ['conflict', 'conflicts'],
-    ['miss', 'misses'],
-    ['late', 'late'],
-  ];
-  const seen = new Map<string, number>();
-  new Counter({
+  totalCounter(registry, {
+    name: 'native_parallel_blocks_total',
+    help: "Blocks whose EVM transactions ran in parallel (produced, imported or validated by this process's nodes)",
+    read: () => ({ all: parallelTotals().blocks }),
+  });
+  totalCounter(registry, {
+    name: 'native_parallel_blocks_abandoned_total',
+    help: 'Parallel blocks that gave up their workers after 8 discarded results in a row (a hot contract)',
+    read: () => ({ all: parallelTotals().abandoned }),
+  });
+  totalCounter(registry, {
     name: 'native_parallel_results_total',
     help: 'Worker results by outcome: committed as they were, discarded for a changed read (conflict), a state read the worker was not given (miss), not there when the main thread reached the transaction (late: it ran it itself)',
-    labelNames: ['outcome'],
-    registers: [registry],
-    collect(this: Counter<'outcome'>) {
+    label: 'outcome',
+    read: () => {
       const t = parallelTotals();
-      for (const [outcome, key] of outcomes) {
-        const now = t[key];
-        const before = seen.get(outcome) ?? 0;
-        // Every outcome is shown from the first scrape, 0 included.
-        this.inc({ outcome }, now - before);
-        seen.set(outcome, now);
-      }
+      return { committed: t.committed, conflict: t.conflicts, miss: t.misses, late: t.late };
     },
   });
   new Gauge({

@@ -11,8 +11,8 @@ import type { BlockEnv } from '../block-env.js';
 /** Key of the message a speculation worker sends its task port in, when it loads (worker.ts). */
 export const PARALLEL_PORT = 'parallelSpeculationPort';
 
-/** A pre-block value shipped to the worker (null: absent). */
-export type ShippedValue = [KeyStr, Uint8Array | null];
+/** State values by key, as a worker read or wrote them (null or undefined: absent). */
+export type StateEntries = ReadonlyMap<KeyStr, Uint8Array | null | undefined>;
 
 /**
  * Int32 slots of a block's shared progress array (SpeculationTask.progress):
@@ -70,12 +70,12 @@ export interface SpeculatedRun {
 interface Ran {
   position: number;
   /** Every key the transaction read from the state before it (not its own writes), with the value it saw. */
-  reads: ShippedValue[];
+  reads: StateEntries;
 }
 
 export type SpeculationResult =
   /** runTx finished: the writes to apply, in the order the transaction made them. */
-  | (Ran & { kind: 'ran'; run: SpeculatedRun; writes: ShippedValue[] })
+  | (Ran & { kind: 'ran'; run: SpeculatedRun; writes: StateEntries })
   /** runTx refused the transaction (a nonce, a balance): the block drops it with this reason. */
   | (Ran & { kind: 'dropped'; reason: string })
   /**

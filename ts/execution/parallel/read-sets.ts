@@ -13,7 +13,6 @@ import { keccak256 } from '../../crypto/index.js';
 import { type KeyStr, NS, type StateReader, accountKey, codeKey, storageKey } from '../../state/index.js';
 import type { SignedTransaction } from '../../ledger/index.js';
 import { FEE_COLLECTOR } from '../common.js';
-import type { ShippedValue } from './protocol.js';
 
 /** Highest mapping slot index tried when a missed slot is explained. */
 const MAPPING_SLOTS = 16;
@@ -117,11 +116,11 @@ export function shippedValues(
   state: StateReader,
   txs: readonly SignedTransaction[],
   prefetch?: (keys: Iterable<KeyStr>) => void,
-): ShippedValue[] {
+): Map<KeyStr, Uint8Array | null> {
   const keys = new Set<KeyStr>([accountKey(FEE_COLLECTOR)]);
   for (const tx of txs) for (const k of expectedKeys(tx)) keys.add(k);
   prefetch?.(keys);
-  const out: ShippedValue[] = [];
-  for (const k of keys) out.push([k, state.get(k) ?? null]);
+  const out = new Map<KeyStr, Uint8Array | null>();
+  for (const k of keys) out.set(k, state.get(k) ?? null);
   return out;
 }

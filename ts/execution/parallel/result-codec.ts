@@ -11,7 +11,7 @@
  * key (u16 length, latin1) and the value (i32 length, -1 for absent, bytes).
  */
 import type { KeyStr } from '../../state/index.js';
-import type { LogTuple, ShippedValue, SpeculatedRun, SpeculationResult } from './protocol.js';
+import type { LogTuple, SpeculatedRun, SpeculationResult, StateEntries } from './protocol.js';
 
 const KIND = { ran: 1, dropped: 2, miss: 3 } as const;
 const HEADER = 9;
@@ -75,16 +75,16 @@ export class ResultWriter {
     this.bytes(Buffer.from(hex.length % 2 ? `0${hex}` : hex, 'hex'));
   }
 
-  private entries(list: readonly ShippedValue[]): void {
-    this.u32(list.length);
+  private entries(list: StateEntries): void {
+    this.u32(list.size);
     for (const [k, v] of list) {
       this.latin1(k);
-      this.bytes(v);
+      this.bytes(v ?? null);
     }
   }
 
   /** Entries alone (a task's pre-block values), not a result: read back with ResultReader.everyEntry. */
-  addEntries(list: readonly ShippedValue[]): void {
+  addEntries(list: StateEntries): void {
     this.entries(list);
   }
 

@@ -21,14 +21,7 @@ import { Address } from '@ethereumjs/util';
 import { impersonatedSender } from '../impersonation.js';
 import type { EvmBaseState, EvmStateAdapter } from '../state-adapter.js';
 import { createChainVm, evmBlockFor, vmKey } from '../vm-factory.js';
-import {
-  type LogTuple,
-  PROGRESS,
-  type ShippedValue,
-  type SpeculationMessage,
-  type SpeculationResult,
-  type SpeculationTask,
-} from './protocol.js';
+import { type LogTuple, PROGRESS, type SpeculationMessage, type SpeculationResult, type SpeculationTask } from './protocol.js';
 import { ResultReader, ResultWriter } from './result-codec.js';
 
 const EMPTY = new Uint8Array(0);
@@ -100,8 +93,6 @@ async function workerVm(env: Omit<BlockEnv, 'blockHash'>, overlay: StateOverlay)
   }
   return v;
 }
-
-const entries = (m: ReadonlyMap<KeyStr, Buffer | null | undefined>): ShippedValue[] => Array.from(m, ([k, v]) => [k, v ?? null]);
 
 /** The transaction with the sender its stored form names (its own getSenderAddress; decoded unfrozen for that). */
 function withSender(raw: string, sender: Uint8Array, common: Common): TypedTransaction {
@@ -206,8 +197,8 @@ async function runOne(
     outcome = {
       kind: 'ran',
       position,
-      reads: entries(recorder.reads),
-      writes: entries(own.changes),
+      reads: recorder.reads,
+      writes: own.changes,
       run: {
         amountSpent: r.amountSpent,
         totalGasSpent: r.totalGasSpent,
@@ -221,7 +212,7 @@ async function runOne(
     // A refused transaction writes nothing (runTx reverts its checkpoint); anything else is the main thread's.
     outcome =
       own.changes.size === 0
-        ? { kind: 'dropped', position, reads: entries(recorder.reads), reason: (err as Error).message.split(' (')[0] }
+        ? { kind: 'dropped', position, reads: recorder.reads, reason: (err as Error).message.split(' (')[0] }
         : { kind: 'miss', position, to, keys: [] };
   }
   if (shipped.missed.size > 0 || shipped.blind) return { kind: 'miss', position, to, keys: [...shipped.missed] };
